@@ -1,0 +1,205 @@
+import Foundation
+import ZIPFoundation
+
+/// What the user said about how to read an input.
+public struct InputOptions: Sendable {
+    /// Local time's offset from UTC in microseconds, subtracted from PacketLogger timestamps.
+    public var pklgUTCOffset: Int64 = 0
+    /// Which capture to read from a container holding several.
+    public var member: String?
+    public init(pklgUTCOffset: Int64 = 0, member: String? = nil) {
+        self.pklgUTCOffset = pklgUTCOffset
+        self.member = member
+    }
+}
+
+/// Opens any supported input, finding its format from its content (never from its name).
+public enum CaptureInput {
+    static let headSize = 4096
+
+    /// Opens a path, "-" for standard input, or a sysdiagnose folder.
+    public static func open(_ path: String, options: InputOptions = InputOptions()) throws -> FrameReader {
+        let name = path == "-" ? "<stdin>" : path
+        if path != "-" {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                return try openFolder(path, options: options)
+            }
+        }
+        let stream: ByteStream = path == "-"
+            ? FileDescriptorStream(fd: 0, name: name, ownsDescriptor: false)
+            : try FileDescriptorStream(path: path)
+        return try open(stream: stream, name: name, plainFile: path == "-" ? nil : path, options: options, depth: 0)
+    }
+
+    /// Opens bytes already in memory (tests, fuzzing).
+    public static func open(bytes: [UInt8], name: String = "<memory>", options: InputOptions = InputOptions()) throws -> FrameReader {
+        try open(stream: MemoryStream(bytes), name: name, plainFile: nil, options: options, depth: 0)
+    }
+
+    static func open(stream: ByteStream, name: String, plainFile: String?, options: InputOptions, depth: Int) throws -> FrameReader {
+        let input = BufferedReader(stream)
+        _ = try input.ensure(headSize)
+        let head = input.peek(headSize)
+        guard !head.isEmpty else { throw CaptureError("\(name): empty file") }
+        let bytes = Array(head)
+
+        if bytes.starts(with: BTSnoop.magic) {
+            return try BTSnoopReader(input, name: name)
+        }
+        if let isNG = pcapKind(bytes) {
+            if let plainFile { return try PcapReader(path: plainFile, name: name, isNG: isNG) }
+            return try PcapReader(stream: input.remainingStream(), name: name, isNG: isNG)
+        }
+        if bytes.starts(with: [0x1F, 0x8B]) {
+            guard depth < 3 else { throw CaptureError("\(name): compressed more than three times over") }
+            let inflated = try InflateStream(source: input.remainingStream(), name: name)
+            return try open(stream: inflated, name: name, plainFile: nil, options: options, depth: depth + 1)
+        }
+        if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
+            return try openBugreportZip(input: input, name: name, plainFile: plainFile, options: options)
+        }
+        if bytes.count >= 262, bytes[257 ..< 262].elementsEqual(Array("ustar".utf8)) {
+            return try openSysdiagnoseTar(input: input, name: name, options: options)
+        }
+        if let littleEndian = PacketLogger.detectByteOrder(head) {
+            return PacketLoggerReader(input, name: name, littleEndian: littleEndian, utcOffset: options.pklgUTCOffset)
+        }
+        if looksLikeText(bytes) {
+            if let reader = try openBtsnooz(input: input, name: name) { return reader }
+            throw CaptureError("\(name): not a btsnoop, PacketLogger or pcap file, and its text holds no Android btsnooz section (BTSNOOP_LOG_SUMMARY)")
+        }
+        throw CaptureError("\(name): not a btsnoop, PacketLogger or pcap file (first bytes \(hexBytes(bytes)))")
+    }
+
+    /// nil if not pcap; false for pcap, true for pcapng.
+    static func pcapKind(_ bytes: [UInt8]) -> Bool? {
+        guard bytes.count >= 4 else { return nil }
+        let magic = Array(bytes[0 ..< 4])
+        let pcapMagics: [[UInt8]] = [[0xA1, 0xB2, 0xC3, 0xD4], [0xD4, 0xC3, 0xB2, 0xA1],
+                                     [0xA1, 0xB2, 0x3C, 0x4D], [0x4D, 0x3C, 0xB2, 0xA1]]
+        if pcapMagics.contains(magic) { return false }
+        if magic == [0x0A, 0x0D, 0x0D, 0x0A] { return true }
+        return nil
+    }
+
+    static func looksLikeText(_ bytes: [UInt8]) -> Bool {
+        let sample = bytes.prefix(1024)
+        let printable = sample.filter { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || ($0 >= 0x20 && $0 != 0x7F) }
+        return printable.count * 100 >= sample.count * 95
+    }
+
+    static func openBtsnooz(input: BufferedReader, name: String) throws -> FrameReader? {
+        guard let section = try Btsnooz.findSection(in: input) else { return nil }
+        var warnings: [CaptureWarning] = []
+        let frames = try Btsnooz.frames(base64: section, name: name, warnings: &warnings)
+        let reader = ArrayFrameReader(frames: frames, formatDescription: "Android btsnooz (bugreport)", nativeFormat: .btsnoopH4)
+        reader.warnings = warnings
+        return reader
+    }
+
+    static func isPacketLog(_ memberName: String) -> Bool {
+        memberName.lowercased().hasSuffix(".pklg") && !(memberName as NSString).lastPathComponent.hasPrefix("._")
+    }
+
+    static func openSysdiagnoseTar(input: BufferedReader, name: String, options: InputOptions) throws -> FrameReader {
+        let members = try TarArchive.extractMembers(from: input, name: name, matching: isPacketLog)
+        return try openMember(members, name: name, what: "packet log (.pklg)", options: options)
+    }
+
+    static func openFolder(_ path: String, options: InputOptions) throws -> FrameReader {
+        guard let walker = FileManager.default.enumerator(atPath: path) else {
+            throw CaptureError("\(path): cannot list the folder")
+        }
+        var members: [ContainerMember] = []
+        while let relative = walker.nextObject() as? String {
+            guard isPacketLog(relative) else { continue }
+            let full = (path as NSString).appendingPathComponent(relative)
+            let attributes = try? FileManager.default.attributesOfItem(atPath: full)
+            let modified = (attributes?[.modificationDate] as? Date).map { Int64($0.timeIntervalSince1970) } ?? 0
+            let size = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
+            members.append(ContainerMember(name: relative, modified: modified, size: size, path: full))
+        }
+        guard !members.isEmpty else {
+            throw CaptureError("\(path): a folder with no PacketLogger file (.pklg) in it; give a capture file or a sysdiagnose")
+        }
+        return try openMember(members, name: path, what: "packet log (.pklg)", options: options)
+    }
+
+    static func openMember(_ members: [ContainerMember], name: String, what: String, options: InputOptions) throws -> FrameReader {
+        var notices: [CaptureWarning] = []
+        let chosen = try MemberChoice.choose(members, requested: options.member, container: name, what: what, warnings: &notices)
+        let memberOptions = InputOptions(pklgUTCOffset: options.pklgUTCOffset, member: nil)
+        let reader = try open(stream: try FileDescriptorStream(path: chosen.path), name: "\(name):\(chosen.name)",
+                              plainFile: chosen.path, options: memberOptions, depth: 1)
+        reader.warnings.insert(contentsOf: notices, at: 0)
+        return reader
+    }
+
+    static func openBugreportZip(input: BufferedReader, name: String, plainFile: String?, options: InputOptions) throws -> FrameReader {
+        // A zip is read from its central directory at the end: spool a stream to a file first.
+        var zipPath = plainFile
+        if zipPath == nil {
+            let spooled = try Spool.makeFile(suffix: ".zip")
+            while try input.ensure(1) { try spooled.sink.write(Array(input.take(input.available))) }
+            try spooled.sink.close()
+            zipPath = spooled.path
+        }
+        let archive: Archive
+        do {
+            archive = try Archive(url: URL(fileURLWithPath: zipPath!), accessMode: .read)
+        } catch {
+            throw CaptureError("\(name): a zip file that cannot be read (\(error))")
+        }
+        var logs: [(Entry, ContainerMember)] = []
+        var reports: [Entry] = []
+        for entry in archive where entry.type == .file {
+            let base = (entry.path as NSString).lastPathComponent
+            if base.hasPrefix("btsnoop_hci.log") || base.hasSuffix(".btsnoop") || base.hasSuffix(".cfa") && base.contains("btsnoop") {
+                let modified = (entry.fileAttributes[.modificationDate] as? Date).map { Int64($0.timeIntervalSince1970) } ?? 0
+                // btsnoop_hci.log is newer than btsnoop_hci.log.last when the times tie.
+                let rank: Int64 = base.hasSuffix(".last") ? 0 : 1
+                logs.append((entry, ContainerMember(name: entry.path, modified: modified * 2 + rank,
+                                                   size: Int64(entry.uncompressedSize), path: "")))
+            } else if base.hasPrefix("bugreport") && base.hasSuffix(".txt") {
+                reports.append(entry)
+            }
+        }
+        if !logs.isEmpty {
+            var notices: [CaptureWarning] = []
+            let chosen = try MemberChoice.choose(logs.map { $0.1 }, requested: options.member, container: name,
+                                                 what: "btsnoop log", warnings: &notices)
+            let entry = logs.first { $0.1.name == chosen.name }!.0
+            let reader = try openZipEntry(entry, archive: archive, name: "\(name):\(entry.path)", options: options)
+            reader.warnings.insert(contentsOf: notices, at: 0)
+            return reader
+        }
+        for report in reports {
+            let spooled = try extract(report, archive: archive, name: name)
+            if let reader = try openBtsnooz(input: BufferedReader(try FileDescriptorStream(path: spooled)), name: "\(name):\(report.path)") {
+                return reader
+            }
+        }
+        throw CaptureError("\(name): a zip file with no Bluetooth capture (no btsnoop_hci.log under FS/data/misc/bluetooth/logs and no btsnooz section in a bugreport text)")
+    }
+
+    static func openZipEntry(_ entry: Entry, archive: Archive, name: String, options: InputOptions) throws -> FrameReader {
+        let path = try extract(entry, archive: archive, name: name)
+        return try open(stream: try FileDescriptorStream(path: path), name: name, plainFile: path, options: options, depth: 1)
+    }
+
+    static func extract(_ entry: Entry, archive: Archive, name: String) throws -> String {
+        let spooled = try Spool.makeFile(suffix: "")
+        do {
+            _ = try archive.extract(entry, skipCRC32: false) { data in
+                try spooled.sink.write([UInt8](data))
+            }
+            try spooled.sink.close()
+        } catch let error as CaptureError {
+            throw error
+        } catch {
+            throw CaptureError("\(name): cannot extract \(entry.path) (\(error))")
+        }
+        return spooled.path
+    }
+}

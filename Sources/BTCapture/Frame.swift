@@ -1,0 +1,193 @@
+/// One capture record, whatever file or socket it came from.
+///
+/// Every reader produces Frames and every writer consumes them; nothing after the reader
+/// knows which format the bytes were stored in.
+public struct Frame: Sendable, Equatable {
+    /// 1-based position in the capture.
+    public var number: Int
+    /// Microseconds since the Unix epoch (UTC).
+    public var timestamp: Int64
+    public var kind: FrameKind
+    public var direction: Direction
+    /// Controller index (hci0 = 0); `Frame.systemController` for frames of no controller.
+    public var controller: UInt16
+    /// The HCI packet without any transport type byte (H4 indicator), or the record's payload
+    /// for non-HCI kinds (notes, syslog, index frames).
+    public var bytes: ArraySlice<UInt8>
+    /// The length the packet had on the wire; larger than `bytes.count` when the record was
+    /// truncated by a snap length.
+    public var originalLength: Int
+    /// Cumulative count of packets the source reported as dropped (btsnoop's drops field, the
+    /// kernel's drop count in live capture).
+    public var drops: UInt32
+
+    public static let systemController: UInt16 = 0xFFFF
+
+    public init(number: Int = 0, timestamp: Int64, kind: FrameKind, direction: Direction,
+                controller: UInt16 = 0, bytes: ArraySlice<UInt8>, originalLength: Int? = nil,
+                drops: UInt32 = 0) {
+        self.number = number
+        self.timestamp = timestamp
+        self.kind = kind
+        self.direction = direction
+        self.controller = controller
+        self.bytes = bytes
+        self.originalLength = originalLength ?? bytes.count
+        self.drops = drops
+    }
+
+    public init(number: Int = 0, timestamp: Int64, kind: FrameKind, direction: Direction,
+                controller: UInt16 = 0, bytes: [UInt8]) {
+        self.init(number: number, timestamp: timestamp, kind: kind, direction: direction,
+                  controller: controller, bytes: bytes[...])
+    }
+
+    public var isTruncated: Bool { originalLength > bytes.count }
+
+    /// Same packet regardless of where it sits in a capture and how its bytes are stored.
+    public static func == (a: Frame, b: Frame) -> Bool {
+        a.number == b.number && a.timestamp == b.timestamp && a.kind == b.kind
+            && a.direction == b.direction && a.controller == b.controller
+            && a.bytes.elementsEqual(b.bytes) && a.originalLength == b.originalLength
+            && a.drops == b.drops
+    }
+}
+
+public enum Direction: UInt8, Sendable {
+    /// Host to controller (PacketLogger's "Send").
+    case sent
+    /// Controller to host (PacketLogger's "Receive").
+    case received
+    /// Not a packet between host and controller (notes, index frames).
+    case none
+}
+
+/// What a Frame holds. HCI kinds carry an HCI packet; the others carry the record payload.
+/// The set is the union of the Linux monitor opcodes and the PacketLogger record types.
+public enum FrameKind: Hashable, Sendable {
+    case command, event, aclData, scoData, isoData
+    /// Vendor diagnostic data (monitor opcode 11).
+    case vendorDiagnostic
+    /// LMP traffic logged by the controller (PacketLogger types 0x0A/0x0B).
+    case lmp
+    /// Free text note (monitor System Note, PacketLogger Note).
+    case note
+    /// Monitor User Logging: priority, identifier, message.
+    case userLogging
+    /// PacketLogger syslog record: pid, level, process, sender, subsystem, category, message.
+    case syslog
+    /// PacketLogger text records.
+    case kernel, kernelDebug, error, power, config, newController
+    /// Linux monitor index and control-channel frames.
+    case newIndex, deleteIndex, openIndex, closeIndex, indexInfo
+    case controlOpen, controlClose, controlCommand, controlEvent
+    /// A BCSP or H5 (three-wire) link packet that carries no HCI packet (acks, link setup).
+    case linkControl
+    /// A record type the reader does not know; the code is the source format's own type
+    /// value, kept so a same-format round trip preserves it.
+    case unrecognized(UInt16)
+
+    public var isHCI: Bool {
+        switch self {
+        case .command, .event, .aclData, .scoData, .isoData: return true
+        default: return false
+        }
+    }
+
+    /// Kinds whose payload is human-readable text.
+    public var isText: Bool {
+        switch self {
+        case .note, .kernel, .kernelDebug, .error, .power, .config, .newController: return true
+        default: return false
+        }
+    }
+}
+
+/// The H4 (UART) packet indicator of each HCI kind: the byte btsnoop 1002, pcap 187/201
+/// and Android's logs put in front of the packet.
+public enum H4 {
+    public static func indicator(for kind: FrameKind) -> UInt8? {
+        switch kind {
+        case .command: return 0x01
+        case .aclData: return 0x02
+        case .scoData: return 0x03
+        case .event: return 0x04
+        case .isoData: return 0x05
+        default: return nil
+        }
+    }
+
+    public static func kind(for indicator: UInt8) -> FrameKind? {
+        switch indicator {
+        case 0x01: return .command
+        case 0x02: return .aclData
+        case 0x03: return .scoData
+        case 0x04: return .event
+        case 0x05: return .isoData
+        default: return nil
+        }
+    }
+
+    /// Direction implied by the packet type where the transport does not record one.
+    public static func impliedDirection(for kind: FrameKind) -> Direction {
+        switch kind {
+        case .command: return .sent
+        case .event: return .received
+        default: return .none
+        }
+    }
+}
+
+/// The Linux HCI monitor channel's opcodes (btsnoop datalink 2001, pcap link type 254 and
+/// the live monitor socket all use them).
+public enum MonitorOpcode {
+    public static func opcode(for kind: FrameKind, direction: Direction) -> UInt16? {
+        switch kind {
+        case .newIndex: return 0
+        case .deleteIndex: return 1
+        case .command: return 2
+        case .event: return 3
+        case .aclData: return direction == .received ? 5 : 4
+        case .scoData: return direction == .received ? 7 : 6
+        case .openIndex: return 8
+        case .closeIndex: return 9
+        case .indexInfo: return 10
+        case .vendorDiagnostic, .lmp: return 11
+        case .note: return 12
+        case .userLogging: return 13
+        case .controlOpen: return 14
+        case .controlClose: return 15
+        case .controlCommand: return 16
+        case .controlEvent: return 17
+        case .isoData: return direction == .received ? 19 : 18
+        case .unrecognized(let code): return code
+        default: return nil
+        }
+    }
+
+    public static func kind(for opcode: UInt16) -> (FrameKind, Direction) {
+        switch opcode {
+        case 0: return (.newIndex, .none)
+        case 1: return (.deleteIndex, .none)
+        case 2: return (.command, .sent)
+        case 3: return (.event, .received)
+        case 4: return (.aclData, .sent)
+        case 5: return (.aclData, .received)
+        case 6: return (.scoData, .sent)
+        case 7: return (.scoData, .received)
+        case 8: return (.openIndex, .none)
+        case 9: return (.closeIndex, .none)
+        case 10: return (.indexInfo, .none)
+        case 11: return (.vendorDiagnostic, .received)
+        case 12: return (.note, .none)
+        case 13: return (.userLogging, .none)
+        case 14: return (.controlOpen, .none)
+        case 15: return (.controlClose, .none)
+        case 16: return (.controlCommand, .sent)
+        case 17: return (.controlEvent, .received)
+        case 18: return (.isoData, .sent)
+        case 19: return (.isoData, .received)
+        default: return (.unrecognized(opcode), .none)
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// Produces the Frames of one capture, one at a time, in file order.
+public protocol FrameReader: AnyObject {
+    /// The next Frame, or nil at the end of the capture. Damage that ends the capture early
+    /// (a truncated last record) is reported through `warnings`, not thrown.
+    func next() throws -> Frame?
+    /// Human-readable name of the format, e.g. "btsnoop (datalink 1002, HCI UART)".
+    var formatDescription: String { get }
+    /// The writer format that keeps everything this input can hold.
+    var nativeFormat: CaptureFileFormat { get }
+    /// Warnings produced so far; the caller drains them.
+    var warnings: [CaptureWarning] { get set }
+}
+
+/// How a multi-record source counts frames and hands out warnings.
+public class FrameReaderBase {
+    public var warnings: [CaptureWarning] = []
+    var count = 0
+    let name: String
+    init(name: String) { self.name = name }
+
+    func nextNumber() -> Int {
+        count += 1
+        return count
+    }
+
+    func warn(_ text: String) { warnings.append(CaptureWarning("\(name): \(text)")) }
+}
+
+/// The formats btlog writes.
+public enum CaptureFileFormat: String, CaseIterable, Sendable {
+    /// btsnoop datalink 1001: HCI packets without a type byte (only commands, events, ACL).
+    case btsnoopHCI = "btsnoop-hci"
+    /// btsnoop datalink 1002: H4 (UART) packets, as Android writes.
+    case btsnoopH4 = "btsnoop"
+    /// btsnoop datalink 2001: Linux monitor frames with controller index, as `btmon -w` writes.
+    case btsnoopMonitor = "btsnoop-monitor"
+    /// Apple PacketLogger, little-endian layout.
+    case pklg
+    /// pcap, link type 201 (BLUETOOTH_HCI_H4_WITH_PHDR).
+    case pcapH4 = "pcap"
+    /// pcap, link type 254 (BLUETOOTH_LINUX_MONITOR).
+    case pcapMonitor = "pcap-monitor"
+    /// pcapng with one interface of link type 254.
+    case pcapng
+}

@@ -1,0 +1,156 @@
+/// The one way decoders read bytes: bounds-checked, little-endian (Bluetooth's byte order),
+/// over a borrowed slice. Reading past the end throws `DecodeError.truncated`, which the
+/// decoder turns into an issue on the packet.
+public struct ByteCursor {
+    public let bytes: ArraySlice<UInt8>
+    /// Index into `bytes` of the next byte to read.
+    public private(set) var index: Int
+
+    public init(_ bytes: ArraySlice<UInt8>) {
+        self.bytes = bytes
+        self.index = bytes.startIndex
+    }
+
+    public init(_ bytes: [UInt8]) { self.init(bytes[...]) }
+
+    /// Offset from the start of the cursor's bytes.
+    public var offset: Int { index - bytes.startIndex }
+    public var remaining: Int { bytes.endIndex - index }
+    public var isAtEnd: Bool { index >= bytes.endIndex }
+
+    @inline(__always) mutating func require(_ count: Int) throws {
+        guard count >= 0, bytes.endIndex - index >= count else {
+            throw DecodeError.truncated(needed: count, available: bytes.endIndex - index, at: offset)
+        }
+    }
+
+    public mutating func u8() throws -> UInt8 {
+        try require(1)
+        defer { index += 1 }
+        return bytes[index]
+    }
+
+    public mutating func i8() throws -> Int8 { Int8(bitPattern: try u8()) }
+
+    public mutating func u16() throws -> UInt16 {
+        try require(2)
+        defer { index += 2 }
+        return UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8
+    }
+
+    public mutating func u24() throws -> UInt32 {
+        try require(3)
+        defer { index += 3 }
+        return UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2]) << 16
+    }
+
+    public mutating func u32() throws -> UInt32 {
+        try require(4)
+        defer { index += 4 }
+        return UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8
+            | UInt32(bytes[index + 2]) << 16 | UInt32(bytes[index + 3]) << 24
+    }
+
+    public mutating func u64() throws -> UInt64 {
+        let low = try u32()
+        return UInt64(low) | UInt64(try u32()) << 32
+    }
+
+    public mutating func slice(_ count: Int) throws -> ArraySlice<UInt8> {
+        try require(count)
+        defer { index += count }
+        return bytes[index ..< index + count]
+    }
+
+    public mutating func rest() -> ArraySlice<UInt8> {
+        defer { index = bytes.endIndex }
+        return bytes[index...]
+    }
+
+    /// A Bluetooth device address, stored little-endian on the wire.
+    public mutating func address() throws -> BDAddr { BDAddr(littleEndian: try slice(6)) }
+
+    /// A NUL-terminated string (the NUL is consumed), or the rest if there is none.
+    public mutating func cString() -> String {
+        let remainder = bytes[index...]
+        let end = remainder.firstIndex(of: 0) ?? bytes.endIndex
+        let text = String(decoding: bytes[index ..< end], as: UTF8.self)
+        index = min(bytes.endIndex, end + 1)
+        return text
+    }
+
+    public mutating func skip(_ count: Int) throws {
+        try require(count)
+        index += count
+    }
+}
+
+public enum DecodeError: Error, Equatable {
+    case truncated(needed: Int, available: Int, at: Int)
+}
+
+/// A Bluetooth device address, most significant byte first as people write it.
+public struct BDAddr: Hashable, Sendable, CustomStringConvertible {
+    public var bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+
+    public init(littleEndian raw: ArraySlice<UInt8>) {
+        let b = Array(raw)
+        bytes = (b[5], b[4], b[3], b[2], b[1], b[0])
+    }
+
+    public init(_ text: String) {
+        let parts = text.split(separator: ":").map { UInt8($0, radix: 16) ?? 0 }
+        let p = parts + Array(repeating: 0, count: max(0, 6 - parts.count))
+        bytes = (p[0], p[1], p[2], p[3], p[4], p[5])
+    }
+
+    public var array: [UInt8] { [bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5] }
+    public var littleEndianBytes: [UInt8] { array.reversed() }
+
+    public var description: String {
+        var out = ""
+        out.reserveCapacity(17)
+        for (i, byte) in array.enumerated() {
+            if i > 0 { out.append(":") }
+            out.append(Hex.digit(byte >> 4))
+            out.append(Hex.digit(byte & 0xF))
+        }
+        return out
+    }
+
+    public static func == (a: BDAddr, b: BDAddr) -> Bool { a.array == b.array }
+    public func hash(into hasher: inout Hasher) { hasher.combine(array) }
+}
+
+/// Hex formatting shared by every decoder and renderer.
+public enum Hex {
+    static let digits: [Character] = Array("0123456789ABCDEF")
+    @inline(__always) public static func digit(_ value: UInt8) -> Character { digits[Int(value & 0xF)] }
+
+    /// "0x" followed by `width` upper-case hex digits.
+    public static func format<T: BinaryInteger>(_ value: T, width: Int) -> String {
+        var out = "0x"
+        out.reserveCapacity(width + 2)
+        for shift in stride(from: (width - 1) * 4, through: 0, by: -4) {
+            out.append(digit(UInt8(truncatingIfNeeded: UInt64(truncatingIfNeeded: value) >> UInt64(shift))))
+        }
+        return out
+    }
+
+    public static func u8(_ v: UInt8) -> String { format(v, width: 2) }
+    public static func u16(_ v: UInt16) -> String { format(v, width: 4) }
+
+    /// Space-separated upper-case byte pairs.
+    public static func bytes<C: Collection>(_ data: C, separator: String = " ") -> String where C.Element == UInt8 {
+        var out = ""
+        out.reserveCapacity(data.count * 3)
+        var first = true
+        for byte in data {
+            if !first { out.append(separator) }
+            first = false
+            out.append(digit(byte >> 4))
+            out.append(digit(byte & 0xF))
+        }
+        return out
+    }
+}

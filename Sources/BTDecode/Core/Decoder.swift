@@ -1,0 +1,34 @@
+import BTCapture
+
+/// Turns Frames into Packets, in capture order, keeping the Session between them.
+public final class Decoder {
+    public var session = Session()
+
+    public init() {}
+
+    public func decode(_ frame: Frame) -> Packet {
+        var packet = Packet(frame: frame)
+        var cursor = ByteCursor(frame.bytes)
+        do {
+            switch frame.kind {
+            case .command: try HCICommandDecoder.decode(&cursor, into: &packet, session: &session)
+            case .event: try HCIEventDecoder.decode(&cursor, into: &packet, session: &session)
+            case .aclData: try DataDecoder.decodeACL(&cursor, into: &packet, session: session)
+            case .scoData: try DataDecoder.decodeSCO(&cursor, into: &packet, session: session)
+            case .isoData: try DataDecoder.decodeISO(&cursor, into: &packet, session: session)
+            default: try SystemDecoder.decode(&cursor, into: &packet, session: &session)
+            }
+        } catch DecodeError.truncated(let needed, let available, let at) {
+            if packet.layers.isEmpty {
+                packet.layers.append(Layer(name: SystemDecoder.kindName(frame.kind), summary: "Malformed", range: 0 ..< frame.bytes.count))
+            }
+            packet.addIssue(.error, "Truncated: needed \(needed) bytes at offset \(at), \(available) left")
+        } catch {
+            packet.addIssue(.error, "\(error)")
+        }
+        if frame.isTruncated {
+            packet.addIssue(.warning, "Captured \(frame.bytes.count) of \(frame.originalLength) bytes")
+        }
+        return packet
+    }
+}

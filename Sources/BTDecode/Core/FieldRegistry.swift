@@ -1,0 +1,51 @@
+/// A field's stable dotted name and what it means. The same names are used by `--fields`,
+/// the filter language, JSON export and `btlog fields`; there is no second spelling.
+public struct FieldDefinition: Hashable, Sendable {
+    public let name: String
+    public let label: String
+    public let type: FieldType
+    public let help: String
+
+    public init(_ name: String, _ label: String, _ type: FieldType, _ help: String) {
+        self.name = name
+        self.label = label
+        self.type = type
+        self.help = help
+    }
+
+    public var protocolName: String { String(name.prefix { $0 != "." }) }
+
+    public static func == (a: FieldDefinition, b: FieldDefinition) -> Bool { a.name == b.name }
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+}
+
+public enum FieldType: String, Sendable {
+    case uint8, uint16, uint32, uint64, int, bool, string, bytes, address, time
+}
+
+/// Every protocol's fields, in one list.
+public enum FieldRegistry {
+    public static let all: [FieldDefinition] = FrameFields.all + HCIFields.all + AdvertisingFields.all + DataFields.all + SystemFields.all
+
+    static let byName: [String: FieldDefinition] = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+
+    public static func lookup(_ name: String) -> FieldDefinition? { byName[name] }
+
+    /// Protocol prefixes in registry order ("frame", "hci", "acl", ...).
+    public static var protocols: [String] {
+        var seen: [String] = []
+        for field in all where !seen.contains(field.protocolName) { seen.append(field.protocolName) }
+        return seen
+    }
+}
+
+/// Properties of the capture record itself rather than of a protocol.
+public enum FrameFields {
+    public static let number = FieldDefinition("number", "Number", .uint64, "Packet number in the capture, from 1")
+    public static let time = FieldDefinition("time", "Time", .time, "Capture time, seconds since the Unix epoch")
+    public static let direction = FieldDefinition("direction", "Direction", .string, "sent (host to controller), received, or none")
+    public static let type = FieldDefinition("type", "Type", .string, "The Type column: highest decoded layer and direction")
+    public static let controller = FieldDefinition("controller", "Controller", .uint16, "Controller index (hci0 is 0)")
+    public static let length = FieldDefinition("length", "Length", .uint32, "Captured length of the HCI packet or record")
+    public static let all = [number, time, direction, type, controller, length]
+}

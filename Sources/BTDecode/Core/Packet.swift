@@ -1,0 +1,113 @@
+import BTCapture
+
+/// The decoded tree of one Frame: its layers from the outermost (HCI) to the highest decoded,
+/// each with fields, and the issues found on the way.
+public struct Packet {
+    public let frame: Frame
+    public var layers: [Layer] = []
+    public var issues: [Issue] = []
+    /// Connection handle the packet belongs to, if any.
+    public var handle: UInt16?
+    /// The remote device the packet concerns (from the connection or the packet itself).
+    public var peer: BDAddr?
+
+    public init(frame: Frame) { self.frame = frame }
+
+    /// The highest decoded layer, which names the packet in the one-line view.
+    public var top: Layer? { layers.last }
+
+    /// PacketLogger's Type column: the highest layer's name plus the direction for data.
+    public var typeLabel: String {
+        guard let top else { return "Unknown" }
+        guard top.showsDirection else { return top.name }
+        switch frame.direction {
+        case .sent: return top.name + " Send"
+        case .received: return top.name + " Receive"
+        case .none: return top.name
+        }
+    }
+
+    public var summary: String { top?.summary ?? "" }
+
+    public var hasError: Bool { issues.contains { $0.severity == .error } }
+    public var hasWarning: Bool { issues.contains { $0.severity == .warning } }
+
+    public mutating func addIssue(_ severity: Issue.Severity, _ message: String) {
+        issues.append(Issue(severity: severity, message: message, layer: max(0, layers.count - 1)))
+    }
+
+    /// The first field with this definition, searching from the highest layer down.
+    public func field(_ definition: FieldDefinition) -> Field? {
+        for layer in layers.reversed() {
+            if let field = layer.fields.first(where: { $0.definition == definition }) { return field }
+        }
+        return nil
+    }
+}
+
+public struct Layer {
+    public var name: String
+    public var summary: String
+    public var fields: [Field] = []
+    /// Byte range in the frame's bytes (offsets from 0).
+    public var range: Range<Int>
+    /// Data layers say Send/Receive in the Type column ("ACL Send"); HCI commands do not.
+    public var showsDirection: Bool
+
+    public init(name: String, summary: String = "", range: Range<Int>, showsDirection: Bool = false) {
+        self.name = name
+        self.summary = summary
+        self.range = range
+        self.showsDirection = showsDirection
+    }
+
+    public mutating func add(_ definition: FieldDefinition, _ value: FieldValue, _ display: String? = nil, at range: Range<Int>? = nil) {
+        fields.append(Field(definition: definition, value: value, display: display, range: range))
+    }
+}
+
+public struct Field {
+    public let definition: FieldDefinition
+    public var value: FieldValue
+    /// How a person reads it ("LE Set Scan Enable (0x200C)"); nil: the value's own text.
+    public var display: String?
+    public var range: Range<Int>?
+
+    public var text: String { display ?? value.text }
+}
+
+public enum FieldValue: Equatable {
+    case unsigned(UInt64, width: Int)
+    case signed(Int64)
+    case bool(Bool)
+    case text(String)
+    case bytes([UInt8])
+    case address(BDAddr)
+
+    /// The value in the form `--fields` prints: hex with 0x for integers, AA:BB:.. for addresses.
+    public var text: String {
+        switch self {
+        case .unsigned(let v, let width): return Hex.format(v, width: width)
+        case .signed(let v): return String(v)
+        case .bool(let v): return v ? "1" : "0"
+        case .text(let s): return s
+        case .bytes(let b): return Hex.bytes(b, separator: "")
+        case .address(let a): return a.description
+        }
+    }
+
+    public static func u8(_ v: UInt8) -> FieldValue { .unsigned(UInt64(v), width: 2) }
+    public static func u16(_ v: UInt16) -> FieldValue { .unsigned(UInt64(v), width: 4) }
+    public static func u32(_ v: UInt32) -> FieldValue { .unsigned(UInt64(v), width: 8) }
+}
+
+public struct Issue: Equatable {
+    public enum Severity: Int, Comparable {
+        case note, warning, error
+        public static func < (a: Severity, b: Severity) -> Bool { a.rawValue < b.rawValue }
+    }
+    public var severity: Severity
+    public var message: String
+    /// Index of the layer the issue belongs to.
+    public var layer: Int
+}

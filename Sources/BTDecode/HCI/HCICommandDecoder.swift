@@ -1,0 +1,77 @@
+import BTCapture
+
+enum HCICommandDecoder {
+    static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
+        let start = c.offset
+        var layer = Layer(name: "HCI Command", range: 0 ..< c.bytes.count)
+        defer { packet.layers.append(layer) }
+        let opcode = try c.u16()
+        let name = HCICommandNames.name(opcode)
+        let ogf = UInt8(opcode >> 10), ocf = opcode & 0x3FF
+        layer.add(HCIFields.opcode, .u16(opcode), "\(name ?? "Unknown") (\(Hex.u16(opcode)))", at: start ..< start + 2)
+        layer.add(HCIFields.ogf, .u8(ogf), at: start ..< start + 2)
+        layer.add(HCIFields.ocf, .unsigned(UInt64(ocf), width: 3), at: start ..< start + 2)
+        let length = try c.u8()
+        layer.add(HCIFields.parameterLength, .u8(length), String(length), at: 2 ..< 3)
+        layer.summary = name.map { $0 == "Vendor" ? "Vendor Command \(Hex.u16(opcode))" : $0 } ?? "Unknown Command \(Hex.u16(opcode))"
+        if name == nil { packet.addIssue(.warning, "Unknown command opcode \(Hex.u16(opcode))") }
+        if Int(length) != c.remaining {
+            packet.addIssue(.warning, "Parameter length \(length) but \(c.remaining) bytes follow")
+        }
+        var params = ByteCursor(try c.slice(min(Int(length), c.remaining)))
+        try decodeParameters(opcode, &params, &layer, &packet, &session)
+        if !params.isAtEnd {
+            let at = params.offset + 3
+            let rest = params.rest()
+            layer.add(HCIFields.parameters, .bytes(Array(rest)), Hex.bytes(rest), at: at ..< at + rest.count)
+        }
+    }
+
+    static func decodeParameters(_ opcode: UInt16, _ c: inout ByteCursor, _ layer: inout Layer,
+                                 _ packet: inout Packet, _ session: inout Session) throws {
+        switch opcode {
+        case 0x0406: // Disconnect
+            let handle = try c.u16() & 0x0FFF
+            let reason = try c.u8()
+            layer.add(HCIFields.handle, .u16(handle))
+            layer.add(HCIFields.reason, .u8(reason), "\(HCIErrorNames.name(reason)) (\(Hex.u8(reason)))")
+            layer.summary += " - Handle: \(Hex.u16(handle)) - Reason: \(HCIErrorNames.name(reason))"
+            packet.handle = handle
+            packet.peer = session.connection(controller: packet.frame.controller, handle: handle)?.peer
+        case 0x0405, 0x0419: // Create Connection, Remote Name Request
+            let address = try c.address()
+            layer.add(HCIFields.address, .address(address))
+            layer.summary += " - \(address)"
+            packet.peer = address
+        case 0x0C13: // Write Local Name
+            let name = c.cString()
+            layer.add(HCIFields.name, .text(name))
+            layer.summary += " - \"\(name)\""
+            _ = c.rest()
+        case 0x200A, 0x200C: // LE Set Advertising Enable, LE Set Scan Enable
+            let enable = try c.u8()
+            layer.add(HCIFields.enable, .u8(enable), enable == 0 ? "Disabled" : "Enabled")
+            layer.summary += enable == 0 ? " - Disable" : " - Enable"
+        case 0x200D: // LE Create Connection
+            try c.skip(5)
+            let type = try c.u8()
+            let address = try c.address()
+            layer.add(HCIFields.addressType, .u8(type), addressTypeName(type))
+            layer.add(HCIFields.address, .address(address))
+            layer.summary += " - \(addressTypeName(type)) - \(address)"
+            packet.peer = address
+        default:
+            break
+        }
+    }
+
+    static func addressTypeName(_ type: UInt8) -> String {
+        switch type {
+        case 0: return "Public"
+        case 1: return "Random"
+        case 2: return "Public Identity"
+        case 3: return "Random Identity"
+        default: return "Type \(Hex.u8(type))"
+        }
+    }
+}

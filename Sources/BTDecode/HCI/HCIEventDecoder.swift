@@ -1,0 +1,215 @@
+import BTCapture
+
+enum HCIEventDecoder {
+    static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
+        var layer = Layer(name: "HCI Event", range: 0 ..< c.bytes.count)
+        defer { packet.layers.append(layer) }
+        let code = try c.u8()
+        let name = HCIEventNames.name(code)
+        layer.add(HCIFields.event, .u8(code), "\(name ?? "Unknown") (\(Hex.u8(code)))", at: 0 ..< 1)
+        let length = try c.u8()
+        layer.add(HCIFields.parameterLength, .u8(length), String(length), at: 1 ..< 2)
+        layer.summary = name ?? "Unknown Event \(Hex.u8(code))"
+        if name == nil { packet.addIssue(.warning, "Unknown event code \(Hex.u8(code))") }
+        if Int(length) != c.remaining {
+            packet.addIssue(.warning, "Parameter length \(length) but \(c.remaining) bytes follow")
+        }
+        var params = ByteCursor(try c.slice(min(Int(length), c.remaining)))
+        let controller = packet.frame.controller
+        switch code {
+        case 0x0E: // Command Complete
+            layer.add(HCIFields.numCommands, .u8(try params.u8()))
+            let opcode = try params.u16()
+            let commandName = HCICommandNames.name(opcode) ?? "Unknown \(Hex.u16(opcode))"
+            layer.add(HCIFields.commandOpcode, .u16(opcode), "\(commandName) (\(Hex.u16(opcode)))")
+            layer.summary = "Command Complete: \(commandName)"
+            if !params.isAtEnd {
+                let status = try params.u8()
+                addStatus(status, &layer, &packet)
+                try decodeReturn(opcode, status, &params, &layer, &session, controller)
+            }
+        case 0x0F: // Command Status
+            let status = try params.u8()
+            layer.add(HCIFields.numCommands, .u8(try params.u8()))
+            let opcode = try params.u16()
+            let commandName = HCICommandNames.name(opcode) ?? "Unknown \(Hex.u16(opcode))"
+            layer.add(HCIFields.commandOpcode, .u16(opcode), "\(commandName) (\(Hex.u16(opcode)))")
+            layer.summary = "Command Status: \(commandName)"
+            addStatus(status, &layer, &packet)
+        case 0x03: // Connection Complete
+            let status = try params.u8()
+            let handle = try params.u16() & 0x0FFF
+            let address = try params.address()
+            let linkType = try params.u8()
+            addStatus(status, &layer, &packet)
+            layer.add(HCIFields.handle, .u16(handle))
+            layer.add(HCIFields.address, .address(address))
+            layer.add(HCIFields.linkType, .u8(linkType), ["SCO", "ACL", "eSCO"].indices.contains(Int(linkType)) ? ["SCO", "ACL", "eSCO"][Int(linkType)] : "Reserved")
+            layer.summary += " - Handle: \(Hex.u16(handle)) - \(address)"
+            packet.handle = handle
+            packet.peer = address
+            if status == 0 {
+                session.connections[.init(controller: controller, handle: handle)] =
+                    .init(peer: address, peerAddressType: 0, isLE: false, role: 0)
+            }
+        case 0x05: // Disconnection Complete
+            let status = try params.u8()
+            let handle = try params.u16() & 0x0FFF
+            let reason = try params.u8()
+            addStatus(status, &layer, &packet)
+            layer.add(HCIFields.handle, .u16(handle))
+            layer.add(HCIFields.reason, .u8(reason), "\(HCIErrorNames.name(reason)) (\(Hex.u8(reason)))")
+            layer.summary += " - Handle: \(Hex.u16(handle)) - Reason: \(HCIErrorNames.name(reason))"
+            packet.handle = handle
+            let key = Session.ConnectionKey(controller: controller, handle: handle)
+            packet.peer = session.connections[key]?.peer
+            if status == 0 { session.connections[key] = nil }
+        case 0x08: // Encryption Change
+            let status = try params.u8()
+            let handle = try params.u16() & 0x0FFF
+            let enabled = try params.u8()
+            addStatus(status, &layer, &packet)
+            layer.add(HCIFields.handle, .u16(handle))
+            layer.add(HCIFields.encryption, .u8(enabled), enabled == 0 ? "Off" : "On")
+            layer.summary += " - Handle: \(Hex.u16(handle)) - Encryption \(enabled == 0 ? "Off" : "On")"
+            packet.handle = handle
+            packet.peer = session.connection(controller: controller, handle: handle)?.peer
+        case 0x13: // Number Of Completed Packets
+            let count = try params.u8()
+            var parts: [String] = []
+            for _ in 0 ..< count {
+                let handle = try params.u16() & 0x0FFF
+                let completed = try params.u16()
+                layer.add(HCIFields.handle, .u16(handle))
+                layer.add(HCIFields.completedPackets, .u16(completed), String(completed))
+                parts.append("\(Hex.u16(handle)): \(completed)")
+                if packet.handle == nil {
+                    packet.handle = handle
+                    packet.peer = session.connection(controller: controller, handle: handle)?.peer
+                }
+            }
+            if !parts.isEmpty { layer.summary += " - " + parts.joined(separator: ", ") }
+        case 0x3E:
+            try decodeLEMeta(&params, &layer, &packet, &session)
+        default:
+            break
+        }
+        if !params.isAtEnd {
+            let at = params.offset + 2
+            let rest = params.rest()
+            layer.add(HCIFields.parameters, .bytes(Array(rest)), Hex.bytes(rest), at: at ..< at + rest.count)
+        }
+    }
+
+    static func addStatus(_ status: UInt8, _ layer: inout Layer, _ packet: inout Packet) {
+        layer.add(HCIFields.status, .u8(status), "\(HCIErrorNames.name(status)) (\(Hex.u8(status)))")
+        if status != 0 {
+            layer.summary += " - \(HCIErrorNames.name(status))"
+            packet.addIssue(.error, "Status: \(HCIErrorNames.name(status)) (\(Hex.u8(status)))")
+        }
+    }
+
+    static func decodeReturn(_ opcode: UInt16, _ status: UInt8, _ c: inout ByteCursor, _ layer: inout Layer,
+                             _ session: inout Session, _ controller: UInt16) throws {
+        guard status == 0 else { return }
+        switch opcode {
+        case 0x1009: // Read BD ADDR
+            let address = try c.address()
+            layer.add(HCIFields.address, .address(address))
+            layer.summary += " - \(address)"
+            session.controllerAddresses[controller] = address
+        case 0x1001: // Read Local Version Information
+            let version = try c.u8()
+            layer.add(HCIFields.version, .u8(version))
+            try c.skip(3)
+            let manufacturer = try c.u16()
+            layer.add(HCIFields.manufacturer, .u16(manufacturer))
+            try c.skip(2)
+        case 0x0C14: // Read Local Name
+            let name = c.cString()
+            layer.add(HCIFields.name, .text(name))
+            layer.summary += " - \"\(name)\""
+            _ = c.rest()
+        default:
+            break
+        }
+    }
+
+    static func decodeLEMeta(_ c: inout ByteCursor, _ layer: inout Layer, _ packet: inout Packet, _ session: inout Session) throws {
+        let subevent = try c.u8()
+        let name = HCIEventNames.subeventName(subevent)
+        layer.add(HCIFields.subevent, .u8(subevent), "\(name ?? "Unknown") (\(Hex.u8(subevent)))", at: 2 ..< 3)
+        layer.summary = "LE - " + (name ?? "Unknown Subevent \(Hex.u8(subevent))")
+        let controller = packet.frame.controller
+        switch subevent {
+        case 0x01, 0x0A, 0x29: // LE Connection Complete, Enhanced v1/v2
+            let status = try c.u8()
+            let handle = try c.u16() & 0x0FFF
+            let role = try c.u8()
+            let addressType = try c.u8()
+            let address = try c.address()
+            if subevent != 0x01 { try c.skip(12) }
+            let interval = try c.u16(), latency = try c.u16(), timeout = try c.u16()
+            addStatus(status, &layer, &packet)
+            layer.add(HCIFields.handle, .u16(handle))
+            layer.add(HCIFields.role, .u8(role), role == 0 ? "Central" : "Peripheral")
+            layer.add(HCIFields.addressType, .u8(addressType), HCICommandDecoder.addressTypeName(addressType))
+            layer.add(HCIFields.address, .address(address))
+            layer.add(HCIFields.interval, .u16(interval), "\(Double(interval) * 1.25) ms")
+            layer.add(HCIFields.latency, .u16(latency), String(latency))
+            layer.add(HCIFields.timeout, .u16(timeout), "\(Int(timeout) * 10) ms")
+            layer.summary += " - Handle: \(Hex.u16(handle)) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address)"
+            packet.handle = handle
+            packet.peer = address
+            if status == 0 {
+                session.connections[.init(controller: controller, handle: handle)] =
+                    .init(peer: address, peerAddressType: addressType, isLE: true, role: role)
+            }
+            _ = c.rest()
+        case 0x02: // Advertising Report
+            let count = try c.u8()
+            layer.add(HCIFields.numReports, .u8(count), String(count))
+            layer.summary += " - \(count) Report\(count == 1 ? "" : "s")"
+            for _ in 0 ..< count {
+                let eventType = try c.u8()
+                let addressType = try c.u8()
+                let address = try c.address()
+                let dataLength = try c.u8()
+                let data = try c.slice(Int(dataLength))
+                let rssi = Int8(bitPattern: try c.u8())
+                layer.add(AdvertisingFields.eventType, .u8(eventType), advertisingEventName(eventType))
+                layer.add(AdvertisingFields.addressType, .u8(addressType), HCICommandDecoder.addressTypeName(addressType))
+                layer.add(AdvertisingFields.address, .address(address))
+                layer.add(AdvertisingFields.data, .bytes(Array(data)), Hex.bytes(data))
+                layer.add(AdvertisingFields.rssi, .signed(Int64(rssi)), "\(rssi) dBm")
+                layer.summary += " - \(advertisingEventName(eventType)) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address) \(rssi) dBm"
+                if packet.peer == nil { packet.peer = address }
+            }
+        case 0x03: // Connection Update Complete
+            let status = try c.u8()
+            let handle = try c.u16() & 0x0FFF
+            let interval = try c.u16(), latency = try c.u16(), timeout = try c.u16()
+            addStatus(status, &layer, &packet)
+            layer.add(HCIFields.handle, .u16(handle))
+            layer.add(HCIFields.interval, .u16(interval), "\(Double(interval) * 1.25) ms")
+            layer.add(HCIFields.latency, .u16(latency), String(latency))
+            layer.add(HCIFields.timeout, .u16(timeout), "\(Int(timeout) * 10) ms")
+            layer.summary += " - Handle: \(Hex.u16(handle)) - Interval: \(Double(interval) * 1.25) ms"
+            packet.handle = handle
+            packet.peer = session.connection(controller: controller, handle: handle)?.peer
+        default:
+            break
+        }
+    }
+
+    static func advertisingEventName(_ type: UInt8) -> String {
+        switch type {
+        case 0: return "Normal"           // ADV_IND
+        case 1: return "Directed"         // ADV_DIRECT_IND
+        case 2: return "Scannable"        // ADV_SCAN_IND
+        case 3: return "Non-connectable"  // ADV_NONCONN_IND
+        case 4: return "Scan Response"    // SCAN_RSP
+        default: return "Type \(Hex.u8(type))"
+        }
+    }
+}

@@ -1,0 +1,58 @@
+public enum HCIFields {
+    public static let opcode = FieldDefinition("hci.opcode", "Opcode", .uint16, "HCI command opcode (OGF << 10 | OCF)")
+    public static let ogf = FieldDefinition("hci.ogf", "OGF", .uint8, "Opcode group field")
+    public static let ocf = FieldDefinition("hci.ocf", "OCF", .uint16, "Opcode command field")
+    public static let parameterLength = FieldDefinition("hci.plen", "Parameter Total Length", .uint8, "Length of the command or event parameters")
+    public static let parameters = FieldDefinition("hci.parameters", "Parameters", .bytes, "Parameters not decoded further")
+    public static let event = FieldDefinition("hci.event", "Event Code", .uint8, "HCI event code")
+    public static let subevent = FieldDefinition("hci.subevent", "Subevent Code", .uint8, "LE Meta event subevent code")
+    public static let status = FieldDefinition("hci.status", "Status", .uint8, "Status or error code of a command or event")
+    public static let commandOpcode = FieldDefinition("hci.event_opcode", "Command Opcode", .uint16, "Opcode of the command a Command Complete or Command Status answers")
+    public static let numCommands = FieldDefinition("hci.ncmd", "Num HCI Command Packets", .uint8, "Commands the controller can accept now")
+    public static let handle = FieldDefinition("hci.handle", "Connection Handle", .uint16, "Connection handle in a command or event")
+    public static let address = FieldDefinition("hci.address", "Address", .address, "Bluetooth device address in a command or event")
+    public static let addressType = FieldDefinition("hci.address_type", "Address Type", .uint8, "Public (0), random (1) or identity types")
+    public static let reason = FieldDefinition("hci.reason", "Reason", .uint8, "Disconnection reason (an HCI error code)")
+    public static let role = FieldDefinition("hci.role", "Role", .uint8, "Central (0) or peripheral (1)")
+    public static let linkType = FieldDefinition("hci.link_type", "Link Type", .uint8, "SCO (0), ACL (1) or eSCO (2)")
+    public static let encryption = FieldDefinition("hci.encryption", "Encryption Enabled", .uint8, "Encryption state from Encryption Change")
+    public static let interval = FieldDefinition("hci.interval", "Connection Interval", .uint16, "LE connection interval in units of 1.25 ms")
+    public static let latency = FieldDefinition("hci.latency", "Peripheral Latency", .uint16, "LE peripheral latency in connection events")
+    public static let timeout = FieldDefinition("hci.supervision_timeout", "Supervision Timeout", .uint16, "LE supervision timeout in units of 10 ms")
+    public static let completedPackets = FieldDefinition("hci.completed_packets", "Number Of Completed Packets", .uint16, "Packets completed on a handle")
+    public static let numReports = FieldDefinition("hci.num_reports", "Num Reports", .uint8, "Reports in an advertising report event")
+    public static let name = FieldDefinition("hci.name", "Name", .string, "Local or remote device name")
+    public static let version = FieldDefinition("hci.version", "HCI Version", .uint8, "HCI version of the controller")
+    public static let manufacturer = FieldDefinition("hci.manufacturer", "Manufacturer", .uint16, "Company identifier of the controller")
+    public static let enable = FieldDefinition("hci.enable", "Enable", .uint8, "Enable flag of a set-enable command")
+
+    public static let all = [opcode, ogf, ocf, parameterLength, parameters, event, subevent, status, commandOpcode,
+                             numCommands, handle, address, addressType, reason, role, linkType, encryption, interval,
+                             latency, timeout, completedPackets, numReports, name, version, manufacturer, enable]
+}
+
+public enum AdvertisingFields {
+    public static let eventType = FieldDefinition("adv.event_type", "Event Type", .uint8, "Advertising report event type")
+    public static let addressType = FieldDefinition("adv.address_type", "Address Type", .uint8, "Advertiser address type")
+    public static let address = FieldDefinition("adv.address", "Address", .address, "Advertiser address")
+    public static let rssi = FieldDefinition("adv.rssi", "RSSI", .int, "Received signal strength in dBm")
+    public static let data = FieldDefinition("adv.data", "Data", .bytes, "Advertising data")
+    public static let all = [eventType, addressType, address, rssi, data]
+}
+
+public enum DataFields {
+    public static let aclHandle = FieldDefinition("acl.handle", "Handle", .uint16, "ACL connection handle")
+    public static let aclPB = FieldDefinition("acl.pb", "Packet Boundary Flag", .uint8, "0 first non-flushable, 1 continuing, 2 first flushable, 3 complete")
+    public static let aclBC = FieldDefinition("acl.bc", "Broadcast Flag", .uint8, "0 point-to-point")
+    public static let aclLength = FieldDefinition("acl.length", "Data Total Length", .uint16, "ACL payload length")
+    public static let scoHandle = FieldDefinition("sco.handle", "Handle", .uint16, "SCO connection handle")
+    public static let scoStatus = FieldDefinition("sco.status", "Packet Status Flag", .uint8, "Erroneous data reporting status")
+    public static let scoLength = FieldDefinition("sco.length", "Data Total Length", .uint8, "SCO payload length")
+    public static let isoHandle = FieldDefinition("iso.handle", "Handle", .uint16, "ISO connection handle")
+    public static let isoPB = FieldDefinition("iso.pb", "Packet Boundary Flag", .uint8, "0 first fragment, 1 continuation, 2 complete, 3 last")
+    public static let isoTS = FieldDefinition("iso.ts", "Time Stamp Flag", .uint8, "1 when a time stamp is present")
+    public static let isoLength = FieldDefinition("iso.length", "Data Total Length", .uint16, "ISO data load length")
+    public static let payload = FieldDefinition("data.payload", "Data", .bytes, "Payload not decoded further")
+    public static let all = [aclHandle, aclPB, aclBC, aclLength, scoHandle, scoStatus, scoLength, isoHandle, isoPB,
+                             isoTS, isoLength, payload]
+}

@@ -1,0 +1,116 @@
+import BTCapture
+
+/// Records that are not HCI packets: notes and logs interleaved by PacketLogger and btmon,
+/// and the Linux monitor's index and control frames.
+enum SystemDecoder {
+    static func kindName(_ kind: FrameKind) -> String {
+        switch kind {
+        case .command: return "HCI Command"
+        case .event: return "HCI Event"
+        case .aclData: return "ACL"
+        case .scoData: return "SCO"
+        case .isoData: return "ISO"
+        case .vendorDiagnostic: return "Vendor Diagnostic"
+        case .lmp: return "LMP"
+        case .note: return "Note"
+        case .userLogging: return "User Log"
+        case .syslog: return "Syslog"
+        case .kernel: return "Kernel"
+        case .kernelDebug: return "Kernel Debug"
+        case .error: return "Error"
+        case .power: return "Power"
+        case .config: return "Config"
+        case .newController: return "New Controller"
+        case .newIndex: return "New Index"
+        case .deleteIndex: return "Delete Index"
+        case .openIndex: return "Open Index"
+        case .closeIndex: return "Close Index"
+        case .indexInfo: return "Index Info"
+        case .controlOpen: return "Control Open"
+        case .controlClose: return "Control Close"
+        case .controlCommand: return "Control Command"
+        case .controlEvent: return "Control Event"
+        case .linkControl: return "Link Control"
+        case .unrecognized: return "Unknown"
+        }
+    }
+
+    static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
+        let kind = packet.frame.kind
+        var layer = Layer(name: kindName(kind), range: 0 ..< c.bytes.count,
+                          showsDirection: kind == .lmp || kind == .vendorDiagnostic)
+        defer { packet.layers.append(layer) }
+        switch kind {
+        case _ where kind.isText:
+            let text = readableText(c.rest())
+            layer.add(SystemFields.text, .text(text))
+            layer.summary = text
+            if kind == .error { packet.addIssue(.warning, "Error record: \(text)") }
+        case .syslog:
+            layer.add(SystemFields.syslogPID, .u32(try c.u32()))
+            layer.add(SystemFields.syslogLevel, .u8(try c.u8()))
+            let process = c.cString(), sender = c.cString(), subsystem = c.cString(), category = c.cString()
+            let message = readableText(c.rest())
+            layer.add(SystemFields.syslogProcess, .text(process))
+            layer.add(SystemFields.syslogSender, .text(sender))
+            layer.add(SystemFields.syslogSubsystem, .text(subsystem))
+            layer.add(SystemFields.syslogCategory, .text(category))
+            layer.add(SystemFields.syslogMessage, .text(message))
+            let origin = [process, subsystem, category].filter { !$0.isEmpty }.joined(separator: " ")
+            layer.summary = origin.isEmpty ? message : "\(origin): \(message)"
+        case .userLogging:
+            let priority = try c.u8()
+            let identLength = Int(try c.u8())
+            var ident = ByteCursor(try c.slice(identLength))
+            let name = ident.cString()
+            let message = readableText(c.rest())
+            layer.add(SystemFields.logPriority, .u8(priority))
+            layer.add(SystemFields.logIdent, .text(name))
+            layer.add(SystemFields.syslogMessage, .text(message))
+            layer.summary = name.isEmpty ? message : "\(name): \(message)"
+        case .newIndex:
+            let type = try c.u8(), bus = try c.u8()
+            let address = try c.address()
+            var nameCursor = ByteCursor(try c.slice(min(8, c.remaining)))
+            let name = nameCursor.cString()
+            layer.add(SystemFields.indexType, .u8(type), type == 0 ? "Primary" : type == 1 ? "AMP" : "Type \(type)")
+            layer.add(SystemFields.indexBus, .u8(bus), busName(bus))
+            layer.add(SystemFields.indexAddress, .address(address))
+            layer.add(SystemFields.indexName, .text(name))
+            layer.summary = "\(name) \(type == 0 ? "Primary" : "AMP") \(busName(bus)) \(address)"
+            session.controllerAddresses[packet.frame.controller] = address
+        case .indexInfo:
+            let address = try c.address()
+            let manufacturer = try c.u16()
+            layer.add(SystemFields.indexAddress, .address(address))
+            layer.add(SystemFields.indexManufacturer, .u16(manufacturer))
+            layer.summary = "\(address) - Manufacturer: \(manufacturer)"
+        case .deleteIndex, .openIndex, .closeIndex:
+            layer.summary = "hci\(packet.frame.controller)"
+        default:
+            let rest = c.rest()
+            layer.add(DataFields.payload, .bytes(Array(rest)), Hex.bytes(rest))
+            layer.summary = rest.isEmpty ? "" : "\(rest.count) bytes"
+        }
+    }
+
+    static func busName(_ bus: UInt8) -> String {
+        let names = ["Virtual", "USB", "PC Card", "UART", "RS232", "PCI", "SDIO", "SPI", "I2C", "SMD", "VIRTIO", "IPC"]
+        return Int(bus) < names.count ? names[Int(bus)] : "Bus \(bus)"
+    }
+
+    /// Text with the NUL padding removed and control characters made visible.
+    static func readableText(_ bytes: ArraySlice<UInt8>) -> String {
+        let trimmed = bytes.prefix { $0 != 0 }
+        let text = String(decoding: trimmed, as: UTF8.self)
+        return String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 }).trimmingTrailingSpaces()
+    }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var s = self
+        while s.last == " " { s.removeLast() }
+        return s
+    }
+}
