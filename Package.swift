@@ -26,7 +26,7 @@ let package = Package(
         // Sinks that print Packets: table, tree, hex dump, colour, the buffered writer.
         .target(name: "BTRender", dependencies: ["BTDecode", "BTQuery"]),
         // Builds realistic captures from packet descriptions (tests and the fixture generator).
-        .target(name: "BTFixtures", dependencies: ["BTCapture"]),
+        .target(name: "BTFixtures", dependencies: ["BTCapture", "CSystemZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .executableTarget(name: "btlog", dependencies: [
             "BTCapture", "BTDecode", "BTQuery", "BTRender",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

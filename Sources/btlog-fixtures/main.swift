@@ -1,1 +1,54 @@
-print("x")
+import BTCapture
+import BTFixtures
+import Foundation
+
+// Writes every fixture under Fixtures/ (or the folder given as the first argument).
+// Run: swift run btlog-fixtures [Fixtures]
+let folder = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "Fixtures"
+try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+
+func save(_ name: String, _ bytes: [UInt8]) throws {
+    try Data(bytes).write(to: URL(fileURLWithPath: folder).appendingPathComponent(name))
+    print("wrote \(folder)/\(name) (\(bytes.count) bytes)")
+}
+
+let dual = Scenarios.wwdcDual()
+let hciOnly = dual.filter { $0.kind.isHCI }
+let monitor = Scenarios.monitorSession()
+
+try save("wwdc-dual.pklg", try FixtureContainers.encode(dual, as: .pklg))
+try save("wwdc-dual-be.pklg", FixtureFiles.bigEndianPacketLogger(dual))
+try save("wwdc-dual.btsnoop", try FixtureContainers.encode(hciOnly, as: .btsnoopH4))
+try save("wwdc-dual-hci.btsnoop", try FixtureContainers.encode(hciOnly.filter { $0.kind != .scoData }, as: .btsnoopHCI))
+try save("wwdc-dual-monitor.btsnoop", try FixtureContainers.encode(monitor, as: .btsnoopMonitor))
+try save("wwdc-dual-h5.btsnoop", FixtureContainers.linkFramed(hciOnly, bcsp: false))
+try save("wwdc-dual-bcsp.btsnoop", FixtureContainers.linkFramed(hciOnly, bcsp: true))
+try save("wwdc-dual.pcap", try FixtureContainers.encode(hciOnly, as: .pcapH4))
+try save("wwdc-dual-monitor.pcap", try FixtureContainers.encode(monitor, as: .pcapMonitor))
+try save("wwdc-dual.pcapng", try FixtureContainers.encode(monitor, as: .pcapng))
+try save("wwdc-dual.btsnoop.gz", FixtureContainers.gzip(try FixtureContainers.encode(hciOnly, as: .btsnoopH4)))
+
+// An iOS sysdiagnose with two packet logs; the newer one is the WWDC session.
+let older = Array(dual.prefix(12))
+let sysdiagnose = FixtureContainers.tar([
+    ("sysdiagnose_2019.05.08_23-05-10_iPhone/logs/Bluetooth/bluetoothd-hci-2019_05_08-22_10_00.pklg", 1_557_353_400,
+     try FixtureContainers.encode(older, as: .pklg)),
+    ("sysdiagnose_2019.05.08_23-05-10_iPhone/logs/Bluetooth/bluetoothd-hci-latest.pklg", 1_557_356_700,
+     try FixtureContainers.encode(dual, as: .pklg)),
+    ("sysdiagnose_2019.05.08_23-05-10_iPhone/summaries/readme.txt", 1_557_356_700, Array("not a capture\n".utf8)),
+])
+try save("sysdiagnose_demo.tar.gz", FixtureContainers.gzip(sysdiagnose))
+
+// An Android bugreport: btsnoop logs under FS/data/misc/bluetooth/logs and the btsnooz text.
+let report = "== dumpstate: 2019-05-08 23:05:00\n\nDUMP OF SERVICE bluetooth_manager:\n"
+    + FixtureContainers.btsnoozSection(hciOnly) + "\n== end\n"
+try save("bugreport-btsnooz.txt", Array(report.utf8))
+let zipURL = URL(fileURLWithPath: folder).appendingPathComponent("bugreport-demo.zip")
+try FixtureContainers.zip([
+    ("bugreport-demo.txt", Date(timeIntervalSince1970: 1_557_356_700), Array(report.utf8)),
+    ("FS/data/misc/bluetooth/logs/btsnoop_hci.log.last", Date(timeIntervalSince1970: 1_557_353_400),
+     try FixtureContainers.encode(Array(hciOnly.prefix(12)), as: .btsnoopH4)),
+    ("FS/data/misc/bluetooth/logs/btsnoop_hci.log", Date(timeIntervalSince1970: 1_557_356_700),
+     try FixtureContainers.encode(hciOnly, as: .btsnoopH4)),
+], to: zipURL)
+print("wrote \(zipURL.path)")

@@ -1,1 +1,8 @@
-print("x")
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// A closed stdout pipe is an ordinary end (`btlog show f | head`): writes report EPIPE instead.
+signal(SIGPIPE, SIG_IGN)
+BTLog.runMain()

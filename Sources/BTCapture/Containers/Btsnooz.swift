@@ -66,7 +66,7 @@ public enum Btsnooz {
                 break
             }
             let length = Int(records[offset]) | Int(records[offset + 1]) << 8
-            let original = version == 2 ? Int(records[offset + 2]) | Int(records[offset + 3]) << 8 : max(0, length - 1)
+            let original = max(0, (version == 2 ? Int(records[offset + 2]) | Int(records[offset + 3]) << 8 : length) - 1)
             let d = offset + (version == 2 ? 4 : 2)
             let delta = Int64(records[d]) | Int64(records[d + 1]) << 8 | Int64(records[d + 2]) << 16 | Int64(records[d + 3]) << 24
             let type = records[d + 4]

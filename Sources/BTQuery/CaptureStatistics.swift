@@ -1,0 +1,53 @@
+import BTCapture
+import BTDecode
+
+/// The counts behind the closing status line, PacketLogger's
+/// "1109 total (0 Err / 0 HCI / 0 ACL / 0 SCO / 0 Misc) Δ 0.443 s".
+public struct CaptureStatistics: Sendable {
+    public private(set) var packets = 0
+    public private(set) var errors = 0
+    public private(set) var warnings = 0
+    public private(set) var commands = 0
+    public private(set) var events = 0
+    public private(set) var acl = 0
+    public private(set) var sco = 0
+    public private(set) var iso = 0
+    public private(set) var other = 0
+    public private(set) var firstTimestamp: Int64?
+    public private(set) var lastTimestamp: Int64?
+    public private(set) var drops: UInt32 = 0
+
+    public init() {}
+
+    public mutating func add(_ packet: Packet) {
+        packets += 1
+        if packet.hasError { errors += 1 } else if packet.hasWarning { warnings += 1 }
+        switch packet.frame.kind {
+        case .command: commands += 1
+        case .event: events += 1
+        case .aclData: acl += 1
+        case .scoData: sco += 1
+        case .isoData: iso += 1
+        default: other += 1
+        }
+        let t = packet.frame.timestamp
+        if firstTimestamp == nil || t < firstTimestamp! { firstTimestamp = t }
+        if lastTimestamp == nil || t > lastTimestamp! { lastTimestamp = t }
+        drops = max(drops, packet.frame.drops)
+    }
+
+    /// Time from the earliest to the latest packet, in microseconds.
+    public var span: Int64 { (lastTimestamp ?? 0) - (firstTimestamp ?? 0) }
+
+    public var statusLine: String {
+        var parts = ["\(packets) packet\(packets == 1 ? "" : "s") (\(errors) error\(errors == 1 ? "" : "s"))",
+                     "\(commands) HCI command\(commands == 1 ? "" : "s")",
+                     "\(events) event\(events == 1 ? "" : "s")", "\(acl) ACL", "\(sco) SCO"]
+        if iso > 0 { parts.append("\(iso) ISO") }
+        parts.append("\(other) other")
+        if drops > 0 { parts.append("\(drops) dropped") }
+        let seconds = Double(span) / 1_000_000
+        parts.append(String(format: "%.3f s", seconds))
+        return parts.joined(separator: " · ")
+    }
+}

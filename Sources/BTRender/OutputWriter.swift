@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The one buffered writer for text output: lines are appended as UTF-8 and written in large
+/// blocks. A closed pipe (`btlog show f | head`) is reported as `OutputClosed`, not a crash.
+public final class OutputWriter {
+    let fd: Int32
+    var buffer: [UInt8] = []
+    let capacity: Int
+    /// Flush after every line (live output to a terminal or a pipe that someone watches).
+    public var lineBuffered = false
+
+    public struct OutputClosed: Error {}
+    public struct OutputFailed: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public init(fd: Int32 = 1, capacity: Int = 1 << 16) {
+        self.fd = fd
+        self.capacity = capacity
+        buffer.reserveCapacity(capacity + 4096)
+    }
+
+    public var isTerminal: Bool { isatty(fd) != 0 }
+
+    public func write(_ text: String) throws {
+        var text = text
+        text.withUTF8 { buffer.append(contentsOf: $0) }
+        if buffer.count >= capacity { try flush() }
+    }
+
+    public func line(_ text: String) throws {
+        var text = text
+        text.withUTF8 { buffer.append(contentsOf: $0) }
+        buffer.append(0x0A)
+        if lineBuffered || buffer.count >= capacity { try flush() }
+    }
+
+    public func flush() throws {
+        var done = 0
+        defer { buffer.removeAll(keepingCapacity: true) }
+        while done < buffer.count {
+            let n = buffer.withUnsafeBytes { raw in
+                #if canImport(Glibc)
+                Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
+                #else
+                Darwin.write(fd, raw.baseAddress! + done, raw.count - done)
+                #endif
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno == EPIPE { throw OutputClosed() }
+                throw OutputFailed(description: "write to output failed: \(String(cString: strerror(errno)))")
+            }
+            done += n
+        }
+    }
+
+    /// Columns of the terminal, if the output is one.
+    public var terminalWidth: Int? {
+        guard isTerminal else { return nil }
+        var size = winsize()
+        if ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return nil
+    }
+}

@@ -1,0 +1,20 @@
+import BTCapture
+import BTDecode
+import BTQuery
+
+/// A sink that prints Packets. The table, the tree and (later) JSON and CSV all take this shape,
+/// so `show`, `capture` and `export` drive any of them the same way.
+public protocol PacketRenderer {
+    mutating func render(_ packet: Packet, to out: OutputWriter) throws
+    /// Called once at the end with the counts of everything rendered.
+    mutating func finish(_ statistics: CaptureStatistics, to out: OutputWriter) throws
+}
+
+public struct RenderOptions: Sendable {
+    public var time: TimeFormatter.Mode = .abs
+    public var style = Style(enabled: false)
+    /// Cut lines to this many columns (a terminal); nil: never cut.
+    public var width: Int?
+    public var hex = false
+    public init() {}
+}
