@@ -1,0 +1,108 @@
+import XCTest
+@testable import BTCapture
+import BTFixtures
+
+/// Containers, round trips and the committed fixtures.
+final class FixtureTests: XCTestCase {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures").path
+
+    func read(_ reader: FrameReader) throws -> [Frame] {
+        var frames: [Frame] = []
+        while let frame = try reader.next() { frames.append(frame) }
+        return frames
+    }
+
+    func fixture(_ name: String) -> String { FixtureTests.fixtures + "/" + name }
+
+    /// Same packets, whatever stored them: compares what every format keeps.
+    func assertSamePackets(_ a: [Frame], _ b: [Frame], file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(a.count, b.count, file: file, line: line)
+        for (x, y) in zip(a, b) {
+            XCTAssertEqual(x.kind, y.kind, "packet \(x.number)", file: file, line: line)
+            XCTAssertEqual(x.direction, y.direction, "packet \(x.number)", file: file, line: line)
+            XCTAssertEqual(Array(x.bytes), Array(y.bytes), "packet \(x.number)", file: file, line: line)
+            XCTAssertEqual(x.timestamp, y.timestamp, "packet \(x.number)", file: file, line: line)
+        }
+    }
+
+    func testRoundTripEveryWriter() throws {
+        let dual = Scenarios.wwdcDual()
+        let monitor = Scenarios.monitorSession()
+        let hciOnly = Scenarios.renumbered(dual.filter { $0.kind.isHCI })
+        let cases: [(CaptureFileFormat, [Frame])] = [
+            (.btsnoopH4, hciOnly), (.btsnoopHCI, hciOnly), (.btsnoopMonitor, monitor), (.pklg, dual),
+            (.pcapH4, hciOnly), (.pcapMonitor, monitor), (.pcapng, monitor),
+        ]
+        for (format, frames) in cases {
+            let bytes = try FixtureContainers.encode(frames, as: format)
+            let back = try read(try CaptureInput.open(bytes: bytes))
+            XCTAssertEqual(back, frames, "\(format)")
+        }
+    }
+
+    func testBTSnoopRewriteIsByteIdentical() throws {
+        for name in ["wwdc-dual.btsnoop", "wwdc-dual-hci.btsnoop", "wwdc-dual-monitor.btsnoop"] {
+            let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixture(name))))
+            let reader = try CaptureInput.open(fixture(name))
+            let sink = MemorySink()
+            let writer = try CaptureWriters.make(reader.nativeFormat, sink: sink)
+            while let frame = try reader.next() { try writer.write(frame) }
+            try writer.close()
+            XCTAssertEqual(sink.bytes, original, name)
+        }
+    }
+
+    func testEveryFixtureFormatHoldsTheSamePackets() throws {
+        let reference = try read(try CaptureInput.open(fixture("wwdc-dual.btsnoop")))
+        for name in ["wwdc-dual.pcap", "wwdc-dual.btsnoop.gz", "wwdc-dual-hci.btsnoop", "bugreport-btsnooz.txt",
+                     "bugreport-demo.zip"] {
+            assertSamePackets(try read(try CaptureInput.open(fixture(name))), reference)
+        }
+        for name in ["wwdc-dual-h5.btsnoop", "wwdc-dual-bcsp.btsnoop"] {
+            let hci = try read(try CaptureInput.open(fixture(name))).filter { $0.kind.isHCI }
+            XCTAssertEqual(hci.map { Array($0.bytes) }, reference.map { Array($0.bytes) }, name)
+            XCTAssertEqual(hci.map(\.kind), reference.map(\.kind), name)
+        }
+        let pklg = try read(try CaptureInput.open(fixture("wwdc-dual.pklg")))
+        let bigEndian = try read(try CaptureInput.open(fixture("wwdc-dual-be.pklg")))
+        assertSamePackets(pklg, bigEndian)
+        assertSamePackets(pklg.filter { $0.kind.isHCI }, reference)
+    }
+
+    func testSysdiagnoseReadsNewestOrChosenMember() throws {
+        let newest = try CaptureInput.open(fixture("sysdiagnose_demo.tar.gz"))
+        XCTAssertTrue(newest.warnings.first?.message.contains("holds 2 packet log") ?? false)
+        XCTAssertEqual(try read(newest).count, Scenarios.wwdcDual().count)
+        let older = try CaptureInput.open(fixture("sysdiagnose_demo.tar.gz"),
+                                          options: InputOptions(member: "bluetoothd-hci-2019_05_08-22_10_00.pklg"))
+        XCTAssertEqual(try read(older).count, 12)
+        XCTAssertThrowsError(try CaptureInput.open(fixture("sysdiagnose_demo.tar.gz"), options: InputOptions(member: "nope.pklg")))
+    }
+
+    func testSysdiagnoseFolder() throws {
+        let folder = NSTemporaryDirectory() + "btlog-sysdiagnose-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder + "/logs/Bluetooth", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: fixture("wwdc-dual.pklg"), toPath: folder + "/logs/Bluetooth/hci.pklg")
+        XCTAssertEqual(try read(try CaptureInput.open(folder)).count, Scenarios.wwdcDual().count)
+        let empty = NSTemporaryDirectory() + "btlog-empty-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        XCTAssertThrowsError(try CaptureInput.open(empty)) { XCTAssertTrue("\($0)".contains("no PacketLogger file")) }
+    }
+
+    func testBugreportZipListsLogsNewestFirst() throws {
+        let reader = try CaptureInput.open(fixture("bugreport-demo.zip"))
+        XCTAssertTrue(reader.warnings.first?.message.contains("reading the newest, FS/data/misc/bluetooth/logs/btsnoop_hci.log ") ?? false,
+                      reader.warnings.first?.message ?? "")
+        let last = try CaptureInput.open(fixture("bugreport-demo.zip"), options: InputOptions(member: "btsnoop_hci.log.last"))
+        XCTAssertEqual(try read(last).count, 12)
+    }
+
+    func testStandardInputStyleStreamOfPcap() throws {
+        // A pcap arriving through a pipe (no file path) is fed to libpcap as it arrives.
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixture("wwdc-dual.pcapng"))))
+        let streamed = try read(try CaptureInput.open(bytes: bytes))
+        let fromFile = try read(try CaptureInput.open(fixture("wwdc-dual.pcapng")))
+        XCTAssertEqual(streamed, fromFile)
+    }
+}
