@@ -14,6 +14,7 @@ public struct PacketSelection: Sendable {
     public static func parseRange(_ text: String) -> ClosedRange<Int>? {
         let parts = text.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         if parts.count == 1 { return Int(parts[0]).flatMap { $0 >= 1 ? $0 ... $0 : nil } }
+        if parts[0].isEmpty && parts[1].isEmpty { return nil }
         let low = parts[0].isEmpty ? 1 : Int(parts[0])
         let high = parts[1].isEmpty ? Int.max : Int(parts[1])
         guard let low, let high, low >= 1, low <= high else { return nil }

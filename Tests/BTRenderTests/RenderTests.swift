@@ -1,0 +1,48 @@
+import XCTest
+import BTCapture
+import BTDecode
+@testable import BTRender
+
+final class RenderTests: XCTestCase {
+    func testTimeModes() {
+        setenv("TZ", "UTC", 1)
+        tzset()
+        var abs = TimeFormatter(mode: .abs)
+        // 2019-05-08 23:04:39.824 UTC
+        XCTAssertEqual(abs.format(1_557_356_679_824_999), "May 08 23:04:39.824")
+        var rel = TimeFormatter(mode: .rel)
+        XCTAssertEqual(rel.format(10_000_000), "0.000000")
+        XCTAssertEqual(rel.format(12_500_001), "2.500001")
+        var delta = TimeFormatter(mode: .delta)
+        _ = delta.format(5)
+        XCTAssertEqual(delta.format(1_000_010), "1.000005")
+        var epoch = TimeFormatter(mode: .epoch)
+        XCTAssertEqual(epoch.format(1_557_356_679_824_123), "1557356679.824123")
+    }
+
+    func testHexDumpLine() {
+        // The ACL packet from PacketLogger's hierarchical view.
+        let bytes: [UInt8] = [0x44, 0x00, 0x0B, 0x00, 0x07, 0x00, 0x04, 0x00, 0x08, 0x18, 0x00, 0xFF, 0xFF, 0x03, 0x28]
+        XCTAssertEqual(HexDump.lines(bytes[...]), ["00000000: 4400 0B00 0700 0400 0818 00FF FF03 28    D.............("])
+    }
+
+    func testTableRowColumns() {
+        setenv("TZ", "UTC", 1)
+        tzset()
+        let frame = Frame(number: 7, timestamp: 1_557_356_679_825_000, kind: .event, direction: .received,
+                          bytes: [0x3E, 0x0F, 0x02, 0x01, 0x00, 0x01, 0xAB, 0xC0, 0x6D, 0x97, 0x18, 0x24, 0x03, 0x02, 0x01, 0x1A, 0xBD])
+        var table = TableRenderer(options: RenderOptions())
+        XCTAssertEqual(table.row(Decoder().decode(frame)),
+                       "     7  May 08 23:04:39.825  HCI Event               24:18:97:6D:C0:AB  LE - Advertising Report - 1 Report - Normal - Random - 24:18:97:6D:C0:AB -67 dBm")
+        var narrow = RenderOptions()
+        narrow.width = 40
+        var cut = TableRenderer(options: narrow)
+        XCTAssertEqual(cut.row(Decoder().decode(frame)).count, 40)
+    }
+
+    func testColourOnlyWhenEnabled() {
+        let style = Style(enabled: true)
+        XCTAssertEqual(style.paint("x", Style.red), "\u{1B}[31mx\u{1B}[0m")
+        XCTAssertEqual(Style(enabled: false).paint("x", Style.red), "x")
+    }
+}
