@@ -1,0 +1,147 @@
+import XCTest
+import Foundation
+
+/// Runs the built `btlog` executable as a user would.
+enum Tool {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static var btlog: String {
+        let candidates = [Bundle.main.bundleURL.appendingPathComponent("btlog").path,
+                          Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("btlog").path,
+                          root.appendingPathComponent(".build/debug/btlog").path]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates.last!
+    }
+
+    static func find(_ name: String) -> String? {
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let path = "\(dir)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return nil
+    }
+
+    struct Result { var status: Int32; var out: String; var err: String }
+
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["TZ"] = "UTC"
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        process.currentDirectoryURL = root
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let input = Pipe()
+        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        try process.run()
+        if let stdin {
+            input.fileHandleForWriting.write(stdin)
+            try input.fileHandleForWriting.close()
+        }
+        var outData = Data(), errData = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        errData = err.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
+                      err: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+final class CommandLineTests: XCTestCase {
+    func btlog(_ arguments: String..., stdin: Data? = nil) throws -> Tool.Result {
+        try Tool.run(Tool.btlog, arguments, stdin: stdin)
+    }
+
+    func testShowFixture() throws {
+        let result = try btlog("Fixtures/wwdc-dual.pklg")
+        XCTAssertEqual(result.status, 0, result.err)
+        let lines = result.out.split(separator: "\n")
+        XCTAssertEqual(lines.count, 64)
+        XCTAssertEqual(lines.last, "63 packets (0 errors) · 12 HCI commands · 23 events · 24 ACL · 0 SCO · 4 other · 0.070 s")
+        XCTAssertTrue(lines.contains { $0.contains("Syslog") && $0.contains("Power state is ON") })
+        XCTAssertTrue(result.out.contains("HCI Event               24:18:97:6D:C0:AB  LE - Advertising Report - 1 Report - Normal - Random - 24:18:97:6D:C0:AB -67 dBm"))
+    }
+
+    func testDefaultCommandAndSelection() throws {
+        let result = try btlog("show", "--packets", "4-5", "--time", "rel", "Fixtures/wwdc-dual.btsnoop")
+        XCTAssertEqual(result.status, 0)
+        XCTAssertEqual(result.out.split(separator: "\n").count, 3)
+        XCTAssertTrue(result.out.hasPrefix("     4  0.000000  HCI Event"), result.out)
+        XCTAssertEqual(try btlog("-c", "2", "Fixtures/wwdc-dual.btsnoop").out.split(separator: "\n").count, 3)
+    }
+
+    func testTreeAndHex() throws {
+        let result = try btlog("show", "-V", "-x", "--packets", "38", "Fixtures/wwdc-dual.pklg")
+        XCTAssertEqual(result.status, 0)
+        XCTAssertTrue(result.out.contains("HCI Event    ▼ LE - Connection Complete - Handle: 0x0044"), result.out)
+        XCTAssertTrue(result.out.contains("Connection Handle: 0x0044"))
+        XCTAssertTrue(result.out.contains("00000000: 3E13 0100 4400 0000 3826 24A7 0900 1800"), result.out)
+    }
+
+    func testStandardInput() throws {
+        let bytes = try Data(contentsOf: Tool.root.appendingPathComponent("Fixtures/wwdc-dual.btsnoop.gz"))
+        let result = try btlog("show", "-", stdin: bytes)
+        XCTAssertEqual(result.status, 0, result.err)
+        XCTAssertTrue(result.out.hasSuffix("0.068 s\n"))
+    }
+
+    func testBadInputsSayWhatIsWrong() throws {
+        let garbage = NSTemporaryDirectory() + "btlog-garbage-\(UUID().uuidString).log"
+        try Data([0x50, 0x4B, 0x05, 0x06, 0x01, 0x02, 0x03, 0x04, 0x05]).write(to: URL(fileURLWithPath: garbage))
+        let result = try btlog(garbage)
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.err, "btlog: \(garbage): not a btsnoop, PacketLogger or pcap file (first bytes 50 4b 05 06 01 02 03 04)\n")
+        let missing = try btlog("/nonexistent/capture.pklg")
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.err.contains("No such file or directory"))
+        XCTAssertEqual(try btlog("--packets", "9-1", "Fixtures/wwdc-dual.pklg").status, 2)
+        XCTAssertEqual(try btlog("--bogus", "Fixtures/wwdc-dual.pklg").status, 2)
+        XCTAssertEqual(try btlog("--pklg-utc-offset", "2h", "Fixtures/wwdc-dual.pklg").status, 2)
+        // One bad file does not stop the others.
+        let both = try btlog(garbage, "Fixtures/wwdc-dual.btsnoop")
+        XCTAssertEqual(both.status, 1)
+        XCTAssertTrue(both.out.contains("59 packets"))
+    }
+
+    func testTruncatedFileWarnsAndShowsCompleteRecords() throws {
+        let data = try Data(contentsOf: Tool.root.appendingPathComponent("Fixtures/wwdc-dual.btsnoop"))
+        let cut = NSTemporaryDirectory() + "btlog-cut-\(UUID().uuidString).btsnoop"
+        try data.prefix(data.count - 3).write(to: URL(fileURLWithPath: cut))
+        let result = try btlog(cut)
+        XCTAssertEqual(result.status, 0)
+        XCTAssertTrue(result.out.contains("58 packets"))
+        XCTAssertTrue(result.err.contains("warning:") && result.err.contains("truncated record"), result.err)
+    }
+
+    /// The man page renders without warnings and documents every subcommand and option `--help` lists.
+    func testManPageMatchesHelp() throws {
+        guard let groff = Tool.find("groff") else { throw XCTSkip("groff is not installed") }
+        let rendered = try Tool.run(groff, ["-man", "-Tutf8", "-ww", "man/btlog.1"])
+        XCTAssertEqual(rendered.status, 0)
+        XCTAssertEqual(rendered.err, "", "groff warnings")
+        let page = try String(contentsOf: Tool.root.appendingPathComponent("man/btlog.1"), encoding: .utf8)
+            .replacingOccurrences(of: "\\-", with: "-")
+        let top = try btlog("--help").out
+        // Subcommand lines are indented two spaces; their wrapped descriptions much more.
+        let subcommands = top.components(separatedBy: "SUBCOMMANDS:").last!.split(separator: "\n")
+            .filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }
+            .compactMap { $0.split(separator: " ").first.map(String.init) }.filter { $0 != "See" }
+        XCTAssertFalse(subcommands.isEmpty)
+        for command in subcommands {
+            XCTAssertTrue(page.contains("btlog \(command)"), "man page lacks subcommand \(command)")
+            let help = try btlog(command, "--help").out
+            let options = Set(help.matches(of: try Regex("--[a-z][a-z0-9-]+")).map { String(help[$0.range]) })
+            XCTAssertFalse(options.isEmpty)
+            for option in options {
+                XCTAssertTrue(page.contains(option), "man page lacks \(option) of \(command)")
+            }
+        }
+    }
+}
