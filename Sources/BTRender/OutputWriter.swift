@@ -1,3 +1,4 @@
+import BTCapture
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -40,23 +41,10 @@ public final class OutputWriter {
     }
 
     public func flush() throws {
-        var done = 0
         defer { buffer.removeAll(keepingCapacity: true) }
-        while done < buffer.count {
-            let n = buffer.withUnsafeBytes { raw in
-                #if canImport(Glibc)
-                Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
-                #else
-                Darwin.write(fd, raw.baseAddress! + done, raw.count - done)
-                #endif
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EPIPE { throw OutputClosed() }
-                throw OutputFailed(description: "write to output failed: \(String(cString: strerror(errno)))")
-            }
-            done += n
-        }
+        guard let code = buffer.withUnsafeBytes({ writeFully(fd, $0) }) else { return }
+        if code == EPIPE { throw OutputClosed() }
+        throw OutputFailed(description: "write to output failed: \(String(cString: strerror(code)))")
     }
 
     /// Columns of the terminal, if the output is one.

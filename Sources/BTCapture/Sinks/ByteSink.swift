@@ -51,24 +51,10 @@ public final class FileSink: ByteSink {
     }
 
     public func flush() throws {
-        var done = 0
-        while done < buffer.count {
-            let n = buffer.withUnsafeBytes { raw in
-                #if canImport(Glibc)
-                Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
-                #else
-                Darwin.write(fd, raw.baseAddress! + done, raw.count - done)
-                #endif
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let code = errno
-                buffer.removeAll(keepingCapacity: true)
-                throw CaptureError("\(name): write failed: \(systemErrorText(code))")
-            }
-            done += n
+        defer { buffer.removeAll(keepingCapacity: true) }
+        if let code = buffer.withUnsafeBytes({ writeFully(fd, $0) }) {
+            throw CaptureError("\(name): write failed: \(systemErrorText(code))")
         }
-        buffer.removeAll(keepingCapacity: true)
     }
 
     public func close() throws {
@@ -83,6 +69,24 @@ public final class FileSink: ByteSink {
     deinit {
         if !closed { try? flush(); if ownsDescriptor { _ = Glibc_close(fd) } }
     }
+}
+
+/// Writes every byte to a descriptor, retrying short writes and EINTR; the errno on failure.
+public func writeFully(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+    var done = 0
+    while done < bytes.count {
+        #if canImport(Glibc)
+        let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+        #else
+        let n = Darwin.write(fd, bytes.baseAddress! + done, bytes.count - done)
+        #endif
+        if n < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        done += n
+    }
+    return nil
 }
 
 @inline(__always) func Glibc_close(_ fd: Int32) -> Int32 {
