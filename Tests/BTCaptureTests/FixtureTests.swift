@@ -83,10 +83,12 @@ final class FixtureTests: XCTestCase {
     func testSysdiagnoseFolder() throws {
         let folder = NSTemporaryDirectory() + "btlog-sysdiagnose-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder + "/logs/Bluetooth", withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.copyItem(atPath: fixture("wwdc-dual.pklg"), toPath: folder + "/logs/Bluetooth/hci.pklg")
         XCTAssertEqual(try read(try CaptureInput.open(folder)).count, Scenarios.wwdcDual().count)
         let empty = NSTemporaryDirectory() + "btlog-empty-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: empty) }
         XCTAssertThrowsError(try CaptureInput.open(empty)) { XCTAssertTrue("\($0)".contains("no PacketLogger file")) }
     }
 

@@ -160,6 +160,7 @@ final class ReaderTests: XCTestCase {
     func writeTemporary(_ bytes: [UInt8], suffix: String = "") throws -> String {
         let path = NSTemporaryDirectory() + "btlog-test-\(UUID().uuidString)\(suffix)"
         try Data(bytes).write(to: URL(fileURLWithPath: path))
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
         return path
     }
 

@@ -95,6 +95,7 @@ final class CommandLineTests: XCTestCase {
     func testBadInputsSayWhatIsWrong() throws {
         let garbage = NSTemporaryDirectory() + "btlog-garbage-\(UUID().uuidString).log"
         try Data([0x50, 0x4B, 0x05, 0x06, 0x01, 0x02, 0x03, 0x04, 0x05]).write(to: URL(fileURLWithPath: garbage))
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: garbage) }
         let result = try btlog(garbage)
         XCTAssertEqual(result.status, 1)
         XCTAssertEqual(result.err, "btlog: \(garbage): not a btsnoop, PacketLogger or pcap file (first bytes 50 4b 05 06 01 02 03 04)\n")
@@ -114,6 +115,7 @@ final class CommandLineTests: XCTestCase {
         let data = try Data(contentsOf: Tool.root.appendingPathComponent("Fixtures/wwdc-dual.btsnoop"))
         let cut = NSTemporaryDirectory() + "btlog-cut-\(UUID().uuidString).btsnoop"
         try data.prefix(data.count - 3).write(to: URL(fileURLWithPath: cut))
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: cut) }
         let result = try btlog(cut)
         XCTAssertEqual(result.status, 0)
         XCTAssertTrue(result.out.contains("58 packets"))

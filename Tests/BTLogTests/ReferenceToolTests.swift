@@ -8,6 +8,7 @@ final class ReferenceToolTests: XCTestCase {
     func write(_ frames: [Frame], as format: CaptureFileFormat) throws -> String {
         let path = NSTemporaryDirectory() + "btlog-ref-\(UUID().uuidString).\(format.rawValue)"
         try Data(try FixtureContainers.encode(frames, as: format)).write(to: URL(fileURLWithPath: path))
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
         return path
     }
 
@@ -60,6 +61,7 @@ final class ReferenceToolTests: XCTestCase {
         let hciOnly = Scenarios.renumbered(dual.filter { $0.kind.isHCI })
         let bigEndian = NSTemporaryDirectory() + "btlog-ref-\(UUID().uuidString).pklg"
         try Data(FixtureFiles.bigEndianPacketLogger(hciOnly)).write(to: URL(fileURLWithPath: bigEndian))
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: bigEndian) }
         let files = [try write(hciOnly, as: .btsnoopH4), try write(hciOnly, as: .btsnoopHCI),
                      try write(Scenarios.monitorSession().filter { !crashesBtmon($0) }, as: .btsnoopMonitor), bigEndian]
         // btmon prints a command as "< HCI Command: NAME (0xOGF|0xOCF) plen N".
