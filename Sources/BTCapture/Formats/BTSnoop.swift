@@ -154,7 +154,7 @@ public final class BTSnoopWriter: CaptureWriter {
         switch datalink {
         case .monitor:
             guard let opcode = MonitorOpcode.opcode(for: frame.kind, direction: frame.direction) else { return false }
-            flags = UInt32(frame.controller == Frame.systemController && frame.kind.isHCI ? 0 : frame.controller) << 16 | UInt32(opcode)
+            flags = UInt32(frame.controller) << 16 | UInt32(opcode)
         case .uart:
             switch frame.kind {
             case .unrecognized(let code) where code <= 0xFF: prefix = UInt8(code)
