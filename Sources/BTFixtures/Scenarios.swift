@@ -107,6 +107,16 @@ public enum Scenarios {
         return renumbered(frames)
     }
 
+    /// Each format btlog writes, with the scenario that uses what it can hold: HCI packets for
+    /// H4 and HCI datalinks, the monitor session for monitor ones, everything for PacketLogger.
+    public static func everyWriterFormat() -> [(CaptureFileFormat, [Frame])] {
+        let dual = wwdcDual()
+        let monitor = monitorSession()
+        let hciOnly = renumbered(dual.filter { $0.kind.isHCI })
+        return [(.btsnoopH4, hciOnly), (.btsnoopHCI, hciOnly), (.btsnoopMonitor, monitor), (.pklg, dual),
+                (.pcapH4, hciOnly), (.pcapMonitor, monitor), (.pcapng, monitor)]
+    }
+
     public static func renumbered(_ frames: [Frame]) -> [Frame] {
         frames.enumerated().map { index, frame in
             var copy = frame

@@ -27,14 +27,7 @@ final class FixtureTests: XCTestCase {
     }
 
     func testRoundTripEveryWriter() throws {
-        let dual = Scenarios.wwdcDual()
-        let monitor = Scenarios.monitorSession()
-        let hciOnly = Scenarios.renumbered(dual.filter { $0.kind.isHCI })
-        let cases: [(CaptureFileFormat, [Frame])] = [
-            (.btsnoopH4, hciOnly), (.btsnoopHCI, hciOnly), (.btsnoopMonitor, monitor), (.pklg, dual),
-            (.pcapH4, hciOnly), (.pcapMonitor, monitor), (.pcapng, monitor),
-        ]
-        for (format, frames) in cases {
+        for (format, frames) in Scenarios.everyWriterFormat() {
             let bytes = try FixtureContainers.encode(frames, as: format)
             let back = try read(try CaptureInput.open(bytes: bytes))
             XCTAssertEqual(back, frames, "\(format)")

@@ -26,14 +26,7 @@ final class ReferenceToolTests: XCTestCase {
 
     func testTsharkReadsEveryWrittenFormat() throws {
         guard let tshark = Tool.find("tshark") else { throw XCTSkip("tshark is not installed (apt-get install tshark)") }
-        let dual = Scenarios.wwdcDual()
-        let monitor = Scenarios.monitorSession()
-        let hciOnly = Scenarios.renumbered(dual.filter { $0.kind.isHCI })
-        let cases: [(CaptureFileFormat, [Frame])] = [
-            (.btsnoopH4, hciOnly), (.btsnoopHCI, hciOnly), (.btsnoopMonitor, monitor), (.pklg, dual),
-            (.pcapH4, hciOnly), (.pcapMonitor, monitor), (.pcapng, monitor),
-        ]
-        for (format, frames) in cases {
+        for (format, frames) in Scenarios.everyWriterFormat() {
             let path = try write(frames, as: format)
             let result = try Tool.run(tshark, ["-r", path, "-T", "fields", "-E", "separator=/t", "-e", "frame.number",
                                                "-e", "bthci_cmd.opcode", "-e", "bthci_evt.code", "-e", "bthci_acl.chandle"])
