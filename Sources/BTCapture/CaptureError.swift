@@ -13,9 +13,7 @@ public struct CaptureWarning: Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-func hexBytes<C: Collection>(_ bytes: C, limit: Int = 8) -> String where C.Element == UInt8 {
-    bytes.prefix(limit).map { byte in
-        let digits = String(byte, radix: 16)
-        return digits.count == 1 ? "0" + digits : digits
-    }.joined(separator: " ")
+/// "first bytes 50 4b 03 04 ...": how an error shows what a file starts with.
+func firstBytes<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+    Hex.bytes(bytes.prefix(8)).lowercased()
 }

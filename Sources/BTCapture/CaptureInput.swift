@@ -69,7 +69,7 @@ public enum CaptureInput {
             if let reader = try openBtsnooz(input: input, name: name) { return reader }
             throw CaptureError("\(name): not a btsnoop, PacketLogger or pcap file, and its text holds no Android btsnooz section (BTSNOOP_LOG_SUMMARY)")
         }
-        throw CaptureError("\(name): not a btsnoop, PacketLogger or pcap file (first bytes \(hexBytes(bytes)))")
+        throw CaptureError("\(name): not a btsnoop, PacketLogger or pcap file (first bytes \(firstBytes(bytes)))")
     }
 
     /// nil if not pcap; false for pcap, true for pcapng.
@@ -140,7 +140,7 @@ public enum CaptureInput {
         // A zip is read from its central directory at the end: spool a stream to a file first.
         var zipPath = plainFile
         if zipPath == nil {
-            let spooled = try Spool.makeFile(suffix: ".zip")
+            let spooled = try Spool.makeFile()
             while try input.ensure(1) { try spooled.sink.write(Array(input.take(input.available))) }
             try spooled.sink.close()
             zipPath = spooled.path
@@ -189,7 +189,7 @@ public enum CaptureInput {
     }
 
     static func extract(_ entry: Entry, archive: Archive, name: String) throws -> String {
-        let spooled = try Spool.makeFile(suffix: "")
+        let spooled = try Spool.makeFile()
         do {
             _ = try archive.extract(entry, skipCRC32: false) { data in
                 try spooled.sink.write([UInt8](data))

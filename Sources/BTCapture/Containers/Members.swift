@@ -51,24 +51,22 @@ enum MemberChoice {
 
 /// Temporary files for members spooled out of a stream; removed when the process ends.
 enum Spool {
-    nonisolated(unsafe) static var directory: String?
-
-    static func makeFile(suffix: String) throws -> (path: String, sink: FileSink) {
+    static func makeFile() throws -> (path: String, sink: FileSink) {
         let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
         var template = Array("\(base)/btlog-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw CaptureError("cannot create a temporary file in \(base): \(systemErrorText(errno))") }
         let path = String(cString: template)
-        atexit_paths.append(path)
+        spooledPaths.append(path)
         registerCleanup()
         return (path, FileSink(fd: fd, name: path, ownsDescriptor: true))
     }
 
-    nonisolated(unsafe) static var atexit_paths: [String] = []
+    nonisolated(unsafe) static var spooledPaths: [String] = []
     nonisolated(unsafe) static var registered = false
     static func registerCleanup() {
         guard !registered else { return }
         registered = true
-        atexit { for path in Spool.atexit_paths { unlink(path) } }
+        atexit { for path in Spool.spooledPaths { unlink(path) } }
     }
 }

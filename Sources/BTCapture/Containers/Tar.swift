@@ -36,7 +36,7 @@ enum TarArchive {
                 continue
             case 0, UInt8(ascii: "0"), UInt8(ascii: "7"):
                 if matching(memberName) {
-                    let spooled = try Spool.makeFile(suffix: ".pklg")
+                    let spooled = try Spool.makeFile()
                     var remaining = size
                     while remaining > 0 {
                         if input.available == 0, !(try input.ensure(1)) {

@@ -37,7 +37,7 @@ public final class BTSnoopReader: FrameReaderBase, FrameReader {
             throw CaptureError("\(name): btsnoop header cut short at byte \(input.available) of 16")
         }
         guard input.peek(8).elementsEqual(BTSnoop.magic) else {
-            throw CaptureError("\(name): not a btsnoop file (first bytes \(hexBytes(input.peek(8))))")
+            throw CaptureError("\(name): not a btsnoop file (first bytes \(firstBytes(input.peek(8))))")
         }
         let version = input.u32be(at: 8)
         guard version == 1 else {

@@ -61,13 +61,13 @@ public final class FileSink: ByteSink {
         guard !closed else { return }
         closed = true
         try flush()
-        if ownsDescriptor, Glibc_close(fd) != 0 {
+        if ownsDescriptor, closeDescriptor(fd) != 0 {
             throw CaptureError("\(name): close failed: \(systemErrorText(errno))")
         }
     }
 
     deinit {
-        if !closed { try? flush(); if ownsDescriptor { _ = Glibc_close(fd) } }
+        if !closed { try? flush(); if ownsDescriptor { _ = closeDescriptor(fd) } }
     }
 }
 
@@ -89,7 +89,7 @@ public func writeFully(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
     return nil
 }
 
-@inline(__always) func Glibc_close(_ fd: Int32) -> Int32 {
+@inline(__always) func closeDescriptor(_ fd: Int32) -> Int32 {
     #if canImport(Glibc)
     return Glibc.close(fd)
     #else

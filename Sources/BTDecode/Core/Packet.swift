@@ -73,7 +73,8 @@ public struct Field {
     public var display: String?
     public var range: Range<Int>?
 
-    public var text: String { display ?? value.text }
+    /// How the tree shows it.
+    public var text: String { display ?? value.displayText }
 }
 
 public enum FieldValue: Equatable {
@@ -81,7 +82,8 @@ public enum FieldValue: Equatable {
     case signed(Int64)
     case bool(Bool)
     case text(String)
-    case bytes([UInt8])
+    /// Borrowed from the frame: no copy and no text until a sink asks for it.
+    case bytes(ArraySlice<UInt8>)
     case address(BDAddr)
 
     /// The value in the form `--fields` prints: hex with 0x for integers, AA:BB:.. for addresses.
@@ -94,6 +96,12 @@ public enum FieldValue: Equatable {
         case .bytes(let b): return Hex.bytes(b, separator: "")
         case .address(let a): return a.description
         }
+    }
+
+    /// For a person: bytes as spaced pairs, everything else as `text`.
+    public var displayText: String {
+        if case .bytes(let b) = self { return Hex.bytes(b) }
+        return text
     }
 
     public static func u8(_ v: UInt8) -> FieldValue { .unsigned(UInt64(v), width: 2) }

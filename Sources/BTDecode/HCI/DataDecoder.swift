@@ -21,7 +21,7 @@ enum DataDecoder {
         }
         let payload = c.rest()
         if !payload.isEmpty {
-            layer.add(DataFields.payload, .bytes(Array(payload)), Hex.bytes(payload), at: 4 ..< 4 + payload.count)
+            layer.add(DataFields.payload, .bytes(payload), at: 4 ..< 4 + payload.count)
         }
     }
 
@@ -49,7 +49,7 @@ enum DataDecoder {
         layer.summary = "Data [Handle: \(Hex.u16(handle)), Length: \(length)]"
         if Int(length) != c.remaining { packet.addIssue(.warning, "SCO length \(length) but \(c.remaining) bytes follow") }
         let payload = c.rest()
-        if !payload.isEmpty { layer.add(DataFields.payload, .bytes(Array(payload)), Hex.bytes(payload), at: 3 ..< 3 + payload.count) }
+        if !payload.isEmpty { layer.add(DataFields.payload, .bytes(payload), at: 3 ..< 3 + payload.count) }
     }
 
     static func decodeISO(_ c: inout ByteCursor, into packet: inout Packet, session: Session) throws {
@@ -67,6 +67,6 @@ enum DataDecoder {
         layer.summary = "Data [Handle: \(Hex.u16(handle)), Length: \(length)]"
         if Int(length) != c.remaining { packet.addIssue(.warning, "ISO length \(length) but \(c.remaining) bytes follow") }
         let payload = c.rest()
-        if !payload.isEmpty { layer.add(DataFields.payload, .bytes(Array(payload)), Hex.bytes(payload), at: 4 ..< 4 + payload.count) }
+        if !payload.isEmpty { layer.add(DataFields.payload, .bytes(payload), at: 4 ..< 4 + payload.count) }
     }
 }

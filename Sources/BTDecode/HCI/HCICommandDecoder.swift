@@ -23,7 +23,7 @@ enum HCICommandDecoder {
         if !params.isAtEnd {
             let at = params.offset + 3
             let rest = params.rest()
-            layer.add(HCIFields.parameters, .bytes(Array(rest)), Hex.bytes(rest), at: at ..< at + rest.count)
+            layer.add(HCIFields.parameters, .bytes(rest), at: at ..< at + rest.count)
         }
     }
 

@@ -44,7 +44,7 @@ enum HCIEventDecoder {
             addStatus(status, &layer, &packet)
             layer.add(HCIFields.handle, .u16(handle))
             layer.add(HCIFields.address, .address(address))
-            layer.add(HCIFields.linkType, .u8(linkType), ["SCO", "ACL", "eSCO"].indices.contains(Int(linkType)) ? ["SCO", "ACL", "eSCO"][Int(linkType)] : "Reserved")
+            layer.add(HCIFields.linkType, .u8(linkType), linkType == 0 ? "SCO" : linkType == 1 ? "ACL" : linkType == 2 ? "eSCO" : "Reserved")
             layer.summary += " - Handle: \(Hex.u16(handle)) - \(address)"
             packet.handle = handle
             packet.peer = address
@@ -97,7 +97,7 @@ enum HCIEventDecoder {
         if !params.isAtEnd {
             let at = params.offset + 2
             let rest = params.rest()
-            layer.add(HCIFields.parameters, .bytes(Array(rest)), Hex.bytes(rest), at: at ..< at + rest.count)
+            layer.add(HCIFields.parameters, .bytes(rest), at: at ..< at + rest.count)
         }
     }
 
@@ -180,7 +180,7 @@ enum HCIEventDecoder {
                 layer.add(AdvertisingFields.eventType, .u8(eventType), advertisingEventName(eventType))
                 layer.add(AdvertisingFields.addressType, .u8(addressType), HCICommandDecoder.addressTypeName(addressType))
                 layer.add(AdvertisingFields.address, .address(address))
-                layer.add(AdvertisingFields.data, .bytes(Array(data)), Hex.bytes(data))
+                layer.add(AdvertisingFields.data, .bytes(data))
                 layer.add(AdvertisingFields.rssi, .signed(Int64(rssi)), "\(rssi) dBm")
                 layer.summary += " - \(advertisingEventName(eventType)) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address) \(rssi) dBm"
                 if packet.peer == nil { packet.peer = address }

@@ -89,7 +89,7 @@ enum SystemDecoder {
             layer.summary = "hci\(packet.frame.controller)"
         default:
             let rest = c.rest()
-            layer.add(DataFields.payload, .bytes(Array(rest)), Hex.bytes(rest))
+            layer.add(DataFields.payload, .bytes(rest))
             layer.summary = rest.isEmpty ? "" : "\(rest.count) bytes"
         }
     }
