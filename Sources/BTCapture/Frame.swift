@@ -191,3 +191,18 @@ public enum MonitorOpcode {
         }
     }
 }
+
+/// Timestamp arithmetic that holds for any 64-bit value a file may contain.
+public enum Microseconds {
+    /// Whole seconds (rounded down) and the microseconds past them (0 ..< 1,000,000).
+    public static func split(_ micros: Int64) -> (seconds: Int64, micros: Int64) {
+        let seconds = micros / 1_000_000, rest = micros % 1_000_000
+        return rest < 0 ? (seconds - 1, rest + 1_000_000) : (seconds, rest)
+    }
+
+    /// a - b, clamped to the representable range instead of trapping.
+    public static func difference(_ a: Int64, _ b: Int64) -> Int64 {
+        let (value, overflow) = a.subtractingReportingOverflow(b)
+        return overflow ? (a < b ? .min : .max) : value
+    }
+}

@@ -37,7 +37,7 @@ public struct CaptureStatistics: Sendable {
     }
 
     /// Time from the earliest to the latest packet, in microseconds.
-    public var span: Int64 { (lastTimestamp ?? 0) - (firstTimestamp ?? 0) }
+    public var span: Int64 { Microseconds.difference(lastTimestamp ?? 0, firstTimestamp ?? 0) }
 
     public var statusLine: String {
         var parts = ["\(packets) packet\(packets == 1 ? "" : "s") (\(errors) error\(errors == 1 ? "" : "s"))",

@@ -1,3 +1,4 @@
+import BTCapture
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -28,16 +29,17 @@ public struct TimeFormatter {
         defer { previous = micros; if first == nil { first = micros } }
         switch mode {
         case .abs:
-            var seconds = time_t(micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000)
-            let millis = Int((micros - Int64(seconds) * 1_000_000) / 1000)
+            let split = Microseconds.split(micros)
+            var seconds = time_t(split.seconds)
+            let millis = Int(split.micros / 1000)
             var parts = tm()
             localtime_r(&seconds, &parts)
             let month = TimeFormatter.months[Int(parts.tm_mon) % 12]
             return "\(month) \(pad(Int(parts.tm_mday), 2)) \(pad(Int(parts.tm_hour), 2)):\(pad(Int(parts.tm_min), 2)):\(pad(Int(parts.tm_sec), 2)).\(pad(millis, 3))"
         case .rel:
-            return TimeFormatter.seconds(micros - (first ?? micros))
+            return TimeFormatter.seconds(Microseconds.difference(micros, first ?? micros))
         case .delta:
-            return TimeFormatter.seconds(micros - (previous ?? micros))
+            return TimeFormatter.seconds(Microseconds.difference(micros, previous ?? micros))
         case .epoch:
             return TimeFormatter.seconds(micros)
         }

@@ -2,6 +2,7 @@ import XCTest
 import BTCapture
 import BTDecode
 @testable import BTRender
+import BTQuery
 
 final class RenderTests: XCTestCase {
     func testTimeModes() {
@@ -44,5 +45,69 @@ final class RenderTests: XCTestCase {
         let style = Style(enabled: true)
         XCTAssertEqual(style.paint("x", Style.red), "\u{1B}[31mx\u{1B}[0m")
         XCTAssertEqual(Style(enabled: false).paint("x", Style.red), "x")
+    }
+}
+
+/// Timestamps come from files unchecked: any 64-bit value must print, count and write back.
+final class ExtremeTimestampTests: XCTestCase {
+    func testExtremeTimestampsRenderCountAndWrite() throws {
+        let stamps: [Int64] = [.min, .min + 1, -1, 0, 999_999, .max - 1, .max]
+        var statistics = BTQuery.CaptureStatistics()
+        let decoder = Decoder()
+        for mode in TimeFormatter.Mode.allCases {
+            var options = RenderOptions()
+            options.time = mode
+            var table = TableRenderer(options: options)
+            for stamp in stamps {
+                let packet = decoder.decode(Frame(number: 1, timestamp: stamp, kind: .command, direction: .sent, bytes: [0x03, 0x0C, 0x00]))
+                XCTAssertTrue(table.row(packet).contains("Reset"))
+                statistics.add(packet)
+            }
+        }
+        XCTAssertTrue(statistics.statusLine.hasSuffix(" s"))
+        for format in CaptureFileFormat.allCases {
+            let writer = try CaptureWriters.make(format, sink: MemorySink())
+            for stamp in stamps {
+                try writer.write(Frame(number: 1, timestamp: stamp, kind: .command, direction: .sent, bytes: [0x03, 0x0C, 0x00]))
+            }
+        }
+        var abs = TimeFormatter(mode: .abs)
+        setenv("TZ", "UTC", 1)
+        tzset()
+        XCTAssertEqual(abs.format(-1), "Dec 31 23:59:59.999")
+    }
+}
+
+/// Corrupted captures go all the way through: read, decode, count and print (table and tree).
+final class DamagedRenderingTests: XCTestCase {
+    func testCorruptedFixturesRender() throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures")
+        let devNull = open("/dev/null", O_WRONLY)
+        defer { close(devNull) }
+        let out = OutputWriter(fd: devNull)
+        var generator = SystemRandomNumberGenerator()
+        var options = RenderOptions()
+        options.hex = true
+        for name in ["wwdc-dual.btsnoop", "wwdc-dual.pklg", "wwdc-dual-monitor.btsnoop", "wwdc-dual.pcap"] {
+            let bytes = [UInt8](try Data(contentsOf: fixtures.appendingPathComponent(name)))
+            for _ in 0 ..< 150 {
+                var damaged = bytes
+                for _ in 0 ... Int.random(in: 0 ..< 8, using: &generator) {
+                    damaged[Int.random(in: 0 ..< damaged.count, using: &generator)] = UInt8.random(in: 0 ... 255, using: &generator)
+                }
+                guard let reader = try? CaptureInput.open(bytes: damaged) else { continue }
+                let decoder = Decoder()
+                var table = TableRenderer(options: options), tree = TreeRenderer(options: options)
+                var statistics = CaptureStatistics()
+                while let frame = try? reader.next() {
+                    let packet = decoder.decode(frame)
+                    try table.render(packet, to: out)
+                    try tree.render(packet, to: out)
+                    statistics.add(packet)
+                }
+                try table.finish(statistics, to: out)
+            }
+        }
     }
 }

@@ -78,11 +78,11 @@ public enum Btsnooz {
             entries.append(Entry(delta: delta, type: type, data: records[dataStart ..< dataStart + length - 1], original: original))
             offset = dataStart + length - 1
         }
-        var time = last - entries.reduce(0) { $0 + $1.delta }
+        var time = last &- entries.reduce(0) { $0 &+ $1.delta }
         var frames: [Frame] = []
         frames.reserveCapacity(entries.count)
         for entry in entries {
-            time += entry.delta
+            time &+= entry.delta
             let kind: FrameKind
             let direction: Direction
             switch entry.type {

@@ -160,9 +160,7 @@ public final class PacketLoggerWriter: CaptureWriter {
 
     public func write(_ frame: Frame) throws -> Bool {
         guard let type = PacketLogger.type(for: frame.kind, direction: frame.direction) else { return false }
-        let local = frame.timestamp + utcOffset
-        let seconds = local >= 0 ? local / 1_000_000 : (local - 999_999) / 1_000_000
-        let micros = local - seconds * 1_000_000
+        let (seconds, micros) = Microseconds.split(frame.timestamp &+ utcOffset)
         record.removeAll(keepingCapacity: true)
         record.appendLE(UInt32(9 + frame.bytes.count))
         record.appendLE(UInt32(truncatingIfNeeded: seconds))

@@ -186,10 +186,10 @@ public final class PcapWriter: CaptureWriter {
 
     public func write(_ frame: Frame) throws -> Bool {
         guard let pseudo = PcapEncoding.pseudoHeader(for: frame, linkType: linkType) else { return false }
-        let seconds = frame.timestamp >= 0 ? frame.timestamp / 1_000_000 : (frame.timestamp - 999_999) / 1_000_000
+        let (seconds, micros) = Microseconds.split(frame.timestamp)
         record.removeAll(keepingCapacity: true)
         record.appendLE(UInt32(truncatingIfNeeded: seconds))
-        record.appendLE(UInt32(frame.timestamp - seconds * 1_000_000))
+        record.appendLE(UInt32(micros))
         record.appendLE(UInt32(pseudo.count + frame.bytes.count))
         record.appendLE(UInt32(pseudo.count + frame.originalLength))
         record.append(contentsOf: pseudo)
