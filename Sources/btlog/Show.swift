@@ -58,6 +58,7 @@ enum ShowPipeline {
         var statistics = CaptureStatistics()
         var shown = 0
         func drainWarnings() {
+            guard !reader.warnings.isEmpty else { return }
             for warning in reader.warnings { FileHandleStderr.warning(warning.message) }
             reader.warnings.removeAll()
         }

@@ -189,6 +189,22 @@ final class ReaderTests: XCTestCase {
         }
     }
 
+    func testStreamedPcapReportsCorruptCompressionAndStopsEarlyQuietly() throws {
+        let records = (0 ..< 40_000).map { _ in be32(0) + [0x01, 0x03, 0x0C, 0x00] }
+        let file = pcapFile(linkType: 201, records: records)
+        // Cut the gzip short: the frames before the damage are read and the warning says why it ended.
+        let cut = Array(FixtureContainers.gzip(file).dropLast(40))
+        let (frames, warnings, _) = try readAll(cut)
+        XCTAssertGreaterThan(frames.count, 30_000)
+        XCTAssertTrue(warnings.first?.message.contains("compressed data ends early") ?? false, "\(warnings)")
+        // A reader dropped after one record ends the copying thread without a SIGPIPE.
+        do {
+            let reader = try CaptureInput.open(bytes: file)
+            XCTAssertNotNil(try reader.next())
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+    }
+
     func testPcapMonitorHeaderIsBigEndian() throws {
         let file = pcapFile(linkType: 254, records: [be16(2) + be16(3) + [0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00]])
         let (frames, _, _) = try readAll(file)

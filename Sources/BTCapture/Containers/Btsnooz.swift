@@ -19,16 +19,18 @@ public enum Btsnooz {
         var line: [UInt8] = []
         var inside = false
         var base64: [UInt8] = []
+        // Whole buffers at a time: bugreports run to hundreds of megabytes of text.
         while try input.ensure(1) {
-            let byte = input.take(1).first!
-            if byte != 0x0A { if line.count < 4096 { line.append(byte) }; continue }
-            defer { line.removeAll(keepingCapacity: true) }
-            if inside {
-                if contains(line, endMarker) { return base64 }
-                base64.append(contentsOf: line.filter { $0 > 0x20 })
-                if base64.count > maximumBase64 { throw CaptureError("btsnooz section is larger than \(maximumBase64) bytes") }
-            } else if contains(line, beginMarker) {
-                inside = true
+            for byte in input.take(input.available) {
+                if byte != 0x0A { if line.count < 4096 { line.append(byte) }; continue }
+                defer { line.removeAll(keepingCapacity: true) }
+                if inside {
+                    if contains(line, endMarker) { return base64 }
+                    base64.append(contentsOf: line.filter { $0 > 0x20 })
+                    if base64.count > maximumBase64 { throw CaptureError("btsnooz section is larger than \(maximumBase64) bytes") }
+                } else if contains(line, beginMarker) {
+                    inside = true
+                }
             }
         }
         return inside ? base64 : nil

@@ -86,7 +86,9 @@ public final class PcapReader: FrameReaderBase, FrameReader {
                 continue
             }
             finished = true
-            if status == PCAP_ERROR {
+            if let failure = feeder?.failure {
+                warnings.append(CaptureWarning("\(failure) after record \(count); every record before it was read"))
+            } else if status == PCAP_ERROR {
                 let message = String(cString: pcap_geterr(handle))
                 warn("\(message) after record \(count); every complete record before it was read")
             }
@@ -125,17 +127,34 @@ public final class PcapReader: FrameReaderBase, FrameReader {
     }
 }
 
-/// Copies a ByteStream into a pipe on its own thread, so a library that reads a FILE* (libpcap)
-/// can read standard input or a decompressed file as it arrives.
+/// Copies a ByteStream into a socket pair on its own thread, so a library that reads a FILE*
+/// (libpcap) can read standard input or a decompressed file as it arrives. A socket rather than a
+/// pipe so that a reader that stops early ends the copy with EPIPE (MSG_NOSIGNAL), never SIGPIPE.
 final class PipeFeeder: @unchecked Sendable {
     let readDescriptor: Int32
     let writeDescriptor: Int32
     let stream: ByteStream
+    let lock = NSLock()
     var thread: Thread?
+    var storedFailure: Error?
+
+    /// Why the copy stopped early, if the stream failed (a corrupt gzip, a read error).
+    var failure: Error? {
+        lock.lock()
+        defer { lock.unlock() }
+        return storedFailure
+    }
 
     init(stream: ByteStream) throws {
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw CaptureError("cannot create a pipe: \(systemErrorText(errno))") }
+        #if canImport(Glibc)
+        let type = Int32(SOCK_STREAM.rawValue)
+        #else
+        let type = SOCK_STREAM
+        #endif
+        guard socketpair(AF_UNIX, type, 0, &fds) == 0 else {
+            throw CaptureError("cannot create a socket pair: \(systemErrorText(errno))")
+        }
         readDescriptor = fds[0]
         writeDescriptor = fds[1]
         self.stream = stream
@@ -146,20 +165,28 @@ final class PipeFeeder: @unchecked Sendable {
 
     private func run() {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        outer: while true {
-            let n = (try? buffer.withUnsafeMutableBytes { try stream.read(into: $0) }) ?? 0
-            if n == 0 { break }
+        defer { close(writeDescriptor) }
+        while true {
+            let n: Int
+            do {
+                n = try buffer.withUnsafeMutableBytes { try stream.read(into: $0) }
+            } catch {
+                lock.lock()
+                storedFailure = error
+                lock.unlock()
+                return
+            }
+            if n == 0 { return }
             var done = 0
             while done < n {
-                let written = buffer.withUnsafeBytes { write(writeDescriptor, $0.baseAddress! + done, n - done) }
-                if written < 0 {
+                let sent = buffer.withUnsafeBytes { send(writeDescriptor, $0.baseAddress! + done, n - done, Int32(MSG_NOSIGNAL)) }
+                if sent < 0 {
                     if errno == EINTR { continue }
-                    break outer // the reader went away
+                    return // the reader went away
                 }
-                done += written
+                done += sent
             }
         }
-        close(writeDescriptor)
     }
 }
 
