@@ -20,7 +20,7 @@ let package = Package(
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ]),
         // Byte cursor, Packet model, field registry, protocol decoders and Session state.
-        .target(name: "BTDecode", dependencies: ["BTCapture"]),
+        .target(name: "BTDecode", dependencies: ["BTCapture"], exclude: ["AssignedNumbers/LICENSE-assigned-numbers"]),
         // Stages that read Packets: selection, statistics (filters and search arrive here later).
         .target(name: "BTQuery", dependencies: ["BTDecode"]),
         // Sinks that print Packets: table, tree, hex dump, colour, the buffered writer.

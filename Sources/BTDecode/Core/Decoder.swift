@@ -13,7 +13,7 @@ public final class Decoder {
             switch frame.kind {
             case .command: try HCICommandDecoder.decode(&cursor, into: &packet, session: &session)
             case .event: try HCIEventDecoder.decode(&cursor, into: &packet, session: &session)
-            case .aclData: try DataDecoder.decodeACL(&cursor, into: &packet, session: session)
+            case .aclData: try DataDecoder.decodeACL(&cursor, into: &packet, session: &session)
             case .scoData: try DataDecoder.decodeSCO(&cursor, into: &packet, session: session)
             case .isoData: try DataDecoder.decodeISO(&cursor, into: &packet, session: session)
             default: try SystemDecoder.decode(&cursor, into: &packet, session: &session)
@@ -31,4 +31,8 @@ public final class Decoder {
         }
         return packet
     }
+
+    /// The end of the capture: what was still open (PDUs being reassembled, requests never
+    /// answered), reported against the packets that opened it.
+    public func finish() -> [SessionReport] { session.finish() }
 }

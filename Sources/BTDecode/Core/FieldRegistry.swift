@@ -20,12 +20,13 @@ public struct FieldDefinition: Hashable, Sendable {
 }
 
 public enum FieldType: String, Sendable {
-    case uint8, uint16, uint32, uint64, int, bool, string, bytes, address, time
+    case uint8, uint16, uint32, uint64, int, bool, string, bytes, address, uuid, time
 }
 
 /// Every protocol's fields, in one list.
 public enum FieldRegistry {
-    public static let all: [FieldDefinition] = FrameFields.all + HCIFields.all + AdvertisingFields.all + DataFields.all + SystemFields.all
+    public static let all: [FieldDefinition] = FrameFields.all + HCIFields.all + AdvertisingFields.all + DataFields.all
+        + L2CAPFields.all + ATTFields.all + GATTFields.all + SMPFields.all + SystemFields.all
 
     static let byName: [String: FieldDefinition] = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
 

@@ -10,6 +10,9 @@ public struct Packet {
     public var handle: UInt16?
     /// The remote device the packet concerns (from the connection or the packet itself).
     public var peer: BDAddr?
+    /// The L2CAP PDU or SDU this packet completed, when it was reassembled from several
+    /// frames: the layers above L2CAP were decoded from it, and their ranges refer to it.
+    public var reassembledPDU: ArraySlice<UInt8>?
 
     public init(frame: Frame) { self.frame = frame }
 
@@ -34,6 +37,12 @@ public struct Packet {
 
     public mutating func addIssue(_ severity: Issue.Severity, _ message: String) {
         issues.append(Issue(severity: severity, message: message, layer: max(0, layers.count - 1)))
+    }
+
+    /// For a decoder that holds its layer outside `layers` while it works: the issue belongs
+    /// to the layer about to be appended.
+    mutating func addIssueOnPendingLayer(_ severity: Issue.Severity, _ message: String) {
+        issues.append(Issue(severity: severity, message: message, layer: layers.count))
     }
 
     /// The first field with this definition, searching from the highest layer down.
@@ -85,6 +94,7 @@ public enum FieldValue: Equatable {
     /// Borrowed from the frame: no copy and no text until a sink asks for it.
     case bytes(ArraySlice<UInt8>)
     case address(BDAddr)
+    case uuid(BTUUID)
 
     /// The value in the form `--fields` prints: hex with 0x for integers, AA:BB:.. for addresses.
     public var text: String {
@@ -95,12 +105,14 @@ public enum FieldValue: Equatable {
         case .text(let s): return s
         case .bytes(let b): return Hex.bytes(b, separator: "")
         case .address(let a): return a.description
+        case .uuid(let u): return u.description
         }
     }
 
     /// For a person: bytes as spaced pairs, everything else as `text`.
     public var displayText: String {
         if case .bytes(let b) = self { return Hex.bytes(b) }
+        if case .uuid(let u) = self { return u.labelled }
         return text
     }
 

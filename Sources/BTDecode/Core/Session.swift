@@ -1,10 +1,19 @@
-/// State that spans packets, fed in capture order: which connection handle belongs to which
-/// device. Later decoders add L2CAP channels, reassembly and the GATT database here.
+import BTCapture
+
+/// State that spans packets, fed in capture order: connections, L2CAP reassembly and
+/// channels, ATT transactions, the GATT databases and pairing. Each protocol keeps its part
+/// in its own type, defined beside its decoder.
 public struct Session {
-    public struct ConnectionKey: Hashable {
+    /// One ACL/LE link on one controller.
+    public struct LinkKey: Hashable, Sendable {
         public var controller: UInt16
         public var handle: UInt16
+        public init(controller: UInt16, handle: UInt16) {
+            self.controller = controller
+            self.handle = handle
+        }
     }
+    public typealias ConnectionKey = LinkKey
 
     public struct Connection {
         public var peer: BDAddr
@@ -13,13 +22,44 @@ public struct Session {
         public var role: UInt8
     }
 
-    public var connections: [ConnectionKey: Connection] = [:]
+    public var connections: [LinkKey: Connection] = [:]
     /// Controller index → its own address, from Read BD ADDR or the monitor's New Index.
     public var controllerAddresses: [UInt16: BDAddr] = [:]
+    public var l2cap = L2CAPState()
+    public var att = ATTState()
+    public var gatt = GATTState()
+    public var smp = SMPState()
+    /// Issues found after their packet was shown: PDUs and requests left open at the end.
+    public var pendingReports: [SessionReport] = []
 
     public init() {}
 
     public func connection(controller: UInt16, handle: UInt16) -> Connection? {
-        connections[ConnectionKey(controller: controller, handle: handle)]
+        connections[LinkKey(controller: controller, handle: handle)]
     }
+
+    /// A link ended (Disconnection Complete): what was still open on it becomes issues on
+    /// the disconnection packet.
+    mutating func closeLink(_ link: LinkKey, into packet: inout Packet) {
+        for message in l2cap.close(link) { packet.addIssue(.warning, message) }
+        for message in att.close(link) { packet.addIssue(.warning, message) }
+        smp.close(link)
+        connections[link] = nil
+    }
+
+    /// The end of the capture: everything still open, for the caller to report.
+    public mutating func finish() -> [SessionReport] {
+        var reports = pendingReports
+        pendingReports.removeAll()
+        reports += l2cap.finish()
+        reports += att.finish()
+        return reports.sorted { $0.frameNumber < $1.frameNumber }
+    }
+}
+
+/// Something found about an earlier packet once later ones (or the end) were seen.
+public struct SessionReport: Equatable {
+    public var frameNumber: Int
+    public var severity: Issue.Severity
+    public var message: String
 }

@@ -2,9 +2,8 @@ import BTCapture
 
 /// ACL, SCO and ISO data packet headers (Core Vol 4, Part E, 5.4.2-5.4.5).
 enum DataDecoder {
-    static func decodeACL(_ c: inout ByteCursor, into packet: inout Packet, session: Session) throws {
+    static func decodeACL(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
         var layer = Layer(name: "ACL", range: 0 ..< c.bytes.count, showsDirection: true)
-        defer { packet.layers.append(layer) }
         let word = try c.u16()
         let handle = word & 0x0FFF
         let pb = UInt8(word >> 12 & 0x3), bc = UInt8(word >> 14)
@@ -16,13 +15,17 @@ enum DataDecoder {
         packet.handle = handle
         packet.peer = session.connection(controller: packet.frame.controller, handle: handle)?.peer
         layer.summary = "Data [Handle: \(Hex.u16(handle)), Packet Boundary Flags: \(Hex.u8(pb)), Length: \(Hex.u16(length)) (\(length))]"
-        if Int(length) != c.remaining {
-            packet.addIssue(.warning, "ACL length \(length) but \(c.remaining) bytes follow")
-        }
+        let lengthMismatch = Int(length) != c.remaining
         let payload = c.rest()
-        if !payload.isEmpty {
-            layer.add(DataFields.payload, .bytes(payload), at: 4 ..< 4 + payload.count)
+        packet.layers.append(layer)
+        if lengthMismatch {
+            packet.addIssue(.warning, "ACL length \(length) but \(payload.count) bytes follow")
         }
+        if bc != 0 {
+            packet.layers[packet.layers.count - 1].add(DataFields.payload, .bytes(payload))
+            return
+        }
+        try L2CAPDecoder.receive(payload, pb: pb, into: &packet, session: &session)
     }
 
     static func pbName(_ pb: UInt8) -> String {

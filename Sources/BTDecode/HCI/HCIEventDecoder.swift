@@ -63,7 +63,7 @@ enum HCIEventDecoder {
             packet.handle = handle
             let key = Session.ConnectionKey(controller: controller, handle: handle)
             packet.peer = session.connections[key]?.peer
-            if status == 0 { session.connections[key] = nil }
+            if status == 0 { session.closeLink(key, into: &packet) }
         case 0x08: // Encryption Change
             let status = try params.u8()
             let handle = try params.u16() & 0x0FFF
@@ -74,6 +74,10 @@ enum HCIEventDecoder {
             layer.summary += " - Handle: \(Hex.u16(handle)) - Encryption \(enabled == 0 ? "Off" : "On")"
             packet.handle = handle
             packet.peer = session.connection(controller: controller, handle: handle)?.peer
+            if status == 0, enabled != 0, let method = session.smp.complete(.init(controller: controller, handle: handle)) {
+                layer.add(SMPFields.method, .text(method))
+                layer.summary += " - Paired: \(method)"
+            }
         case 0x13: // Number Of Completed Packets
             let count = try params.u8()
             var parts: [String] = []

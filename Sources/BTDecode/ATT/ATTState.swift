@@ -1,0 +1,48 @@
+import BTCapture
+
+/// ATT transactions in flight: one request per bearer and client (Core Vol 3, Part F, 3.3.2),
+/// and one indication per bearer and server, waiting for the PDU that answers them.
+public struct ATTState {
+    struct BearerKey: Hashable {
+        var link: Session.LinkKey
+        var cid: UInt16
+        var clientIsLocal: Bool
+    }
+
+    struct Transaction {
+        var opcode: UInt8
+        var frame: Int
+        var timestamp: Int64
+        var handle: UInt16?
+        var uuid: BTUUID?
+        var findValue: BTUUID?
+        var server: GATTServerKey
+    }
+
+    var requests: [BearerKey: Transaction] = [:]
+    var indications: [BearerKey: Transaction] = [:]
+
+    public init() {}
+
+    static func unanswered(_ t: Transaction, at moment: String) -> String {
+        let what = t.opcode == 0x1D ? "Handle Value Indication" : ATTDecoder.opcodeName(t.opcode)
+        let answer = t.opcode == 0x1D ? "confirmed" : "answered"
+        return "\(what) in packet \(t.frame) never \(answer) (\(moment))"
+    }
+
+    mutating func close(_ link: Session.LinkKey) -> [String] {
+        var messages: [String] = []
+        for (key, t) in requests where key.link == link { messages.append(Self.unanswered(t, at: "link disconnected")) }
+        for (key, t) in indications where key.link == link { messages.append(Self.unanswered(t, at: "link disconnected")) }
+        requests = requests.filter { $0.key.link != link }
+        indications = indications.filter { $0.key.link != link }
+        return messages.sorted()
+    }
+
+    mutating func finish() -> [SessionReport] {
+        let open = Array(requests.values) + Array(indications.values)
+        requests.removeAll()
+        indications.removeAll()
+        return open.map { SessionReport(frameNumber: $0.frame, severity: .warning, message: Self.unanswered($0, at: "end of capture")) }
+    }
+}

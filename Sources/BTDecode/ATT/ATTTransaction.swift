@@ -1,0 +1,105 @@
+import BTCapture
+
+extension ATTDecoder {
+    /// One ATT PDU being decoded: which server it concerns, what it names, its issues.
+    struct PDU {
+        let frame: Int
+        let timestamp: Int64
+        let context: L2CAPContext
+        let opcode: UInt8
+        /// The GATT server whose handles this PDU names.
+        let server: GATTServerKey
+        var handle: UInt16?
+        var uuid: BTUUID?
+        var findValue: BTUUID?
+        var issues: [(Issue.Severity, String)] = []
+
+        init(opcode: UInt8, packet: Packet, session: Session, context: L2CAPContext) {
+            self.frame = packet.frame.number
+            self.timestamp = packet.frame.timestamp
+            self.context = context
+            self.opcode = opcode
+            let device = session.connections[context.link]?.peer.description ?? "handle \(Hex.u16(context.link.handle))"
+            // A client PDU goes to the server; a server PDU comes from it.
+            let serverIsRemote = ATTDecoder.isFromClient(opcode) ? context.sent : !context.sent
+            server = GATTServerKey(controller: context.link.controller, device: device, isRemote: serverIsRemote)
+        }
+
+        mutating func issue(_ severity: Issue.Severity, _ message: String) { issues.append((severity, message)) }
+
+        /// The bearer seen from the client that sends requests (or receives indications).
+        func bearer(clientIsLocal: Bool) -> ATTState.BearerKey {
+            ATTState.BearerKey(link: context.link, cid: context.cid, clientIsLocal: clientIsLocal)
+        }
+
+        /// A response or confirmation: find what it answers, say so, and close the transaction.
+        mutating func pair(_ session: inout Session, _ layer: inout Layer) -> ATTState.Transaction? {
+            let isResponse = opcode == 0x01 || (opcode & 1 == 1 && opcode <= 0x21 && opcode != 0x1B && opcode != 0x1D)
+            let transaction: ATTState.Transaction?
+            if opcode == 0x1E {
+                transaction = session.att.indications.removeValue(forKey: bearer(clientIsLocal: context.sent))
+                if transaction == nil { issue(.note, "Confirmation without an indication in this capture") }
+            } else if isResponse {
+                transaction = session.att.requests.removeValue(forKey: bearer(clientIsLocal: !context.sent))
+                if let transaction, opcode != 0x01, transaction.opcode + 1 != opcode {
+                    issue(.warning, "\(ATTDecoder.opcodeName(opcode)) answers \(ATTDecoder.opcodeName(transaction.opcode)) (packet \(transaction.frame))")
+                }
+                if transaction == nil { issue(.note, "Response without a request in this capture") }
+            } else {
+                return nil
+            }
+            guard let transaction else { return nil }
+            let elapsed = Microseconds.difference(timestamp, transaction.timestamp) / 1000
+            layer.add(ATTFields.requestIn, .unsigned(UInt64(transaction.frame), width: 0), "\(transaction.frame)")
+            layer.add(ATTFields.responseTime, .unsigned(UInt64(max(0, elapsed)), width: 0), "\(elapsed) ms")
+            return transaction
+        }
+
+        /// A request or indication now waits for its answer.
+        mutating func remember(_ session: inout Session, opcode: UInt8) {
+            let transaction = ATTState.Transaction(opcode: opcode, frame: frame, timestamp: timestamp, handle: handle,
+                                                   uuid: uuid, findValue: findValue, server: server)
+            if opcode == 0x1D {
+                let key = bearer(clientIsLocal: !context.sent)
+                if let previous = session.att.indications[key] {
+                    issue(.warning, "Indication sent before the one in packet \(previous.frame) was confirmed")
+                }
+                session.att.indications[key] = transaction
+            } else {
+                let key = bearer(clientIsLocal: context.sent)
+                if let previous = session.att.requests[key] {
+                    issue(.warning, "Request sent before \(ATTDecoder.opcodeName(previous.opcode)) in packet \(previous.frame) was answered")
+                }
+                session.att.requests[key] = transaction
+            }
+        }
+
+        /// "Handle: 0x0009 - Service Changed - Configuration", with the name as fields too.
+        func handleText(_ handle: UInt16, _ database: GATTDatabase, _ layer: inout Layer, addField: Bool = true) -> String {
+            var text = "Handle: \(Hex.u16(handle))"
+            guard let name = database.name(of: handle) else { return text }
+            text += " - " + name
+            layer.add(ATTFields.name, .text(name))
+            if let service = database.service(containing: handle) { layer.add(GATTFields.service, .uuid(service.uuid)) }
+            if let characteristic = database.characteristicUUID(of: handle) { layer.add(GATTFields.characteristic, .uuid(characteristic)) }
+            return text
+        }
+
+        /// A value written, read or notified: decoded when its type is well known.
+        func describeValue(_ handle: UInt16, _ bytes: ArraySlice<UInt8>, _ database: GATTDatabase, _ layer: inout Layer) {
+            guard let type = database.attributes[handle]?.type else {
+                if !bytes.isEmpty { layer.summary += " - Value: " + L2CAPDecoder.preview(bytes) }
+                return
+            }
+            if type.uuid16 == 0x2902, bytes.count >= 2 {
+                layer.add(GATTFields.cccd, .u16(UInt16(bytes[bytes.startIndex]) | UInt16(bytes[bytes.startIndex + 1]) << 8))
+            }
+            if let decoded = GATTValues.describe(type, bytes) {
+                layer.add(GATTFields.value, .text(decoded))
+                layer.summary += " - " + decoded
+            } else if !bytes.isEmpty {
+                layer.summary += " - Value: " + L2CAPDecoder.preview(bytes)
+            }
+        }
+    }
+}

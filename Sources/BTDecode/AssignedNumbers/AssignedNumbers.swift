@@ -1,0 +1,66 @@
+import BTCapture
+
+/// Names from the Bluetooth assigned numbers: companies, appearances and GATT UUIDs.
+public enum AssignedNumbers {
+    static let companies: [UInt16: String] = parse(AssignedNumbersData.companies) { UInt16($0, radix: 16) }
+    static let appearances: [UInt16: String] = parse(AssignedNumbersData.appearances) { UInt16($0, radix: 16) }
+    static let services: [BTUUID: String] = parse(AssignedNumbersData.services) { BTUUID($0) }
+    static let characteristics: [BTUUID: String] = parse(AssignedNumbersData.characteristics) { BTUUID($0) }
+    static let descriptors: [BTUUID: String] = parse(AssignedNumbersData.descriptors) { BTUUID($0) }
+
+    public static func company(_ id: UInt16) -> String? { companies[id] }
+
+    /// "Watch: Sports Watch"; an unknown subcategory falls back to its category's name.
+    public static func appearance(_ value: UInt16) -> String? {
+        appearances[value] ?? appearances[value & 0xFFC0]
+    }
+
+    static func parse<Key: Hashable>(_ table: String, key: (String) -> Key?) -> [Key: String] {
+        var out: [Key: String] = [:]
+        for line in table.split(separator: "\n") {
+            guard let tab = line.firstIndex(of: "\t"), let k = key(String(line[..<tab])) else { continue }
+            out[k] = String(line[line.index(after: tab)...])
+        }
+        return out
+    }
+}
+
+/// What a UUID names in GATT, for choosing among tables and for `btlog gatt`.
+public enum UUIDKind: String, Sendable {
+    case service, characteristic, descriptor, declaration
+}
+
+/// UUID → name: vendor names loaded with --uuids or a BlueZ cache first, then the GATT
+/// declarations, then the assigned numbers.
+public enum UUIDNames {
+    /// GATT attribute types of Core Vol 3, Part G, 3 (not in the database's descriptor list).
+    static let declarations: [BTUUID: String] = [
+        BTUUID(UInt16(0x2800)): "Primary Service",
+        BTUUID(UInt16(0x2801)): "Secondary Service",
+        BTUUID(UInt16(0x2802)): "Include",
+        BTUUID(UInt16(0x2803)): "Characteristic",
+    ]
+
+    /// Set once at start-up, before any decoding, from the command line's name files.
+    nonisolated(unsafe) static var custom: [BTUUID: (kind: UUIDKind?, name: String)] = [:]
+
+    public static func addCustom(_ uuid: BTUUID, name: String, kind: UUIDKind? = nil) {
+        custom[uuid] = (kind, name)
+    }
+
+    public static func name(_ uuid: BTUUID) -> String? {
+        if let entry = custom[uuid] { return entry.name }
+        return declarations[uuid] ?? AssignedNumbers.services[uuid] ?? AssignedNumbers.characteristics[uuid]
+            ?? AssignedNumbers.descriptors[uuid]
+    }
+
+    public static func name(_ uuid: BTUUID, as kind: UUIDKind) -> String? {
+        if let entry = custom[uuid], entry.kind == nil || entry.kind == kind { return entry.name }
+        switch kind {
+        case .service: return AssignedNumbers.services[uuid] ?? name(uuid)
+        case .characteristic: return AssignedNumbers.characteristics[uuid] ?? name(uuid)
+        case .descriptor: return AssignedNumbers.descriptors[uuid] ?? name(uuid)
+        case .declaration: return declarations[uuid] ?? name(uuid)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import BTCapture
+
+/// A Bluetooth UUID, held as 128 bits. 16- and 32-bit UUIDs are the Base UUID
+/// 0000xxxx-0000-1000-8000-00805F9B34FB with their value in bits 96-127 (Core Vol 3, Part B, 2.5.1).
+public struct BTUUID: Hashable, Sendable, CustomStringConvertible {
+    public let high: UInt64
+    public let low: UInt64
+
+    static let baseLow: UInt64 = 0x8000_0080_5F9B_34FB
+    static let baseHighLow32: UInt64 = 0x0000_1000
+
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    public init(_ short: UInt32) {
+        self.init(high: UInt64(short) << 32 | Self.baseHighLow32, low: Self.baseLow)
+    }
+
+    public init(_ short: UInt16) { self.init(UInt32(short)) }
+
+    /// From little-endian wire bytes: 2, 4 or 16 of them.
+    public init?<C: Collection>(littleEndian bytes: C) where C.Element == UInt8 {
+        let b = Array(bytes)
+        switch b.count {
+        case 2: self.init(UInt16(b[0]) | UInt16(b[1]) << 8)
+        case 4: self.init(UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24)
+        case 16:
+            var high: UInt64 = 0, low: UInt64 = 0
+            for i in 0 ..< 8 { low |= UInt64(b[i]) << (8 * UInt64(i)) }
+            for i in 0 ..< 8 { high |= UInt64(b[8 + i]) << (8 * UInt64(i)) }
+            self.init(high: high, low: low)
+        default: return nil
+        }
+    }
+
+    /// "2A37", "0000FEAA" style short forms and the 36-character form, any case.
+    public init?(_ text: String) {
+        let hex = text.filter { $0 != "-" }
+        if text.hasPrefix("0x") || text.hasPrefix("0X") { self.init(String(text.dropFirst(2))); return }
+        switch hex.count {
+        case 4: guard let v = UInt16(hex, radix: 16) else { return nil }; self.init(v)
+        case 8: guard let v = UInt32(hex, radix: 16) else { return nil }; self.init(v)
+        case 32:
+            guard text.count == 32 || text.count == 36,
+                  let high = UInt64(hex.prefix(16), radix: 16), let low = UInt64(hex.suffix(16), radix: 16) else { return nil }
+            self.init(high: high, low: low)
+        default: return nil
+        }
+    }
+
+    /// The 16- or 32-bit value when this UUID is built on the Base UUID.
+    public var shortValue: UInt32? {
+        guard low == Self.baseLow, high & 0xFFFF_FFFF == Self.baseHighLow32 else { return nil }
+        return UInt32(high >> 32)
+    }
+
+    public var uuid16: UInt16? {
+        guard let short = shortValue, short <= 0xFFFF else { return nil }
+        return UInt16(short)
+    }
+
+    /// "2A37" for 16-bit, "0000FEAA"-style 8 digits for 32-bit, else the 36-character form.
+    public var description: String {
+        if let short = shortValue {
+            return short <= 0xFFFF ? String(Hex.format(short, width: 4).dropFirst(2)) : String(Hex.format(short, width: 8).dropFirst(2))
+        }
+        return longForm
+    }
+
+    public var longForm: String {
+        let h = String(Hex.format(high, width: 16).dropFirst(2)), l = String(Hex.format(low, width: 16).dropFirst(2))
+        return "\(h.prefix(8))-\(h.dropFirst(8).prefix(4))-\(h.suffix(4))-\(l.prefix(4))-\(l.suffix(12))"
+    }
+
+    /// The name from the assigned numbers or a loaded vendor file, if any.
+    public var name: String? { UUIDNames.name(self) }
+
+    /// "2A37 (Heart Rate Measurement)" or the bare UUID.
+    public var labelled: String { name.map { "\(description) (\($0))" } ?? description }
+}

@@ -1,0 +1,148 @@
+import BTCapture
+
+/// Which attribute server a database describes: the remote device of a link, or the local
+/// host as that device saw it. Keyed by address so it survives reconnections.
+public struct GATTServerKey: Hashable, Comparable, CustomStringConvertible {
+    public var controller: UInt16
+    /// The peer's address, or "handle 0x0040" when the capture never showed the connection.
+    public var device: String
+    /// The server is the remote device (false: the local host's own database).
+    public var isRemote: Bool
+
+    public var description: String {
+        isRemote ? "\(device) (remote server, controller \(controller))" : "local server seen by \(device) (controller \(controller))"
+    }
+
+    public static func < (a: GATTServerKey, b: GATTServerKey) -> Bool {
+        (a.controller, a.device, a.isRemote ? 0 : 1) < (b.controller, b.device, b.isRemote ? 0 : 1)
+    }
+}
+
+/// One attribute as discovery revealed it.
+public struct GATTAttribute: Equatable {
+    public enum Role: Equatable {
+        case service(uuid: BTUUID, endHandle: UInt16, primary: Bool)
+        case include(start: UInt16, end: UInt16, uuid: BTUUID?)
+        case declaration(uuid: BTUUID, properties: UInt8, valueHandle: UInt16)
+        case value(characteristic: BTUUID)
+        case descriptor(uuid: BTUUID, characteristic: BTUUID?)
+        /// Seen in a Read By Type response for this type, outside a known characteristic.
+        case typed(BTUUID)
+    }
+
+    public var handle: UInt16
+    public var role: Role
+    public var lastValue: [UInt8]?
+
+    /// The attribute type (what Find Information would return).
+    public var type: BTUUID {
+        switch role {
+        case .service(_, _, let primary): return BTUUID(UInt16(primary ? 0x2800 : 0x2801))
+        case .include: return BTUUID(UInt16(0x2802))
+        case .declaration: return BTUUID(UInt16(0x2803))
+        case .value(let uuid): return uuid
+        case .descriptor(let uuid, _): return uuid
+        case .typed(let uuid): return uuid
+        }
+    }
+}
+
+/// A GATT server's attributes, learnt from discovery responses, the BlueZ cache, and values seen.
+public struct GATTDatabase {
+    public var attributes: [UInt16: GATTAttribute] = [:]
+
+    public init() {}
+
+    public mutating func set(_ handle: UInt16, _ role: GATTAttribute.Role) {
+        let last = attributes[handle]?.lastValue
+        attributes[handle] = GATTAttribute(handle: handle, role: role, lastValue: last)
+    }
+
+    /// Find Information reveals types: descriptors unless the handle is already known.
+    mutating func learnType(_ handle: UInt16, _ uuid: BTUUID) {
+        if let known = attributes[handle], known.type == uuid || { if case .typed = known.role { return false }; return true }() { return }
+        if let short = uuid.uuid16, (0x2800 ... 0x2803).contains(short) { return }
+        set(handle, .descriptor(uuid: uuid, characteristic: characteristic(containing: handle)?.uuid))
+    }
+
+    mutating func recordValue(_ handle: UInt16, _ value: ArraySlice<UInt8>) {
+        if attributes[handle] == nil { return }
+        attributes[handle]!.lastValue = Array(value.prefix(512))
+    }
+
+    /// The characteristic declaration a handle belongs to: the nearest declaration at or before it.
+    public func characteristic(containing handle: UInt16) -> (uuid: BTUUID, declaration: UInt16, valueHandle: UInt16)? {
+        var best: (BTUUID, UInt16, UInt16)?
+        for attribute in attributes.values {
+            guard case .declaration(let uuid, _, let valueHandle) = attribute.role, attribute.handle <= handle else { continue }
+            if best == nil || attribute.handle > best!.1 { best = (uuid, attribute.handle, valueHandle) }
+        }
+        if let best, let service = service(containing: handle), service.start > best.1 { return nil }
+        return best.map { (uuid: $0.0, declaration: $0.1, valueHandle: $0.2) }
+    }
+
+    public func service(containing handle: UInt16) -> (uuid: BTUUID, start: UInt16, end: UInt16)? {
+        for attribute in attributes.values {
+            if case .service(let uuid, let end, _) = attribute.role, attribute.handle <= handle, handle <= end {
+                return (uuid, attribute.handle, end)
+            }
+        }
+        return nil
+    }
+
+    /// The characteristic whose value or descriptor this handle is.
+    public func characteristicUUID(of handle: UInt16) -> BTUUID? {
+        switch attributes[handle]?.role {
+        case .value(let uuid): return uuid
+        case .descriptor(_, let uuid): return uuid ?? characteristic(containing: handle)?.uuid
+        case .typed(let uuid): return uuid
+        default: return nil
+        }
+    }
+
+    /// How a summary names the handle: "Heart Rate Measurement", "Service Changed - Configuration".
+    public func name(of handle: UInt16) -> String? {
+        guard let attribute = attributes[handle] else { return nil }
+        switch attribute.role {
+        case .service(let uuid, _, let primary):
+            return "\(GATTNames.service(uuid)) \(primary ? "Service" : "Secondary Service")"
+        case .include(_, _, let uuid):
+            return "Include" + (uuid.map { " \(GATTNames.service($0))" } ?? "")
+        case .declaration(let uuid, _, _):
+            return "\(GATTNames.characteristic(uuid)) Declaration"
+        case .value(let uuid), .typed(let uuid):
+            return GATTNames.characteristic(uuid)
+        case .descriptor(let uuid, let owner):
+            let descriptor = uuid.uuid16 == 0x2902 ? "Configuration" : GATTNames.descriptor(uuid)
+            guard let owner = owner ?? characteristic(containing: handle)?.uuid else { return descriptor }
+            return "\(GATTNames.characteristic(owner)) - \(descriptor)"
+        }
+    }
+}
+
+/// Every GATT database of the capture.
+public struct GATTState {
+    public internal(set) var databases: [GATTServerKey: GATTDatabase] = [:]
+
+    public init() {}
+
+    public mutating func load(_ key: GATTServerKey, _ database: GATTDatabase) {
+        databases[key] = database
+    }
+}
+
+/// Names for UUIDs as GATT uses them, falling back to the UUID itself.
+enum GATTNames {
+    static func service(_ uuid: BTUUID) -> String { UUIDNames.name(uuid, as: .service) ?? uuid.description }
+    static func characteristic(_ uuid: BTUUID) -> String { UUIDNames.name(uuid, as: .characteristic) ?? uuid.description }
+    static func descriptor(_ uuid: BTUUID) -> String { UUIDNames.name(uuid, as: .descriptor) ?? uuid.description }
+
+    static let propertyBits: [Int: String] = [
+        0: "Broadcast", 1: "Read", 2: "Write Without Response", 3: "Write", 4: "Notify", 5: "Indicate",
+        6: "Authenticated Signed Writes", 7: "Extended Properties",
+    ]
+
+    static func properties(_ value: UInt8) -> String {
+        propertyBits.keys.sorted().filter { value & (1 << $0) != 0 }.map { propertyBits[$0]! }.joined(separator: ", ")
+    }
+}

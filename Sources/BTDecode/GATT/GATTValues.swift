@@ -1,0 +1,90 @@
+import BTCapture
+
+/// Values of well-known characteristics and descriptors, decoded as the GATT Specification
+/// Supplement lays them out. nil: not a type this knows, or a malformed value.
+enum GATTValues {
+    static func describe(_ type: BTUUID, _ value: ArraySlice<UInt8>) -> String? {
+        guard let short = type.uuid16 else { return nil }
+        var c = ByteCursor(value)
+        switch short {
+        case 0x2902: // Client Characteristic Configuration
+            guard let bits = try? c.u16() else { return nil }
+            return cccd(bits)
+        case 0x2A00, 0x2A24, 0x2A25, 0x2A26, 0x2A27, 0x2A28, 0x2A29, 0x2901:
+            return "\"" + String(decoding: value.prefix { $0 != 0 }, as: UTF8.self) + "\""
+        case 0x2A01:
+            guard let appearance = try? c.u16() else { return nil }
+            return "\(AssignedNumbers.appearance(appearance) ?? "Unknown") (\(Hex.u16(appearance)))"
+        case 0x2A19:
+            guard let level = try? c.u8() else { return nil }
+            return "\(level)%"
+        case 0x2A50:
+            guard let source = try? c.u8(), let vendor = try? c.u16(), let product = try? c.u16(), let version = try? c.u16() else { return nil }
+            let vendorName = source == 1 ? AssignedNumbers.company(vendor) : source == 2 ? "USB" : nil
+            return "Vendor: \(vendorName.map { "\($0) " } ?? "")(\(Hex.u16(vendor))) - Product: \(Hex.u16(product)) - Version: \(Hex.u16(version))"
+        case 0x2A37:
+            return heartRate(&c)
+        case 0x2A05:
+            guard let start = try? c.u16(), let end = try? c.u16() else { return nil }
+            return "Handles \(Hex.u16(start))-\(Hex.u16(end))"
+        case 0x2B29:
+            guard let bits = try? c.u8() else { return nil }
+            let names = [(0, "Robust Caching"), (1, "Enhanced ATT Bearer"), (2, "Multiple Handle Value Notifications")]
+                .filter { bits & (1 << $0.0) != 0 }.map(\.1)
+            return names.isEmpty ? "None" : names.joined(separator: ", ")
+        case 0x2A04:
+            guard let min = try? c.u16(), let max = try? c.u16(), let latency = try? c.u16(), let timeout = try? c.u16() else { return nil }
+            return "Interval: \(L2CAPSignaling.milliseconds(min, 1.25))-\(L2CAPSignaling.milliseconds(max, 1.25)) - Latency: \(latency) - Timeout: \(L2CAPSignaling.milliseconds(timeout, 10))"
+        case 0x2A2B:
+            guard let year = try? c.u16(), let month = try? c.u8(), let day = try? c.u8(), let hours = try? c.u8(),
+                  let minutes = try? c.u8(), let seconds = try? c.u8(), let weekday = try? c.u8() else { return nil }
+            let days = ["", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+            func two(_ v: UInt8) -> String { v < 10 ? "0\(v)" : "\(v)" }
+            var text = "\(year)-\(two(month))-\(two(day)) \(two(hours)):\(two(minutes)):\(two(seconds))"
+            if weekday >= 1 && weekday <= 7 { text += " \(days[Int(weekday)])" }
+            if let fractions = try? c.u8() { text += " +\(fractions)/256 s" }
+            return text
+        case 0x2AA6:
+            guard let flag = try? c.u8() else { return nil }
+            return flag == 1 ? "Address resolution supported" : "Address resolution not supported"
+        default:
+            return nil
+        }
+    }
+
+    static func cccd(_ bits: UInt16) -> String {
+        var parts: [String] = []
+        if bits & 1 != 0 { parts.append("Notification") }
+        if bits & 2 != 0 { parts.append("Indication") }
+        return parts.isEmpty ? "Disabled" : parts.joined(separator: ", ")
+    }
+
+    /// Heart Rate Measurement (Heart Rate Service 3.1): flags, value, energy, RR intervals.
+    static func heartRate(_ c: inout ByteCursor) -> String? {
+        guard let flags = try? c.u8() else { return nil }
+        let rate: UInt16?
+        if flags & 1 != 0 { rate = try? c.u16() } else { rate = (try? c.u8()).map(UInt16.init) }
+        guard let rate else { return nil }
+        var parts = ["\(rate) bpm"]
+        switch flags >> 1 & 3 {
+        case 2: parts.append("Contact not detected")
+        case 3: parts.append("Contact detected")
+        default: break
+        }
+        if flags & 0x08 != 0, let energy = try? c.u16() { parts.append("Energy: \(energy) kJ") }
+        if flags & 0x10 != 0 {
+            var intervals: [String] = []
+            while let rr = try? c.u16() {
+                intervals.append(String(format1000(Int(rr) * 1000 / 1024)))
+            }
+            if !intervals.isEmpty { parts.append("RR: " + intervals.joined(separator: ", ") + " s") }
+        }
+        return parts.joined(separator: " - ")
+    }
+
+    /// Milliseconds as seconds with three decimals, without Foundation.
+    static func format1000(_ ms: Int) -> String {
+        let fraction = String(ms % 1000)
+        return "\(ms / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+}

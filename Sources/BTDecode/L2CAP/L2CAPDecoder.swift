@@ -1,0 +1,266 @@
+import BTCapture
+
+/// Where an L2CAP payload travels: the link, the direction, and the channel it is on.
+public struct L2CAPContext {
+    public var link: Session.LinkKey
+    /// Host to controller.
+    public var sent: Bool
+    public var isLE: Bool
+    public var cid: UInt16
+    public var channel: L2CAPChannel?
+}
+
+/// L2CAP over ACL (Core Vol 3, Part A): reassembly of ACL fragments per link and direction,
+/// the basic header, and dispatch to signaling, the fixed channels and PSM-named protocols.
+enum L2CAPDecoder {
+    /// One ACL payload; `pb` is the ACL packet-boundary flag.
+    static func receive(_ payload: ArraySlice<UInt8>, pb: UInt8, into packet: inout Packet, session: inout Session) throws {
+        guard let handle = packet.handle else { return }
+        let link = Session.LinkKey(controller: packet.frame.controller, handle: handle)
+        let sent = packet.frame.direction == .sent
+        let key = L2CAPState.FlowKey(link: link, sent: sent)
+        let base = payload.startIndex - packet.frame.bytes.startIndex
+
+        if pb == 1 { // continuing fragment
+            guard var pending = session.l2cap.reassembly[key] else {
+                var layer = Layer(name: "L2CAP", summary: "Continuation fragment without a start", range: base ..< base + payload.count, showsDirection: true)
+                layer.add(L2CAPFields.payload, .bytes(payload))
+                packet.layers.append(layer)
+                packet.addIssue(.error, "ACL continuation fragment without a start: \(payload.count) bytes dropped")
+                return
+            }
+            pending.data.append(contentsOf: payload)
+            pending.fragments += 1
+            if pending.expected == nil, pending.data.count >= 2 {
+                pending.expected = Int(UInt16(pending.data[0]) | UInt16(pending.data[1]) << 8) + 4
+            }
+            guard let expected = pending.expected, pending.data.count >= expected else {
+                session.l2cap.reassembly[key] = pending
+                packet.layers.append(fragmentLayer(pending, range: base ..< base + payload.count))
+                return
+            }
+            session.l2cap.reassembly[key] = nil
+            if pending.data.count > expected {
+                packet.addIssue(.error, "L2CAP length mismatch: header says \(expected - 4) bytes, fragments carry \(pending.data.count - 4)")
+            }
+            packet.reassembledPDU = pending.data[..<expected]
+            try decodePDU(pending.data[..<expected], fragments: pending.fragments, link: link, sent: sent, into: &packet, session: &session)
+            return
+        }
+
+        // A start: 0 and 2 (non-flushable and flushable first fragments), 3 (a complete PDU).
+        if let stale = session.l2cap.reassembly[key] {
+            session.l2cap.reassembly[key] = nil
+            let total = stale.expected.map { " of \($0)" } ?? ""
+            packet.addIssue(.error, "New L2CAP PDU started before the one from packet \(stale.firstFrame) completed: \(stale.data.count)\(total) bytes lost")
+        }
+        let length: Int? = payload.count >= 2 ? Int(UInt16(payload[payload.startIndex]) | UInt16(payload[payload.startIndex + 1]) << 8) + 4 : nil
+        if let length, payload.count >= length {
+            if payload.count > length {
+                packet.addIssue(.error, "L2CAP length mismatch: header says \(length - 4) bytes, ACL carries \(payload.count - 4)")
+            }
+            try decodePDU(payload.prefix(length), fragments: 1, link: link, sent: sent, into: &packet, session: &session)
+            return
+        }
+        let pending = L2CAPState.PendingPDU(data: Array(payload), expected: length, fragments: 1, firstFrame: packet.frame.number)
+        session.l2cap.reassembly[key] = pending
+        packet.layers.append(fragmentLayer(pending, range: base ..< base + payload.count))
+    }
+
+    static func fragmentLayer(_ pending: L2CAPState.PendingPDU, range: Range<Int>) -> Layer {
+        let of = pending.expected.map { " - \(pending.data.count) of \($0) bytes" } ?? ""
+        let started = pending.fragments > 1 ? " (started in packet \(pending.firstFrame))" : ""
+        var layer = Layer(name: "L2CAP", summary: "Fragment \(pending.fragments) of an L2CAP PDU\(of)\(started)", range: range, showsDirection: true)
+        layer.add(L2CAPFields.fragment, .u16(UInt16(clamping: pending.fragments)), String(pending.fragments))
+        return layer
+    }
+
+    /// A whole L2CAP PDU: basic header, then the channel's protocol.
+    static func decodePDU(_ pdu: ArraySlice<UInt8>, fragments: Int, link: Session.LinkKey, sent: Bool,
+                          into packet: inout Packet, session: inout Session) throws {
+        var c = ByteCursor(pdu)
+        let length = try c.u16()
+        let cid = try c.u16()
+        let isLE = session.connections[link]?.isLE ?? (cid == 0x0004 || cid == 0x0005 || cid == 0x0006)
+        let channel = cid >= 0x0040 ? session.l2cap.channel(link, cid: cid, sent: sent) : nil
+        let protocolName = channel?.protocolName ?? L2CAPProtocols.fixedName(cid: cid, isLE: isLE)
+        var layer = Layer(name: "L2CAP", range: 0 ..< pdu.count, showsDirection: true)
+        layer.add(L2CAPFields.length, .u16(length), String(length))
+        layer.add(L2CAPFields.cid, .u16(cid), protocolName.map { "\(Hex.u16(cid)) (\($0))" } ?? Hex.u16(cid))
+        if let channel { layer.add(L2CAPFields.psm, .u16(channel.psm), "\(Hex.u16(channel.psm)) (\(channel.protocolName))") }
+        if let protocolName { layer.add(L2CAPFields.channelProtocol, .text(protocolName)) }
+        if fragments > 1 { layer.add(L2CAPFields.fragmentCount, .u16(UInt16(clamping: fragments)), "\(fragments) fragments") }
+        let body = c.rest()
+        layer.summary = "Channel ID: \(Hex.u16(cid))\(protocolName.map { " (\($0))" } ?? "") Length: \(Hex.u16(length)) (\(length)) [\(preview(body))]"
+        if fragments > 1 { layer.summary += " - reassembled from \(fragments) fragments" }
+        packet.layers.append(layer)
+        var context = L2CAPContext(link: link, sent: sent, isLE: isLE, cid: cid, channel: channel)
+        var payload = ByteCursor(body)
+
+        switch cid {
+        case 0x0000:
+            packet.addIssue(.error, "L2CAP PDU on the null CID 0x0000")
+            addPayload(&payload, &packet)
+        case 0x0001, 0x0005:
+            try L2CAPSignaling.decode(&payload, into: &packet, session: &session, context: context)
+        case 0x0002: // connectionless: a PSM before the payload
+            let psm = try payload.u16()
+            let index = packet.layers.count - 1
+            packet.layers[index].add(L2CAPFields.psm, .u16(psm), "\(Hex.u16(psm)) (\(L2CAPProtocols.name(psm: psm)))")
+            addPayload(&payload, &packet)
+        case 0x0004:
+            try ATTDecoder.decode(&payload, into: &packet, session: &session, context: context)
+        case 0x0006, 0x0007:
+            try SMPDecoder.decode(&payload, into: &packet, session: &session, context: context)
+        default:
+            guard let found = channel else {
+                if cid >= 0x0040 { packet.addIssue(.note, "No channel with CID \(Hex.u16(cid)) was opened in this capture") }
+                addPayload(&payload, &packet)
+                return
+            }
+            context.channel = found
+            try decodeChannelData(&payload, channel: found, into: &packet, session: &session, context: context)
+        }
+    }
+
+    /// Data on a dynamic channel: strip the mode's framing, then hand the SDU to the PSM's decoder.
+    static func decodeChannelData(_ c: inout ByteCursor, channel: L2CAPChannel, into packet: inout Packet,
+                                  session: inout Session, context: L2CAPContext) throws {
+        let index = packet.layers.count - 1
+        switch channel.mode {
+        case .basic:
+            try decodeSDU(&c, channel: channel, into: &packet, session: &session, context: context)
+        case .leCreditBased, .enhancedCreditBased:
+            // K-frames: the first of an SDU carries its length; later ones continue it.
+            let direction = context.sent
+            if var pending = channel.sdu[direction] {
+                pending.data.append(contentsOf: c.rest())
+                if pending.data.count >= pending.expected {
+                    session.l2cap.update(context.link, cid: context.cid, sent: context.sent) { $0.sdu[direction] = nil }
+                    if pending.data.count > pending.expected {
+                        packet.addIssue(.error, "SDU length \(pending.expected) exceeded: K-frames carry \(pending.data.count) bytes")
+                    }
+                    packet.layers[index].summary += " - SDU complete (\(pending.expected) bytes)"
+                    var sdu = ByteCursor(pending.data[...])
+                    packet.reassembledPDU = pending.data[...]
+                    try decodeSDU(&sdu, channel: channel, into: &packet, session: &session, context: context)
+                } else {
+                    session.l2cap.update(context.link, cid: context.cid, sent: context.sent) { $0.sdu[direction] = pending }
+                    packet.layers[index].summary += " - SDU continuation (\(pending.data.count) of \(pending.expected) bytes)"
+                }
+                return
+            }
+            let sduLength = try c.u16()
+            packet.layers[index].add(L2CAPFields.sduLength, .u16(sduLength), String(sduLength))
+            if c.remaining < Int(sduLength) {
+                let pending = L2CAPChannel.PendingSDU(data: Array(c.rest()), expected: Int(sduLength))
+                session.l2cap.update(context.link, cid: context.cid, sent: context.sent) { $0.sdu[direction] = pending }
+                packet.layers[index].summary += " - SDU start (\(pending.data.count) of \(sduLength) bytes)"
+                return
+            }
+            if c.remaining > Int(sduLength) {
+                packet.addIssue(.error, "SDU length \(sduLength) but the K-frame carries \(c.remaining) bytes")
+            }
+            try decodeSDU(&c, channel: channel, into: &packet, session: &session, context: context)
+        case .enhancedRetransmission, .streaming, .retransmission, .flowControl:
+            try decodeERTMFrame(&c, channel: channel, into: &packet, session: &session, context: context)
+        }
+    }
+
+    /// ERTM and streaming frames (Core Vol 3, Part A, 3.3.2, enhanced control field).
+    static func decodeERTMFrame(_ c: inout ByteCursor, channel: L2CAPChannel, into packet: inout Packet,
+                                session: inout Session, context: L2CAPContext) throws {
+        let index = packet.layers.count - 1
+        let control = try c.u16()
+        packet.layers[index].add(L2CAPFields.controlField, .u16(control))
+        let reqSeq = UInt8(control >> 8 & 0x3F)
+        var body = c.rest()
+        if channel.hasFCS, body.count >= 2 {
+            let fcs = UInt16(body[body.endIndex - 2]) | UInt16(body[body.endIndex - 1]) << 8
+            body = body.dropLast(2)
+            packet.layers[index].add(L2CAPFields.fcsValue, .u16(fcs))
+        }
+        var frame = ByteCursor(body)
+        if control & 1 == 1 {
+            let function = UInt8(control >> 2 & 0x3)
+            let names = ["RR (Receiver Ready)", "REJ (Reject)", "RNR (Receiver Not Ready)", "SREJ (Selective Reject)"]
+            packet.layers[index].add(L2CAPFields.supervisory, .u8(function), names[Int(function)])
+            packet.layers[index].add(L2CAPFields.reqSeq, .u8(reqSeq), String(reqSeq))
+            packet.layers[index].summary += " - S-frame \(names[Int(function)]) ReqSeq \(reqSeq)"
+            return
+        }
+        let txSeq = UInt8(control >> 1 & 0x3F), sar = UInt8(control >> 14)
+        let sarNames = ["Unsegmented", "Start", "End", "Continuation"]
+        packet.layers[index].add(L2CAPFields.txSeq, .u8(txSeq), String(txSeq))
+        packet.layers[index].add(L2CAPFields.reqSeq, .u8(reqSeq), String(reqSeq))
+        packet.layers[index].add(L2CAPFields.sar, .u8(sar), sarNames[Int(sar)])
+        packet.layers[index].summary += " - I-frame TxSeq \(txSeq) ReqSeq \(reqSeq) \(sarNames[Int(sar)])"
+        if sar == 1 {
+            let sduLength = try frame.u16()
+            packet.layers[index].add(L2CAPFields.sduLength, .u16(sduLength), String(sduLength))
+        }
+        if sar == 0 {
+            try decodeSDU(&frame, channel: channel, into: &packet, session: &session, context: context)
+        } else {
+            addPayload(&frame, &packet)
+        }
+    }
+
+    static func decodeSDU(_ c: inout ByteCursor, channel: L2CAPChannel, into packet: inout Packet,
+                          session: inout Session, context: L2CAPContext) throws {
+        if let decode = L2CAPProtocols.decoder(psm: channel.psm) {
+            try decode(&c, &packet, &session, context)
+        } else {
+            addPayload(&c, &packet)
+        }
+    }
+
+    static func addPayload(_ c: inout ByteCursor, _ packet: inout Packet) {
+        let rest = c.rest()
+        guard !rest.isEmpty else { return }
+        packet.layers[packet.layers.count - 1].add(L2CAPFields.payload, .bytes(rest))
+    }
+
+    /// The first bytes in brackets, as PacketLogger's L2CAP line shows them.
+    static func preview(_ bytes: ArraySlice<UInt8>) -> String {
+        bytes.count <= 16 ? Hex.bytes(bytes) : Hex.bytes(bytes.prefix(16)) + " …"
+    }
+}
+
+/// Names and decoders by fixed CID and by PSM (Assigned Numbers, L2CAP PSM; Core Vol 3, Part A, 2.1).
+public enum L2CAPProtocols {
+    typealias Decode = (inout ByteCursor, inout Packet, inout Session, L2CAPContext) throws -> Void
+
+    static let psmNames: [UInt16: String] = [
+        0x0001: "SDP", 0x0003: "RFCOMM", 0x0005: "TCS-BIN", 0x0007: "TCS-BIN-CORDLESS", 0x000F: "BNEP",
+        0x0011: "HID Control", 0x0013: "HID Interrupt", 0x0015: "UPnP", 0x0017: "AVCTP", 0x0019: "AVDTP",
+        0x001B: "AVCTP Browsing", 0x001D: "UDI C-Plane", 0x001F: "ATT", 0x0021: "3DSP", 0x0023: "IPSP",
+        0x0025: "OTS", 0x0027: "EATT",
+    ]
+
+    public static func name(psm: UInt16) -> String {
+        psmNames[psm] ?? (psm >= 0x0080 && psm <= 0x00FF ? "LE Dynamic PSM \(Hex.u16(psm))" : "PSM \(Hex.u16(psm))")
+    }
+
+    static func fixedName(cid: UInt16, isLE: Bool) -> String? {
+        switch cid {
+        case 0x0001: return "L2CAP Signaling"
+        case 0x0002: return "Connectionless"
+        case 0x0003: return "AMP Manager"
+        case 0x0004: return "ATT"
+        case 0x0005: return "LE Signaling"
+        case 0x0006: return "SMP"
+        case 0x0007: return "BR/EDR SMP"
+        case 0x003F: return "AMP Test Manager"
+        default: return nil
+        }
+    }
+
+    /// The decoder for a dynamic channel's PSM; later protocols (SDP, RFCOMM, AVDTP...) add theirs here.
+    static func decoder(psm: UInt16) -> Decode? {
+        switch psm {
+        case 0x001F, 0x0027: return ATTDecoder.decode
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import BTCapture
+
+/// L2CAP state of a capture: PDUs being reassembled per link and direction, and the dynamic
+/// channels opened by signaling (CID → PSM → protocol), so that data on a channel reaches
+/// the decoder of the protocol its PSM names.
+public struct L2CAPState {
+    struct FlowKey: Hashable {
+        var link: Session.LinkKey
+        /// Host to controller.
+        var sent: Bool
+    }
+
+    struct PendingPDU {
+        var data: [UInt8]
+        /// Header plus payload length, once the 2-byte length has arrived.
+        var expected: Int?
+        var fragments: Int
+        var firstFrame: Int
+    }
+
+    /// A connection request waiting for its response, by link, who asked, and identifier.
+    struct RequestKey: Hashable {
+        var link: Session.LinkKey
+        var requesterIsLocal: Bool
+        var ident: UInt8
+    }
+
+    struct PendingRequest {
+        var psm: UInt16
+        var sourceCIDs: [UInt16]
+        var mode: L2CAPChannel.Mode
+    }
+
+    var reassembly: [FlowKey: PendingPDU] = [:]
+    var requests: [RequestKey: PendingRequest] = [:]
+    public internal(set) var channels: [Session.LinkKey: [L2CAPChannel]] = [:]
+
+    public init() {}
+
+    /// The channel a PDU with this destination CID travels on: a PDU the host sends goes to
+    /// the remote endpoint's CID; one it receives, to its own.
+    public func channel(_ link: Session.LinkKey, cid: UInt16, sent: Bool) -> L2CAPChannel? {
+        channels[link]?.first { (sent ? $0.remoteCID : $0.localCID) == cid }
+    }
+
+    mutating func update(_ link: Session.LinkKey, cid: UInt16, sent: Bool, _ change: (inout L2CAPChannel) -> Void) {
+        guard let index = channels[link]?.firstIndex(where: { (sent ? $0.remoteCID : $0.localCID) == cid }) else { return }
+        change(&channels[link]![index])
+    }
+
+    mutating func open(_ link: Session.LinkKey, _ channel: L2CAPChannel) {
+        channels[link, default: []].removeAll { $0.localCID == channel.localCID }
+        channels[link, default: []].append(channel)
+    }
+
+    mutating func remove(_ link: Session.LinkKey, localCID: UInt16) {
+        channels[link]?.removeAll { $0.localCID == localCID }
+    }
+
+    /// The link is gone: report PDUs left incomplete and forget its channels.
+    mutating func close(_ link: Session.LinkKey) -> [String] {
+        var messages: [String] = []
+        for (key, pending) in reassembly where key.link == link {
+            messages.append(Self.incompleteMessage(pending, key, at: "disconnection"))
+            reassembly[key] = nil
+        }
+        channels[link] = nil
+        requests = requests.filter { $0.key.link != link }
+        return messages
+    }
+
+    mutating func finish() -> [SessionReport] {
+        let reports = reassembly.map { key, pending in
+            SessionReport(frameNumber: pending.firstFrame, severity: .warning,
+                          message: Self.incompleteMessage(pending, key, at: "the end of the capture"))
+        }
+        reassembly.removeAll()
+        return reports
+    }
+
+    static func incompleteMessage(_ pending: PendingPDU, _ key: FlowKey, at moment: String) -> String {
+        let total = pending.expected.map { " of \($0)" } ?? ""
+        return "L2CAP PDU \(key.sent ? "sent" : "received") on handle \(Hex.u16(key.link.handle)) started in packet \(pending.firstFrame) incomplete at \(moment): \(pending.data.count)\(total) bytes in \(pending.fragments) fragment\(pending.fragments == 1 ? "" : "s")"
+    }
+}
+
+/// A dynamic L2CAP channel: its two endpoints' CIDs, PSM and mode.
+public struct L2CAPChannel: Equatable {
+    public enum Mode: UInt8 {
+        case basic = 0, retransmission = 1, flowControl = 2, enhancedRetransmission = 3, streaming = 4
+        /// Not configuration values: the modes of LE and enhanced credit-based connections.
+        case leCreditBased = 0x80, enhancedCreditBased = 0x81
+
+        var name: String {
+            switch self {
+            case .basic: return "Basic"
+            case .retransmission: return "Retransmission"
+            case .flowControl: return "Flow Control"
+            case .enhancedRetransmission: return "Enhanced Retransmission"
+            case .streaming: return "Streaming"
+            case .leCreditBased: return "LE Credit Based"
+            case .enhancedCreditBased: return "Enhanced Credit Based"
+            }
+        }
+        var isCreditBased: Bool { self == .leCreditBased || self == .enhancedCreditBased }
+    }
+
+    public var psm: UInt16
+    public var localCID: UInt16
+    public var remoteCID: UInt16
+    public var mode: Mode
+    /// Whether ERTM/streaming frames end in a 2-byte FCS (the FCS option can turn it off).
+    public var hasFCS = true
+    /// SDUs of credit-based channels being reassembled from K-frames, by direction (sent?).
+    var sdu: [Bool: PendingSDU] = [:]
+
+    struct PendingSDU: Equatable {
+        var data: [UInt8]
+        var expected: Int
+    }
+
+    public var protocolName: String { L2CAPProtocols.name(psm: psm) }
+
+    public static func == (a: L2CAPChannel, b: L2CAPChannel) -> Bool {
+        a.psm == b.psm && a.localCID == b.localCID && a.remoteCID == b.remoteCID && a.mode == b.mode
+    }
+}

@@ -1,0 +1,172 @@
+import BTCapture
+
+/// Pairing in progress per link: the two feature exchanges decide the method.
+public struct SMPState {
+    struct Pairing {
+        var request: SMPDecoder.Features?
+        var response: SMPDecoder.Features?
+        var method: String?
+    }
+    var pairings: [Session.LinkKey: Pairing] = [:]
+
+    public init() {}
+
+    mutating func close(_ link: Session.LinkKey) { pairings[link] = nil }
+
+    /// The method of a pairing that just completed (the link became encrypted), once.
+    mutating func complete(_ link: Session.LinkKey) -> String? {
+        pairings.removeValue(forKey: link)?.method
+    }
+}
+
+/// The Security Manager Protocol (Core Vol 3, Part H, 3) on CID 0x0006 and 0x0007.
+enum SMPDecoder {
+    struct Features {
+        var io: UInt8, oob: UInt8, authReq: UInt8
+        var mitm: Bool { authReq & 0x04 != 0 }
+        var secureConnections: Bool { authReq & 0x08 != 0 }
+    }
+
+    static let codeNames: [UInt8: String] = [
+        0x01: "Pairing Request", 0x02: "Pairing Response", 0x03: "Pairing Confirm", 0x04: "Pairing Random",
+        0x05: "Pairing Failed", 0x06: "Encryption Information", 0x07: "Central Identification",
+        0x08: "Identity Information", 0x09: "Identity Address Information", 0x0A: "Signing Information",
+        0x0B: "Security Request", 0x0C: "Pairing Public Key", 0x0D: "Pairing DHKey Check",
+        0x0E: "Pairing Keypress Notification",
+    ]
+    static let ioNames: [UInt8: String] = [0: "DisplayOnly", 1: "DisplayYesNo", 2: "KeyboardOnly", 3: "NoInputNoOutput", 4: "KeyboardDisplay"]
+    static let reasonNames: [UInt8: String] = [
+        0x01: "Passkey Entry Failed", 0x02: "OOB Not Available", 0x03: "Authentication Requirements",
+        0x04: "Confirm Value Failed", 0x05: "Pairing Not Supported", 0x06: "Encryption Key Size",
+        0x07: "Command Not Supported", 0x08: "Unspecified Reason", 0x09: "Repeated Attempts",
+        0x0A: "Invalid Parameters", 0x0B: "DHKey Check Failed", 0x0C: "Numeric Comparison Failed",
+        0x0D: "BR/EDR Pairing In Progress", 0x0E: "Cross-transport Key Derivation/Generation Not Allowed",
+        0x0F: "Key Rejected", 0x10: "Busy",
+    ]
+    static let keypressNames: [UInt8: String] = [0: "Passkey Entry Started", 1: "Passkey Digit Entered", 2: "Passkey Digit Erased", 3: "Passkey Cleared", 4: "Passkey Entry Completed"]
+
+    static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
+        var layer = Layer(name: "SMP", range: 0 ..< c.remaining, showsDirection: true)
+        defer { packet.layers.append(layer) }
+        let code = try c.u8()
+        let name = codeNames[code] ?? "Unknown Command \(Hex.u8(code))"
+        layer.add(SMPFields.code, .u8(code), "\(name) (\(Hex.u8(code)))")
+        layer.summary = name
+        if codeNames[code] == nil { packet.addIssueOnPendingLayer(.warning, "Unknown SMP code \(Hex.u8(code))") }
+        let link = context.link
+        switch code {
+        case 0x01, 0x02:
+            let features = Features(io: try c.u8(), oob: try c.u8(), authReq: try c.u8())
+            let keySize = try c.u8(), initiatorKeys = try c.u8(), responderKeys = try c.u8()
+            layer.add(SMPFields.ioCapability, .u8(features.io), "\(ioNames[features.io] ?? "Reserved") (\(Hex.u8(features.io)))")
+            layer.add(SMPFields.oob, .u8(features.oob), features.oob == 1 ? "OOB data present" : "OOB data not present")
+            authReqFields(features.authReq, &layer)
+            layer.add(SMPFields.maxKeySize, .u8(keySize), String(keySize))
+            layer.add(SMPFields.initiatorKeys, .u8(initiatorKeys), keyNames(initiatorKeys))
+            layer.add(SMPFields.responderKeys, .u8(responderKeys), keyNames(responderKeys))
+            layer.summary += " - \(ioNames[features.io] ?? "Reserved") - \(authReqSummary(features.authReq)) - Key Size: \(keySize)"
+            if keySize < 7 || keySize > 16 { packet.addIssueOnPendingLayer(.warning, "Maximum key size \(keySize) is outside 7-16") }
+            if features.io > 4 { packet.addIssueOnPendingLayer(.warning, "Reserved IO capability \(Hex.u8(features.io))") }
+            if code == 0x01 {
+                session.smp.pairings[link] = SMPState.Pairing(request: features)
+            } else if let request = session.smp.pairings[link]?.request {
+                let method = pairingMethod(initiator: request, responder: features)
+                session.smp.pairings[link]?.response = features
+                session.smp.pairings[link]?.method = method
+                layer.add(SMPFields.method, .text(method))
+                layer.summary += " - Method: \(method)"
+            }
+        case 0x03:
+            layer.add(SMPFields.confirm, .bytes(try c.slice(16)))
+        case 0x04:
+            layer.add(SMPFields.random, .bytes(try c.slice(16)))
+        case 0x05:
+            let reason = try c.u8()
+            let reasonName = reasonNames[reason] ?? "Reserved"
+            layer.add(SMPFields.reason, .u8(reason), "\(reasonName) (\(Hex.u8(reason)))")
+            layer.summary += " - Reason: \(reasonName) (\(Hex.u8(reason)))"
+            packet.addIssueOnPendingLayer(.error, "Pairing failed: \(reasonName) (\(Hex.u8(reason)))")
+            session.smp.pairings[link] = nil
+        case 0x06:
+            layer.add(SMPFields.ltk, .bytes(try c.slice(16)))
+        case 0x07:
+            let ediv = try c.u16(), rand = try c.u64()
+            layer.add(SMPFields.ediv, .u16(ediv))
+            layer.add(SMPFields.rand, .unsigned(rand, width: 16))
+            layer.summary += " - EDIV: \(Hex.u16(ediv))"
+        case 0x08:
+            layer.add(SMPFields.irk, .bytes(try c.slice(16)))
+        case 0x09:
+            let type = try c.u8(), address = try c.address()
+            layer.add(SMPFields.addressType, .u8(type), type == 0 ? "Public" : type == 1 ? "Static Random" : "Reserved")
+            layer.add(SMPFields.address, .address(address))
+            layer.summary += " - \(type == 0 ? "Public" : "Static Random") - \(address)"
+        case 0x0A:
+            layer.add(SMPFields.csrk, .bytes(try c.slice(16)))
+        case 0x0B:
+            let authReq = try c.u8()
+            authReqFields(authReq, &layer)
+            layer.summary += " - " + authReqSummary(authReq)
+        case 0x0C:
+            layer.add(SMPFields.publicKeyX, .bytes(try c.slice(32)))
+            layer.add(SMPFields.publicKeyY, .bytes(try c.slice(32)))
+        case 0x0D:
+            layer.add(SMPFields.dhkeyCheck, .bytes(try c.slice(16)))
+        case 0x0E:
+            let type = try c.u8()
+            layer.add(SMPFields.keypressType, .u8(type), keypressNames[type] ?? "Reserved")
+            layer.summary += " - " + (keypressNames[type] ?? "Reserved")
+        default:
+            break
+        }
+        if !c.isAtEnd {
+            packet.addIssueOnPendingLayer(.warning, "\(name): \(c.remaining) unexpected bytes at the end")
+            _ = c.rest()
+        }
+    }
+
+    static func authReqFields(_ authReq: UInt8, _ layer: inout Layer) {
+        layer.add(SMPFields.authReq, .u8(authReq), "\(Hex.u8(authReq)) (\(authReqSummary(authReq)))")
+        layer.add(SMPFields.bonding, .bool(authReq & 0x03 == 0x01))
+        layer.add(SMPFields.mitm, .bool(authReq & 0x04 != 0))
+        layer.add(SMPFields.secureConnections, .bool(authReq & 0x08 != 0))
+        layer.add(SMPFields.keypress, .bool(authReq & 0x10 != 0))
+        layer.add(SMPFields.ct2, .bool(authReq & 0x20 != 0))
+    }
+
+    static func authReqSummary(_ authReq: UInt8) -> String {
+        var parts = [authReq & 0x03 == 0x01 ? "Bonding" : "No Bonding"]
+        if authReq & 0x04 != 0 { parts.append("MITM") }
+        if authReq & 0x08 != 0 { parts.append("SC") }
+        if authReq & 0x10 != 0 { parts.append("Keypress") }
+        if authReq & 0x20 != 0 { parts.append("CT2") }
+        return parts.joined(separator: ", ")
+    }
+
+    static func keyNames(_ bits: UInt8) -> String {
+        let names = [(0, "EncKey"), (1, "IdKey"), (2, "SignKey"), (3, "LinkKey")].filter { bits & (1 << $0.0) != 0 }.map(\.1)
+        return "\(Hex.u8(bits)) (\(names.isEmpty ? "None" : names.joined(separator: ", ")))"
+    }
+
+    /// Core Vol 3, Part H, 2.3.5.1: OOB, then MITM, then the IO capability mapping.
+    static func pairingMethod(initiator: Features, responder: Features) -> String {
+        let sc = initiator.secureConnections && responder.secureConnections
+        let kind = sc ? "LE Secure Connections" : "LE Legacy"
+        let oob = sc ? (initiator.oob == 1 || responder.oob == 1) : (initiator.oob == 1 && responder.oob == 1)
+        if oob { return "\(kind), Out of Band" }
+        if !initiator.mitm && !responder.mitm { return "\(kind), Just Works" }
+        let i = initiator.io, r = responder.io
+        let method: String
+        if i > 4 || r > 4 || i == 3 || r == 3 {
+            method = "Just Works"
+        } else {
+            switch (i, r) {
+            case (0, 0), (0, 1), (1, 0): method = "Just Works"
+            case (1, 1): method = sc ? "Numeric Comparison" : "Just Works"
+            case (1, 4), (4, 1), (4, 4): method = sc ? "Numeric Comparison" : "Passkey Entry"
+            default: method = "Passkey Entry"
+            }
+        }
+        return "\(kind), \(method)"
+    }
+}
