@@ -18,3 +18,18 @@ public struct RenderOptions: Sendable {
     public var hex = false
     public init() {}
 }
+
+/// Which view to print: the one place that maps the display options to a renderer.
+public enum RenderMode {
+    case table
+    case tree
+    case fields([FieldsRenderer.Column])
+
+    public func makeRenderer(_ options: RenderOptions) -> PacketRenderer {
+        switch self {
+        case .table: return TableRenderer(options: options)
+        case .tree: return TreeRenderer(options: options)
+        case .fields(let columns): return FieldsRenderer(columns: columns)
+        }
+    }
+}

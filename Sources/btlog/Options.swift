@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import BTCapture
 import BTQuery
 import BTRender
@@ -76,8 +77,30 @@ struct DisplayOptionGroup: ParsableArguments {
     @Option(help: ArgumentHelp("Time column: abs (May 08 23:04:39.824, local time), rel (since the first packet), delta (since the previous one) or epoch.", valueName: "abs|rel|delta|epoch"))
     var time: TimeFormatter.Mode = .abs
 
+    @Option(help: ArgumentHelp("Print only these fields, tab-separated, one row per packet (like tshark -T fields); see 'btlog fields'.", valueName: "NAME,..."))
+    var fields: String?
+
     @Option(help: ArgumentHelp("Colour: auto (when the output is a terminal and NO_COLOR is unset), always or never.", valueName: "auto|always|never"))
     var color: ColorChoice = .auto
+
+    var fieldNames: [String]? {
+        fields.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+    }
+
+    func validate() throws {
+        guard let names = fieldNames else { return }
+        if names.isEmpty { throw ValidationError("--fields takes a comma-separated list of field names; 'btlog fields' lists them") }
+        let unknown = FieldsRenderer.columns(for: names).unknown
+        if !unknown.isEmpty {
+            throw ValidationError("unknown field\(unknown.count == 1 ? "" : "s") \(unknown.map { "'\($0)'" }.joined(separator: ", ")); 'btlog fields' lists them")
+        }
+        if tree { throw ValidationError("--fields and --tree choose different views; give one") }
+    }
+
+    var mode: RenderMode {
+        if let names = fieldNames { return .fields(FieldsRenderer.columns(for: names).columns) }
+        return tree ? .tree : .table
+    }
 
     func renderOptions(for out: OutputWriter) -> RenderOptions {
         var options = RenderOptions()

@@ -33,7 +33,7 @@ struct Show: ParsableCommand {
             }
             do {
                 try ShowPipeline.run(file: file, input: input.inputOptions, selection: selection.selection,
-                                     tree: display.tree, options: options, out: out)
+                                     mode: display.mode, options: options, out: out)
             } catch is OutputWriter.OutputClosed {
                 return
             } catch let error as CaptureError {
@@ -49,14 +49,15 @@ struct Show: ParsableCommand {
 
 /// read → decode → select → render, one packet at a time.
 enum ShowPipeline {
-    static func run(file: String, input: InputOptions, selection: PacketSelection, tree: Bool,
+    static func run(file: String, input: InputOptions, selection: PacketSelection, mode: RenderMode,
                     options: RenderOptions, out: OutputWriter) throws {
         let reader = try CaptureInput.open(file, options: input)
         if file == "-" { out.lineBuffered = true }
         let decoder = Decoder()
-        var renderer: PacketRenderer = tree ? TreeRenderer(options: options) : TableRenderer(options: options)
+        var renderer = mode.makeRenderer(options)
         var statistics = CaptureStatistics()
         var shown = 0
+        var readAll = true
         func drainWarnings() {
             guard !reader.warnings.isEmpty else { return }
             for warning in reader.warnings { FileHandleStderr.warning(warning.message) }
@@ -71,9 +72,13 @@ enum ShowPipeline {
             try renderer.render(packet, to: out)
             statistics.add(packet)
             shown += 1
-            if selection.isExhausted(afterNumber: frame.number, shown: shown) { break }
+            if selection.isExhausted(afterNumber: frame.number, shown: shown) { readAll = false; break }
         }
         drainWarnings()
+        if readAll {
+            try out.flush()
+            for report in decoder.finish() { FileHandleStderr.warning("packet \(report.frameNumber): \(report.message)") }
+        }
         try renderer.finish(statistics, to: out)
         try out.flush()
     }

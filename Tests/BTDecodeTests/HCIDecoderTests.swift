@@ -42,14 +42,18 @@ final class HCIDecoderTests: XCTestCase {
                                        0x18, 0x00, 0x00, 0x00, 0x48, 0x00, 0x00], with: decoder)
         // ACL: handle 0x0044 with PB 0b10 → 44 20, length 7, L2CAP bytes.
         let acl = decode(.aclData, .sent, [0x44, 0x20, 0x07, 0x00, 0x03, 0x00, 0x04, 0x00, 0x02, 0x64, 0x00], with: decoder)
-        XCTAssertEqual(acl.typeLabel, "ACL Send")
+        // L2CAP length 3 on CID 0x0004: ATT Exchange MTU Request (0x02), MTU 0x0064.
+        XCTAssertEqual(acl.typeLabel, "ATT Send")
+        XCTAssertEqual(acl.summary, "Exchange MTU Request - MTU: 100")
         XCTAssertEqual(acl.handle, 0x0044)
         XCTAssertEqual(acl.peer?.description, "00:09:A7:24:26:38")
         XCTAssertEqual(acl.field(DataFields.aclPB)?.value, .u8(2))
         // Disconnection Complete removes the connection.
         let gone = decode(.event, .received, [0x05, 0x04, 0x00, 0x44, 0x00, 0x13], with: decoder)
         XCTAssertEqual(gone.summary, "Disconnection Complete - Handle: 0x0044 - Reason: Remote User Terminated Connection")
-        XCTAssertTrue(gone.issues.isEmpty, "a normal disconnect reason is not an error")
+        XCTAssertFalse(gone.hasError, "a normal disconnect reason is not an error")
+        // The MTU request was never answered: the link's end says so.
+        XCTAssertEqual(gone.issues.map(\.message), ["Exchange MTU Request in packet 1 never answered (link disconnected)"])
         XCTAssertNil(decode(.aclData, .sent, [0x44, 0x20, 0x00, 0x00], with: decoder).peer)
     }
 

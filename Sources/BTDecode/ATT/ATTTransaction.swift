@@ -50,8 +50,8 @@ extension ATTDecoder {
             }
             guard let transaction else { return nil }
             let elapsed = Microseconds.difference(timestamp, transaction.timestamp) / 1000
-            layer.add(ATTFields.requestIn, .unsigned(UInt64(transaction.frame), width: 0), "\(transaction.frame)")
-            layer.add(ATTFields.responseTime, .unsigned(UInt64(max(0, elapsed)), width: 0), "\(elapsed) ms")
+            layer.add(ATTFields.requestIn, .count(transaction.frame))
+            layer.add(ATTFields.responseTime, .count(Int(clamping: elapsed)), "\(elapsed) ms")
             return transaction
         }
 

@@ -13,7 +13,8 @@ public struct FieldDefinition: Hashable, Sendable {
         self.help = help
     }
 
-    public var protocolName: String { String(name.prefix { $0 != "." }) }
+    /// "att" for att.opcode; the capture record's own fields (number, time...) are "frame".
+    public var protocolName: String { name.contains(".") ? String(name.prefix { $0 != "." }) : "frame" }
 
     public static func == (a: FieldDefinition, b: FieldDefinition) -> Bool { a.name == b.name }
     public func hash(into hasher: inout Hasher) { hasher.combine(name) }

@@ -99,7 +99,7 @@ public enum FieldValue: Equatable {
     /// The value in the form `--fields` prints: hex with 0x for integers, AA:BB:.. for addresses.
     public var text: String {
         switch self {
-        case .unsigned(let v, let width): return Hex.format(v, width: width)
+        case .unsigned(let v, let width): return width == 0 ? String(v) : Hex.format(v, width: width)
         case .signed(let v): return String(v)
         case .bool(let v): return v ? "1" : "0"
         case .text(let s): return s
@@ -116,6 +116,8 @@ public enum FieldValue: Equatable {
         return text
     }
 
+    /// A count or packet number: printed in decimal.
+    public static func count(_ v: Int) -> FieldValue { .unsigned(UInt64(max(0, v)), width: 0) }
     public static func u8(_ v: UInt8) -> FieldValue { .unsigned(UInt64(v), width: 2) }
     public static func u16(_ v: UInt16) -> FieldValue { .unsigned(UInt64(v), width: 4) }
     public static func u32(_ v: UInt32) -> FieldValue { .unsigned(UInt64(v), width: 8) }
