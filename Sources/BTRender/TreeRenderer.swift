@@ -29,6 +29,10 @@ public struct TreeRenderer: PacketRenderer {
         }
         if options.hex {
             for line in HexDump.lines(packet.frame.bytes) { try out.line("    " + line) }
+            if let pdu = packet.reassembledPDU {
+                try out.line("    Reassembled (\(pdu.count) bytes):")
+                for line in HexDump.lines(pdu) { try out.line("    " + line) }
+            }
         }
         try out.line("")
     }

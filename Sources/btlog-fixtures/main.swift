@@ -28,6 +28,12 @@ try save("wwdc-dual-monitor.pcap", try FixtureContainers.encode(monitor, as: .pc
 try save("wwdc-dual.pcapng", try FixtureContainers.encode(monitor, as: .pcapng))
 try save("wwdc-dual.btsnoop.gz", FixtureContainers.gzip(try FixtureContainers.encode(hciOnly, as: .btsnoopH4)))
 
+// Decoder coverage: LE GATT discovery, pairing and errors; BR/EDR L2CAP signaling; the btmon crash.
+try save("le-heart-rate.btsnoop", try FixtureContainers.encode(Scenarios.heartRateSession(), as: .btsnoopH4))
+try save("le-heart-rate.pklg", try FixtureContainers.encode(Scenarios.heartRateSession(), as: .pklg))
+try save("bredr-l2cap.btsnoop", try FixtureContainers.encode(Scenarios.classicL2CAPSession(), as: .btsnoopH4))
+try save("btmon-crash-heart-rate.btsnoop", try FixtureContainers.encode(Scenarios.btmonCrashTrace(), as: .btsnoopH4))
+
 // An iOS sysdiagnose with two packet logs; the newer one is the WWDC session.
 let older = Array(dual.prefix(12))
 let sysdiagnose = FixtureContainers.tar([

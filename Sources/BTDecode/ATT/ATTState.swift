@@ -24,10 +24,10 @@ public struct ATTState {
 
     public init() {}
 
-    static func unanswered(_ t: Transaction, at moment: String) -> String {
+    static func unanswered(_ t: Transaction, at moment: String, naming packet: Bool = true) -> String {
         let what = t.opcode == 0x1D ? "Handle Value Indication" : ATTDecoder.opcodeName(t.opcode)
         let answer = t.opcode == 0x1D ? "confirmed" : "answered"
-        return "\(what) in packet \(t.frame) never \(answer) (\(moment))"
+        return "\(what)\(packet ? " in packet \(t.frame)" : "") never \(answer) (\(moment))"
     }
 
     mutating func close(_ link: Session.LinkKey) -> [String] {
@@ -43,6 +43,6 @@ public struct ATTState {
         let open = Array(requests.values) + Array(indications.values)
         requests.removeAll()
         indications.removeAll()
-        return open.map { SessionReport(frameNumber: $0.frame, severity: .warning, message: Self.unanswered($0, at: "end of capture")) }
+        return open.map { SessionReport(frameNumber: $0.frame, severity: .warning, message: Self.unanswered($0, at: "end of capture", naming: false)) }
     }
 }

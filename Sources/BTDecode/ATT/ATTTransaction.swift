@@ -29,7 +29,8 @@ extension ATTDecoder {
 
         /// The bearer seen from the client that sends requests (or receives indications).
         func bearer(clientIsLocal: Bool) -> ATTState.BearerKey {
-            ATTState.BearerKey(link: context.link, cid: context.cid, clientIsLocal: clientIsLocal)
+            // A dynamic channel has a CID per end; name the bearer by the local one.
+            ATTState.BearerKey(link: context.link, cid: context.channel?.localCID ?? context.cid, clientIsLocal: clientIsLocal)
         }
 
         /// A response or confirmation: find what it answers, say so, and close the transaction.

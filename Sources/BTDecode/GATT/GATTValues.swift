@@ -15,6 +15,10 @@ enum GATTValues {
         case 0x2A01:
             guard let appearance = try? c.u16() else { return nil }
             return "\(AssignedNumbers.appearance(appearance) ?? "Unknown") (\(Hex.u16(appearance)))"
+        case 0x2A38:
+            guard let location = try? c.u8() else { return nil }
+            let names = ["Other", "Chest", "Wrist", "Finger", "Hand", "Ear Lobe", "Foot"]
+            return Int(location) < names.count ? names[Int(location)] : "Reserved (\(Hex.u8(location)))"
         case 0x2A19:
             guard let level = try? c.u8() else { return nil }
             return "\(level)%"

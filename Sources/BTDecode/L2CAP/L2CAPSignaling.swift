@@ -291,10 +291,12 @@ enum L2CAPSignaling {
                 let modeValue = try value.u8()
                 let mode = L2CAPChannel.Mode(rawValue: modeValue).flatMap { $0.isCreditBased ? nil : $0 }
                 layer.add(L2CAPFields.mode, .u8(modeValue), mode?.name ?? "Reserved")
-                layer.add(L2CAPFields.txWindow, .u8(try value.u8()))
-                layer.add(L2CAPFields.maxTransmit, .u8(try value.u8()))
-                layer.add(L2CAPFields.retransmissionTimeout, .u16(try value.u16()))
-                layer.add(L2CAPFields.monitorTimeout, .u16(try value.u16()))
+                let window = try value.u8(), transmit = try value.u8()
+                layer.add(L2CAPFields.txWindow, .u8(window), String(window))
+                layer.add(L2CAPFields.maxTransmit, .u8(transmit), String(transmit))
+                let retransmission = try value.u16(), monitor = try value.u16()
+                layer.add(L2CAPFields.retransmissionTimeout, .u16(retransmission), "\(retransmission) ms")
+                layer.add(L2CAPFields.monitorTimeout, .u16(monitor), "\(monitor) ms")
                 let mps = try value.u16()
                 layer.add(L2CAPFields.mps, .u16(mps), String(mps))
                 options.mode = mode

@@ -61,7 +61,7 @@ public struct L2CAPState {
     mutating func close(_ link: Session.LinkKey) -> [String] {
         var messages: [String] = []
         for (key, pending) in reassembly where key.link == link {
-            messages.append(Self.incompleteMessage(pending, key, at: "disconnection"))
+            messages.append(Self.incompleteMessage(pending, key, at: "disconnection", naming: true))
             reassembly[key] = nil
         }
         channels[link] = nil
@@ -72,15 +72,15 @@ public struct L2CAPState {
     mutating func finish() -> [SessionReport] {
         let reports = reassembly.map { key, pending in
             SessionReport(frameNumber: pending.firstFrame, severity: .warning,
-                          message: Self.incompleteMessage(pending, key, at: "the end of the capture"))
+                          message: Self.incompleteMessage(pending, key, at: "the end of the capture", naming: false))
         }
         reassembly.removeAll()
         return reports
     }
 
-    static func incompleteMessage(_ pending: PendingPDU, _ key: FlowKey, at moment: String) -> String {
+    static func incompleteMessage(_ pending: PendingPDU, _ key: FlowKey, at moment: String, naming packet: Bool) -> String {
         let total = pending.expected.map { " of \($0)" } ?? ""
-        return "L2CAP PDU \(key.sent ? "sent" : "received") on handle \(Hex.u16(key.link.handle)) started in packet \(pending.firstFrame) incomplete at \(moment): \(pending.data.count)\(total) bytes in \(pending.fragments) fragment\(pending.fragments == 1 ? "" : "s")"
+        return "L2CAP PDU \(key.sent ? "sent" : "received") on handle \(Hex.u16(key.link.handle))\(packet ? " started in packet \(pending.firstFrame)" : "") incomplete at \(moment): \(pending.data.count)\(total) bytes in \(pending.fragments) fragment\(pending.fragments == 1 ? "" : "s")"
     }
 }
 
