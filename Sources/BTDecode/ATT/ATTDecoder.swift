@@ -252,7 +252,9 @@ enum ATTDecoder {
             pdu.handle = handle
         case 0x0B, 0x0D:
             if let handle = request?.handle {
-                layer.summary += " - " + pdu.handleText(handle, database(), &layer, addField: false)
+                // The handle the request named, as a field too (Wireshark does the same).
+                layer.add(ATTFields.handle, .u16(handle))
+                layer.summary += " - " + pdu.handleText(handle, database(), &layer)
             }
             value(request?.handle)
         case 0x0C:
@@ -270,6 +272,12 @@ enum ATTDecoder {
             }
             layer.summary += " - Handles: " + handles.joined(separator: ", ")
             if handles.count < 2 { pdu.issue(.warning, "\(opcodeName(opcode)) needs at least two handles") }
+        case 0x13, 0x1E:
+            // Write Response and Confirmation carry no handle: name the one their request had.
+            if let handle = request?.handle {
+                layer.add(ATTFields.handle, .u16(handle))
+                layer.summary += " - " + pdu.handleText(handle, database(), &layer)
+            }
         case 0x0F:
             value(nil)
         case 0x21:

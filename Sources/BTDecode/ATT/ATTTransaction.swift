@@ -76,7 +76,7 @@ extension ATTDecoder {
         }
 
         /// "Handle: 0x0009 - Service Changed - Configuration", with the name as fields too.
-        func handleText(_ handle: UInt16, _ database: GATTDatabase, _ layer: inout Layer, addField: Bool = true) -> String {
+        func handleText(_ handle: UInt16, _ database: GATTDatabase, _ layer: inout Layer) -> String {
             var text = "Handle: \(Hex.u16(handle))"
             guard let name = database.name(of: handle) else { return text }
             text += " - " + name
