@@ -52,7 +52,7 @@ extension Scenarios {
             + [0x05, 0xFF, 0x59, 0x00, 0x01, 0x02], rssi: -59)   // Manufacturer Specific: Nordic, 01 02
         b.leAdvertisingReport(eventType: 3, addressType: 1, address: "6A:0B:1C:2D:3E:4F", data:
             [0x02, 0x01, 0x1A]
-            + [0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15] + uuid128("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")
+            + [0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15] + uuid128("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0").reversed() // big-endian here
             + [0x00, 0x01, 0x00, 0x02, 0xC5], rssi: -77)         // Apple iBeacon, major 1, minor 2, -59 dBm
         b.leAdvertisingReport(eventType: 0, addressType: 0, address: Scenarios.lock, data:
             [0x02, 0x01, 0x05, 0x08, 0x08] + Array("Lock-42".utf8)  // Shortened Local Name

@@ -185,8 +185,12 @@ enum HCIEventDecoder {
                 layer.add(AdvertisingFields.addressType, .u8(addressType), HCICommandDecoder.addressTypeName(addressType))
                 layer.add(AdvertisingFields.address, .address(address))
                 layer.add(AdvertisingFields.data, .bytes(data))
+                var issues: [(Issue.Severity, String)] = []
+                let digest = AdvertisingData.decode(data, into: &layer, issues: &issues)
+                for issue in issues { packet.addIssue(issue.0, issue.1) }
                 layer.add(AdvertisingFields.rssi, .signed(Int64(rssi)), "\(rssi) dBm")
                 layer.summary += " - \(advertisingEventName(eventType)) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address) \(rssi) dBm"
+                if let name = digest.name { layer.summary += " - \"\(name)\"" }
                 if packet.peer == nil { packet.peer = address }
             }
         case 0x03: // Connection Update Complete

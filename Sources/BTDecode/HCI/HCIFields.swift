@@ -37,7 +37,22 @@ public enum AdvertisingFields {
     public static let address = FieldDefinition("adv.address", "Address", .address, "Advertiser address")
     public static let rssi = FieldDefinition("adv.rssi", "RSSI", .int, "Received signal strength in dBm")
     public static let data = FieldDefinition("adv.data", "Data", .bytes, "Advertising data")
-    public static let all = [eventType, addressType, address, rssi, data]
+    public static let adType = FieldDefinition("adv.ad_type", "AD Structure", .uint8, "Type of each AD structure in advertising data or EIR")
+    public static let flags = FieldDefinition("adv.flags", "Flags", .uint8, "Flags AD type: discoverable mode and BR/EDR support")
+    public static let uuid = FieldDefinition("adv.uuid", "Service UUID", .uuid, "Service UUIDs listed or solicited")
+    public static let name = FieldDefinition("adv.name", "Local Name", .string, "Complete or shortened local name")
+    public static let txPower = FieldDefinition("adv.tx_power", "TX Power Level", .int, "Advertised TX power in dBm")
+    public static let appearance = FieldDefinition("adv.appearance", "Appearance", .uint16, "GAP appearance value")
+    public static let company = FieldDefinition("adv.company", "Company", .uint16, "Company identifier of manufacturer specific data")
+    public static let manufacturerData = FieldDefinition("adv.manufacturer_data", "Manufacturer Data", .bytes, "Manufacturer specific data after the company identifier")
+    public static let serviceDataUUID = FieldDefinition("adv.service_data_uuid", "Service Data UUID", .uuid, "UUID of a service data AD structure")
+    public static let serviceData = FieldDefinition("adv.service_data", "Service Data", .bytes, "Service data after its UUID")
+    public static let uri = FieldDefinition("adv.uri", "URI", .string, "Advertised URI with its scheme")
+    public static let leRole = FieldDefinition("adv.le_role", "LE Role", .uint8, "Supported and preferred LE roles")
+    public static let interval = FieldDefinition("adv.interval", "Advertising Interval", .uint16, "Advertising interval in 0.625 ms units")
+    public static let classOfDevice = FieldDefinition("adv.class_of_device", "Class of Device", .uint32, "Class of Device in EIR")
+    public static let all = [eventType, addressType, address, rssi, data, adType, flags, uuid, name, txPower, appearance,
+                             company, manufacturerData, serviceDataUUID, serviceData, uri, leRole, interval, classOfDevice]
 }
 
 public enum DataFields {

@@ -1,0 +1,179 @@
+import BTCapture
+
+/// Advertising data, scan responses and EIR: a sequence of length, AD type, data structures
+/// (Core Vol 3, Part C, 11; Core Specification Supplement, Part A; Assigned Numbers 2.3).
+public enum AdvertisingData {
+    static let typeNames: [UInt8: String] = [
+        0x01: "Flags", 0x02: "Incomplete List of 16-bit Service UUIDs", 0x03: "Complete List of 16-bit Service UUIDs",
+        0x04: "Incomplete List of 32-bit Service UUIDs", 0x05: "Complete List of 32-bit Service UUIDs",
+        0x06: "Incomplete List of 128-bit Service UUIDs", 0x07: "Complete List of 128-bit Service UUIDs",
+        0x08: "Shortened Local Name", 0x09: "Complete Local Name", 0x0A: "TX Power Level", 0x0D: "Class of Device",
+        0x0E: "Simple Pairing Hash C-192", 0x0F: "Simple Pairing Randomizer R-192", 0x10: "Device ID / Security Manager TK Value",
+        0x11: "Security Manager Out of Band Flags", 0x12: "Peripheral Connection Interval Range",
+        0x14: "List of 16-bit Service Solicitation UUIDs", 0x15: "List of 128-bit Service Solicitation UUIDs",
+        0x16: "Service Data - 16-bit UUID", 0x17: "Public Target Address", 0x18: "Random Target Address",
+        0x19: "Appearance", 0x1A: "Advertising Interval", 0x1B: "LE Bluetooth Device Address", 0x1C: "LE Role",
+        0x1D: "Simple Pairing Hash C-256", 0x1E: "Simple Pairing Randomizer R-256",
+        0x1F: "List of 32-bit Service Solicitation UUIDs", 0x20: "Service Data - 32-bit UUID",
+        0x21: "Service Data - 128-bit UUID", 0x22: "LE Secure Connections Confirmation Value",
+        0x23: "LE Secure Connections Random Value", 0x24: "URI", 0x25: "Indoor Positioning",
+        0x26: "Transport Discovery Data", 0x27: "LE Supported Features", 0x28: "Channel Map Update Indication",
+        0x29: "PB-ADV", 0x2A: "Mesh Message", 0x2B: "Mesh Beacon", 0x2C: "BIGInfo", 0x2D: "Broadcast_Code",
+        0x2E: "Resolvable Set Identifier", 0x2F: "Advertising Interval - long", 0x30: "Broadcast Name",
+        0x31: "Encrypted Advertising Data", 0x32: "Periodic Advertising Response Timing Information",
+        0x34: "Electronic Shelf Label", 0x3D: "3D Information Data", 0xFF: "Manufacturer Specific Data",
+    ]
+
+    /// What a summary wants from the data: the device's name.
+    public struct Digest {
+        public var name: String?
+    }
+
+    /// Adds one field per AD structure (and per value inside it) to `layer`.
+    @discardableResult
+    static func decode(_ data: ArraySlice<UInt8>, into layer: inout Layer, issues: inout [(Issue.Severity, String)]) -> Digest {
+        var digest = Digest()
+        var c = ByteCursor(data)
+        while !c.isAtEnd {
+            guard let length = try? c.u8() else { break }
+            if length == 0 {
+                // The significant part ends here; what follows must be zero padding (EIR is 240 bytes).
+                if c.rest().contains(where: { $0 != 0 }) { issues.append((.warning, "Advertising data continues after a zero-length structure")) }
+                break
+            }
+            guard Int(length) <= c.remaining, let type = try? c.u8(), var value = try? c.slice(Int(length) - 1) else {
+                issues.append((.warning, "AD structure of length \(length) runs past the end of the data (\(c.remaining) bytes left)"))
+                _ = c.rest()
+                break
+            }
+            let name = typeNames[type] ?? "Unknown AD Type"
+            var v = ByteCursor(value)
+            let first = layer.fields.count
+            let text = describe(type, &v, &layer, &digest) ?? Hex.bytes(value)
+            // The structure's own line comes before the values decoded from it.
+            layer.fields.insert(Field(definition: AdvertisingFields.adType, value: .u8(type), display: "\(name) (\(Hex.u8(type))): \(text)"), at: first)
+            if !v.isAtEnd, type != 0xFF {
+                value = v.rest()
+                issues.append((.warning, "\(name): \(value.count) unexpected bytes"))
+            }
+        }
+        return digest
+    }
+
+    static func describe(_ type: UInt8, _ c: inout ByteCursor, _ layer: inout Layer, _ digest: inout Digest) -> String? {
+        func uuids(_ size: Int) -> String {
+            var names: [String] = []
+            while c.remaining >= size, let bytes = try? c.slice(size), let uuid = BTUUID(littleEndian: bytes) {
+                layer.add(AdvertisingFields.uuid, .uuid(uuid))
+                names.append(uuid.labelled)
+            }
+            return names.joined(separator: ", ")
+        }
+        func serviceData(_ size: Int) -> String? {
+            guard let bytes = try? c.slice(size), let uuid = BTUUID(littleEndian: bytes) else { return nil }
+            let data = c.rest()
+            layer.add(AdvertisingFields.serviceDataUUID, .uuid(uuid))
+            layer.add(AdvertisingFields.serviceData, .bytes(data))
+            return "\(uuid.labelled): \(Hex.bytes(data))"
+        }
+        switch type {
+        case 0x01:
+            guard let flags = try? c.u8() else { return nil }
+            layer.add(AdvertisingFields.flags, .u8(flags))
+            let names = [(0, "LE Limited Discoverable"), (1, "LE General Discoverable"), (2, "BR/EDR Not Supported"),
+                         (3, "Simultaneous LE and BR/EDR (Controller)"), (4, "Simultaneous LE and BR/EDR (Host)")]
+                .filter { flags & (1 << $0.0) != 0 }.map(\.1)
+            return "\(Hex.u8(flags)) \(names.joined(separator: ", "))"
+        case 0x02, 0x03, 0x14: return uuids(2)
+        case 0x04, 0x05, 0x1F: return uuids(4)
+        case 0x06, 0x07, 0x15: return uuids(16)
+        case 0x08, 0x09, 0x30:
+            let name = String(decoding: c.rest(), as: UTF8.self)
+            layer.add(AdvertisingFields.name, .text(name))
+            if type != 0x30 || digest.name == nil { digest.name = name }
+            return "\"\(name)\""
+        case 0x0A:
+            guard let power = try? c.i8() else { return nil }
+            layer.add(AdvertisingFields.txPower, .signed(Int64(power)), "\(power) dBm")
+            return "\(power) dBm"
+        case 0x0D:
+            guard let cod = try? c.u24() else { return nil }
+            layer.add(AdvertisingFields.classOfDevice, .unsigned(UInt64(cod), width: 6))
+            return ClassOfDevice.describe(cod)
+        case 0x12:
+            guard let min = try? c.u16(), let max = try? c.u16() else { return nil }
+            return "\(L2CAPSignaling.milliseconds(min, 1.25)) - \(L2CAPSignaling.milliseconds(max, 1.25))"
+        case 0x16: return serviceData(2)
+        case 0x20: return serviceData(4)
+        case 0x21: return serviceData(16)
+        case 0x17, 0x18:
+            var addresses: [String] = []
+            while c.remaining >= 6, let address = try? c.address() { addresses.append(address.description) }
+            return addresses.joined(separator: ", ")
+        case 0x19:
+            guard let appearance = try? c.u16() else { return nil }
+            layer.add(AdvertisingFields.appearance, .u16(appearance), "\(AssignedNumbers.appearance(appearance) ?? "Unknown") (\(Hex.u16(appearance)))")
+            return "\(AssignedNumbers.appearance(appearance) ?? "Unknown") (\(Hex.u16(appearance)))"
+        case 0x1A:
+            guard let interval = try? c.u16() else { return nil }
+            layer.add(AdvertisingFields.interval, .u16(interval), L2CAPSignaling.milliseconds(interval, 0.625))
+            return L2CAPSignaling.milliseconds(interval, 0.625)
+        case 0x1B:
+            guard let address = try? c.address(), let kind = try? c.u8() else { return nil }
+            return "\(address) (\(kind & 1 == 0 ? "Public" : "Random"))"
+        case 0x1C:
+            guard let role = try? c.u8() else { return nil }
+            let roles = ["Only Peripheral Role supported", "Only Central Role supported",
+                         "Peripheral and Central Role supported, Peripheral preferred",
+                         "Peripheral and Central Role supported, Central preferred"]
+            layer.add(AdvertisingFields.leRole, .u8(role), Int(role) < roles.count ? roles[Int(role)] : "Reserved")
+            return Int(role) < roles.count ? roles[Int(role)] : "Reserved (\(Hex.u8(role)))"
+        case 0x24:
+            guard let scheme = try? c.u8() else { return nil }
+            // The first UTF-8 code point names the scheme (Assigned Numbers, URI Scheme Name String Mapping).
+            let schemes: [UInt8: String] = [0x01: "", 0x16: "http:", 0x17: "https:", 0x0E: "ftp:", 0x1C: "mailto:", 0x3D: "tel:"]
+            let uri = (schemes[scheme] ?? "scheme(\(Hex.u8(scheme))):") + String(decoding: c.rest(), as: UTF8.self)
+            layer.add(AdvertisingFields.uri, .text(uri))
+            return uri
+        case 0x2F:
+            guard let interval = try? c.u24() else { return nil }
+            return L2CAPSignaling.milliseconds(UInt16(clamping: interval), 0.625)
+        case 0xFF:
+            guard let company = try? c.u16() else { return nil }
+            let data = c.rest()
+            let companyName = AssignedNumbers.company(company) ?? "Unknown"
+            layer.add(AdvertisingFields.company, .u16(company), "\(companyName) (\(Hex.u16(company)))")
+            layer.add(AdvertisingFields.manufacturerData, .bytes(data))
+            if company == 0x004C, let beacon = iBeacon(data) { return "\(companyName): \(beacon)" }
+            return "\(companyName) (\(Hex.u16(company))): \(Hex.bytes(data))"
+        default:
+            return nil
+        }
+    }
+
+    /// Apple's iBeacon: type 0x02, length 0x15, proximity UUID, major, minor (big-endian), power.
+    static func iBeacon(_ data: ArraySlice<UInt8>) -> String? {
+        let b = Array(data)
+        guard b.count == 23, b[0] == 0x02, b[1] == 0x15 else { return nil }
+        guard let uuid = BTUUID(littleEndian: b[2 ..< 18].reversed()) else { return nil }
+        let major = UInt16(b[18]) << 8 | UInt16(b[19]), minor = UInt16(b[20]) << 8 | UInt16(b[21])
+        return "iBeacon \(uuid.longForm) Major: \(major) Minor: \(minor) Measured Power: \(Int8(bitPattern: b[22])) dBm"
+    }
+}
+
+/// Class of Device (Assigned Numbers, Baseband): service classes and major/minor device class.
+enum ClassOfDevice {
+    static let majors = ["Miscellaneous", "Computer", "Phone", "LAN/Network Access Point", "Audio/Video",
+                         "Peripheral", "Imaging", "Wearable", "Toy", "Health"]
+    static let services: [(Int, String)] = [(13, "Limited Discoverable"), (14, "LE Audio"), (16, "Positioning"),
+                                            (17, "Networking"), (18, "Rendering"), (19, "Capturing"), (20, "Object Transfer"),
+                                            (21, "Audio"), (22, "Telephony"), (23, "Information")]
+
+    static func describe(_ cod: UInt32) -> String {
+        let major = Int(cod >> 8 & 0x1F)
+        var text = "\(Hex.format(cod, width: 6)) " + (major < majors.count ? majors[major] : major == 0x1F ? "Uncategorized" : "Reserved")
+        let names = services.filter { cod & (1 << UInt32($0.0)) != 0 }.map(\.1)
+        if !names.isEmpty { text += " (\(names.joined(separator: ", ")))" }
+        return text
+    }
+}
