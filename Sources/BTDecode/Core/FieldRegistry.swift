@@ -26,8 +26,18 @@ public enum FieldType: String, Sendable {
 
 /// Every protocol's fields, in one list.
 public enum FieldRegistry {
-    public static let all: [FieldDefinition] = FrameFields.all + HCIFields.all + AdvertisingFields.all + DataFields.all
+    static let declared: [FieldDefinition] = FrameFields.all + HCIFields.all + AdvertisingFields.all + DataFields.all
         + L2CAPFields.all + ATTFields.all + GATTFields.all + SMPFields.all + SystemFields.all
+
+    /// Fields declared by hand, by name; the HCI parameter tables reuse these before making their own.
+    static let handDeclared: [String: FieldDefinition] = Dictionary(declared.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+
+    /// Hand-declared fields, then the HCI parameters the layout tables make (hci.le_scan_interval...).
+    public static let all: [FieldDefinition] = {
+        let generated = HCIParameterTables.fields.filter { handDeclared[$0.name] == nil }
+        let hciEnd = declared.lastIndex { $0.protocolName == "hci" }.map { $0 + 1 } ?? declared.count
+        return Array(declared[..<hciEnd]) + generated + Array(declared[hciEnd...])
+    }()
 
     static let byName: [String: FieldDefinition] = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
 

@@ -38,30 +38,20 @@ enum HCICommandDecoder {
             layer.summary += " - Handle: \(Hex.u16(handle)) - Reason: \(HCIErrorNames.name(reason))"
             packet.handle = handle
             packet.peer = session.connection(controller: packet.frame.controller, handle: handle)?.peer
-        case 0x0405, 0x0419: // Create Connection, Remote Name Request
-            let address = try c.address()
-            layer.add(HCIFields.address, .address(address))
-            layer.summary += " - \(address)"
-            packet.peer = address
         case 0x0C13: // Write Local Name
             let name = c.cString()
             layer.add(HCIFields.name, .text(name))
             layer.summary += " - \"\(name)\""
             _ = c.rest()
-        case 0x200A, 0x200C: // LE Set Advertising Enable, LE Set Scan Enable
-            let enable = try c.u8()
-            layer.add(HCIFields.enable, .u8(enable), enable == 0 ? "Disabled" : "Enabled")
-            layer.summary += enable == 0 ? " - Disable" : " - Enable"
-        case 0x200D: // LE Create Connection
-            try c.skip(5)
-            let type = try c.u8()
-            let address = try c.address()
-            layer.add(HCIFields.addressType, .u8(type), addressTypeName(type))
-            layer.add(HCIFields.address, .address(address))
-            layer.summary += " - \(addressTypeName(type)) - \(address)"
-            packet.peer = address
         default:
-            break
+            if opcode >> 10 == 0x3F {
+                packet.addIssue(.note, "Vendor command: parameters are specific to the controller's manufacturer")
+                return
+            }
+            guard let params = HCIParameterTables.commands[opcode] else { return }
+            var reader = HCIParameterReader()
+            try reader.read(params, &c, &layer)
+            reader.apply(to: &layer, &packet, session: session)
         }
     }
 

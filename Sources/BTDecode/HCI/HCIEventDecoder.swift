@@ -26,7 +26,7 @@ enum HCIEventDecoder {
             if !params.isAtEnd {
                 let status = try params.u8()
                 addStatus(status, &layer, &packet)
-                try decodeReturn(opcode, status, &params, &layer, &session, controller)
+                try decodeReturn(opcode, status, &params, &layer, &packet, &session, controller)
             }
         case 0x0F: // Command Status
             let status = try params.u8()
@@ -63,15 +63,25 @@ enum HCIEventDecoder {
             packet.handle = handle
             let key = Session.ConnectionKey(controller: controller, handle: handle)
             packet.peer = session.connections[key]?.peer
+            if let severity = HCIErrorNames.severity(ofDisconnectReason: reason) {
+                packet.addIssue(severity, "Disconnected: \(HCIErrorNames.name(reason)) (\(Hex.u8(reason)))")
+            }
             if status == 0 { session.closeLink(key, into: &packet) }
-        case 0x08: // Encryption Change
+        case 0x08, 0x59: // Encryption Change v1, v2 (with the key size)
             let status = try params.u8()
             let handle = try params.u16() & 0x0FFF
             let enabled = try params.u8()
             addStatus(status, &layer, &packet)
             layer.add(HCIFields.handle, .u16(handle))
-            layer.add(HCIFields.encryption, .u8(enabled), enabled == 0 ? "Off" : "On")
+            let state = ["Off", "On (E0 or AES-CCM)", "On (AES-CCM)"][safe: Int(enabled)] ?? "Reserved"
+            layer.add(HCIFields.encryption, .u8(enabled), state)
             layer.summary += " - Handle: \(Hex.u16(handle)) - Encryption \(enabled == 0 ? "Off" : "On")"
+            if code == 0x59 {
+                let size = try params.u8()
+                layer.add(HCIFields.keySize, .u8(size), "\(size) bytes")
+                layer.summary += " - Key Size: \(size)"
+                if size < 7 { packet.addIssue(.error, "Encryption key size \(size) is below 7 bytes") }
+            }
             packet.handle = handle
             packet.peer = session.connection(controller: controller, handle: handle)?.peer
             if status == 0, enabled != 0, let method = session.smp.complete(.init(controller: controller, handle: handle)) {
@@ -96,7 +106,10 @@ enum HCIEventDecoder {
         case 0x3E:
             try decodeLEMeta(&params, &layer, &packet, &session)
         default:
-            break
+            guard let spec = HCIParameterTables.events[code] else { break }
+            var reader = HCIParameterReader()
+            try reader.read(spec, &params, &layer)
+            reader.apply(to: &layer, &packet, session: session)
         }
         if !params.isAtEnd {
             let at = params.offset + 2
@@ -109,12 +122,12 @@ enum HCIEventDecoder {
         layer.add(HCIFields.status, .u8(status), "\(HCIErrorNames.name(status)) (\(Hex.u8(status)))")
         if status != 0 {
             layer.summary += " - \(HCIErrorNames.name(status))"
-            packet.addIssue(.error, "Status: \(HCIErrorNames.name(status)) (\(Hex.u8(status)))")
+            packet.addIssue(HCIErrorNames.severity(ofStatus: status), "Status: \(HCIErrorNames.name(status)) (\(Hex.u8(status)))")
         }
     }
 
     static func decodeReturn(_ opcode: UInt16, _ status: UInt8, _ c: inout ByteCursor, _ layer: inout Layer,
-                             _ session: inout Session, _ controller: UInt16) throws {
+                             _ packet: inout Packet, _ session: inout Session, _ controller: UInt16) throws {
         guard status == 0 else { return }
         switch opcode {
         case 0x1009: // Read BD ADDR
@@ -122,20 +135,18 @@ enum HCIEventDecoder {
             layer.add(HCIFields.address, .address(address))
             layer.summary += " - \(address)"
             session.controllerAddresses[controller] = address
-        case 0x1001: // Read Local Version Information
-            let version = try c.u8()
-            layer.add(HCIFields.version, .u8(version))
-            try c.skip(3)
-            let manufacturer = try c.u16()
-            layer.add(HCIFields.manufacturer, .u16(manufacturer))
-            try c.skip(2)
         case 0x0C14: // Read Local Name
             let name = c.cString()
             layer.add(HCIFields.name, .text(name))
             layer.summary += " - \"\(name)\""
             _ = c.rest()
         default:
-            break
+            guard let params = HCIParameterTables.returns[opcode] else { return }
+            var reader = HCIParameterReader()
+            try reader.read(params, &c, &layer)
+            if !reader.summary.isEmpty { layer.summary += " - " + reader.summary.joined(separator: " - ") }
+            for issue in reader.issues { packet.addIssue(issue.0, issue.1) }
+            if let handle = reader.handle { packet.handle = handle }
         }
     }
 
@@ -159,7 +170,7 @@ enum HCIEventDecoder {
             layer.add(HCIFields.role, .u8(role), role == 0 ? "Central" : "Peripheral")
             layer.add(HCIFields.addressType, .u8(addressType), HCICommandDecoder.addressTypeName(addressType))
             layer.add(HCIFields.address, .address(address))
-            layer.add(HCIFields.interval, .u16(interval), "\(Double(interval) * 1.25) ms")
+            layer.add(HCIFields.interval, .u16(interval), L2CAPSignaling.milliseconds(interval, 1.25))
             layer.add(HCIFields.latency, .u16(latency), String(latency))
             layer.add(HCIFields.timeout, .u16(timeout), "\(Int(timeout) * 10) ms")
             layer.summary += " - Handle: \(Hex.u16(handle)) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address)"
@@ -199,15 +210,76 @@ enum HCIEventDecoder {
             let interval = try c.u16(), latency = try c.u16(), timeout = try c.u16()
             addStatus(status, &layer, &packet)
             layer.add(HCIFields.handle, .u16(handle))
-            layer.add(HCIFields.interval, .u16(interval), "\(Double(interval) * 1.25) ms")
+            layer.add(HCIFields.interval, .u16(interval), L2CAPSignaling.milliseconds(interval, 1.25))
             layer.add(HCIFields.latency, .u16(latency), String(latency))
             layer.add(HCIFields.timeout, .u16(timeout), "\(Int(timeout) * 10) ms")
-            layer.summary += " - Handle: \(Hex.u16(handle)) - Interval: \(Double(interval) * 1.25) ms"
+            layer.summary += " - Handle: \(Hex.u16(handle)) - Interval: \(L2CAPSignaling.milliseconds(interval, 1.25)) - Latency: \(latency) - Timeout: \(L2CAPSignaling.milliseconds(timeout, 10))"
             packet.handle = handle
             packet.peer = session.connection(controller: controller, handle: handle)?.peer
+        case 0x0D: // Extended Advertising Report
+            let count = try c.u8()
+            layer.add(HCIFields.numReports, .u8(count), String(count))
+            layer.summary = "LE - Extended Advertising Report - \(count) Report\(count == 1 ? "" : "s")"
+            for _ in 0 ..< count {
+                let eventType = try c.u16(), addressType = try c.u8(), address = try c.address()
+                let primary = try c.u8(), secondary = try c.u8(), sid = try c.u8()
+                let power = try c.i8(), rssi = try c.i8(), interval = try c.u16()
+                let directType = try c.u8(), direct = try c.address()
+                let length = try c.u8()
+                let data = try c.slice(Int(length))
+                layer.add(AdvertisingFields.eventType, .u16(eventType), extendedEventName(eventType))
+                layer.add(AdvertisingFields.addressType, .u8(addressType), HCICommandDecoder.addressTypeName(addressType))
+                layer.add(AdvertisingFields.address, .address(address))
+                layer.add(HCIFields.primaryPHY, .u8(primary), ["", "LE 1M", "LE 2M", "LE Coded"][safe: Int(primary)] ?? "Reserved")
+                layer.add(HCIFields.secondaryPHY, .u8(secondary), ["None", "LE 1M", "LE 2M", "LE Coded"][safe: Int(secondary)] ?? "Reserved")
+                layer.add(HCIFields.sid, .u8(sid), sid == 0xFF ? "No ADI field" : String(sid))
+                layer.add(AdvertisingFields.txPower, .signed(Int64(power)), power == 127 ? "Not available" : "\(power) dBm")
+                if interval != 0 { layer.add(HCIFields.periodicInterval, .u16(interval), L2CAPSignaling.milliseconds(interval, 1.25)) }
+                if eventType & 0x04 != 0 {
+                    layer.add(HCIFields.directAddressType, .u8(directType), HCICommandDecoder.addressTypeName(directType))
+                    layer.add(HCIFields.directAddress, .address(direct))
+                }
+                layer.add(AdvertisingFields.data, .bytes(data))
+                var issues: [(Issue.Severity, String)] = []
+                let digest = AdvertisingData.decode(data, into: &layer, issues: &issues)
+                for issue in issues { packet.addIssue(issue.0, issue.1) }
+                layer.add(AdvertisingFields.rssi, .signed(Int64(rssi)), rssi == 127 ? "Not available" : "\(rssi) dBm")
+                layer.summary += " - \(extendedEventName(eventType)) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address) \(rssi) dBm"
+                if let name = digest.name { layer.summary += " - \"\(name)\"" }
+                if packet.peer == nil { packet.peer = address }
+            }
         default:
-            break
+            guard let spec = HCIParameterTables.subevents[subevent] else { break }
+            var reader = HCIParameterReader()
+            try reader.read(spec, &c, &layer)
+            reader.apply(to: &layer, &packet, session: session)
         }
+    }
+
+    /// Extended advertising event type bits (Core Vol 4, Part E, 7.7.65.13); legacy PDUs by name.
+    static func extendedEventName(_ type: UInt16) -> String {
+        if type & 0x10 != 0 {
+            switch type & 0x1F {
+            case 0x13: return "Normal"
+            case 0x15: return "Directed"
+            case 0x12: return "Scannable"
+            case 0x10: return "Non-connectable"
+            case 0x1B, 0x1A: return "Scan Response"
+            default: return "Legacy \(Hex.u16(type))"
+            }
+        }
+        var parts: [String] = []
+        if type & 0x01 != 0 { parts.append("Connectable") }
+        if type & 0x02 != 0 { parts.append("Scannable") }
+        if type & 0x04 != 0 { parts.append("Directed") }
+        if type & 0x08 != 0 { parts.append("Scan Response") }
+        if parts.isEmpty { parts.append("Non-connectable") }
+        switch type >> 5 & 0x3 {
+        case 1: parts.append("Incomplete, more to come")
+        case 2: parts.append("Incomplete, truncated")
+        default: break
+        }
+        return parts.joined(separator: " ")
     }
 
     static func advertisingEventName(_ type: UInt8) -> String {

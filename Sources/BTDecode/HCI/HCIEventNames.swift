@@ -55,6 +55,21 @@ public enum HCIEventNames {
 public enum HCIErrorNames {
     public static func name(_ code: UInt8) -> String { errors[code] ?? "Unknown" }
 
+    /// How bad a non-zero status is: radio conditions (timeouts, failed establishment) are
+    /// warnings; a controller refusing what the host asked, or a security failure, is an error.
+    public static func severity(ofStatus code: UInt8) -> Issue.Severity {
+        [0x04, 0x08, 0x09, 0x0D, 0x0E, 0x0F, 0x22, 0x3C, 0x3E, 0x44].contains(code) ? .warning : .error
+    }
+
+    /// Disconnection reasons that end links in the ordinary way are not issues at all.
+    public static func severity(ofDisconnectReason code: UInt8) -> Issue.Severity? {
+        switch code {
+        case 0x13, 0x14, 0x15, 0x16: return nil
+        case 0x05, 0x06, 0x3D: return .error
+        default: return .warning
+        }
+    }
+
     static let errors: [UInt8: String] = [
         0x00: "Success", 0x01: "Unknown HCI Command", 0x02: "Unknown Connection Identifier",
         0x03: "Hardware Failure", 0x04: "Page Timeout", 0x05: "Authentication Failure",

@@ -25,10 +25,18 @@ public enum HCIFields {
     public static let version = FieldDefinition("hci.version", "HCI Version", .uint8, "HCI version of the controller")
     public static let manufacturer = FieldDefinition("hci.manufacturer", "Manufacturer", .uint16, "Company identifier of the controller")
     public static let enable = FieldDefinition("hci.enable", "Enable", .uint8, "Enable flag of a set-enable command")
+    public static let keySize = FieldDefinition("hci.key_size", "Encryption Key Size", .uint8, "Key size in bytes from Encryption Change v2")
+    public static let primaryPHY = FieldDefinition("hci.primary_phy", "Primary PHY", .uint8, "PHY of the primary advertising channel")
+    public static let secondaryPHY = FieldDefinition("hci.secondary_phy", "Secondary PHY", .uint8, "PHY of the secondary advertising channel")
+    public static let sid = FieldDefinition("hci.advertising_sid", "Advertising SID", .uint8, "Advertising set identifier")
+    public static let periodicInterval = FieldDefinition("hci.periodic_advertising_interval", "Periodic Advertising Interval", .uint16, "Periodic advertising interval in 1.25 ms units")
+    public static let directAddressType = FieldDefinition("hci.direct_address_type", "Direct Address Type", .uint8, "Target address type of directed advertising")
+    public static let directAddress = FieldDefinition("hci.direct_address", "Direct Address", .address, "Target address of directed advertising")
 
     public static let all = [opcode, ogf, ocf, parameterLength, parameters, event, subevent, status, commandOpcode,
                              numCommands, handle, address, addressType, reason, role, linkType, encryption, interval,
-                             latency, timeout, completedPackets, numReports, name, version, manufacturer, enable]
+                             latency, timeout, completedPackets, numReports, name, version, manufacturer, enable, keySize,
+                             primaryPHY, secondaryPHY, sid, periodicInterval, directAddressType, directAddress]
 }
 
 public enum AdvertisingFields {

@@ -1,0 +1,291 @@
+import BTCapture
+import Foundation
+
+/// A compact, data-driven description of HCI parameter layouts (Core Vol 4, Part E, 7), so
+/// that every command, return and event is decoded by one interpreter instead of by hand.
+///
+/// A layout is a comma-separated list of "kind Name". Kinds: u8 u16 u24 u32 u64 i8 i16 (plain
+/// integers), bN (N raw bytes), H (Connection_Handle), A (BD_ADDR), S (Status), R (Reason),
+/// at (address type), en (enable), t625/t625x3/t1250/t10/t128/s (time units: 0.625 ms as u16
+/// or u24, 1.25 ms, 10 ms, 1.28 s as u8, seconds), phy, phys (PHY mask), cod (Class of
+/// Device), name (248-byte name), eir (240-byte EIR), ad (u8 length then advertising data),
+/// io, auth (IO capability, authentication requirements), role, rest (what remains).
+/// "[ ... ]" repeats its items as many times as the integer read just before says.
+struct HCIParam {
+    enum Kind: String {
+        case u8, u16, u24, u32, u64, i8, i16, H, A, S, R, at, en, t625, t625x3, t1250, t10, t128, s
+        case phy, phys, cod, name, eir, ad, io, auth, role, rest
+        case bytes
+    }
+    var kind: Kind
+    var name: String
+    var byteCount = 0
+    /// Marked "!" in the layout: the value also goes into the one-line summary.
+    var inSummary = false
+    var group: [HCIParam] = []
+    var field: FieldDefinition
+
+    static func parse(_ spec: String) -> [HCIParam] {
+        var tokens = spec.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }[...]
+        return parseList(&tokens)
+    }
+
+    private static func parseList(_ tokens: inout ArraySlice<String>) -> [HCIParam] {
+        var params: [HCIParam] = []
+        while let token = tokens.popFirst() {
+            if token == "]" { break }
+            if token.hasPrefix("[") {
+                var inner = ([String(token.dropFirst()).trimmingCharacters(in: .whitespaces)] + tokens)[...]
+                let group = parseList(&inner)
+                tokens = inner
+                params.append(HCIParam(kind: .rest, name: "group", group: group, field: HCIFields.parameters))
+                continue
+            }
+            var closes = false
+            var text = token
+            if text.hasSuffix("]") { closes = true; text.removeLast() }
+            let summarised = text.hasPrefix("!")
+            if summarised { text.removeFirst() }
+            let parts = text.split(separator: " ", maxSplits: 1).map(String.init)
+            let kindText = parts[0]
+            var kind = Kind(rawValue: kindText)
+            var count = 0
+            if kind == nil, kindText.hasPrefix("b"), let n = Int(kindText.dropFirst()) { kind = .bytes; count = n }
+            guard let kind else { preconditionFailure("bad HCI parameter kind \(kindText) in \(token)") }
+            let name = parts.count > 1 ? parts[1] : defaultName(kind)
+            params.append(HCIParam(kind: kind, name: name, byteCount: count, inSummary: summarised, field: HCIParameterFields.field(name, kind)))
+            if closes { break }
+        }
+        return params
+    }
+
+    static func defaultName(_ kind: Kind) -> String {
+        switch kind {
+        case .H: return "Connection_Handle"
+        case .A: return "BD_ADDR"
+        case .S: return "Status"
+        case .R: return "Reason"
+        case .en: return "Enable"
+        default: return kind.rawValue
+        }
+    }
+
+    /// "LE_Scan_Interval" → "LE Scan Interval".
+    var label: String { name.replacingOccurrences(of: "_", with: " ") }
+}
+
+/// The field each parameter name becomes: "hci." + the name in lower case; the common ones
+/// (handle, address, status, reason, role...) are the hand-declared HCIFields.
+enum HCIParameterFields {
+    nonisolated(unsafe) static var made: [String: FieldDefinition] = [:]
+
+    static func field(_ name: String, _ kind: HCIParam.Kind) -> FieldDefinition {
+        switch kind {
+        case .H: return HCIFields.handle
+        case .A: return HCIFields.address
+        case .S: return HCIFields.status
+        case .R: return HCIFields.reason
+        default: break
+        }
+        let key = "hci." + name.lowercased()
+        if let known = FieldRegistry.handDeclared[key] { return known }
+        if let existing = made[key] { return existing }
+        let type: FieldType
+        switch kind {
+        case .u8, .at, .en, .t128, .phy, .phys, .io, .auth, .role: type = .uint8
+        case .u16, .t625, .t1250, .t10, .s: type = .uint16
+        case .u24, .t625x3, .cod, .u32: type = .uint32
+        case .u64: type = .uint64
+        case .i8, .i16: type = .int
+        case .name: type = .string
+        default: type = .bytes
+        }
+        let definition = FieldDefinition(key, name.replacingOccurrences(of: "_", with: " "), type, "HCI parameter " + name)
+        made[key] = definition
+        return definition
+    }
+}
+
+/// Reads parameters as a layout says, adding one field each, and returns what summaries use.
+struct HCIParameterReader {
+    var summary: [String] = []
+    var handle: UInt16?
+    var address: BDAddr?
+    var status: UInt8?
+    var issues: [(Issue.Severity, String)] = []
+
+    /// What the parameters said, onto the packet: summary, handle, peer, issues.
+    func apply(to layer: inout Layer, _ packet: inout Packet, session: Session) {
+        if !summary.isEmpty { layer.summary += " - " + summary.joined(separator: " - ") }
+        if let handle {
+            packet.handle = packet.handle ?? handle
+            packet.peer = packet.peer ?? session.connection(controller: packet.frame.controller, handle: handle)?.peer
+        }
+        if let address { packet.peer = packet.peer ?? address }
+        for issue in issues { packet.addIssue(issue.0, issue.1) }
+    }
+
+    mutating func read(_ params: [HCIParam], _ c: inout ByteCursor, _ layer: inout Layer) throws {
+        var lastInteger: UInt64 = 0
+        for param in params {
+            if !param.group.isEmpty {
+                for _ in 0 ..< min(lastInteger, 255) { try read(param.group, &c, &layer) }
+                continue
+            }
+            lastInteger = try readOne(param, &c, &layer)
+        }
+    }
+
+    /// Returns the integer value read (for repeat counts), 0 for other kinds.
+    mutating func readOne(_ p: HCIParam, _ c: inout ByteCursor, _ layer: inout Layer) throws -> UInt64 {
+        func add(_ value: FieldValue, _ display: String? = nil) {
+            var display = display
+            if case .unsigned(let v, _) = value, let name = HCIValueNames.name(p.name, v) { display = "\(name) (\(value.text))" }
+            layer.add(p.field, value, display)
+            if p.inSummary {
+                let shown = display ?? value.displayText
+                let bare = shown.replacingOccurrences(of: #" \(0x[0-9A-F]+\)$"#, with: "", options: .regularExpression)
+                summary.append(p.kind == .en || HCIValueNames.tables[p.name] != nil ? bare : "\(p.label): \(bare)")
+            }
+        }
+        func time(_ raw: UInt64, _ unit: Double, _ width: Int) -> UInt64 {
+            let ms = Double(raw) * unit
+            add(.unsigned(raw, width: width), ms == ms.rounded() ? "\(Int(ms)) ms (\(Hex.format(raw, width: width)))" : "\(ms) ms (\(Hex.format(raw, width: width)))")
+            return raw
+        }
+        switch p.kind {
+        case .u8: let v = try c.u8(); add(.u8(v), "\(v) (\(Hex.u8(v)))"); return UInt64(v)
+        case .u16: let v = try c.u16(); add(.u16(v), "\(v) (\(Hex.u16(v)))"); return UInt64(v)
+        case .u24: let v = try c.u24(); add(.unsigned(UInt64(v), width: 6)); return UInt64(v)
+        case .u32: let v = try c.u32(); add(.u32(v), "\(v) (\(Hex.format(v, width: 8)))"); return UInt64(v)
+        case .u64: let v = try c.u64(); add(.unsigned(v, width: 16)); return v
+        case .i8: let v = try c.i8(); add(.signed(Int64(v)), p.name.contains("RSSI") || p.name.contains("Power") ? "\(v) dBm" : nil); return 0
+        case .i16: let v = Int16(bitPattern: try c.u16()); add(.signed(Int64(v))); return 0
+        case .bytes: add(.bytes(try c.slice(p.byteCount))); return 0
+        case .rest: let r = c.rest(); if !r.isEmpty { add(.bytes(r)) }; return 0
+        case .H:
+            let v = try c.u16() & 0x0FFF
+            add(.u16(v))
+            if handle == nil { handle = v; summary.append("Handle: \(Hex.u16(v))") }
+            return UInt64(v)
+        case .A:
+            let v = try c.address()
+            add(.address(v))
+            if address == nil { address = v; summary.append(v.description) }
+            return 0
+        case .S:
+            let v = try c.u8()
+            add(.u8(v), "\(HCIErrorNames.name(v)) (\(Hex.u8(v)))")
+            status = v
+            if v != 0 { summary.append(HCIErrorNames.name(v)); issues.append((.error, "Status: \(HCIErrorNames.name(v)) (\(Hex.u8(v)))")) }
+            return UInt64(v)
+        case .R:
+            let v = try c.u8()
+            add(.u8(v), "\(HCIErrorNames.name(v)) (\(Hex.u8(v)))")
+            summary.append("Reason: \(HCIErrorNames.name(v))")
+            return UInt64(v)
+        case .at:
+            let v = try c.u8(); add(.u8(v), HCICommandDecoder.addressTypeName(v)); return UInt64(v)
+        case .en:
+            let v = try c.u8()
+            add(.u8(v), v == 0 ? "Disabled" : v == 1 ? "Enabled" : "\(Hex.u8(v))")
+            summary.append(v == 0 ? "Disable" : v == 1 ? "Enable" : "\(p.label): \(Hex.u8(v))")
+            return UInt64(v)
+        case .t625: return time(UInt64(try c.u16()), 0.625, 4)
+        case .t625x3: return time(UInt64(try c.u24()), 0.625, 6)
+        case .t1250: return time(UInt64(try c.u16()), 1.25, 4)
+        case .t10: return time(UInt64(try c.u16()), 10, 4)
+        case .t128: return time(UInt64(try c.u8()), 1280, 2)
+        case .s: let v = try c.u16(); add(.u16(v), "\(v) s"); return UInt64(v)
+        case .phy:
+            let v = try c.u8()
+            add(.u8(v), ["", "LE 1M", "LE 2M", "LE Coded", "LE Coded S=2"][safe: Int(v)] ?? "Reserved (\(Hex.u8(v)))")
+            return UInt64(v)
+        case .phys:
+            let v = try c.u8()
+            let names = [(0, "LE 1M"), (1, "LE 2M"), (2, "LE Coded")].filter { v & (1 << $0.0) != 0 }.map(\.1)
+            add(.u8(v), "\(Hex.u8(v)) (\(names.joined(separator: ", ")))")
+            return UInt64(v)
+        case .cod:
+            let v = try c.u24()
+            add(.unsigned(UInt64(v), width: 6), ClassOfDevice.describe(v))
+            return UInt64(v)
+        case .name:
+            let bytes = try c.slice(min(248, c.remaining))
+            let text = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            add(.text(text), "\"\(text)\"")
+            summary.append("\"\(text)\"")
+            return 0
+        case .eir:
+            let bytes = try c.slice(min(240, c.remaining))
+            add(.bytes(bytes))
+            let digest = AdvertisingData.decode(bytes, into: &layer, issues: &issues)
+            if let name = digest.name { summary.append("\"\(name)\"") }
+            return 0
+        case .ad:
+            let length = try c.u8()
+            let bytes = try c.slice(Int(length))
+            add(.bytes(bytes))
+            let digest = AdvertisingData.decode(bytes, into: &layer, issues: &issues)
+            if let name = digest.name { summary.append("\"\(name)\"") }
+            return UInt64(length)
+        case .io:
+            let v = try c.u8()
+            add(.u8(v), SMPDecoder.ioNames[v] ?? "Reserved (\(Hex.u8(v)))")
+            return UInt64(v)
+        case .auth:
+            let v = try c.u8()
+            let names = ["MITM Protection Not Required - No Bonding", "MITM Protection Required - No Bonding",
+                         "MITM Protection Not Required - Dedicated Bonding", "MITM Protection Required - Dedicated Bonding",
+                         "MITM Protection Not Required - General Bonding", "MITM Protection Required - General Bonding"]
+            add(.u8(v), names[safe: Int(v)] ?? "Reserved (\(Hex.u8(v)))")
+            return UInt64(v)
+        case .role:
+            let v = try c.u8()
+            add(.u8(v), v == 0 ? "Central" : v == 1 ? "Peripheral" : "Reserved")
+            return UInt64(v)
+        }
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { index >= 0 && index < count ? self[index] : nil }
+}
+
+/// Names of enumerated parameter values, by parameter name (Core Vol 4, Part E, 7).
+enum HCIValueNames {
+    static let tables: [String: [UInt64: String]] = [
+        "Scan_Enable": [0: "No Scans", 1: "Inquiry Scan", 2: "Page Scan", 3: "Inquiry and Page Scan"],
+        "LE_Scan_Type": [0: "Passive", 1: "Active"],
+        "Advertising_Type": [0: "ADV_IND", 1: "ADV_DIRECT_IND (high duty)", 2: "ADV_SCAN_IND", 3: "ADV_NONCONN_IND", 4: "ADV_DIRECT_IND (low duty)"],
+        "Link_Type": [0: "SCO", 1: "ACL", 2: "eSCO"],
+        "Key_Type": [0: "Combination", 3: "Debug Combination", 4: "Unauthenticated P-192", 5: "Authenticated P-192",
+                     6: "Changed Combination", 7: "Unauthenticated P-256", 8: "Authenticated P-256"],
+        "Current_Mode": [0: "Active", 1: "Hold", 2: "Sniff"],
+        "Filter_Duplicates": [0: "Disabled", 1: "Enabled", 2: "Enabled, reset each scan period"],
+        "Notification_Type": [0: "Passkey entry started", 1: "Passkey digit entered", 2: "Passkey digit erased",
+                              3: "Passkey cleared", 4: "Passkey entry completed"],
+        "OOB_Data_Present": [0: "Not present", 1: "P-192 present", 2: "P-256 present", 3: "P-192 and P-256 present"],
+        "Inquiry_Mode": [0: "Standard", 1: "With RSSI", 2: "With RSSI or Extended"],
+        "Operation": [0: "Intermediate fragment", 1: "First fragment", 2: "Last fragment", 3: "Complete data", 4: "Unchanged data"],
+        "Channel_Selection_Algorithm": [0: "Algorithm #1", 1: "Algorithm #2"],
+        "Data_Path_Direction": [0: "Input (Host to Controller)", 1: "Output (Controller to Host)"],
+        "Privacy_Mode": [0: "Network Privacy", 1: "Device Privacy"],
+        "Authentication_Enable": [0: "Disabled", 1: "Enabled"],
+        "Page_Scan_Type": [0: "Standard", 1: "Interlaced"], "Inquiry_Scan_Type": [0: "Standard", 1: "Interlaced"],
+        "Read_All": [0: "Specified BD_ADDR", 1: "All"], "Delete_All": [0: "Specified BD_ADDR", 1: "All"],
+        "Type": [0: "Current", 1: "Maximum"],
+        "Which_Clock": [0: "Local Clock", 1: "Piconet Clock"],
+    ]
+
+    static let coreVersions = ["1.0b", "1.1", "1.2", "2.0+EDR", "2.1+EDR", "3.0+HS", "4.0", "4.1", "4.2", "5.0", "5.1",
+                               "5.2", "5.3", "5.4", "6.0", "6.1"]
+
+    static func name(_ parameter: String, _ value: UInt64) -> String? {
+        switch parameter {
+        case "Company_Identifier": return AssignedNumbers.company(UInt16(truncatingIfNeeded: value))
+        case "HCI_Version", "LMP_Version", "Version": return coreVersions[safe: Int(value)].map { "Bluetooth \($0)" }
+        default: return tables[parameter]?[value]
+        }
+    }
+}
