@@ -16,6 +16,7 @@ struct Show: ParsableCommand {
     @OptionGroup(title: "Input") var input: InputOptionGroup
     @OptionGroup(title: "Selection") var selection: SelectionOptionGroup
     @OptionGroup(title: "Display") var display: DisplayOptionGroup
+    @OptionGroup(title: "Decoding") var decoding: DecodeOptionGroup
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("give a capture file to read (or '-' for standard input)") }
@@ -25,6 +26,7 @@ struct Show: ParsableCommand {
     func run() throws {
         let out = OutputWriter()
         let options = display.renderOptions(for: out)
+        let makeDecoder = { try decoding.makeDecoder() }
         var failed = false
         for (index, file) in files.enumerated() {
             if files.count > 1 {
@@ -33,7 +35,7 @@ struct Show: ParsableCommand {
             }
             do {
                 try ShowPipeline.run(file: file, input: input.inputOptions, selection: selection.selection,
-                                     mode: display.mode, options: options, out: out)
+                                     mode: display.mode, options: options, decoder: try makeDecoder(), out: out)
             } catch is OutputWriter.OutputClosed {
                 return
             } catch let error as CaptureError {
@@ -50,10 +52,9 @@ struct Show: ParsableCommand {
 /// read → decode → select → render, one packet at a time.
 enum ShowPipeline {
     static func run(file: String, input: InputOptions, selection: PacketSelection, mode: RenderMode,
-                    options: RenderOptions, out: OutputWriter) throws {
+                    options: RenderOptions, decoder: Decoder, out: OutputWriter) throws {
         let reader = try CaptureInput.open(file, options: input)
         if file == "-" { out.lineBuffered = true }
-        let decoder = Decoder()
         var renderer = mode.makeRenderer(options)
         var statistics = CaptureStatistics()
         var shown = 0

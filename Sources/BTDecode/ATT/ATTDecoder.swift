@@ -59,6 +59,7 @@ enum ATTDecoder {
             return
         }
         var pdu = PDU(opcode: opcode, packet: packet, session: session, context: context)
+        session.gatt.seed(pdu.server)
         defer {
             packet.layers.append(layer)
             for issue in pdu.issues { packet.issues.append(Issue(severity: issue.0, message: issue.1, layer: packet.layers.count - 1)) }
@@ -107,7 +108,8 @@ enum ATTDecoder {
             layer.add(ATTFields.value, .bytes(bytes))
             guard let handle else { return }
             pdu.describeValue(handle, bytes, database(), &layer)
-            session.gatt.databases[key]?.recordValue(handle, bytes)
+            // A Write Request's value counts only once the server accepts it.
+            if opcode == 0x12 { pdu.writtenValue = Array(bytes.prefix(512)) } else { session.gatt.databases[key]?.recordValue(handle, bytes) }
         }
 
         switch opcode {
@@ -277,6 +279,7 @@ enum ATTDecoder {
             if let handle = request?.handle {
                 layer.add(ATTFields.handle, .u16(handle))
                 layer.summary += " - " + pdu.handleText(handle, database(), &layer)
+                if let written = request?.value { session.gatt.databases[key]?.recordValue(handle, written[...]) }
             }
         case 0x0F:
             value(nil)

@@ -16,6 +16,8 @@ public struct ATTState {
         var handle: UInt16?
         var uuid: BTUUID?
         var findValue: BTUUID?
+        /// A Write Request's value: the database takes it once the Write Response confirms it.
+        var value: [UInt8]?
         var server: GATTServerKey
     }
 

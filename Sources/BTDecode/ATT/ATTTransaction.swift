@@ -12,6 +12,7 @@ extension ATTDecoder {
         var handle: UInt16?
         var uuid: BTUUID?
         var findValue: BTUUID?
+        var writtenValue: [UInt8]?
         var issues: [(Issue.Severity, String)] = []
 
         init(opcode: UInt8, packet: Packet, session: Session, context: L2CAPContext) {
@@ -59,7 +60,7 @@ extension ATTDecoder {
         /// A request or indication now waits for its answer.
         mutating func remember(_ session: inout Session, opcode: UInt8) {
             let transaction = ATTState.Transaction(opcode: opcode, frame: frame, timestamp: timestamp, handle: handle,
-                                                   uuid: uuid, findValue: findValue, server: server)
+                                                   uuid: uuid, findValue: findValue, value: writtenValue, server: server)
             if opcode == 0x1D {
                 let key = bearer(clientIsLocal: !context.sent)
                 if let previous = session.att.indications[key] {

@@ -123,11 +123,15 @@ public struct GATTDatabase {
 /// Every GATT database of the capture.
 public struct GATTState {
     public internal(set) var databases: [GATTServerKey: GATTDatabase] = [:]
+    /// Databases known before the capture (BlueZ's cache), by peer address in capitals.
+    public var cached: [String: GATTDatabase] = [:]
 
     public init() {}
 
-    public mutating func load(_ key: GATTServerKey, _ database: GATTDatabase) {
-        databases[key] = database
+    /// A remote server the capture has not discovered yet starts from its cached database.
+    mutating func seed(_ key: GATTServerKey) {
+        guard key.isRemote, databases[key] == nil, let known = cached[key.device.uppercased()] else { return }
+        databases[key] = known
     }
 }
 

@@ -92,3 +92,8 @@ enum GATTValues {
         return "\(ms / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 }
+
+/// The decoded text of a well-known value, for renderers outside the decoder.
+public enum GATTValueText {
+    public static func describe(_ type: BTUUID, _ value: ArraySlice<UInt8>) -> String? { GATTValues.describe(type, value) }
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import BTDecode
+import Foundation
+
+/// What the decoder knows beyond the capture; shared by every command that decodes.
+struct DecodeOptionGroup: ParsableArguments {
+    @Option(help: ArgumentHelp("Names for vendor UUIDs: a JSON file in nRF Connect's uuid_definitions layout. Default: $XDG_CONFIG_HOME/btlog/uuids.json (~/.config/btlog/uuids.json) when it exists.", valueName: "FILE"))
+    var uuids: String?
+
+    @Option(name: .customLong("gatt-cache"), help: ArgumentHelp("BlueZ's GATT cache (/var/lib/bluetooth, an adapter folder or its cache folder): names handles the capture never discovered.", valueName: "DIR"))
+    var gattCache: String?
+
+    static var defaultUUIDFile: String {
+        let environment = ProcessInfo.processInfo.environment
+        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
+        return config + "/btlog/uuids.json"
+    }
+
+    /// A decoder with the names and caches loaded; a bad file given on the command line is an error.
+    func makeDecoder() throws -> Decoder {
+        do {
+            if let uuids {
+                try GATTNameSources.loadUUIDNames(path: uuids)
+            } else if FileManager.default.fileExists(atPath: Self.defaultUUIDFile) {
+                do { try GATTNameSources.loadUUIDNames(path: Self.defaultUUIDFile) } catch {
+                    FileHandleStderr.warning("\(error) (ignored)")
+                }
+            }
+            let decoder = Decoder()
+            if let gattCache {
+                decoder.session.gatt.cached = try GATTNameSources.loadBlueZCache(folder: gattCache)
+            }
+            return decoder
+        } catch let error as GATTNameSources.LoadError {
+            FileHandleStderr.error(error.description)
+            throw Failure(code: 1)
+        }
+    }
+}
