@@ -287,6 +287,7 @@ enum ATTDecoder {
             var count = 0
             while c.remaining >= 2 {
                 let length = try c.u16()
+                if Int(length) > c.remaining { pdu.issue(.error, "Value length \(length) but \(c.remaining) bytes follow") }
                 let bytes = try c.slice(min(Int(length), c.remaining))
                 layer.add(ATTFields.value, .bytes(bytes))
                 count += 1
@@ -326,6 +327,7 @@ enum ATTDecoder {
             while c.remaining >= 4 {
                 let handle = try c.u16(), length = try c.u16()
                 layer.add(ATTFields.handle, .u16(handle))
+                if Int(length) > c.remaining { pdu.issue(.error, "Value length \(length) but \(c.remaining) bytes follow") }
                 let bytes = try c.slice(min(Int(length), c.remaining))
                 layer.add(ATTFields.value, .bytes(bytes))
                 session.gatt.databases[key]?.recordValue(handle, bytes)

@@ -170,3 +170,11 @@ enum SMPDecoder {
         return "\(kind), \(method)"
     }
 }
+
+/// The pairing-method rule, for tests: (IO capability, OOB flag, AuthReq) of each side.
+public enum SMPDecoderProbe {
+    public static func method(initiator: (UInt8, UInt8, UInt8), responder: (UInt8, UInt8, UInt8)) -> String {
+        SMPDecoder.pairingMethod(initiator: .init(io: initiator.0, oob: initiator.1, authReq: initiator.2),
+                                 responder: .init(io: responder.0, oob: responder.1, authReq: responder.2))
+    }
+}
