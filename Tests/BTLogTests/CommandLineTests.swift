@@ -146,4 +146,38 @@ final class CommandLineTests: XCTestCase {
             }
         }
     }
+
+    func testFieldsOutputAndListing() throws {
+        let result = try btlog("show", "Fixtures/le-heart-rate.btsnoop", "--packets", "95-95",
+                               "--fields", "number,direction,type,acl.handle,l2cap.cid,att.opcode,att.handle,gatt.value,smp.code")
+        XCTAssertEqual(result.status, 0, result.err)
+        XCTAssertEqual(result.out, "95\treceived\tATT Receive\t0x0040\t0x0004\t0x1B\t0x000E\t72 bpm - Contact detected - RR: 0.812, 0.796 s\t\n")
+        let unknown = try btlog("show", "Fixtures/le-heart-rate.btsnoop", "--fields", "att.nope")
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertTrue(unknown.err.contains("unknown field 'att.nope'"), unknown.err)
+        let listing = try btlog("fields", "smp")
+        XCTAssertEqual(listing.status, 0)
+        XCTAssertTrue(listing.out.split(separator: "\n").allSatisfy { $0.hasPrefix("smp.") })
+        XCTAssertTrue(listing.out.contains("smp.reason"))
+        let all = try btlog("fields")
+        for name in ["number", "time", "direction", "type", "controller", "hci.opcode", "hci.event", "hci.subevent", "hci.status",
+                     "acl.handle", "acl.pb", "l2cap.cid", "l2cap.psm", "l2cap.code", "att.opcode", "att.handle", "att.error",
+                     "att.uuid", "smp.code", "smp.reason", "adv.address", "adv.rssi", "hci.le_scan_interval"] {
+            XCTAssertTrue(all.out.contains("\n\(name) ") || all.out.hasPrefix("\(name) "), name)
+        }
+        XCTAssertEqual(try btlog("fields", "nosuch").status, 2)
+    }
+
+    func testGattCommandPrintsTheDiscoveredDatabase() throws {
+        let result = try btlog("gatt", "Fixtures/le-heart-rate.btsnoop")
+        XCTAssertEqual(result.status, 0, result.err)
+        let lines = result.out.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "C0:FF:EE:12:34:56 (remote server, controller 0)")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("  0x000C  Primary Service  180D") && $0.contains("Heart Rate") })
+        XCTAssertTrue(lines.contains { $0.hasPrefix("  0x0011      Value        2A38") && $0.hasSuffix("= Chest") })
+        // The failed write of "A" did not replace the name the server holds.
+        XCTAssertTrue(lines.contains { $0.hasPrefix("  0x0003") && $0.hasSuffix("= \"HRM-01\"") })
+        XCTAssertEqual(try btlog("gatt", "Fixtures/bredr-l2cap.btsnoop").out, "No GATT discovery in this capture.\n")
+        XCTAssertEqual(try btlog("gatt", "Fixtures/le-heart-rate.btsnoop", "--uuids", "/nonexistent.json").status, 1)
+    }
 }
