@@ -21,7 +21,8 @@ final class DamagedInputTests: XCTestCase {
 
     func testTruncationAtEveryOffset() throws {
         for name in ["wwdc-dual.btsnoop", "wwdc-dual.pklg", "wwdc-dual-be.pklg", "wwdc-dual-monitor.btsnoop",
-                     "wwdc-dual-h5.btsnoop", "wwdc-dual.pcap", "wwdc-dual.pcapng", "wwdc-dual.btsnoop.gz"] {
+                     "wwdc-dual-h5.btsnoop", "wwdc-dual.pcap", "wwdc-dual.pcapng", "wwdc-dual.btsnoop.gz",
+                     "le-heart-rate.btsnoop", "bredr-l2cap.btsnoop"] {
             let bytes = [UInt8](try Data(contentsOf: Self.fixtures.appendingPathComponent(name)))
             let full = decodeAll(bytes)
             XCTAssertNotNil(full, name)
@@ -37,7 +38,8 @@ final class DamagedInputTests: XCTestCase {
 
     func testCorruptedBytes() throws {
         var generator = SystemRandomNumberGenerator()
-        for name in ["wwdc-dual.btsnoop", "wwdc-dual.pklg", "wwdc-dual-monitor.btsnoop", "wwdc-dual.pcap"] {
+        for name in ["wwdc-dual.btsnoop", "wwdc-dual.pklg", "wwdc-dual-monitor.btsnoop", "wwdc-dual.pcap",
+                     "le-heart-rate.btsnoop", "le-heart-rate.pklg", "bredr-l2cap.btsnoop"] {
             let bytes = [UInt8](try Data(contentsOf: Self.fixtures.appendingPathComponent(name)))
             for _ in 0 ..< 300 {
                 var damaged = bytes
