@@ -1,7 +1,5 @@
 public enum ATTFields {
-    static func f(_ name: String, _ label: String, _ type: FieldType, _ help: String) -> FieldDefinition {
-        FieldDefinition("att." + name, label, type, help)
-    }
+    static let f = FieldDefinition.maker("att")
     public static let opcode = f("opcode", "Opcode", .uint8, "ATT opcode (bit 6: command, bit 7: signed)")
     public static let handle = f("handle", "Handle", .uint16, "Attribute handle (every handle the PDU names)")
     public static let startHandle = f("start_handle", "Starting Handle", .uint16, "First handle of a range request")

@@ -16,6 +16,11 @@ public struct FieldDefinition: Hashable, Sendable {
     /// "att" for att.opcode; the capture record's own fields (number, time...) are "frame".
     public var protocolName: String { name.contains(".") ? String(name.prefix { $0 != "." }) : "frame" }
 
+    /// A protocol's field declarations read as `f("opcode", "Opcode", .uint8, "...")`.
+    static func maker(_ protocolName: String) -> (String, String, FieldType, String) -> FieldDefinition {
+        { FieldDefinition(protocolName + "." + $0, $1, $2, $3) }
+    }
+
     public static func == (a: FieldDefinition, b: FieldDefinition) -> Bool { a.name == b.name }
     public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 }

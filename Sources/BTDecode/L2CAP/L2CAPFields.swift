@@ -1,7 +1,5 @@
 public enum L2CAPFields {
-    static func f(_ name: String, _ label: String, _ type: FieldType, _ help: String) -> FieldDefinition {
-        FieldDefinition("l2cap." + name, label, type, help)
-    }
+    static let f = FieldDefinition.maker("l2cap")
     public static let length = f("length", "Length", .uint16, "L2CAP PDU payload length from the basic header")
     public static let cid = f("cid", "Channel ID", .uint16, "Destination channel ID of the PDU")
     public static let psm = f("psm", "PSM", .uint16, "Protocol/service multiplexer of the channel (requests and data on a known channel)")

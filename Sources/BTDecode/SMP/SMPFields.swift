@@ -1,7 +1,5 @@
 public enum SMPFields {
-    static func f(_ name: String, _ label: String, _ type: FieldType, _ help: String) -> FieldDefinition {
-        FieldDefinition("smp." + name, label, type, help)
-    }
+    static let f = FieldDefinition.maker("smp")
     public static let code = f("code", "Code", .uint8, "Security Manager command code")
     public static let ioCapability = f("io_capability", "IO Capability", .uint8, "0 DisplayOnly, 1 DisplayYesNo, 2 KeyboardOnly, 3 NoInputNoOutput, 4 KeyboardDisplay")
     public static let oob = f("oob", "OOB Data Flag", .uint8, "1 when OOB authentication data is present")
