@@ -5,29 +5,15 @@ import BTQuery
 /// `--fields a,b,c`: one tab-separated row per packet, like `tshark -T fields`. A field that
 /// occurs several times prints its values joined by commas; an absent one prints nothing.
 public struct FieldsRenderer: PacketRenderer {
-    public enum Column {
-        case number, time, direction, type, controller, length
-        case field(FieldDefinition)
-    }
+    let columns: [FieldDefinition]
 
-    let columns: [Column]
+    public init(columns: [FieldDefinition]) { self.columns = columns }
 
-    public init(columns: [Column]) { self.columns = columns }
-
-    /// Resolves names against the registry; the unknown ones are returned for the error.
-    public static func columns(for names: [String]) -> (columns: [Column], unknown: [String]) {
-        var columns: [Column] = [], unknown: [String] = []
+    /// Resolves names against the one registry; the unknown ones are returned for the error.
+    public static func columns(for names: [String]) -> (columns: [FieldDefinition], unknown: [String]) {
+        var columns: [FieldDefinition] = [], unknown: [String] = []
         for name in names {
-            switch name {
-            case "number": columns.append(.number)
-            case "time": columns.append(.time)
-            case "direction": columns.append(.direction)
-            case "type": columns.append(.type)
-            case "controller": columns.append(.controller)
-            case "length": columns.append(.length)
-            default:
-                if let definition = FieldRegistry.lookup(name) { columns.append(.field(definition)) } else { unknown.append(name) }
-            }
+            if let definition = FieldRegistry.lookup(name) { columns.append(definition) } else { unknown.append(name) }
         }
         return (columns, unknown)
     }
@@ -41,31 +27,30 @@ public struct FieldsRenderer: PacketRenderer {
         try out.line(row)
     }
 
-    static func value(_ column: Column, of packet: Packet) -> String {
+    /// The capture record's own fields come from the Frame; the others from the layers.
+    static func value(_ column: FieldDefinition, of packet: Packet) -> String {
         let frame = packet.frame
         switch column {
-        case .number: return String(frame.number)
-        case .time:
-            let (seconds, micros) = Microseconds.split(frame.timestamp)
-            let fraction = String(micros)
-            return "\(seconds)." + String(repeating: "0", count: 6 - fraction.count) + fraction
-        case .direction:
+        case FrameFields.number: return String(frame.number)
+        case FrameFields.time: return TimeFormatter.seconds(frame.timestamp)
+        case FrameFields.direction:
             switch frame.direction {
             case .sent: return "sent"
             case .received: return "received"
             case .none: return ""
             }
-        case .type: return packet.typeLabel
-        case .controller: return frame.controller == Frame.systemController ? "" : String(frame.controller)
-        case .length: return String(frame.bytes.count)
-        case .field(let definition):
-            var values: [String] = []
+        case FrameFields.type: return packet.typeLabel
+        case FrameFields.controller: return frame.controller == Frame.systemController ? "" : String(frame.controller)
+        case FrameFields.length: return String(frame.bytes.count)
+        default:
+            var row = ""
             for layer in packet.layers {
-                for field in layer.fields where field.definition == definition {
-                    values.append(field.value.text)
+                for field in layer.fields where field.definition == column {
+                    if !row.isEmpty { row.append(",") }
+                    row += field.value.text
                 }
             }
-            return values.joined(separator: ",")
+            return row
         }
     }
 

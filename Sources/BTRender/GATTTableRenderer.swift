@@ -27,7 +27,7 @@ public enum GATTTableRenderer {
                 kind = "Characteristic"
                 uuid = u
                 name = UUIDNames.name(u, as: .characteristic) ?? ""
-                detail = "\(propertyNames(properties)) (value \(Hex.u16(valueHandle)))"
+                detail = "\(GATTNames.properties(properties)) (value \(Hex.u16(valueHandle)))"
                 indent = "  "
             case .value(let u):
                 kind = "Value"
@@ -45,17 +45,12 @@ public enum GATTTableRenderer {
                 name = UUIDNames.name(u) ?? ""
             }
             if let value = attribute.lastValue {
-                let decoded = GATTValueText.describe(attribute.type, value[...])
+                let decoded = GATTValues.describe(attribute.type, value[...])
                 detail += (detail.isEmpty ? "" : "  ") + "= " + (decoded ?? (value.count > 24 ? Hex.bytes(value.prefix(24)) + " … (\(value.count) bytes)" : Hex.bytes(value)))
             }
             out.append("  " + pad(Hex.u16(handle), 8) + pad(indent + kind, 17) + pad(uuid.description, 38) + pad(name, 39) + detail)
         }
         return out
-    }
-
-    static func propertyNames(_ value: UInt8) -> String {
-        let names = ["Broadcast", "Read", "Write Without Response", "Write", "Notify", "Indicate", "Signed Write", "Extended"]
-        return (0 ..< 8).filter { value & (1 << $0) != 0 }.map { names[$0] }.joined(separator: ", ")
     }
 
     static func pad(_ text: String, _ width: Int) -> String {

@@ -23,7 +23,7 @@ public struct RenderOptions: Sendable {
 public enum RenderMode {
     case table
     case tree
-    case fields([FieldsRenderer.Column])
+    case fields([FieldDefinition])
 
     public func makeRenderer(_ options: RenderOptions) -> PacketRenderer {
         switch self {

@@ -17,8 +17,8 @@ struct DecodeOptionGroup: ParsableArguments {
         return config + "/btlog/uuids.json"
     }
 
-    /// A decoder with the names and caches loaded; a bad file given on the command line is an error.
-    func makeDecoder() throws -> Decoder {
+    /// Loads the names and caches once; a bad file given on the command line is an error.
+    func prepare() throws -> DecoderFactory {
         do {
             if let uuids {
                 try GATTNameSources.loadUUIDNames(path: uuids)
@@ -27,14 +27,21 @@ struct DecodeOptionGroup: ParsableArguments {
                     FileHandleStderr.warning("\(error) (ignored)")
                 }
             }
-            let decoder = Decoder()
-            if let gattCache {
-                decoder.session.gatt.cached = try GATTNameSources.loadBlueZCache(folder: gattCache)
-            }
-            return decoder
+            return DecoderFactory(cached: try gattCache.map(GATTNameSources.loadBlueZCache) ?? [:])
         } catch let error as GATTNameSources.LoadError {
             FileHandleStderr.error(error.description)
             throw Failure(code: 1)
         }
+    }
+}
+
+/// A fresh decoder per capture, each starting from the same prepared knowledge.
+struct DecoderFactory {
+    let cached: [BDAddr: GATTDatabase]
+
+    func make() -> Decoder {
+        let decoder = Decoder()
+        decoder.session.gatt.cached = cached
+        return decoder
     }
 }

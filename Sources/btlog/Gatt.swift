@@ -2,9 +2,6 @@ import ArgumentParser
 import BTCapture
 import BTDecode
 import BTRender
-#if canImport(Glibc)
-import Glibc
-#endif
 
 struct Gatt: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,7 +21,7 @@ struct Gatt: ParsableCommand {
 
     func run() throws {
         let out = OutputWriter()
-        let decoder = try decoding.makeDecoder()
+        let decoder = try decoding.prepare().make()
         do {
             let reader = try CaptureInput.open(file, options: input.inputOptions)
             while let frame = try reader.next() {
@@ -37,7 +34,7 @@ struct Gatt: ParsableCommand {
             FileHandleStderr.error(error.message)
             throw Failure(code: 1)
         }
-        let style = Style(enabled: color == .always || (color == .auto && out.isTerminal && getenv("NO_COLOR") == nil))
+        let style = Style(enabled: color.enabled(for: out))
         let databases = decoder.session.gatt.databases.filter { !$0.value.attributes.isEmpty }
         do {
             if databases.isEmpty {

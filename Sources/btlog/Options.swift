@@ -62,6 +62,15 @@ struct SelectionOptionGroup: ParsableArguments {
 
 enum ColorChoice: String, ExpressibleByArgument, CaseIterable {
     case auto, always, never
+
+    /// auto: only on a terminal, and not when NO_COLOR is set to something.
+    func enabled(for out: OutputWriter) -> Bool {
+        switch self {
+        case .always: return true
+        case .never: return false
+        case .auto: return out.isTerminal && !(getenv("NO_COLOR").map { $0.pointee != 0 } ?? false)
+        }
+    }
 }
 
 extension TimeFormatter.Mode: ExpressibleByArgument {}
@@ -106,12 +115,7 @@ struct DisplayOptionGroup: ParsableArguments {
         var options = RenderOptions()
         options.time = time
         options.hex = hex
-        let noColor = getenv("NO_COLOR").map { $0.pointee != 0 } ?? false
-        switch color {
-        case .always: options.style = Style(enabled: true)
-        case .never: options.style = Style(enabled: false)
-        case .auto: options.style = Style(enabled: out.isTerminal && !noColor)
-        }
+        options.style = Style(enabled: color.enabled(for: out))
         options.width = out.terminalWidth
         return options
     }

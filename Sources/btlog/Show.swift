@@ -26,7 +26,7 @@ struct Show: ParsableCommand {
     func run() throws {
         let out = OutputWriter()
         let options = display.renderOptions(for: out)
-        let makeDecoder = { try decoding.makeDecoder() }
+        let decoders = try decoding.prepare()
         var failed = false
         for (index, file) in files.enumerated() {
             if files.count > 1 {
@@ -35,7 +35,7 @@ struct Show: ParsableCommand {
             }
             do {
                 try ShowPipeline.run(file: file, input: input.inputOptions, selection: selection.selection,
-                                     mode: display.mode, options: options, decoder: try makeDecoder(), out: out)
+                                     mode: display.mode, options: options, decoder: decoders.make(), out: out)
             } catch is OutputWriter.OutputClosed {
                 return
             } catch let error as CaptureError {

@@ -40,8 +40,8 @@ final class GATTNameSourceTests: XCTestCase {
         garbage line
         """)
         let databases = try GATTNameSources.loadBlueZCache(folder: folder)
-        XCTAssertEqual(Array(databases.keys), ["C0:FF:EE:12:34:56"])
-        let database = try XCTUnwrap(databases["C0:FF:EE:12:34:56"])
+        XCTAssertEqual(databases.keys.map(\.description), ["C0:FF:EE:12:34:56"])
+        let database = try XCTUnwrap(databases[BDAddr("C0:FF:EE:12:34:56")])
         XCTAssertEqual(database.name(of: 0x0003), "Heart Rate Measurement")
         XCTAssertEqual(database.name(of: 0x0004), "Heart Rate Measurement - Configuration")
         XCTAssertEqual(database.name(of: 0x0008), "UART RX Characteristic")

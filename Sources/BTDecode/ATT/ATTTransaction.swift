@@ -20,7 +20,7 @@ extension ATTDecoder {
             self.timestamp = packet.frame.timestamp
             self.context = context
             self.opcode = opcode
-            let device = session.connections[context.link]?.peer.description ?? "handle \(Hex.u16(context.link.handle))"
+            let device: GATTServerKey.Device = session.connections[context.link].map { .address($0.peer) } ?? .handle(context.link.handle)
             // A client PDU goes to the server; a server PDU comes from it.
             let serverIsRemote = ATTDecoder.isFromClient(opcode) ? context.sent : !context.sent
             server = GATTServerKey(controller: context.link.controller, device: device, isRemote: serverIsRemote)

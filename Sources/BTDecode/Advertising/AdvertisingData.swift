@@ -102,7 +102,7 @@ public enum AdvertisingData {
             return ClassOfDevice.describe(cod)
         case 0x12:
             guard let min = try? c.u16(), let max = try? c.u16() else { return nil }
-            return "\(L2CAPSignaling.milliseconds(min, 1.25)) - \(L2CAPSignaling.milliseconds(max, 1.25))"
+            return "\(Units.milliseconds(min, 1.25)) - \(Units.milliseconds(max, 1.25))"
         case 0x16: return serviceData(2)
         case 0x20: return serviceData(4)
         case 0x21: return serviceData(16)
@@ -116,8 +116,8 @@ public enum AdvertisingData {
             return "\(AssignedNumbers.appearance(appearance) ?? "Unknown") (\(Hex.u16(appearance)))"
         case 0x1A:
             guard let interval = try? c.u16() else { return nil }
-            layer.add(AdvertisingFields.interval, .u16(interval), L2CAPSignaling.milliseconds(interval, 0.625))
-            return L2CAPSignaling.milliseconds(interval, 0.625)
+            layer.add(AdvertisingFields.interval, .u16(interval), Units.milliseconds(interval, 0.625))
+            return Units.milliseconds(interval, 0.625)
         case 0x1B:
             guard let address = try? c.address(), let kind = try? c.u8() else { return nil }
             return "\(address) (\(kind & 1 == 0 ? "Public" : "Random"))"
@@ -137,7 +137,7 @@ public enum AdvertisingData {
             return uri
         case 0x2F:
             guard let interval = try? c.u24() else { return nil }
-            return L2CAPSignaling.milliseconds(UInt16(clamping: interval), 0.625)
+            return Units.milliseconds(interval, 0.625)
         case 0xFF:
             guard let company = try? c.u16() else { return nil }
             let data = c.rest()

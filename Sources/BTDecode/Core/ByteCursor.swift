@@ -120,6 +120,14 @@ public struct BDAddr: Hashable, Sendable, CustomStringConvertible {
         return out
     }
 
-    public static func == (a: BDAddr, b: BDAddr) -> Bool { a.array == b.array }
-    public func hash(into hasher: inout Hasher) { hasher.combine(array) }
+    // Byte by byte: the GATT and connection maps hash addresses per packet, without arrays.
+    public static func == (a: BDAddr, b: BDAddr) -> Bool {
+        a.bytes.0 == b.bytes.0 && a.bytes.1 == b.bytes.1 && a.bytes.2 == b.bytes.2
+            && a.bytes.3 == b.bytes.3 && a.bytes.4 == b.bytes.4 && a.bytes.5 == b.bytes.5
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(bytes.0); hasher.combine(bytes.1); hasher.combine(bytes.2)
+        hasher.combine(bytes.3); hasher.combine(bytes.4); hasher.combine(bytes.5)
+    }
 }

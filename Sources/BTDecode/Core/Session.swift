@@ -13,7 +13,6 @@ public struct Session {
             self.handle = handle
         }
     }
-    public typealias ConnectionKey = LinkKey
 
     public struct Connection {
         public var peer: BDAddr

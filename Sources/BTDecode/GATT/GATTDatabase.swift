@@ -3,9 +3,21 @@ import BTCapture
 /// Which attribute server a database describes: the remote device of a link, or the local
 /// host as that device saw it. Keyed by address so it survives reconnections.
 public struct GATTServerKey: Hashable, Comparable, CustomStringConvertible {
+    public enum Device: Hashable, CustomStringConvertible {
+        case address(BDAddr)
+        /// The capture never showed the connection: only its handle is known.
+        case handle(UInt16)
+
+        public var description: String {
+            switch self {
+            case .address(let address): return address.description
+            case .handle(let handle): return "handle \(Hex.u16(handle))"
+            }
+        }
+    }
+
     public var controller: UInt16
-    /// The peer's address, or "handle 0x0040" when the capture never showed the connection.
-    public var device: String
+    public var device: Device
     /// The server is the remote device (false: the local host's own database).
     public var isRemote: Bool
 
@@ -14,7 +26,7 @@ public struct GATTServerKey: Hashable, Comparable, CustomStringConvertible {
     }
 
     public static func < (a: GATTServerKey, b: GATTServerKey) -> Bool {
-        (a.controller, a.device, a.isRemote ? 0 : 1) < (b.controller, b.device, b.isRemote ? 0 : 1)
+        (a.controller, a.device.description, a.isRemote ? 0 : 1) < (b.controller, b.device.description, b.isRemote ? 0 : 1)
     }
 }
 
@@ -60,7 +72,10 @@ public struct GATTDatabase {
 
     /// Find Information reveals types: descriptors unless the handle is already known.
     mutating func learnType(_ handle: UInt16, _ uuid: BTUUID) {
-        if let known = attributes[handle], known.type == uuid || { if case .typed = known.role { return false }; return true }() { return }
+        if let known = attributes[handle] {
+            // Discovery placed it already; only a type seen in a Read By Type answer gives way.
+            guard case .typed(let type) = known.role, type != uuid else { return }
+        }
         if let short = uuid.uuid16, (0x2800 ... 0x2803).contains(short) { return }
         set(handle, .descriptor(uuid: uuid, characteristic: characteristic(containing: handle)?.uuid))
     }
@@ -123,20 +138,21 @@ public struct GATTDatabase {
 /// Every GATT database of the capture.
 public struct GATTState {
     public internal(set) var databases: [GATTServerKey: GATTDatabase] = [:]
-    /// Databases known before the capture (BlueZ's cache), by peer address in capitals.
-    public var cached: [String: GATTDatabase] = [:]
+    /// Databases known before the capture (BlueZ's cache), by peer address.
+    public var cached: [BDAddr: GATTDatabase] = [:]
 
     public init() {}
 
     /// A remote server the capture has not discovered yet starts from its cached database.
     mutating func seed(_ key: GATTServerKey) {
-        guard key.isRemote, databases[key] == nil, let known = cached[key.device.uppercased()] else { return }
+        guard key.isRemote, case .address(let address) = key.device, databases[key] == nil,
+              let known = cached[address] else { return }
         databases[key] = known
     }
 }
 
 /// Names for UUIDs as GATT uses them, falling back to the UUID itself.
-enum GATTNames {
+public enum GATTNames {
     static func service(_ uuid: BTUUID) -> String { UUIDNames.name(uuid, as: .service) ?? uuid.description }
     static func characteristic(_ uuid: BTUUID) -> String { UUIDNames.name(uuid, as: .characteristic) ?? uuid.description }
     static func descriptor(_ uuid: BTUUID) -> String { UUIDNames.name(uuid, as: .descriptor) ?? uuid.description }
@@ -146,7 +162,8 @@ enum GATTNames {
         6: "Authenticated Signed Writes", 7: "Extended Properties",
     ]
 
-    static func properties(_ value: UInt8) -> String {
+    /// "Read, Write, Notify": characteristic properties (Core Vol 3, Part G, 3.3.1.1).
+    public static func properties(_ value: UInt8) -> String {
         propertyBits.keys.sorted().filter { value & (1 << $0) != 0 }.map { propertyBits[$0]! }.joined(separator: ", ")
     }
 }

@@ -49,7 +49,7 @@ public enum GATTNameSources {
     /// `0x0002=2803:0x0003:0x02:2a00` (characteristic: value handle, properties, UUID),
     /// `0x0004=2902` (descriptor), `0x0010=2802:0x0020:0x0030:180f` (include).
     /// `folder` is that cache folder, an adapter folder, or /var/lib/bluetooth itself.
-    public static func loadBlueZCache(folder: String) throws -> [String: GATTDatabase] {
+    public static func loadBlueZCache(folder: String) throws -> [BDAddr: GATTDatabase] {
         let fm = FileManager.default
         var isFolder: ObjCBool = false
         guard fm.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
@@ -69,14 +69,14 @@ public enum GATTNameSources {
                 candidates.append(folder + "/" + adapter + "/cache/" + name)
             }
         }
-        var databases: [String: GATTDatabase] = [:]
+        var databases: [BDAddr: GATTDatabase] = [:]
         for path in candidates {
             var isDir: ObjCBool = false
             guard fm.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue,
                   let text = fm.contents(atPath: path).map({ String(decoding: $0, as: UTF8.self) }) else { continue }
             let database = parseCache(text)
             if !database.attributes.isEmpty {
-                databases[String(path.split(separator: "/").last!).uppercased()] = database
+                databases[BDAddr(String(path.split(separator: "/").last!))] = database
             }
         }
         return databases

@@ -2,8 +2,8 @@ import BTCapture
 
 /// Values of well-known characteristics and descriptors, decoded as the GATT Specification
 /// Supplement lays them out. nil: not a type this knows, or a malformed value.
-enum GATTValues {
-    static func describe(_ type: BTUUID, _ value: ArraySlice<UInt8>) -> String? {
+public enum GATTValues {
+    public static func describe(_ type: BTUUID, _ value: ArraySlice<UInt8>) -> String? {
         guard let short = type.uuid16 else { return nil }
         var c = ByteCursor(value)
         switch short {
@@ -38,7 +38,7 @@ enum GATTValues {
             return names.isEmpty ? "None" : names.joined(separator: ", ")
         case 0x2A04:
             guard let min = try? c.u16(), let max = try? c.u16(), let latency = try? c.u16(), let timeout = try? c.u16() else { return nil }
-            return "Interval: \(L2CAPSignaling.milliseconds(min, 1.25))-\(L2CAPSignaling.milliseconds(max, 1.25)) - Latency: \(latency) - Timeout: \(L2CAPSignaling.milliseconds(timeout, 10))"
+            return "Interval: \(Units.milliseconds(min, 1.25))-\(Units.milliseconds(max, 1.25)) - Latency: \(latency) - Timeout: \(Units.milliseconds(timeout, 10))"
         case 0x2A2B:
             guard let year = try? c.u16(), let month = try? c.u8(), let day = try? c.u8(), let hours = try? c.u8(),
                   let minutes = try? c.u8(), let seconds = try? c.u8(), let weekday = try? c.u8() else { return nil }
@@ -91,9 +91,4 @@ enum GATTValues {
         let fraction = String(ms % 1000)
         return "\(ms / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
-}
-
-/// The decoded text of a well-known value, for renderers outside the decoder.
-public enum GATTValueText {
-    public static func describe(_ type: BTUUID, _ value: ArraySlice<UInt8>) -> String? { GATTValues.describe(type, value) }
 }

@@ -27,32 +27,17 @@ enum HCICommandDecoder {
         }
     }
 
+    /// Every command's parameters come from its layout; none changes Session state.
     static func decodeParameters(_ opcode: UInt16, _ c: inout ByteCursor, _ layer: inout Layer,
                                  _ packet: inout Packet, _ session: inout Session) throws {
-        switch opcode {
-        case 0x0406: // Disconnect
-            let handle = try c.u16() & 0x0FFF
-            let reason = try c.u8()
-            layer.add(HCIFields.handle, .u16(handle))
-            layer.add(HCIFields.reason, .u8(reason), "\(HCIErrorNames.name(reason)) (\(Hex.u8(reason)))")
-            layer.summary += " - Handle: \(Hex.u16(handle)) - Reason: \(HCIErrorNames.name(reason))"
-            packet.handle = handle
-            packet.peer = session.connection(controller: packet.frame.controller, handle: handle)?.peer
-        case 0x0C13: // Write Local Name
-            let name = c.cString()
-            layer.add(HCIFields.name, .text(name))
-            layer.summary += " - \"\(name)\""
-            _ = c.rest()
-        default:
-            if opcode >> 10 == 0x3F {
-                packet.addIssue(.note, "Vendor command: parameters are specific to the controller's manufacturer")
-                return
-            }
-            guard let params = HCIParameterTables.commands[opcode] else { return }
-            var reader = HCIParameterReader()
-            try reader.read(params, &c, &layer)
-            reader.apply(to: &layer, &packet, session: session)
+        if opcode >> 10 == 0x3F {
+            packet.addIssue(.note, "Vendor command: parameters are specific to the controller's manufacturer")
+            return
         }
+        guard let params = HCIParameterTables.commands[opcode] else { return }
+        var reader = HCIParameterReader()
+        try reader.read(params, &c, &layer)
+        reader.apply(to: &layer, &packet, session: session)
     }
 
     static func addressTypeName(_ type: UInt8) -> String {

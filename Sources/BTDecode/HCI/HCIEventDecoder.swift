@@ -61,7 +61,7 @@ enum HCIEventDecoder {
             layer.add(HCIFields.reason, .u8(reason), "\(HCIErrorNames.name(reason)) (\(Hex.u8(reason)))")
             layer.summary += " - Handle: \(Hex.u16(handle)) - Reason: \(HCIErrorNames.name(reason))"
             packet.handle = handle
-            let key = Session.ConnectionKey(controller: controller, handle: handle)
+            let key = Session.LinkKey(controller: controller, handle: handle)
             packet.peer = session.connections[key]?.peer
             if let severity = HCIErrorNames.severity(ofDisconnectReason: reason) {
                 packet.addIssue(severity, "Disconnected: \(HCIErrorNames.name(reason)) (\(Hex.u8(reason)))")
@@ -135,18 +135,11 @@ enum HCIEventDecoder {
             layer.add(HCIFields.address, .address(address))
             layer.summary += " - \(address)"
             session.controllerAddresses[controller] = address
-        case 0x0C14: // Read Local Name
-            let name = c.cString()
-            layer.add(HCIFields.name, .text(name))
-            layer.summary += " - \"\(name)\""
-            _ = c.rest()
         default:
             guard let params = HCIParameterTables.returns[opcode] else { return }
             var reader = HCIParameterReader()
             try reader.read(params, &c, &layer)
-            if !reader.summary.isEmpty { layer.summary += " - " + reader.summary.joined(separator: " - ") }
-            for issue in reader.issues { packet.addIssue(issue.0, issue.1) }
-            if let handle = reader.handle { packet.handle = handle }
+            reader.apply(to: &layer, &packet, session: session)
         }
     }
 
@@ -170,7 +163,7 @@ enum HCIEventDecoder {
             layer.add(HCIFields.role, .u8(role), role == 0 ? "Central" : "Peripheral")
             layer.add(HCIFields.addressType, .u8(addressType), HCICommandDecoder.addressTypeName(addressType))
             layer.add(HCIFields.address, .address(address))
-            layer.add(HCIFields.interval, .u16(interval), L2CAPSignaling.milliseconds(interval, 1.25))
+            layer.add(HCIFields.interval, .u16(interval), Units.milliseconds(interval, 1.25))
             layer.add(HCIFields.latency, .u16(latency), String(latency))
             layer.add(HCIFields.timeout, .u16(timeout), "\(Int(timeout) * 10) ms")
             layer.summary += " - Handle: \(Hex.u16(handle)) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address)"
@@ -210,10 +203,10 @@ enum HCIEventDecoder {
             let interval = try c.u16(), latency = try c.u16(), timeout = try c.u16()
             addStatus(status, &layer, &packet)
             layer.add(HCIFields.handle, .u16(handle))
-            layer.add(HCIFields.interval, .u16(interval), L2CAPSignaling.milliseconds(interval, 1.25))
+            layer.add(HCIFields.interval, .u16(interval), Units.milliseconds(interval, 1.25))
             layer.add(HCIFields.latency, .u16(latency), String(latency))
             layer.add(HCIFields.timeout, .u16(timeout), "\(Int(timeout) * 10) ms")
-            layer.summary += " - Handle: \(Hex.u16(handle)) - Interval: \(L2CAPSignaling.milliseconds(interval, 1.25)) - Latency: \(latency) - Timeout: \(L2CAPSignaling.milliseconds(timeout, 10))"
+            layer.summary += " - Handle: \(Hex.u16(handle)) - Interval: \(Units.milliseconds(interval, 1.25)) - Latency: \(latency) - Timeout: \(Units.milliseconds(timeout, 10))"
             packet.handle = handle
             packet.peer = session.connection(controller: controller, handle: handle)?.peer
         case 0x0D: // Extended Advertising Report
@@ -230,11 +223,11 @@ enum HCIEventDecoder {
                 layer.add(AdvertisingFields.eventType, .u16(eventType), extendedEventName(eventType))
                 layer.add(AdvertisingFields.addressType, .u8(addressType), HCICommandDecoder.addressTypeName(addressType))
                 layer.add(AdvertisingFields.address, .address(address))
-                layer.add(HCIFields.primaryPHY, .u8(primary), ["", "LE 1M", "LE 2M", "LE Coded"][safe: Int(primary)] ?? "Reserved")
-                layer.add(HCIFields.secondaryPHY, .u8(secondary), ["None", "LE 1M", "LE 2M", "LE Coded"][safe: Int(secondary)] ?? "Reserved")
+                layer.add(HCIFields.primaryPHY, .u8(primary), HCIValueNames.phy(primary))
+                layer.add(HCIFields.secondaryPHY, .u8(secondary), HCIValueNames.phy(secondary))
                 layer.add(HCIFields.sid, .u8(sid), sid == 0xFF ? "No ADI field" : String(sid))
                 layer.add(AdvertisingFields.txPower, .signed(Int64(power)), power == 127 ? "Not available" : "\(power) dBm")
-                if interval != 0 { layer.add(HCIFields.periodicInterval, .u16(interval), L2CAPSignaling.milliseconds(interval, 1.25)) }
+                if interval != 0 { layer.add(HCIFields.periodicInterval, .u16(interval), Units.milliseconds(interval, 1.25)) }
                 if eventType & 0x04 != 0 {
                     layer.add(HCIFields.directAddressType, .u8(directType), HCICommandDecoder.addressTypeName(directType))
                     layer.add(HCIFields.directAddress, .address(direct))

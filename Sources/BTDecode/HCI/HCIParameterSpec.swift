@@ -19,6 +19,8 @@ struct HCIParam {
     }
     var kind: Kind
     var name: String
+    /// "LE_Scan_Interval" → "LE Scan Interval", made once with the layout.
+    var label: String
     var byteCount = 0
     /// Marked "!" in the layout: the value also goes into the one-line summary.
     var inSummary = false
@@ -38,7 +40,7 @@ struct HCIParam {
                 var inner = ([String(token.dropFirst()).trimmingCharacters(in: .whitespaces)] + tokens)[...]
                 let group = parseList(&inner)
                 tokens = inner
-                params.append(HCIParam(kind: .rest, name: "group", group: group, field: HCIFields.parameters))
+                params.append(HCIParam(kind: .rest, name: "group", label: "group", group: group, field: HCIFields.parameters))
                 continue
             }
             var closes = false
@@ -53,7 +55,8 @@ struct HCIParam {
             if kind == nil, kindText.hasPrefix("b"), let n = Int(kindText.dropFirst()) { kind = .bytes; count = n }
             guard let kind else { preconditionFailure("bad HCI parameter kind \(kindText) in \(token)") }
             let name = parts.count > 1 ? parts[1] : defaultName(kind)
-            params.append(HCIParam(kind: kind, name: name, byteCount: count, inSummary: summarised, field: HCIParameterFields.field(name, kind)))
+            params.append(HCIParam(kind: kind, name: name, label: name.replacingOccurrences(of: "_", with: " "), byteCount: count,
+                                   inSummary: summarised, field: HCIParameterFields.field(name, kind)))
             if closes { break }
         }
         return params
@@ -70,15 +73,15 @@ struct HCIParam {
         }
     }
 
-    /// "LE_Scan_Interval" → "LE Scan Interval".
-    var label: String { name.replacingOccurrences(of: "_", with: " ") }
+    /// This parameter and those of its repeated group, depth first.
+    var flattened: [HCIParam] { group.isEmpty ? [self] : group.flatMap(\.flattened) }
 }
 
 /// The field each parameter name becomes: "hci." + the name in lower case; the common ones
 /// (handle, address, status, reason, role...) are the hand-declared HCIFields.
 enum HCIParameterFields {
-    nonisolated(unsafe) static var made: [String: FieldDefinition] = [:]
-
+    /// Pure: the same name and kind always make the same definition, so the tables need no
+    /// shared cache and the registry collects the fields by walking the parsed layouts.
     static func field(_ name: String, _ kind: HCIParam.Kind) -> FieldDefinition {
         switch kind {
         case .H: return HCIFields.handle
@@ -89,7 +92,6 @@ enum HCIParameterFields {
         }
         let key = "hci." + name.lowercased()
         if let known = FieldRegistry.handDeclared[key] { return known }
-        if let existing = made[key] { return existing }
         let type: FieldType
         switch kind {
         case .u8, .at, .en, .t128, .phy, .phys, .io, .auth, .role: type = .uint8
@@ -100,9 +102,7 @@ enum HCIParameterFields {
         case .name: type = .string
         default: type = .bytes
         }
-        let definition = FieldDefinition(key, name.replacingOccurrences(of: "_", with: " "), type, "HCI parameter " + name)
-        made[key] = definition
-        return definition
+        return FieldDefinition(key, name.replacingOccurrences(of: "_", with: " "), type, "HCI parameter " + name)
     }
 }
 
@@ -111,7 +111,6 @@ struct HCIParameterReader {
     var summary: [String] = []
     var handle: UInt16?
     var address: BDAddr?
-    var status: UInt8?
     var issues: [(Issue.Severity, String)] = []
 
     /// What the parameters said, onto the packet: summary, handle, peer, issues.
@@ -138,57 +137,61 @@ struct HCIParameterReader {
 
     /// Returns the integer value read (for repeat counts), 0 for other kinds.
     mutating func readOne(_ p: HCIParam, _ c: inout ByteCursor, _ layer: inout Layer) throws -> UInt64 {
-        func add(_ value: FieldValue, _ display: String? = nil) {
-            var display = display
-            if case .unsigned(let v, _) = value, let name = HCIValueNames.name(p.name, v) { display = "\(name) (\(value.text))" }
-            layer.add(p.field, value, display)
-            if p.inSummary {
-                let shown = display ?? value.displayText
-                let bare = shown.replacingOccurrences(of: #" \(0x[0-9A-F]+\)$"#, with: "", options: .regularExpression)
-                summary.append(p.kind == .en || HCIValueNames.tables[p.name] != nil ? bare : "\(p.label): \(bare)")
-            }
+        /// `shown` is how the value reads without its raw form; the tree adds the raw form.
+        func add(_ value: FieldValue, _ shown: String? = nil) {
+            var shown = shown
+            if case .unsigned(let v, _) = value, let name = HCIValueNames.name(p.name, v) { shown = name }
+            layer.add(p.field, value, shown.map { "\($0) (\(value.text))" })
+            guard p.inSummary else { return }
+            let text = shown ?? value.displayText
+            summary.append(p.kind == .en || HCIValueNames.tables[p.name] != nil ? text : "\(p.label): \(text)")
         }
         func time(_ raw: UInt64, _ unit: Double, _ width: Int) -> UInt64 {
-            let ms = Double(raw) * unit
-            add(.unsigned(raw, width: width), ms == ms.rounded() ? "\(Int(ms)) ms (\(Hex.format(raw, width: width)))" : "\(ms) ms (\(Hex.format(raw, width: width)))")
+            add(.unsigned(raw, width: width), Units.milliseconds(raw, unit))
             return raw
         }
         switch p.kind {
-        case .u8: let v = try c.u8(); add(.u8(v), "\(v) (\(Hex.u8(v)))"); return UInt64(v)
-        case .u16: let v = try c.u16(); add(.u16(v), "\(v) (\(Hex.u16(v)))"); return UInt64(v)
+        case .u8: let v = try c.u8(); add(.u8(v), String(v)); return UInt64(v)
+        case .u16: let v = try c.u16(); add(.u16(v), String(v)); return UInt64(v)
         case .u24: let v = try c.u24(); add(.unsigned(UInt64(v), width: 6)); return UInt64(v)
-        case .u32: let v = try c.u32(); add(.u32(v), "\(v) (\(Hex.format(v, width: 8)))"); return UInt64(v)
+        case .u32: let v = try c.u32(); add(.u32(v), String(v)); return UInt64(v)
         case .u64: let v = try c.u64(); add(.unsigned(v, width: 16)); return v
-        case .i8: let v = try c.i8(); add(.signed(Int64(v)), p.name.contains("RSSI") || p.name.contains("Power") ? "\(v) dBm" : nil); return 0
-        case .i16: let v = Int16(bitPattern: try c.u16()); add(.signed(Int64(v))); return 0
-        case .bytes: add(.bytes(try c.slice(p.byteCount))); return 0
-        case .rest: let r = c.rest(); if !r.isEmpty { add(.bytes(r)) }; return 0
+        case .i8:
+            let v = try c.i8()
+            layer.add(p.field, .signed(Int64(v)), p.name.contains("RSSI") || p.name.contains("Power") ? "\(v) dBm" : nil)
+            if p.inSummary { summary.append("\(p.label): \(v) dBm") }
+            return 0
+        case .i16: let v = Int16(bitPattern: try c.u16()); layer.add(p.field, .signed(Int64(v))); return 0
+        case .bytes: layer.add(p.field, .bytes(try c.slice(p.byteCount))); return 0
+        case .rest: let r = c.rest(); if !r.isEmpty { layer.add(p.field, .bytes(r)) }; return 0
         case .H:
             let v = try c.u16() & 0x0FFF
-            add(.u16(v))
+            layer.add(p.field, .u16(v))
             if handle == nil { handle = v; summary.append("Handle: \(Hex.u16(v))") }
             return UInt64(v)
         case .A:
             let v = try c.address()
-            add(.address(v))
+            layer.add(p.field, .address(v))
             if address == nil { address = v; summary.append(v.description) }
             return 0
         case .S:
             let v = try c.u8()
-            add(.u8(v), "\(HCIErrorNames.name(v)) (\(Hex.u8(v)))")
-            status = v
-            if v != 0 { summary.append(HCIErrorNames.name(v)); issues.append((.error, "Status: \(HCIErrorNames.name(v)) (\(Hex.u8(v)))")) }
+            let name = HCIErrorNames.name(v)
+            layer.add(p.field, .u8(v), "\(name) (\(Hex.u8(v)))")
+            if v != 0 {
+                summary.append(name)
+                issues.append((HCIErrorNames.severity(ofStatus: v), "Status: \(name) (\(Hex.u8(v)))"))
+            }
             return UInt64(v)
         case .R:
             let v = try c.u8()
-            add(.u8(v), "\(HCIErrorNames.name(v)) (\(Hex.u8(v)))")
+            layer.add(p.field, .u8(v), "\(HCIErrorNames.name(v)) (\(Hex.u8(v)))")
             summary.append("Reason: \(HCIErrorNames.name(v))")
             return UInt64(v)
-        case .at:
-            let v = try c.u8(); add(.u8(v), HCICommandDecoder.addressTypeName(v)); return UInt64(v)
+        case .at: let v = try c.u8(); add(.u8(v), HCICommandDecoder.addressTypeName(v)); return UInt64(v)
         case .en:
             let v = try c.u8()
-            add(.u8(v), v == 0 ? "Disabled" : v == 1 ? "Enabled" : "\(Hex.u8(v))")
+            layer.add(p.field, .u8(v), v == 0 ? "Disabled" : v == 1 ? "Enabled" : Hex.u8(v))
             summary.append(v == 0 ? "Disable" : v == 1 ? "Enable" : "\(p.label): \(Hex.u8(v))")
             return UInt64(v)
         case .t625: return time(UInt64(try c.u16()), 0.625, 4)
@@ -197,14 +200,10 @@ struct HCIParameterReader {
         case .t10: return time(UInt64(try c.u16()), 10, 4)
         case .t128: return time(UInt64(try c.u8()), 1280, 2)
         case .s: let v = try c.u16(); add(.u16(v), "\(v) s"); return UInt64(v)
-        case .phy:
-            let v = try c.u8()
-            add(.u8(v), ["", "LE 1M", "LE 2M", "LE Coded", "LE Coded S=2"][safe: Int(v)] ?? "Reserved (\(Hex.u8(v)))")
-            return UInt64(v)
+        case .phy: let v = try c.u8(); add(.u8(v), HCIValueNames.phy(v)); return UInt64(v)
         case .phys:
             let v = try c.u8()
-            let names = [(0, "LE 1M"), (1, "LE 2M"), (2, "LE Coded")].filter { v & (1 << $0.0) != 0 }.map(\.1)
-            add(.u8(v), "\(Hex.u8(v)) (\(names.joined(separator: ", ")))")
+            add(.u8(v), [(0, "LE 1M"), (1, "LE 2M"), (2, "LE Coded")].filter { v & (1 << $0.0) != 0 }.map(\.1).joined(separator: ", "))
             return UInt64(v)
         case .cod:
             let v = try c.u24()
@@ -213,32 +212,32 @@ struct HCIParameterReader {
         case .name:
             let bytes = try c.slice(min(248, c.remaining))
             let text = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-            add(.text(text), "\"\(text)\"")
+            layer.add(p.field, .text(text), "\"\(text)\"")
             summary.append("\"\(text)\"")
             return 0
         case .eir:
             let bytes = try c.slice(min(240, c.remaining))
-            add(.bytes(bytes))
+            layer.add(p.field, .bytes(bytes))
             let digest = AdvertisingData.decode(bytes, into: &layer, issues: &issues)
             if let name = digest.name { summary.append("\"\(name)\"") }
             return 0
         case .ad:
             let length = try c.u8()
             let bytes = try c.slice(Int(length))
-            add(.bytes(bytes))
+            layer.add(p.field, .bytes(bytes))
             let digest = AdvertisingData.decode(bytes, into: &layer, issues: &issues)
             if let name = digest.name { summary.append("\"\(name)\"") }
             return UInt64(length)
         case .io:
             let v = try c.u8()
-            add(.u8(v), SMPDecoder.ioNames[v] ?? "Reserved (\(Hex.u8(v)))")
+            add(.u8(v), SMPDecoder.ioNames[v] ?? "Reserved")
             return UInt64(v)
         case .auth:
             let v = try c.u8()
             let names = ["MITM Protection Not Required - No Bonding", "MITM Protection Required - No Bonding",
                          "MITM Protection Not Required - Dedicated Bonding", "MITM Protection Required - Dedicated Bonding",
                          "MITM Protection Not Required - General Bonding", "MITM Protection Required - General Bonding"]
-            add(.u8(v), names[safe: Int(v)] ?? "Reserved (\(Hex.u8(v)))")
+            add(.u8(v), names[safe: Int(v)] ?? "Reserved")
             return UInt64(v)
         case .role:
             let v = try c.u8()
@@ -280,6 +279,11 @@ enum HCIValueNames {
 
     static let coreVersions = ["1.0b", "1.1", "1.2", "2.0+EDR", "2.1+EDR", "3.0+HS", "4.0", "4.1", "4.2", "5.0", "5.1",
                                "5.2", "5.3", "5.4", "6.0", "6.1"]
+
+    /// PHY values (Core Vol 4, Part E, 7.8.47 and 7.7.65.12): 0 means none where a PHY is optional.
+    static func phy(_ value: UInt8) -> String {
+        ["No PHY", "LE 1M", "LE 2M", "LE Coded", "LE Coded S=2"][safe: Int(value)] ?? "Reserved"
+    }
 
     static func name(_ parameter: String, _ value: UInt64) -> String? {
         switch parameter {

@@ -7,7 +7,7 @@ enum HCIParameterTables {
         0x0401: "u24 LAP, !t128 Inquiry_Length, u8 Num_Responses",
         0x0403: "u16 Max_Period_Length, u16 Min_Period_Length, u24 LAP, t128 Inquiry_Length, u8 Num_Responses",
         0x0405: "A, u16 Packet_Type, u8 Page_Scan_Repetition_Mode, u8 Reserved, u16 Clock_Offset, u8 Allow_Role_Switch",
-        0x0408: "A", 0x0409: "A, role Role", 0x040A: "A, R",
+        0x0406: "H, R", 0x0408: "A", 0x0409: "A, role Role", 0x040A: "A, R",
         0x040B: "A, b16 Link_Key", 0x040C: "A", 0x040D: "A, u8 PIN_Code_Length, b16 PIN_Code", 0x040E: "A",
         0x040F: "H, u16 Packet_Type", 0x0411: "H", 0x0413: "H, en Encryption_Enable", 0x0415: "H", 0x0417: "u8 Key_Flag",
         0x0419: "A, u8 Page_Scan_Repetition_Mode, u8 Reserved, u16 Clock_Offset", 0x041A: "A",
@@ -27,7 +27,7 @@ enum HCIParameterTables {
         0x0811: "H, u16 Max_Latency, u16 Min_Remote_Timeout, u16 Min_Local_Timeout",
         // Controller & Baseband
         0x0C01: "u64 Event_Mask", 0x0C0D: "A, u8 Read_All", 0x0C11: "u8 Num_Keys_To_Write, [A, b16 Link_Key]",
-        0x0C12: "A, u8 Delete_All", 0x0C16: "t625 Connection_Accept_Timeout", 0x0C18: "t625 Page_Timeout",
+        0x0C12: "A, u8 Delete_All", 0x0C13: "name Name", 0x0C16: "t625 Connection_Accept_Timeout", 0x0C18: "t625 Page_Timeout",
         0x0C1A: "!u8 Scan_Enable", 0x0C1C: "t625 Page_Scan_Interval, t625 Page_Scan_Window",
         0x0C1E: "t625 Inquiry_Scan_Interval, t625 Inquiry_Scan_Window", 0x0C20: "u8 Authentication_Enable",
         0x0C24: "!cod Class_Of_Device", 0x0C26: "u16 Voice_Setting", 0x0C28: "H, t625 Flush_Timeout",
@@ -111,7 +111,7 @@ enum HCIParameterTables {
         0x042D: "A", 0x042E: "A", 0x042F: "A", 0x0430: "A", 0x0433: "A", 0x0434: "A", 0x0445: "A",
         0x0809: "H, role Current_Role", 0x080C: "H, u16 Link_Policy_Settings", 0x080D: "H",
         0x080E: "u16 Default_Link_Policy_Settings", 0x0811: "H",
-        0x0C0D: "u16 Max_Num_Keys, u16 Num_Keys_Read", 0x0C11: "u8 Num_Keys_Written", 0x0C12: "u16 Num_Keys_Deleted",
+        0x0C0D: "u16 Max_Num_Keys, u16 Num_Keys_Read", 0x0C14: "name Name", 0x0C11: "u8 Num_Keys_Written", 0x0C12: "u16 Num_Keys_Deleted",
         0x0C15: "t625 Connection_Accept_Timeout", 0x0C17: "t625 Page_Timeout", 0x0C19: "!u8 Scan_Enable",
         0x0C1B: "t625 Page_Scan_Interval, t625 Page_Scan_Window", 0x0C1D: "t625 Inquiry_Scan_Interval, t625 Inquiry_Scan_Window",
         0x0C1F: "u8 Authentication_Enable", 0x0C23: "!cod Class_Of_Device", 0x0C25: "u16 Voice_Setting",
@@ -198,9 +198,10 @@ enum HCIParameterTables {
     static let events = eventSpecs.mapValues(HCIParam.parse)
     static let subevents = subeventSpecs.mapValues(HCIParam.parse)
 
-    /// Every field the layouts make, in name order, for the registry.
+    /// Every field the layouts make, once each, in name order, for the registry.
     static let fields: [FieldDefinition] = {
-        _ = (commands.count, returns.count, events.count, subevents.count)
-        return HCIParameterFields.made.values.sorted { $0.name < $1.name }
+        let layouts = [commands, returns].flatMap(\.values) + [events, subevents].flatMap(\.values)
+        let all = layouts.flatMap { $0.flatMap(\.flattened) }.map(\.field)
+        return Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a }).values.sorted { $0.name < $1.name }
     }()
 }

@@ -5,7 +5,6 @@ public struct L2CAPContext {
     public var link: Session.LinkKey
     /// Host to controller.
     public var sent: Bool
-    public var isLE: Bool
     public var cid: UInt16
     public var channel: L2CAPChannel?
 }
@@ -81,9 +80,8 @@ enum L2CAPDecoder {
         var c = ByteCursor(pdu)
         let length = try c.u16()
         let cid = try c.u16()
-        let isLE = session.connections[link]?.isLE ?? (cid == 0x0004 || cid == 0x0005 || cid == 0x0006)
         let channel = cid >= 0x0040 ? session.l2cap.channel(link, cid: cid, sent: sent) : nil
-        let protocolName = channel?.protocolName ?? L2CAPProtocols.fixedName(cid: cid, isLE: isLE)
+        let protocolName = channel?.protocolName ?? L2CAPProtocols.fixedName(cid: cid)
         var layer = Layer(name: "L2CAP", range: 0 ..< pdu.count, showsDirection: true)
         layer.add(L2CAPFields.length, .u16(length), String(length))
         layer.add(L2CAPFields.cid, .u16(cid), protocolName.map { "\(Hex.u16(cid)) (\($0))" } ?? Hex.u16(cid))
@@ -94,7 +92,7 @@ enum L2CAPDecoder {
         layer.summary = "Channel ID: \(Hex.u16(cid))\(protocolName.map { " (\($0))" } ?? "") Length: \(Hex.u16(length)) (\(length)) [\(preview(body))]"
         if fragments > 1 { layer.summary += " - reassembled from \(fragments) fragments" }
         packet.layers.append(layer)
-        var context = L2CAPContext(link: link, sent: sent, isLE: isLE, cid: cid, channel: channel)
+        var context = L2CAPContext(link: link, sent: sent, cid: cid, channel: channel)
         var payload = ByteCursor(body)
 
         switch cid {
@@ -242,7 +240,7 @@ public enum L2CAPProtocols {
         psmNames[psm] ?? (psm >= 0x0080 && psm <= 0x00FF ? "LE Dynamic PSM \(Hex.u16(psm))" : "PSM \(Hex.u16(psm))")
     }
 
-    static func fixedName(cid: UInt16, isLE: Bool) -> String? {
+    static func fixedName(cid: UInt16) -> String? {
         switch cid {
         case 0x0001: return "L2CAP Signaling"
         case 0x0002: return "Connectionless"

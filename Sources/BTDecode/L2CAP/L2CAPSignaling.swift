@@ -93,7 +93,7 @@ enum L2CAPSignaling {
             let key = L2CAPState.RequestKey(link: link, requesterIsLocal: !sent, ident: ident)
             if value == 0, let request = session.l2cap.requests.removeValue(forKey: key) {
                 let local = !sent ? scid : dcid, remote = !sent ? dcid : scid
-                session.l2cap.open(link, L2CAPChannel(psm: request.psm, localCID: local, remoteCID: remote, mode: .basic))
+                session.l2cap.open(link, L2CAPChannel(psm: request.psm, localCID: local, remoteCID: remote, mode: request.mode))
                 layer.add(L2CAPFields.psm, .u16(request.psm), psmText(request.psm))
                 summary += " - \(L2CAPProtocols.name(psm: request.psm))"
             } else if value != 1 {
@@ -170,11 +170,11 @@ enum L2CAPSignaling {
             layer.add(L2CAPFields.scid, .u16(try c.u16()))
         case 0x12:
             let min = try c.u16(), max = try c.u16(), latency = try c.u16(), timeout = try c.u16()
-            layer.add(L2CAPFields.intervalMin, .u16(min), milliseconds(min, 1.25))
-            layer.add(L2CAPFields.intervalMax, .u16(max), milliseconds(max, 1.25))
+            layer.add(L2CAPFields.intervalMin, .u16(min), Units.milliseconds(min, 1.25))
+            layer.add(L2CAPFields.intervalMax, .u16(max), Units.milliseconds(max, 1.25))
             layer.add(L2CAPFields.latency, .u16(latency), String(latency))
-            layer.add(L2CAPFields.timeout, .u16(timeout), milliseconds(timeout, 10))
-            summary += " - Interval: \(milliseconds(min, 1.25))-\(milliseconds(max, 1.25)) - Latency: \(latency) - Timeout: \(milliseconds(timeout, 10))"
+            layer.add(L2CAPFields.timeout, .u16(timeout), Units.milliseconds(timeout, 10))
+            summary += " - Interval: \(Units.milliseconds(min, 1.25))-\(Units.milliseconds(max, 1.25)) - Latency: \(latency) - Timeout: \(Units.milliseconds(timeout, 10))"
             if min > max { packet.addIssueOnPendingLayer(.warning, "Interval minimum above maximum") }
         case 0x13:
             result(try c.u16(), [0: "Accepted", 1: "Rejected"])
@@ -194,7 +194,7 @@ enum L2CAPSignaling {
             let key = L2CAPState.RequestKey(link: link, requesterIsLocal: !sent, ident: ident)
             if let request = session.l2cap.requests.removeValue(forKey: key), value == 0, let scid = request.sourceCIDs.first {
                 let local = !sent ? scid : dcid, remote = !sent ? dcid : scid
-                session.l2cap.open(link, L2CAPChannel(psm: request.psm, localCID: local, remoteCID: remote, mode: .leCreditBased))
+                session.l2cap.open(link, L2CAPChannel(psm: request.psm, localCID: local, remoteCID: remote, mode: request.mode))
                 layer.add(L2CAPFields.psm, .u16(request.psm), psmText(request.psm))
                 summary += " - \(L2CAPProtocols.name(psm: request.psm))"
             }
@@ -226,7 +226,7 @@ enum L2CAPSignaling {
             if let request = session.l2cap.requests.removeValue(forKey: key) {
                 for (scid, dcid) in zip(request.sourceCIDs, cids) where dcid != 0 {
                     let local = !sent ? scid : dcid, remote = !sent ? dcid : scid
-                    session.l2cap.open(link, L2CAPChannel(psm: request.psm, localCID: local, remoteCID: remote, mode: .enhancedCreditBased))
+                    session.l2cap.open(link, L2CAPChannel(psm: request.psm, localCID: local, remoteCID: remote, mode: request.mode))
                 }
                 layer.add(L2CAPFields.psm, .u16(request.psm), psmText(request.psm))
                 summary += " - \(L2CAPProtocols.name(psm: request.psm))"
@@ -330,11 +330,6 @@ enum L2CAPSignaling {
 
     static func bitNames(_ mask: UInt64, _ names: [Int: String]) -> [String] {
         names.keys.sorted().filter { mask & (1 << UInt64($0)) != 0 }.map { names[$0]! }
-    }
-
-    static func milliseconds(_ value: UInt16, _ unit: Double) -> String {
-        let ms = Double(value) * unit
-        return ms == ms.rounded() ? "\(Int(ms)) ms" : "\(ms) ms"
     }
 
     static let connectionResults: [UInt16: String] = [

@@ -4,7 +4,6 @@ import BTCapture
 public struct SMPState {
     struct Pairing {
         var request: SMPDecoder.Features?
-        var response: SMPDecoder.Features?
         var method: String?
     }
     var pairings: [Session.LinkKey: Pairing] = [:]
@@ -71,7 +70,6 @@ enum SMPDecoder {
                 session.smp.pairings[link] = SMPState.Pairing(request: features)
             } else if let request = session.smp.pairings[link]?.request {
                 let method = pairingMethod(initiator: request, responder: features)
-                session.smp.pairings[link]?.response = features
                 session.smp.pairings[link]?.method = method
                 layer.add(SMPFields.method, .text(method))
                 layer.summary += " - Method: \(method)"
