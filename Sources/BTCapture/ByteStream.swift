@@ -50,6 +50,34 @@ public final class FileDescriptorStream: ByteStream {
     }
 }
 
+/// A file another program is still writing: at its end, wait for more instead of ending.
+public final class FollowStream: ByteStream {
+    let file: FileDescriptorStream
+    var position: Int64 = 0
+    /// How long to wait before looking again at the end of the file.
+    let interval: useconds_t
+
+    public init(_ file: FileDescriptorStream, interval: useconds_t = 100_000) {
+        self.file = file
+        self.interval = interval
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        while true {
+            let n = try file.read(into: buffer)
+            if n > 0 {
+                position += Int64(n)
+                return n
+            }
+            var info = stat()
+            if fstat(file.fd, &info) == 0, Int64(info.st_size) < position, (info.st_mode & S_IFMT) == S_IFREG {
+                throw CaptureError("\(file.name): the file shrank while it was followed (truncated or replaced); stopped at byte \(position)")
+            }
+            usleep(interval)
+        }
+    }
+}
+
 /// Bytes already in memory (tests, zip members, decoded base64).
 public final class MemoryStream: ByteStream {
     let bytes: [UInt8]
@@ -115,6 +143,8 @@ public final class BufferedReader {
     }
 
     public var available: Int { end - start }
+    /// The stream has ended (a read returned nothing).
+    public var isAtEnd: Bool { atEnd }
 
     /// Makes `count` bytes available if the stream has them; false at the end of the stream.
     public func ensure(_ count: Int) throws -> Bool {

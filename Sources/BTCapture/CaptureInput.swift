@@ -7,9 +7,12 @@ public struct InputOptions: Sendable {
     public var pklgUTCOffset: Int64 = 0
     /// Which capture to read from a container holding several.
     public var member: String?
-    public init(pklgUTCOffset: Int64 = 0, member: String? = nil) {
+    /// Keep reading at the end of the file, as another program is still writing it (tail -f).
+    public var follow = false
+    public init(pklgUTCOffset: Int64 = 0, member: String? = nil, follow: Bool = false) {
         self.pklgUTCOffset = pklgUTCOffset
         self.member = member
+        self.follow = follow
     }
 }
 
@@ -23,8 +26,14 @@ public enum CaptureInput {
         if path != "-" {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                if options.follow { throw CaptureError("\(path): is a folder; --follow reads one growing capture file") }
                 return try openFolder(path, options: options)
             }
+        }
+        if options.follow, path != "-" {
+            // libpcap would stop at the end of the file: every format reads the growing stream.
+            return try open(stream: FollowStream(try FileDescriptorStream(path: path)), name: name, plainFile: nil,
+                            options: options, depth: 0)
         }
         let stream: ByteStream = path == "-"
             ? FileDescriptorStream(fd: 0, name: name, ownsDescriptor: false)
@@ -39,11 +48,42 @@ public enum CaptureInput {
 
     static func open(stream: ByteStream, name: String, plainFile: String?, options: InputOptions, depth: Int) throws -> FrameReader {
         let input = BufferedReader(stream)
-        _ = try input.ensure(headSize)
-        let head = input.peek(headSize)
-        guard !head.isEmpty else { throw CaptureError("\(name): empty file") }
-        let bytes = Array(head)
+        // A file gives its whole head in one read; a pipe or a growing file gives what has been
+        // written so far, so decide from the magic as soon as it is there and wait only when
+        // the format needs more to be recognised.
+        _ = try input.ensure(16)
+        while true {
+            let head = input.peek(headSize)
+            guard !head.isEmpty else { throw CaptureError("\(name): empty file") }
+            let complete = head.count >= headSize || input.isAtEnd
+            let bytes = Array(head)
+            if let reader = try openByMagic(bytes, input: input, name: name, plainFile: plainFile, options: options, depth: depth) {
+                return reader
+            }
+            if let littleEndian = PacketLogger.detectByteOrder(head, whole: complete),
+               !(bytes.count >= 262 && bytes[257 ..< 262].elementsEqual(Array("ustar".utf8))) {
+                return PacketLoggerReader(input, name: name, littleEndian: littleEndian, utcOffset: options.pklgUTCOffset)
+            }
+            if !complete {
+                _ = try input.ensure(head.count + 1)
+                continue
+            }
+            if bytes.count >= 262, bytes[257 ..< 262].elementsEqual(Array("ustar".utf8)) {
+                if options.follow { throw notFollowable(name, "a tar archive") }
+                return try openSysdiagnoseTar(input: input, name: name, options: options)
+            }
+            if looksLikeText(bytes) {
+                if options.follow { throw notFollowable(name, "text") }
+                if let reader = try openBtsnooz(input: input, name: name) { return reader }
+                throw CaptureError("\(name): not a btsnoop, PacketLogger or pcap file, and its text holds no Android btsnooz section (BTSNOOP_LOG_SUMMARY)")
+            }
+            throw CaptureError("\(name): not a btsnoop, PacketLogger or pcap file (first bytes \(firstBytes(bytes)))")
+        }
+    }
 
+    /// The formats a few leading bytes identify; nil when they are not (yet) recognised.
+    static func openByMagic(_ bytes: [UInt8], input: BufferedReader, name: String, plainFile: String?,
+                            options: InputOptions, depth: Int) throws -> FrameReader? {
         if bytes.starts(with: BTSnoop.magic) {
             return try BTSnoopReader(input, name: name)
         }
@@ -52,24 +92,20 @@ public enum CaptureInput {
             return try PcapReader(stream: input.remainingStream(), name: name, isNG: isNG)
         }
         if bytes.starts(with: [0x1F, 0x8B]) {
+            if options.follow { throw notFollowable(name, "gzip-compressed") }
             guard depth < 3 else { throw CaptureError("\(name): compressed more than three times over") }
             let inflated = try InflateStream(source: input.remainingStream(), name: name)
             return try open(stream: inflated, name: name, plainFile: nil, options: options, depth: depth + 1)
         }
         if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
+            if options.follow { throw notFollowable(name, "a zip archive") }
             return try openBugreportZip(input: input, name: name, plainFile: plainFile, options: options)
         }
-        if bytes.count >= 262, bytes[257 ..< 262].elementsEqual(Array("ustar".utf8)) {
-            return try openSysdiagnoseTar(input: input, name: name, options: options)
-        }
-        if let littleEndian = PacketLogger.detectByteOrder(head) {
-            return PacketLoggerReader(input, name: name, littleEndian: littleEndian, utcOffset: options.pklgUTCOffset)
-        }
-        if looksLikeText(bytes) {
-            if let reader = try openBtsnooz(input: input, name: name) { return reader }
-            throw CaptureError("\(name): not a btsnoop, PacketLogger or pcap file, and its text holds no Android btsnooz section (BTSNOOP_LOG_SUMMARY)")
-        }
-        throw CaptureError("\(name): not a btsnoop, PacketLogger or pcap file (first bytes \(firstBytes(bytes)))")
+        return nil
+    }
+
+    static func notFollowable(_ name: String, _ what: String) -> CaptureError {
+        CaptureError("\(name): is \(what); --follow reads btsnoop, PacketLogger and pcap files as they grow")
     }
 
     /// nil if not pcap; false for pcap, true for pcapng.

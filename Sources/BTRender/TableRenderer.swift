@@ -7,6 +7,9 @@ import BTQuery
 public struct TableRenderer: PacketRenderer {
     var options: RenderOptions
     var clock: TimeFormatter
+    /// The first controller seen; once another appears, every row names its controller.
+    var firstController: UInt16?
+    var severalControllers = false
     public static let typeWidth = 14
 
     public init(options: RenderOptions) {
@@ -27,6 +30,7 @@ public struct TableRenderer: PacketRenderer {
         line += padded(packet.typeLabel, TableRenderer.typeWidth) + "  "
         line += padded(packet.handle.map(Hex.u16) ?? "", 6) + "  "
         line += padded(packet.peer?.description ?? "", 17) + "  "
+        line += controllerTag(packet.frame.controller)
         var summary = packet.summary
         if let issue = packet.issues.max(by: { $0.severity < $1.severity }), issue.severity >= .warning,
            !summary.contains(issue.message) {
@@ -38,6 +42,18 @@ public struct TableRenderer: PacketRenderer {
         }
         if let code = options.style.colour(for: packet) { line = options.style.paint(line, code) }
         return line
+    }
+
+    /// "{hci1} " as btmon writes it, when a capture holds more than one controller (a monitor
+    /// capture with hci0 and hci1); nothing for single-controller captures and system frames.
+    mutating func controllerTag(_ controller: UInt16) -> String {
+        guard controller != Frame.systemController else { return "" }
+        if !severalControllers {
+            if firstController == nil { firstController = controller }
+            severalControllers = controller != firstController
+            if !severalControllers { return "" }
+        }
+        return "{hci\(controller)} "
     }
 
     public mutating func finish(_ statistics: CaptureStatistics, to out: OutputWriter) throws {

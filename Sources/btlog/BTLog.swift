@@ -14,7 +14,7 @@ struct BTLog: ParsableCommand {
         found from the content. `btlog FILE` is short for `btlog show FILE`.
         """,
         version: "0.1.0",
-        subcommands: [Show.self, Gatt.self, Fields.self],
+        subcommands: [Show.self, Capture.self, Gatt.self, Fields.self],
         defaultSubcommand: Show.self
     )
 

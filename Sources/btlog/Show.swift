@@ -13,6 +13,9 @@ struct Show: ParsableCommand {
     @Argument(help: ArgumentHelp("Capture files to read ('-' for standard input).", valueName: "FILE"))
     var files: [String]
 
+    @Flag(help: "At the end of the file, wait for more, as another program is still writing it (like tail -f); Ctrl-C ends.")
+    var follow = false
+
     @OptionGroup(title: "Input") var input: InputOptionGroup
     @OptionGroup(title: "Selection") var selection: SelectionOptionGroup
     @OptionGroup(title: "Display") var display: DisplayOptionGroup
@@ -21,6 +24,9 @@ struct Show: ParsableCommand {
     func validate() throws {
         if files.isEmpty { throw ValidationError("give a capture file to read (or '-' for standard input)") }
         if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input ('-') can be read only once") }
+        if follow && (files.count != 1 || files[0] == "-") {
+            throw ValidationError("--follow reads one capture file that is still being written (standard input is always read as it arrives)")
+        }
     }
 
     func run() throws {
@@ -34,7 +40,9 @@ struct Show: ParsableCommand {
                 try? out.line("==> \(file) <==")
             }
             do {
-                try ShowPipeline.run(file: file, input: input.inputOptions, selection: selection.selection,
+                var inputOptions = input.inputOptions
+                inputOptions.follow = follow
+                try ShowPipeline.run(file: file, input: inputOptions, selection: selection.selection,
                                      mode: display.mode, options: options, decoder: decoders.make(), out: out)
             } catch is OutputWriter.OutputClosed {
                 return
@@ -49,38 +57,14 @@ struct Show: ParsableCommand {
     }
 }
 
-/// read → decode → select → render, one packet at a time.
+/// Opens a capture file and runs it through the packet pipeline.
 enum ShowPipeline {
     static func run(file: String, input: InputOptions, selection: PacketSelection, mode: RenderMode,
                     options: RenderOptions, decoder: Decoder, out: OutputWriter) throws {
         let reader = try CaptureInput.open(file, options: input)
-        if file == "-" { out.lineBuffered = true }
-        var renderer = mode.makeRenderer(options)
-        var statistics = CaptureStatistics()
-        var shown = 0
-        var readAll = true
-        func drainWarnings() {
-            guard !reader.warnings.isEmpty else { return }
-            for warning in reader.warnings { FileHandleStderr.warning(warning.message) }
-            reader.warnings.removeAll()
-        }
-        drainWarnings()
-        while let frame = try reader.next() {
-            drainWarnings()
-            // Decode every frame (state such as connections spans packets), show the selected.
-            let packet = decoder.decode(frame)
-            guard selection.includes(number: frame.number) else { continue }
-            try renderer.render(packet, to: out)
-            statistics.add(packet)
-            shown += 1
-            if selection.isExhausted(afterNumber: frame.number, shown: shown) { readAll = false; break }
-        }
-        drainWarnings()
-        if readAll {
-            try out.flush()
-            for report in decoder.finish() { FileHandleStderr.warning("packet \(report.frameNumber): \(report.message)") }
-        }
-        try renderer.finish(statistics, to: out)
-        try out.flush()
+        // A stream someone is still writing is shown as it arrives.
+        if file == "-" || input.follow { out.lineBuffered = true }
+        var pipeline = PacketPipeline(selection: selection, mode: mode, options: options, decoder: decoder)
+        try pipeline.run(reader, out: out)
     }
 }

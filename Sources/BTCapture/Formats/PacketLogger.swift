@@ -71,7 +71,9 @@ public enum PacketLogger {
     }
 
     /// The byte order whose first records (up to three) are all plausible, if either.
-    public static func detectByteOrder(_ head: ArraySlice<UInt8>) -> Bool? {
+    /// `whole`: the head is the file's start up to 4 KiB or its end; otherwise it is what a
+    /// pipe has delivered so far, and a record header cut at its end proves nothing.
+    public static func detectByteOrder(_ head: ArraySlice<UInt8>, whole: Bool = true) -> Bool? {
         for littleEndian in [true, false] {
             var offset = 0
             var records = 0
@@ -81,7 +83,8 @@ public enum PacketLogger {
                 if offset >= head.count { break }
             }
             // Every record the head holds whole must be plausible; one is enough for a tiny file.
-            if records > 0, records == 3 || offset >= head.count { return littleEndian }
+            let restIsUnread = offset >= head.count || !whole && head.count - offset < recordHeaderSize
+            if records > 0, records == 3 || restIsUnread { return littleEndian }
         }
         return nil
     }

@@ -2,7 +2,7 @@ import BTCapture
 
 /// Records that are not HCI packets: notes and logs interleaved by PacketLogger and btmon,
 /// and the Linux monitor's index and control frames.
-enum SystemDecoder {
+public enum SystemDecoder {
     static func kindName(_ kind: FrameKind) -> String {
         switch kind {
         case .command: return "HCI Command"
@@ -94,7 +94,7 @@ enum SystemDecoder {
         }
     }
 
-    static func busName(_ bus: UInt8) -> String {
+    public static func busName(_ bus: UInt8) -> String {
         let names = ["Virtual", "USB", "PC Card", "UART", "RS232", "PCI", "SDIO", "SPI", "I2C", "SMD", "VIRTIO", "IPC"]
         return Int(bus) < names.count ? names[Int(bus)] : "Bus \(bus)"
     }

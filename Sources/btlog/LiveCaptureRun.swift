@@ -1,0 +1,130 @@
+import BTCapture
+import BTDecode
+import BTQuery
+import BTRender
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One `btlog capture`: the receive thread fills a queue; this thread writes each frame to the
+/// -w file (a whole record per write, so the file is valid after every one), then decodes and
+/// prints it through the same pipeline as show.
+final class LiveCaptureRun {
+    let command: Capture
+    let receiver: MonitorReceiver
+    let wake: WakePipe
+    let controller: UInt16?
+    var writer: CaptureWriter?
+    var writerName = ""
+    var perController: [UInt16: Int] = [:]
+    var written = 0
+    var notStorable = 0
+
+    init(command: Capture, monitorFD: Int32, readsKernelDrops: Bool) throws {
+        self.command = command
+        controller = ControllerFilter.parse(command.interface)!
+        wake = try WakePipe()
+        var configuration = MonitorReceiver.Configuration(controller: controller, duration: command.duration)
+        configuration.readsKernelDrops = readsKernelDrops
+        receiver = MonitorReceiver(fd: monitorFD, configuration: configuration, wake: wake)
+    }
+
+    func run() throws {
+        let out = OutputWriter()
+        out.lineBuffered = true
+        let toStdout = command.writePath == "-"
+        do {
+            if let path = command.writePath {
+                let sink = toStdout ? FileSink(fd: 1, name: "standard output", ownsDescriptor: false) : try FileSink(path: path)
+                writer = try CaptureWriters.make(command.fileFormat, sink: sink)
+                try writer?.flush()
+                writerName = toStdout ? "standard output" : path
+            }
+        } catch let error as CaptureError {
+            FileHandleStderr.error(error.message)
+            throw Failure(code: 1)
+        }
+        StopSignals.install(wake)
+        defer { StopSignals.restoreDefaults() }
+        receiver.start()
+        announce()
+
+        let decoder = try command.decoding.prepare().make()
+        var pipeline = PacketPipeline(selection: command.selection.selection, mode: command.display.mode,
+                                      options: command.display.renderOptions(for: out), decoder: decoder)
+        pipeline.quiet = command.quiet || toStdout
+        pipeline.tap = { [self] frame in try record(frame) }
+        let reader = LiveFrameReader(receiver: receiver, name: "monitor")
+        var failure: String?
+        do {
+            try pipeline.run(reader, out: out)
+        } catch is OutputWriter.OutputClosed {
+            // Nobody reads the printout any more: keep what arrived in the file, then end quietly.
+            receiver.requestStop()
+            while let frame = try? reader.next() { try? record(frame) }
+        } catch let error as CaptureError {
+            failure = error.message
+        }
+        receiver.requestStop()
+        receiver.waitUntilFinished()
+        do { try writer?.close() } catch let error as CaptureError { failure = failure ?? error.message }
+        if case .failed(let message) = receiver.stopReason { failure = failure ?? "capture: \(message)" }
+        FileHandleStderr.write(statusLine(pipeline.statistics) + "\n")
+        if let failure {
+            FileHandleStderr.error(failure)
+            throw Failure(code: 1)
+        }
+    }
+
+    private func record(_ frame: Frame) throws {
+        perController[frame.controller, default: 0] += 1
+        guard let writer else { return }
+        if try writer.write(frame) {
+            try writer.flush()
+            written += 1
+        } else {
+            notStorable += 1
+        }
+    }
+
+    private func announce() {
+        var parts = ["btlog: capturing from the HCI monitor, \(controller.map { "hci\($0)" } ?? "all controllers")"]
+        if !writerName.isEmpty { parts.append("writing \(writerName) (\(LiveFileFormat.describe(command.fileFormat)))") }
+        parts.append("Ctrl-C stops")
+        FileHandleStderr.write(parts.joined(separator: " · ") + "\n")
+    }
+
+    func statusLine(_ statistics: CaptureStatistics) -> String {
+        let frames = perController.values.reduce(0, +)
+        var parts = ["btlog: \(frames) frame\(frames == 1 ? "" : "s") captured"]
+        let counts = perController.keys.sorted().map { key in
+            "\(key == Frame.systemController ? "system" : "hci\(key)") \(perController[key]!)"
+        }
+        if !counts.isEmpty { parts[0] += " (\(counts.joined(separator: ", ")))" }
+        parts.append("\(statistics.errors) error\(statistics.errors == 1 ? "" : "s")")
+        parts.append("\(receiver.kernelDrops) dropped by the kernel")
+        if receiver.malformed > 0 { parts.append("\(receiver.malformed) malformed") }
+        if writer != nil {
+            var wrote = "\(written) written to \(writerName)"
+            if notStorable > 0 { wrote += " (\(notStorable) that \(LiveFileFormat.describe(command.fileFormat)) cannot hold left out)" }
+            parts.append(wrote)
+        }
+        switch receiver.stopReason {
+        case .signal(let number): parts.append(number == SIGINT ? "stopped by SIGINT" : number == SIGTERM ? "stopped by SIGTERM" : "stopped by signal \(number)")
+        case .duration: parts.append("stopped after \(command.duration.map { "\($0)" } ?? "") s")
+        case .requested, .endOfInput, .failed: break
+        }
+        return parts.joined(separator: " · ")
+    }
+}
+
+extension LiveFileFormat {
+    static func describe(_ format: CaptureFileFormat) -> String {
+        switch format {
+        case .btsnoopMonitor: return "btsnoop, datalink 2001"
+        case .pklg: return "PacketLogger"
+        case .pcapng: return "pcapng, link type 254"
+        default: return format.rawValue
+        }
+    }
+}
