@@ -42,6 +42,8 @@ public struct FieldsRenderer: PacketRenderer {
         case FrameFields.type: return packet.typeLabel
         case FrameFields.controller: return frame.controller == Frame.systemController ? "" : String(frame.controller)
         case FrameFields.length: return String(frame.bytes.count)
+        case FrameFields.issues:
+            return packet.issues.map { "\($0.severity): \($0.message)" }.joined(separator: "; ")
         default:
             var row = ""
             for layer in packet.layers {

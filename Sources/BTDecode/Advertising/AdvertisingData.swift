@@ -88,7 +88,7 @@ public enum AdvertisingData {
         case 0x04, 0x05, 0x1F: return uuids(4)
         case 0x06, 0x07, 0x15: return uuids(16)
         case 0x08, 0x09, 0x30:
-            let name = String(decoding: c.rest(), as: UTF8.self)
+            let name = ReadableText.decode(c.rest())
             layer.add(AdvertisingFields.name, .text(name))
             if type != 0x30 || digest.name == nil { digest.name = name }
             return "\"\(name)\""
@@ -132,7 +132,7 @@ public enum AdvertisingData {
             guard let scheme = try? c.u8() else { return nil }
             // The first UTF-8 code point names the scheme (Assigned Numbers, URI Scheme Name String Mapping).
             let schemes: [UInt8: String] = [0x01: "", 0x16: "http:", 0x17: "https:", 0x0E: "ftp:", 0x1C: "mailto:", 0x3D: "tel:"]
-            let uri = (schemes[scheme] ?? "scheme(\(Hex.u8(scheme))):") + String(decoding: c.rest(), as: UTF8.self)
+            let uri = (schemes[scheme] ?? "scheme(\(Hex.u8(scheme))):") + ReadableText.decode(c.rest())
             layer.add(AdvertisingFields.uri, .text(uri))
             return uri
         case 0x2F:

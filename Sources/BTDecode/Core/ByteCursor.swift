@@ -76,7 +76,7 @@ public struct ByteCursor {
     public mutating func cString() -> String {
         let remainder = bytes[index...]
         let end = remainder.firstIndex(of: 0) ?? bytes.endIndex
-        let text = String(decoding: bytes[index ..< end], as: UTF8.self)
+        let text = ReadableText.decode(bytes[index ..< end])
         index = min(bytes.endIndex, end + 1)
         return text
     }

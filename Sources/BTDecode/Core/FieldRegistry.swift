@@ -64,5 +64,6 @@ public enum FrameFields {
     public static let type = FieldDefinition("type", "Type", .string, "The Type column: highest decoded layer and direction")
     public static let controller = FieldDefinition("controller", "Controller", .uint16, "Controller index (hci0 is 0)")
     public static let length = FieldDefinition("length", "Length", .uint32, "Captured length of the HCI packet or record")
-    public static let all = [number, time, direction, type, controller, length]
+    public static let issues = FieldDefinition("issues", "Issues", .string, "Problems found in the packet, each as 'error: ...', 'warning: ...' or 'note: ...', '; '-separated")
+    public static let all = [number, time, direction, type, controller, length, issues]
 }

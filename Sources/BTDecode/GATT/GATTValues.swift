@@ -11,7 +11,7 @@ public enum GATTValues {
             guard let bits = try? c.u16() else { return nil }
             return cccd(bits)
         case 0x2A00, 0x2A24, 0x2A25, 0x2A26, 0x2A27, 0x2A28, 0x2A29, 0x2901:
-            return "\"" + String(decoding: value.prefix { $0 != 0 }, as: UTF8.self) + "\""
+            return "\"" + ReadableText.untilNUL(value[...]) + "\""
         case 0x2A01:
             guard let appearance = try? c.u16() else { return nil }
             return "\(AssignedNumbers.appearance(appearance) ?? "Unknown") (\(Hex.u16(appearance)))"

@@ -26,7 +26,13 @@ enum HCIEventDecoder {
             if !params.isAtEnd {
                 let status = try params.u8()
                 addStatus(status, &layer, &packet)
-                try decodeReturn(opcode, status, &params, &layer, &packet, &session, controller)
+                do {
+                    try decodeReturn(opcode, status, &params, &layer, &packet, &session, controller)
+                } catch DecodeError.truncated(let needed, let available, let at) {
+                    // Controllers (BlueZ's emulator among them) often return the status alone;
+                    // the fields decoded so far stand, and the shortfall is the controller's.
+                    packet.addIssue(.warning, "Return parameters stop short of what \(commandName) defines: \(needed) bytes needed at offset \(at), \(available) left")
+                }
             }
         case 0x0F: // Command Status
             let status = try params.u8()

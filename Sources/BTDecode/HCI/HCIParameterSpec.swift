@@ -211,7 +211,7 @@ struct HCIParameterReader {
             return UInt64(v)
         case .name:
             let bytes = try c.slice(min(248, c.remaining))
-            let text = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            let text = ReadableText.untilNUL(bytes)
             layer.add(p.field, .text(text), "\"\(text)\"")
             summary.append("\"\(text)\"")
             return 0

@@ -101,9 +101,7 @@ public enum SystemDecoder {
 
     /// Text with the NUL padding removed and control characters made visible.
     static func readableText(_ bytes: ArraySlice<UInt8>) -> String {
-        let trimmed = bytes.prefix { $0 != 0 }
-        let text = String(decoding: trimmed, as: UTF8.self)
-        return String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 }).trimmingTrailingSpaces()
+        ReadableText.untilNUL(bytes).trimmingTrailingSpaces()
     }
 }
 
