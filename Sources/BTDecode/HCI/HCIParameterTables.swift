@@ -42,7 +42,8 @@ enum HCIParameterTables {
         0x0C6D: "u8 LE_Supported_Host, u8 Unused", 0x0C7A: "en Secure_Connections_Host_Support",
         0x0C7B: "H", 0x0C7C: "H, t10 Authenticated_Payload_Timeout",
         // Informational, Status
-        0x1004: "u8 Page_Number", 0x1401: "H", 0x1402: "H", 0x1403: "H", 0x1405: "H", 0x1406: "H",
+        0x1004: "u8 Page_Number", 0x100E: "b5 Codec_ID, u8 Logical_Transport_Type, u8 Direction",
+        0x100F: "b5 Codec_ID, u8 Logical_Transport_Type, u8 Direction, u8 Codec_Configuration_Length, rest", 0x1401: "H", 0x1402: "H", 0x1403: "H", 0x1405: "H", 0x1406: "H",
         0x1407: "H, u8 Which_Clock", 0x1408: "H",
         // LE Controller
         0x2001: "u64 LE_Event_Mask", 0x2005: "A Random_Address",
@@ -125,7 +126,9 @@ enum HCIParameterTables {
         0x1002: "b64 Supported_Commands", 0x1003: "u64 LMP_Features",
         0x1004: "u8 Page_Number, u8 Max_Page_Number, u64 Extended_LMP_Features",
         0x1005: "u16 ACL_Data_Packet_Length, u8 Synchronous_Data_Packet_Length, u16 Total_Num_ACL_Data_Packets, u16 Total_Num_Synchronous_Data_Packets",
-        0x100B: "rest",
+        0x100B: "u8 Num_Supported_Standard_Codecs, [u8 Standard_Codec_ID], u8 Num_Supported_Vendor_Specific_Codecs, [u32 Vendor_Specific_Codec_ID]",
+        0x100D: "u8 Num_Supported_Standard_Codecs, [u8 Standard_Codec_ID, u8 Standard_Codec_Transport], u8 Num_Supported_Vendor_Specific_Codecs, [u32 Vendor_Specific_Codec_ID, u8 Vendor_Specific_Codec_Transport]",
+        0x100E: "u8 Num_Codec_Capabilities, rest", 0x100F: "u24 Min_Controller_Delay, u24 Max_Controller_Delay",
         0x1401: "H, u16 Failed_Contact_Counter", 0x1402: "H", 0x1403: "H, u8 Link_Quality", 0x1405: "H, !i8 RSSI",
         0x1406: "H, b10 AFH_Channel_Map", 0x1407: "H, u32 Clock, u16 Accuracy", 0x1408: "H, !u8 Key_Size",
         0x2002: "u16 LE_ACL_Data_Packet_Length, u8 Total_Num_LE_ACL_Data_Packets", 0x2003: "u64 LE_Features",

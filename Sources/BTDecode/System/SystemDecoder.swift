@@ -83,8 +83,38 @@ public enum SystemDecoder {
             let address = try c.address()
             let manufacturer = try c.u16()
             layer.add(SystemFields.indexAddress, .address(address))
-            layer.add(SystemFields.indexManufacturer, .u16(manufacturer))
-            layer.summary = "\(address) - Manufacturer: \(manufacturer)"
+            let company = AssignedNumbers.company(manufacturer) ?? "Unknown"
+            layer.add(SystemFields.indexManufacturer, .u16(manufacturer), company)
+            layer.summary = "\(address) - Manufacturer: \(company) (\(manufacturer))"
+        case .controlOpen:
+            // The kernel announces each raw, user-channel and management socket: which process
+            // opened it and whether it is privileged (net/bluetooth/hci_sock.c).
+            layer.add(SystemFields.controlCookie, .u32(try c.u32()))
+            let format = try c.u16()
+            let version = try c.u8(), revision = try c.u16()
+            let flags = try c.u32()
+            let nameLength = Int(try c.u8())
+            var nameCursor = ByteCursor(try c.slice(min(nameLength, c.remaining)))
+            let process = nameCursor.cString()
+            let channel = format == 0 ? "RAW" : format == 1 ? "USER" : format == 2 ? "MGMT" : "Format \(format)"
+            layer.add(SystemFields.controlFormat, .u16(format), channel)
+            layer.add(SystemFields.controlVersion, .text("\(version).\(revision)"))
+            layer.add(SystemFields.controlFlags, .u32(flags), flags & 1 != 0 ? "privileged" : "unprivileged")
+            layer.add(SystemFields.controlName, .text(process))
+            layer.summary = "\(channel) Open: \(process)\(flags & 1 != 0 ? " (privileged)" : "") version \(version).\(revision)"
+        case .controlClose:
+            let cookie = try c.u32()
+            layer.add(SystemFields.controlCookie, .u32(cookie))
+            layer.summary = "Socket \(Hex.format(cookie, width: 8))"
+        case .controlCommand, .controlEvent:
+            let cookie = try c.u32()
+            let code = try c.u16()
+            layer.add(SystemFields.controlCookie, .u32(cookie))
+            let isCommand = kind == .controlCommand
+            layer.add(isCommand ? SystemFields.controlOpcode : SystemFields.controlEvent, .u16(code))
+            let rest = c.rest()
+            layer.add(DataFields.payload, .bytes(rest))
+            layer.summary = "\(isCommand ? "Command" : "Event") \(Hex.u16(code)) - \(rest.count) bytes - Socket \(Hex.format(cookie, width: 8))"
         case .deleteIndex, .openIndex, .closeIndex:
             layer.summary = "hci\(packet.frame.controller)"
         default:
