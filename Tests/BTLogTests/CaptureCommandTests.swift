@@ -136,6 +136,36 @@ final class CaptureCommandTests: XCTestCase {
         XCTAssertTrue(reader.warnings.isEmpty, "\(reader.warnings)")
     }
 
+    func testClosedStandardOutputEndsQuietlyAndKeepsTheFile() throws {
+        let path = temporaryPath("pipe.btsnoop")
+        let run = try start(["-w", path])
+        try run.out.fileHandleForReading.close()   // like `btlog capture | head -0`
+        for i in 0 ..< 50 { run.send(12, 0xFFFF, Array("note \(i)".utf8)) }
+        usleep(200_000)
+        let errors = run.err.fileHandleForReading.readDataToEndOfFile()
+        run.process.waitUntilExit()
+        close(run.sender)
+        XCTAssertEqual(run.process.terminationStatus, 0, String(decoding: errors, as: UTF8.self))
+        let reader = try CaptureInput.open(path)
+        var count = 0
+        while try reader.next() != nil { count += 1 }
+        XCTAssertEqual(count, 50, "frames that arrived are written even after the printout stopped")
+    }
+
+    func testUserDropsPrivilegesBeforeTheFileIsCreated() throws {
+        guard getuid() == 0, let nobody = getpwnam("nobody") else { throw XCTSkip("needs root and a user 'nobody'") }
+        let folder = (temporaryPath("x") as NSString).deletingLastPathComponent
+        chmod(folder, 0o777)
+        let path = folder + "/owned.btsnoop"
+        let run = try start(["-q", "-w", path, "--user", "nobody"])
+        run.send(2, 0, [0x03, 0x0C, 0x00])
+        let result = run.finish()
+        XCTAssertEqual(result.status, 0, result.err)
+        var info = stat()
+        XCTAssertEqual(stat(path, &info), 0)
+        XCTAssertEqual(info.st_uid, nobody.pointee.pw_uid, "the capture file belongs to the user btlog became")
+    }
+
     func testWritingToStandardOutput() throws {
         let run = try start(["-w", "-"])
         sendSession(run)
