@@ -139,7 +139,7 @@ enum ControllerTable {
         let rows = controllers.map { info -> [String] in
             let manufacturer = info.manufacturer.map { AssignedNumbers.company($0) ?? "Company \($0)" } ?? "-"
             return ["hci\(info.index)", info.address.isEmpty ? "-" : info.address,
-                    info.type == 0 ? "Primary" : info.type == 1 ? "AMP" : "Type \(info.type)",
+                    SystemDecoder.controllerTypeName(info.type),
                     SystemDecoder.busName(info.bus), manufacturer, info.name.isEmpty ? "-" : info.name,
                     info.isUp ? "up" : "down"]
         }

@@ -73,11 +73,11 @@ public enum SystemDecoder {
             let address = try c.address()
             var nameCursor = ByteCursor(try c.slice(min(8, c.remaining)))
             let name = nameCursor.cString()
-            layer.add(SystemFields.indexType, .u8(type), type == 0 ? "Primary" : type == 1 ? "AMP" : "Type \(type)")
+            layer.add(SystemFields.indexType, .u8(type), controllerTypeName(type))
             layer.add(SystemFields.indexBus, .u8(bus), busName(bus))
             layer.add(SystemFields.indexAddress, .address(address))
             layer.add(SystemFields.indexName, .text(name))
-            layer.summary = "\(name) \(type == 0 ? "Primary" : "AMP") \(busName(bus)) \(address)"
+            layer.summary = "\(name) \(controllerTypeName(type)) \(busName(bus)) \(address)"
             session.controllerAddresses[packet.frame.controller] = address
         case .indexInfo:
             let address = try c.address()
@@ -122,6 +122,11 @@ public enum SystemDecoder {
             layer.add(DataFields.payload, .bytes(rest))
             layer.summary = rest.isEmpty ? "" : "\(rest.count) bytes"
         }
+    }
+
+    /// The controller type of a New Index frame.
+    public static func controllerTypeName(_ type: UInt8) -> String {
+        type == 0 ? "Primary" : type == 1 ? "AMP" : "Type \(type)"
     }
 
     public static func busName(_ bus: UInt8) -> String {
