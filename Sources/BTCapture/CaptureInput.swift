@@ -57,18 +57,18 @@ public enum CaptureInput {
             guard !head.isEmpty else { throw CaptureError("\(name): empty file") }
             let complete = head.count >= headSize || input.isAtEnd
             let bytes = Array(head)
+            let isTar = bytes.count >= 262 && bytes[257 ..< 262].elementsEqual(Array("ustar".utf8))
             if let reader = try openByMagic(bytes, input: input, name: name, plainFile: plainFile, options: options, depth: depth) {
                 return reader
             }
-            if let littleEndian = PacketLogger.detectByteOrder(head, whole: complete),
-               !(bytes.count >= 262 && bytes[257 ..< 262].elementsEqual(Array("ustar".utf8))) {
+            if !isTar, let littleEndian = PacketLogger.detectByteOrder(head, whole: complete) {
                 return PacketLoggerReader(input, name: name, littleEndian: littleEndian, utcOffset: options.pklgUTCOffset)
             }
             if !complete {
                 _ = try input.ensure(head.count + 1)
                 continue
             }
-            if bytes.count >= 262, bytes[257 ..< 262].elementsEqual(Array("ustar".utf8)) {
+            if isTar {
                 if options.follow { throw notFollowable(name, "a tar archive") }
                 return try openSysdiagnoseTar(input: input, name: name, options: options)
             }

@@ -85,13 +85,14 @@ struct Capture: ParsableCommand {
     }
 
     func listControllers() throws {
-        let controllers: [ControllerInfo]
+        let decoder = Decoder()
         do {
-            controllers = try ControllerList.read()
+            for frame in try MonitorReplay.read() { _ = decoder.decode(frame) }
         } catch let error as CaptureError {
             FileHandleStderr.error(error.message)
             throw Failure(code: 1)
         }
+        let controllers = decoder.session.controllers.values.sorted { $0.index < $1.index }
         let out = OutputWriter()
         do {
             if controllers.isEmpty { try out.line("No Bluetooth controllers.") }
@@ -138,7 +139,7 @@ enum ControllerTable {
         let header = ["INDEX", "ADDRESS", "TYPE", "BUS", "MANUFACTURER", "NAME", "STATE"]
         let rows = controllers.map { info -> [String] in
             let manufacturer = info.manufacturer.map { AssignedNumbers.company($0) ?? "Company \($0)" } ?? "-"
-            return ["hci\(info.index)", info.address.isEmpty ? "-" : info.address,
+            return ["hci\(info.index)", info.address?.description ?? "-",
                     SystemDecoder.controllerTypeName(info.type),
                     SystemDecoder.busName(info.bus), manufacturer, info.name.isEmpty ? "-" : info.name,
                     info.isUp ? "up" : "down"]

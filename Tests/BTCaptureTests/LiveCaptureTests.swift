@@ -130,23 +130,6 @@ final class LiveCaptureTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 5)
     }
 
-    func testControllerListFollowsIndexFrames() {
-        var list: [UInt16: ControllerInfo] = [:]
-        let newIndex = Frame(timestamp: 0, kind: .newIndex, direction: .none, controller: 2,
-                             bytes: [0, 1, 0x55, 0x44, 0x33, 0x22, 0x11, 0x00] + Array("hci2".utf8) + [0, 0, 0, 0])
-        ControllerList.apply(newIndex, to: &list)
-        ControllerList.apply(Frame(timestamp: 0, kind: .indexInfo, direction: .none, controller: 2,
-                                   bytes: [0x55, 0x44, 0x33, 0x22, 0x11, 0x00, 0x02, 0x00]), to: &list)
-        ControllerList.apply(Frame(timestamp: 0, kind: .openIndex, direction: .none, controller: 2, bytes: []), to: &list)
-        XCTAssertEqual(list[2]?.name, "hci2")
-        XCTAssertEqual(list[2]?.address, "00:11:22:33:44:55")
-        XCTAssertEqual(list[2]?.bus, 1)
-        XCTAssertEqual(list[2]?.manufacturer, 2)
-        XCTAssertEqual(list[2]?.isUp, true)
-        ControllerList.apply(Frame(timestamp: 0, kind: .deleteIndex, direction: .none, controller: 2, bytes: []), to: &list)
-        XCTAssertNil(list[2])
-    }
-
     func testOpeningTheMonitorSaysWhatIsMissing() {
         // This machine either has Bluetooth and we are privileged (it opens), or the error
         // names the missing piece; never a bare errno.

@@ -73,4 +73,35 @@ final class KernelFixtureTests: XCTestCase {
         XCTAssertGreaterThan(d.count { $0.frame.kind == .isoData }, 0)
         XCTAssertTrue(d.has("Read Local Supported Codecs V2"))
     }
+
+    /// `capture --list` reads the controllers from the monitor's index frames through the decoder.
+    func testControllerListFollowsIndexFrames() {
+        let decoder = Decoder()
+        _ = decoder.decode(Frame(timestamp: 0, kind: .newIndex, direction: .none, controller: 2,
+                                 bytes: [0, 1, 0x55, 0x44, 0x33, 0x22, 0x11, 0x00] + Array("hci2".utf8) + [0, 0, 0, 0]))
+        _ = decoder.decode(Frame(timestamp: 0, kind: .indexInfo, direction: .none, controller: 2,
+                                 bytes: [0x55, 0x44, 0x33, 0x22, 0x11, 0x00, 0x02, 0x00]))
+        _ = decoder.decode(Frame(timestamp: 0, kind: .openIndex, direction: .none, controller: 2, bytes: []))
+        let list = decoder.session.controllers
+        XCTAssertEqual(list[2]?.name, "hci2")
+        XCTAssertEqual(list[2]?.address?.description, "00:11:22:33:44:55")
+        XCTAssertEqual(list[2]?.bus, 1)
+        XCTAssertEqual(list[2]?.manufacturer, 2)
+        XCTAssertEqual(list[2]?.isUp, true)
+        _ = decoder.decode(Frame(timestamp: 0, kind: .deleteIndex, direction: .none, controller: 2, bytes: []))
+        XCTAssertNil(decoder.session.controllers[2])
+    }
+
+    func testKernelFixturesListTheirControllers() throws {
+        // Every test case of the testers adds and removes hci0: at the end none is left.
+        let decoder = Decoder()
+        let reader = try CaptureInput.open(Self.fixtures.appendingPathComponent("kernel-smp.btsnoop").path)
+        var sawController = false
+        while let frame = try reader.next() {
+            _ = decoder.decode(frame)
+            if let info = decoder.session.controllers[0], info.isUp, info.manufacturer == 1521 { sawController = true }
+        }
+        XCTAssertTrue(sawController, "hci0 came up with the emulator's manufacturer (The Linux Foundation)")
+        XCTAssertTrue(decoder.session.controllers.isEmpty)
+    }
 }

@@ -21,12 +21,10 @@ final class FrameQueue: @unchecked Sendable {
     private var items: [Item] = []
     private var head = 0
     private var closed = false
-    private(set) var peakDepth = 0
 
     func push(_ item: Item) {
         condition.lock()
         items.append(item)
-        peakDepth = max(peakDepth, items.count - head)
         condition.signal()
         condition.unlock()
     }
@@ -144,7 +142,6 @@ public final class MonitorReceiver: @unchecked Sendable {
     public private(set) var received = 0
     public private(set) var malformed = 0
     public private(set) var kernelDrops: UInt32 = 0
-    public var peakQueueDepth: Int { queue.peakDepth }
 
     /// 0 in the wake pipe means "stop requested"; any other byte is the signal that arrived.
     public init(fd: Int32, configuration: Configuration, wake: WakePipe) {

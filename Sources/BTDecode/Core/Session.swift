@@ -24,6 +24,8 @@ public struct Session {
     public var connections: [LinkKey: Connection] = [:]
     /// Controller index → its own address, from Read BD ADDR or the monitor's New Index.
     public var controllerAddresses: [UInt16: BDAddr] = [:]
+    /// Controllers the monitor's index frames announced, by index (deleted ones removed).
+    public var controllers: [UInt16: ControllerInfo] = [:]
     public var l2cap = L2CAPState()
     public var att = ATTState()
     public var gatt = GATTState()

@@ -79,6 +79,9 @@ public enum SystemDecoder {
             layer.add(SystemFields.indexName, .text(name))
             layer.summary = "\(name) \(controllerTypeName(type)) \(busName(bus)) \(address)"
             session.controllerAddresses[packet.frame.controller] = address
+            var info = ControllerInfo(index: packet.frame.controller)
+            (info.name, info.type, info.bus, info.address) = (name, type, bus, address)
+            session.controllers[packet.frame.controller] = info
         case .indexInfo:
             let address = try c.address()
             let manufacturer = try c.u16()
@@ -86,6 +89,9 @@ public enum SystemDecoder {
             let company = AssignedNumbers.company(manufacturer) ?? "Unknown"
             layer.add(SystemFields.indexManufacturer, .u16(manufacturer), company)
             layer.summary = "\(address) - Manufacturer: \(company) (\(manufacturer))"
+            let index = packet.frame.controller
+            session.controllers[index, default: ControllerInfo(index: index)].address = address
+            session.controllers[index]?.manufacturer = manufacturer
         case .controlOpen:
             // The kernel announces each raw, user-channel and management socket: which process
             // opened it and whether it is privileged (net/bluetooth/hci_sock.c).
@@ -116,7 +122,13 @@ public enum SystemDecoder {
             layer.add(DataFields.payload, .bytes(rest))
             layer.summary = "\(isCommand ? "Command" : "Event") \(Hex.u16(code)) - \(rest.count) bytes - Socket \(Hex.format(cookie, width: 8))"
         case .deleteIndex, .openIndex, .closeIndex:
-            layer.summary = "hci\(packet.frame.controller)"
+            let index = packet.frame.controller
+            layer.summary = "hci\(index)"
+            switch kind {
+            case .openIndex: session.controllers[index, default: ControllerInfo(index: index)].isUp = true
+            case .closeIndex: session.controllers[index]?.isUp = false
+            default: session.controllers[index] = nil
+            }
         default:
             let rest = c.rest()
             layer.add(DataFields.payload, .bytes(rest))
