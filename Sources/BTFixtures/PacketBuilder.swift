@@ -7,15 +7,25 @@ public struct PacketBuilder {
     /// Microseconds since the Unix epoch of the next packet.
     public var clock: Int64
     public var controller: UInt16 = 0
+    /// Frames already handed out by `drain()`; numbering continues after them.
+    var drained = 0
 
     public init(start: Int64) { clock = start }
+
+    /// Hands out the frames built so far and forgets them, so that long sessions stream.
+    public mutating func drain() -> [Frame] {
+        let out = frames
+        drained += out.count
+        frames.removeAll(keepingCapacity: true)
+        return out
+    }
 
     public mutating func advance(_ micros: Int64) { clock += micros }
 
     public mutating func add(_ kind: FrameKind, _ direction: Direction, _ bytes: [UInt8], after micros: Int64 = 1000,
                              controller: UInt16? = nil) {
         clock += micros
-        frames.append(Frame(number: frames.count + 1, timestamp: clock, kind: kind, direction: direction,
+        frames.append(Frame(number: drained + frames.count + 1, timestamp: clock, kind: kind, direction: direction,
                             controller: controller ?? (kind.isHCI ? self.controller : Frame.systemController),
                             bytes: bytes))
     }

@@ -40,6 +40,13 @@ public final class OutputWriter {
         if lineBuffered || buffer.count >= capacity { try flush() }
     }
 
+    /// A line already encoded as UTF-8.
+    public func line(bytes: [UInt8]) throws {
+        buffer.append(contentsOf: bytes)
+        buffer.append(0x0A)
+        if lineBuffered || buffer.count >= capacity { try flush() }
+    }
+
     public func flush() throws {
         defer { buffer.removeAll(keepingCapacity: true) }
         guard let code = buffer.withUnsafeBytes({ writeFully(fd, $0) }) else { return }

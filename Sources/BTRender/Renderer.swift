@@ -25,6 +25,13 @@ public enum RenderMode {
     case tree
     case fields([FieldDefinition])
 
+    /// Whether this view prints the fields' display text (the tree); the others print only
+    /// summaries and values, so decoding can skip building that text.
+    public var showsFieldText: Bool {
+        if case .tree = self { return true }
+        return false
+    }
+
     public func makeRenderer(_ options: RenderOptions) -> PacketRenderer {
         switch self {
         case .table: return TableRenderer(options: options)

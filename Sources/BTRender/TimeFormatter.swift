@@ -21,39 +21,84 @@ public struct TimeFormatter {
     public let mode: Mode
     var first: Int64?
     var previous: Int64?
+    /// The local date and time of day of the last second formatted ("May 08 23:04:28"):
+    /// consecutive packets mostly share their second, and localtime_r is slow.
+    var cachedSecond: Int64 = .min
+    var cachedPrefix: [UInt8] = []
     static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     public init(mode: Mode) { self.mode = mode }
 
     public mutating func format(_ micros: Int64) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        append(micros, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the time as ASCII to a line being built.
+    public mutating func append(_ micros: Int64, to out: inout [UInt8]) {
         defer { previous = micros; if first == nil { first = micros } }
         switch mode {
         case .abs:
             let split = Microseconds.split(micros)
-            var seconds = time_t(split.seconds)
-            let millis = Int(split.micros / 1000)
-            var parts = tm()
-            localtime_r(&seconds, &parts)
-            let month = TimeFormatter.months[Int(parts.tm_mon) % 12]
-            return "\(month) \(pad(Int(parts.tm_mday), 2)) \(pad(Int(parts.tm_hour), 2)):\(pad(Int(parts.tm_min), 2)):\(pad(Int(parts.tm_sec), 2)).\(pad(millis, 3))"
+            if split.seconds != cachedSecond {
+                cachedSecond = split.seconds
+                var seconds = time_t(split.seconds)
+                var parts = tm()
+                localtime_r(&seconds, &parts)
+                cachedPrefix.removeAll(keepingCapacity: true)
+                cachedPrefix.append(contentsOf: TimeFormatter.months[Int(parts.tm_mon) % 12].utf8)
+                cachedPrefix.append(UInt8(ascii: " "))
+                appendDecimal(UInt64(parts.tm_mday), width: 2, to: &cachedPrefix)
+                cachedPrefix.append(UInt8(ascii: " "))
+                appendDecimal(UInt64(parts.tm_hour), width: 2, to: &cachedPrefix)
+                cachedPrefix.append(UInt8(ascii: ":"))
+                appendDecimal(UInt64(parts.tm_min), width: 2, to: &cachedPrefix)
+                cachedPrefix.append(UInt8(ascii: ":"))
+                appendDecimal(UInt64(parts.tm_sec), width: 2, to: &cachedPrefix)
+                cachedPrefix.append(UInt8(ascii: "."))
+            }
+            out.append(contentsOf: cachedPrefix)
+            appendDecimal(UInt64(split.micros / 1000), width: 3, to: &out)
         case .rel:
-            return TimeFormatter.seconds(Microseconds.difference(micros, first ?? micros))
+            TimeFormatter.appendSeconds(Microseconds.difference(micros, first ?? micros), to: &out)
         case .delta:
-            return TimeFormatter.seconds(Microseconds.difference(micros, previous ?? micros))
+            TimeFormatter.appendSeconds(Microseconds.difference(micros, previous ?? micros), to: &out)
         case .epoch:
-            return TimeFormatter.seconds(micros)
+            TimeFormatter.appendSeconds(micros, to: &out)
         }
     }
 
     /// "12.345678", sign included, microseconds always shown.
     public static func seconds(_ micros: Int64) -> String {
-        let sign = micros < 0 ? "-" : ""
+        var out: [UInt8] = []
+        appendSeconds(micros, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func appendSeconds(_ micros: Int64, to out: inout [UInt8]) {
+        if micros < 0 { out.append(UInt8(ascii: "-")) }
         let magnitude = micros.magnitude
-        return "\(sign)\(magnitude / 1_000_000).\(pad(Int(magnitude % 1_000_000), 6))"
+        appendDecimal(magnitude / 1_000_000, width: 1, to: &out)
+        out.append(UInt8(ascii: "."))
+        appendDecimal(magnitude % 1_000_000, width: 6, to: &out)
     }
 }
 
-@inline(__always) func pad(_ value: Int, _ width: Int) -> String {
-    let digits = String(value)
-    return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+/// Appends `value` in decimal, zero-padded to at least `width` digits.
+@inline(__always) func appendDecimal(_ value: UInt64, width: Int, to out: inout [UInt8]) {
+    var digits = 1
+    var probe = value
+    while probe >= 10 { probe /= 10; digits += 1 }
+    let count = max(digits, width)
+    let start = out.count
+    out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
+    var rest = value
+    var at = start + count - 1
+    repeat {
+        out[at] = UInt8(ascii: "0") + UInt8(rest % 10)
+        rest /= 10
+        at -= 1
+    } while rest > 0
 }

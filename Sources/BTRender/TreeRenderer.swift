@@ -65,3 +65,8 @@ public enum HexDump {
         return out
     }
 }
+
+@inline(__always) func padded(_ text: String, _ width: Int) -> String {
+    let count = text.count
+    return count >= width ? text : text + String(repeating: " ", count: width - count)
+}

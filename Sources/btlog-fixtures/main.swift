@@ -4,6 +4,11 @@ import Foundation
 
 // Writes every fixture under Fixtures/ (or the folder given as the first argument).
 // Run: swift run btlog-fixtures [Fixtures]
+//  or: btlog-fixtures bench FOLDER [--le N] [--audio N]   (the benchmark's large captures)
+if CommandLine.arguments.dropFirst().first == "bench" {
+    try BenchmarkFiles.write(arguments: Array(CommandLine.arguments.dropFirst(2)))
+    exit(0)
+}
 let folder = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "Fixtures"
 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
 

@@ -25,6 +25,7 @@ struct PacketPipeline {
     }
 
     mutating func run(_ reader: FrameReader, out: OutputWriter) throws {
+        Layer.recordsDisplays = mode.showsFieldText
         var renderer = mode.makeRenderer(options)
         var shown = 0
         func drainWarnings() {

@@ -49,9 +49,10 @@ public enum AdvertisingData {
             let name = typeNames[type] ?? "Unknown AD Type"
             var v = ByteCursor(value)
             let first = layer.fields.count
-            let text = describe(type, &v, &layer, &digest) ?? Hex.bytes(value)
+            let text = describe(type, &v, &layer, &digest)
             // The structure's own line comes before the values decoded from it.
-            layer.fields.insert(Field(definition: AdvertisingFields.adType, value: .u8(type), display: "\(name) (\(Hex.u8(type))): \(text)"), at: first)
+            let display = Layer.recordsDisplays ? "\(name) (\(Hex.u8(type))): \(text ?? Hex.bytes(value))" : nil
+            layer.fields.insert(Field(definition: AdvertisingFields.adType, value: .u8(type), display: display), at: first)
             if !v.isAtEnd, type != 0xFF {
                 value = v.rest()
                 issues.append((.warning, "\(name): \(value.count) unexpected bytes"))

@@ -96,8 +96,8 @@ public struct BDAddr: Hashable, Sendable, CustomStringConvertible {
     public var bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
 
     public init(littleEndian raw: ArraySlice<UInt8>) {
-        let b = Array(raw)
-        bytes = (b[5], b[4], b[3], b[2], b[1], b[0])
+        let s = raw.startIndex
+        bytes = (raw[s + 5], raw[s + 4], raw[s + 3], raw[s + 2], raw[s + 1], raw[s])
     }
 
     public init(_ text: String) {
@@ -110,14 +110,18 @@ public struct BDAddr: Hashable, Sendable, CustomStringConvertible {
     public var littleEndianBytes: [UInt8] { array.reversed() }
 
     public var description: String {
-        var out = ""
-        out.reserveCapacity(17)
-        for (i, byte) in array.enumerated() {
-            if i > 0 { out.append(":") }
-            out.append(Hex.digit(byte >> 4))
-            out.append(Hex.digit(byte & 0xF))
+        String(unsafeUninitializedCapacity: 17) { out in
+            withUnsafeBytes(of: bytes) { raw in
+                Hex.asciiDigits.withUnsafeBufferPointer { table in
+                    for i in 0 ..< 6 {
+                        if i > 0 { out[i * 3 - 1] = UInt8(ascii: ":") }
+                        out[i * 3] = table[Int(raw[i] >> 4)]
+                        out[i * 3 + 1] = table[Int(raw[i] & 0xF)]
+                    }
+                }
+            }
+            return 17
         }
-        return out
     }
 
     // Byte by byte: the GATT and connection maps hash addresses per packet, without arrays.

@@ -70,8 +70,14 @@ public struct Layer {
         self.showsDirection = showsDirection
     }
 
-    public mutating func add(_ definition: FieldDefinition, _ value: FieldValue, _ display: String? = nil, at range: Range<Int>? = nil) {
-        fields.append(Field(definition: definition, value: value, display: display, range: range))
+    /// Whether fields keep their display text. Only the tree shows it, and building it for
+    /// every field of every packet costs more than the rest of decoding together, so a run that
+    /// prints no tree turns it off once, before the first packet (the text is then the value's).
+    nonisolated(unsafe) public static var recordsDisplays = true
+
+    public mutating func add(_ definition: FieldDefinition, _ value: FieldValue, _ display: @autoclosure () -> String? = nil,
+                             at range: Range<Int>? = nil) {
+        fields.append(Field(definition: definition, value: value, display: Layer.recordsDisplays ? display() : nil, range: range))
     }
 }
 

@@ -14,15 +14,21 @@ enum DataDecoder {
         layer.add(DataFields.aclLength, .u16(length), String(length), at: 2 ..< 4)
         packet.handle = handle
         packet.peer = session.connection(controller: packet.frame.controller, handle: handle)?.peer
-        layer.summary = "Data [Handle: \(Hex.u16(handle)), Packet Boundary Flags: \(Hex.u8(pb)), Length: \(Hex.u16(length)) (\(length))]"
         let lengthMismatch = Int(length) != c.remaining
         let payload = c.rest()
+        let index = packet.layers.count
         packet.layers.append(layer)
+        // The summary shows only where this is the highest layer, or in the tree.
+        defer {
+            if packet.layers[index].summary.isEmpty && (Layer.recordsDisplays || packet.layers.count == index + 1) {
+                packet.layers[index].summary = "Data [Handle: \(Hex.u16(handle)), Packet Boundary Flags: \(Hex.u8(pb)), Length: \(Hex.u16(length)) (\(length))]"
+            }
+        }
         if lengthMismatch {
             packet.addIssue(.warning, "ACL length \(length) but \(payload.count) bytes follow")
         }
         if bc != 0 {
-            packet.layers[packet.layers.count - 1].add(DataFields.payload, .bytes(payload))
+            packet.layers[index].add(DataFields.payload, .bytes(payload))
             return
         }
         try L2CAPDecoder.receive(payload, pb: pb, into: &packet, session: &session)

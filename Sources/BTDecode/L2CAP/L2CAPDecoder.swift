@@ -89,9 +89,21 @@ enum L2CAPDecoder {
         if let protocolName { layer.add(L2CAPFields.channelProtocol, .text(protocolName)) }
         if fragments > 1 { layer.add(L2CAPFields.fragmentCount, .u16(UInt16(clamping: fragments)), "\(fragments) fragments") }
         let body = c.rest()
-        layer.summary = "Channel ID: \(Hex.u16(cid))\(protocolName.map { " (\($0))" } ?? "") Length: \(Hex.u16(length)) (\(length)) [\(preview(body))]"
-        if fragments > 1 { layer.summary += " - reassembled from \(fragments) fragments" }
+        func summary() -> String {
+            let text = "Channel ID: \(Hex.u16(cid))\(protocolName.map { " (\($0))" } ?? "") Length: \(Hex.u16(length)) (\(length)) [\(preview(body))]"
+            return fragments > 1 ? text + " - reassembled from \(fragments) fragments" : text
+        }
+        // The summary shows only where L2CAP is the highest layer, or in the tree: made at the
+        // end unless the channel's framing (ERTM, streaming) adds to it on the way.
+        let framed = channel.map { $0.mode != .basic } ?? false
+        if framed { layer.summary = summary() }
+        let index = packet.layers.count
         packet.layers.append(layer)
+        defer {
+            if !framed && packet.layers[index].summary.isEmpty && (Layer.recordsDisplays || packet.layers.count == index + 1) {
+                packet.layers[index].summary = summary()
+            }
+        }
         var context = L2CAPContext(link: link, sent: sent, cid: cid, channel: channel)
         var payload = ByteCursor(body)
 
