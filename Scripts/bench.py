@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""btlog against tshark and btmon on the same large captures, in the same run (issue 5).
+
+Run through Scripts/bench.sh (installs the peers, builds btlog in release mode). This script:
+  1. generates the captures with the project's generator (btlog-fixtures bench): an LE session
+     and a BR/EDR audio session, btsnoop and PacketLogger forms;
+  2. checks once that every command reads the whole file (packet and line counts), so that no
+     ratio compares against a tool that stopped early;
+  3. runs every command on a file several times in rounds, the order rotated and reversed each
+     round so that machine drift falls on all of them alike, and takes medians of wall time and
+     peak RSS (from wait4, per process);
+  4. prints ratios (peer median / btlog median) and writes a Markdown table.
+
+Commands and comparisons are data (COMMANDS, COMPARISONS): a later feature (JSON export,
+filters, grep) adds its commands and its rows there.
+"""
+import argparse
+import datetime
+import os
+import platform
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def commands(btlog, walker, path, kind):
+    """Every command measured on one file, by name. None: the tool cannot read this file."""
+    pklg = path.endswith(".pklg")
+    return {
+        "btlog show": [btlog, "show", path],
+        "btlog show -V": [btlog, "show", "-V", path],
+        "btlog fields": [btlog, "show", path, "--fields", "number,att.opcode,att.handle"],
+        "tshark -r": ["tshark", "-r", path],
+        "tshark -V": ["tshark", "-r", path, "-V"] if not pklg else None,
+        "tshark fields": ["tshark", "-r", path, "-T", "fields", "-e", "frame.number", "-e", "btatt.opcode",
+                          "-e", "btatt.handle"] if not pklg else None,
+        # btmon 5.66 reads only btsnoop (given a .pklg it prints its banner and stops).
+        "btmon -r": ["btmon", "-r", path] if not pklg else None,
+        "record walker": [walker, path],
+        "cat": ["cat", path],
+    }
+
+
+# (task, btlog command, peer command): the rows of the table.
+COMPARISONS = [
+    ("One-line summaries", "btlog show", "tshark -r"),
+    ("One-line summaries", "btlog show", "btmon -r"),
+    ("Full tree", "btlog show -V", "tshark -V"),
+    ("Full tree", "btlog show -V", "btmon -r"),
+    ("Fields", "btlog fields", "tshark fields"),
+    ("Floor: touching the bytes", "btlog show", "record walker"),
+    ("Floor: touching the bytes", "btlog show", "cat"),
+]
+
+
+MEASURE = None  # the launcher built from Scripts/bench/measure.c
+
+
+def run(command):
+    """Wall seconds, peak RSS in KiB and exit status of one run, output discarded."""
+    output = subprocess.run([MEASURE] + command, capture_output=True, text=True, check=True).stdout.split()
+    return float(output[0]), int(output[1]), int(output[2])
+
+
+def count_lines(command, predicate=None):
+    """Runs once with the output piped here; returns (lines counted, exit status)."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    count, tail = 0, b""
+    for chunk in iter(lambda: process.stdout.read(1 << 20), b""):
+        if predicate is None:
+            count += chunk.count(b"\n")
+        else:
+            lines = (tail + chunk).split(b"\n")
+            tail = lines.pop()
+            count += sum(1 for line in lines if predicate(line))
+    return count, process.wait()
+
+
+def is_btmon_packet(line):
+    # btmon starts each packet with its direction mark: < sent, > received, @ / = other.
+    return line[:2] in (b"< ", b"> ", b"@ ", b"= ")
+
+
+def verify(name, command, packets):
+    """None if the command reads the whole file, else why not."""
+    expected = {
+        "btlog show": (None, packets + 1),  # plus the status line
+        "btlog fields": (None, packets),
+        "tshark -r": (None, packets),
+        "tshark fields": (None, packets),
+        "btmon -r": (is_btmon_packet, packets),
+        "record walker": None,
+    }
+    if name not in expected:
+        return None
+    if expected[name] is None:
+        output = subprocess.run(command, capture_output=True, text=True)
+        return None if output.stdout.strip() == str(packets) else f"walker counted {output.stdout.strip()}"
+    predicate, lines = expected[name]
+    count, status = count_lines(command, predicate)
+    if status != 0:
+        return f"exit status {status}"
+    if count != lines:
+        return f"{count} lines for {packets} packets"
+    return None
+
+
+def measure(file, table, runs):
+    """Medians per command name: {name: (seconds, rss_kib, all_seconds)}."""
+    names = [name for name, command in table.items() if command is not None]
+    samples = {name: [] for name in names}
+    for round_index in range(runs):
+        order = names[round_index % len(names):] + names[:round_index % len(names)]
+        if round_index % 2:
+            order.reverse()
+        for name in order:
+            seconds, rss, status = run(table[name])
+            if status != 0:
+                raise SystemExit(f"bench: {name} on {file} exited with status {status}")
+            samples[name].append((seconds, rss))
+        print(f"  round {round_index + 1}/{runs} done", file=sys.stderr)
+    return {name: (statistics.median(s for s, _ in values), statistics.median(r for _, r in values),
+                   [s for s, _ in values])
+            for name, values in samples.items()}
+
+
+def tool_version(command):
+    try:
+        output = subprocess.run(command, capture_output=True, text=True).stdout.strip().splitlines()
+        return output[0] if output else "?"
+    except OSError:
+        return "not installed"
+
+
+def megabytes(kib):
+    return f"{kib / 1024:.0f} MB" if kib >= 10 * 1024 else f"{kib / 1024:.1f} MB"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--le", type=int, default=1_000_000, help="packets in the LE session (default 1,000,000)")
+    parser.add_argument("--audio", type=int, default=200_000, help="packets in the audio session (default 200,000)")
+    parser.add_argument("--scale", type=int, default=5_000_000,
+                        help="packets of the LE session for btlog's memory check against --le (0: skip)")
+    parser.add_argument("--runs", type=int, default=5, help="rounds per file (default 5)")
+    parser.add_argument("--work", default=os.path.join(ROOT, ".build", "bench"), help="where captures go")
+    parser.add_argument("--out", default=os.path.join(ROOT, "Benchmarks", "RESULTS.md"), help="Markdown results")
+    parser.add_argument("--btlog", default=os.path.join(ROOT, ".build", "release", "btlog"))
+    parser.add_argument("--fixtures", default=os.path.join(ROOT, ".build", "release", "btlog-fixtures"))
+    args = parser.parse_args()
+
+    os.makedirs(args.work, exist_ok=True)
+    compiler = next((c for c in ("cc", "clang", "gcc") if subprocess.run(["which", c], capture_output=True).returncode == 0), None)
+    if compiler is None:
+        raise SystemExit("bench: no C compiler (cc, clang or gcc) for the record walker")
+    walker = os.path.join(args.work, "walk")
+    global MEASURE
+    MEASURE = os.path.join(args.work, "measure")
+    for program, source in ((walker, "walk.c"), (MEASURE, "measure.c")):
+        subprocess.run([compiler, "-O2", "-o", program, os.path.join(ROOT, "Scripts", "bench", source)], check=True)
+
+    def generate(le, audio):
+        subprocess.run([args.fixtures, "bench", args.work, "--le", str(le), "--audio", str(audio)],
+                       check=True, stdout=subprocess.DEVNULL)
+
+    files = []
+    for session, count in (("le", args.le), ("audio", args.audio)):
+        if count > 0:
+            for extension in ("btsnoop", "pklg"):
+                files.append((session, count, os.path.join(args.work, f"{session}-{count}.{extension}")))
+    print(f"bench: generating {', '.join(os.path.basename(f) for _, _, f in files)}", file=sys.stderr)
+    generate(args.le, args.audio)
+
+    results = []  # (file, packets, size, medians, failures)
+    for session, packets, path in files:
+        table = commands(args.btlog, walker, path, session)
+        failures = {}
+        for name, command in table.items():
+            if command is None:
+                continue
+            problem = verify(name, command, packets)
+            if problem:
+                failures[name] = problem
+                table[name] = None
+                print(f"bench: {name} does not read all of {os.path.basename(path)}: {problem}", file=sys.stderr)
+        print(f"bench: {os.path.basename(path)} ({packets:,} packets), {args.runs} rounds", file=sys.stderr)
+        medians = measure(path, table, args.runs)
+        results.append((path, packets, os.path.getsize(path), medians, failures))
+
+    scale = None
+    if args.scale and args.le:
+        print(f"bench: memory at {args.scale:,} packets", file=sys.stderr)
+        generate(args.scale, 0)
+        big = os.path.join(args.work, f"le-{args.scale}.btsnoop")
+        small = os.path.join(args.work, f"le-{args.le}.btsnoop")
+        rows = []
+        for path, count in ((small, args.le), (big, args.scale)):
+            for name, command in (("btlog show", [args.btlog, "show", path]),
+                                  ("btlog show -V", [args.btlog, "show", "-V", path])):
+                seconds, rss, status = run(command)
+                rows.append((name, count, seconds, rss, status))
+        scale = rows
+        for extension in ("btsnoop", "pklg"):
+            os.remove(os.path.join(args.work, f"le-{args.scale}.{extension}"))
+
+    report = render(args, results, scale)
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, "w") as handle:
+        handle.write(report)
+    print(report)
+    print(f"bench: wrote {args.out}", file=sys.stderr)
+
+
+def render(args, results, scale):
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+    revision = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    lines = [
+        "# btlog benchmark",
+        "",
+        f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by `Scripts/bench.sh` "
+        f"(btlog {revision or '?'}, release build) on {os.cpu_count()} × {cpu}, {platform.system()} {platform.release()}.",
+        f"Peers: {tool_version(['tshark', '--version'])}; btmon {tool_version(['btmon', '--version'])}.",
+        f"Each command ran {args.runs} times per file in rotating order (reversed every other round); "
+        "times are medians of wall-clock seconds with output to /dev/null, RSS the median peak resident memory. "
+        "Ratio = peer time / btlog time (above 1: btlog is faster). The files are made by `btlog-fixtures bench`.",
+        "",
+    ]
+    for path, packets, size, medians, failures in results:
+        name = os.path.basename(path)
+        lines += [f"## {name}: {packets:,} packets, {size / 1e6:.1f} MB", ""]
+        lines += ["| Task | btlog command | btlog | Peer command | Peer | Ratio | btlog RSS | Peer RSS |",
+                  "|---|---|---:|---|---:|---:|---:|---:|"]
+        for task, mine, theirs in COMPARISONS:
+            if mine not in medians:
+                continue
+            if theirs not in medians:
+                if theirs in failures:
+                    lines.append(f"| {task} | `{mine}` | {medians[mine][0]:.2f} s | `{theirs}` | fails: {failures[theirs]} | | | |")
+                continue
+            a, b = medians[mine], medians[theirs]
+            lines.append(f"| {task} | `{mine}` | {a[0]:.2f} s | `{theirs}` | {b[0]:.3f} s | {b[0] / a[0]:.2f}x | "
+                         f"{megabytes(a[1])} | {megabytes(b[1])} |")
+        rate = packets / medians["btlog show"][0] if "btlog show" in medians else 0
+        lines += ["", f"btlog show: {rate:,.0f} packets/s.", ""]
+    if scale:
+        lines += ["## Memory against capture size (btlog, one run each)", "",
+                  "| Command | Packets | Time | Peak RSS |", "|---|---:|---:|---:|"]
+        for name, count, seconds, rss, status in scale:
+            state = "" if status == 0 else f" (exit {status})"
+            lines.append(f"| `{name}` | {count:,} | {seconds:.2f} s{state} | {megabytes(rss)} |")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()
