@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Release builds skip the runtime exclusivity checks in the per-packet code (they cost ~5 %
+// of decoding, issue 5); debug builds and so every test keep them.
+let fast: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
     name: "btlog",
     platforms: [.macOS(.v13)],
@@ -18,19 +22,20 @@ let package = Package(
         .target(name: "BTCapture", dependencies: [
             "CPcap", "CSystemZlib",
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-        ]),
+        ], swiftSettings: fast),
         // Byte cursor, Packet model, field registry, protocol decoders and Session state.
-        .target(name: "BTDecode", dependencies: ["BTCapture"], exclude: ["AssignedNumbers/LICENSE-assigned-numbers"]),
+        .target(name: "BTDecode", dependencies: ["BTCapture"], exclude: ["AssignedNumbers/LICENSE-assigned-numbers"],
+                swiftSettings: fast),
         // Stages that read Packets: selection, statistics (filters and search arrive here later).
-        .target(name: "BTQuery", dependencies: ["BTDecode"]),
+        .target(name: "BTQuery", dependencies: ["BTDecode"], swiftSettings: fast),
         // Sinks that print Packets: table, tree, hex dump, colour, the buffered writer.
-        .target(name: "BTRender", dependencies: ["BTDecode", "BTQuery"]),
+        .target(name: "BTRender", dependencies: ["BTDecode", "BTQuery"], swiftSettings: fast),
         // Builds realistic captures from packet descriptions (tests and the fixture generator).
         .target(name: "BTFixtures", dependencies: ["BTCapture", "CSystemZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .executableTarget(name: "btlog", dependencies: [
             "BTCapture", "BTDecode", "BTQuery", "BTRender",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        ], swiftSettings: fast),
         .executableTarget(name: "btlog-fixtures", dependencies: ["BTFixtures", "BTCapture"]),
         .testTarget(name: "BTCaptureTests", dependencies: ["BTCapture", "BTFixtures"]),
         .testTarget(name: "BTDecodeTests", dependencies: ["BTDecode", "BTFixtures"]),

@@ -40,6 +40,18 @@ public final class OutputWriter {
         if lineBuffered || buffer.count >= capacity { try flush() }
     }
 
+    // Pieces of a line, for renderers that assemble it in place; `endLine()` completes it.
+    @inline(__always) func append(_ text: String) { buffer.append(contentsOf: text.utf8) }
+    @inline(__always) func append(bytes: [UInt8]) { buffer.append(contentsOf: bytes) }
+    @inline(__always) func appendSpaces(_ count: Int) {
+        if count > 0 { for _ in 0 ..< count { buffer.append(UInt8(ascii: " ")) } }
+    }
+
+    func endLine() throws {
+        buffer.append(0x0A)
+        if lineBuffered || buffer.count >= capacity { try flush() }
+    }
+
     /// A line already encoded as UTF-8.
     public func line(bytes: [UInt8]) throws {
         buffer.append(contentsOf: bytes)

@@ -114,8 +114,15 @@ public struct TableRenderer: PacketRenderer {
         appendSpaces(width - text.count)
     }
 
+    static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 32)
+
     @inline(__always) mutating func appendSpaces(_ count: Int) {
-        if count > 0 { line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: count)) }
+        var left = count
+        while left > 0 {
+            let chunk = min(left, TableRenderer.spaces.count)
+            line.append(contentsOf: TableRenderer.spaces[0 ..< chunk])
+            left -= chunk
+        }
     }
 
     /// "{hci1} " as btmon writes it, when a capture holds more than one controller (a monitor

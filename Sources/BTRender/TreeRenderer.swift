@@ -16,11 +16,29 @@ public struct TreeRenderer: PacketRenderer {
     }
 
     public mutating func render(_ packet: Packet, to out: OutputWriter) throws {
-        try out.line(table.row(packet))
+        if options.style.enabled {
+            try out.line(table.row(packet))
+        } else {
+            table.build(packet)
+            try out.line(bytes: table.line)
+        }
         for layer in packet.layers.reversed() {
-            try out.line("    " + options.style.paint(padded(layer.name, 12), Style.bold) + " ▼ " + layer.summary)
+            out.append("    ")
+            if options.style.enabled {
+                out.append(options.style.paint(padded(layer.name, 12), Style.bold))
+            } else {
+                out.append(layer.name)
+                out.appendSpaces(12 - layer.name.count)
+            }
+            out.append(" ▼ ")
+            out.append(layer.summary)
+            try out.endLine()
             for field in layer.fields {
-                try out.line("        \(field.definition.label): \(field.text)")
+                out.append("        ")
+                out.append(field.definition.label)
+                out.append(": ")
+                if let display = field.display { out.append(display) } else { field.value.appendDisplay(to: out) }
+                try out.endLine()
             }
         }
         for issue in packet.issues {
@@ -69,4 +87,40 @@ public enum HexDump {
 @inline(__always) func padded(_ text: String, _ width: Int) -> String {
     let count = text.count
     return count >= width ? text : text + String(repeating: " ", count: width - count)
+}
+
+extension FieldValue {
+    /// Writes `displayText` straight into the output: most fields are numbers and byte
+    /// strings, and the tree prints every one of them.
+    func appendDisplay(to out: OutputWriter) {
+        switch self {
+        case .unsigned(let v, 0):
+            appendDecimal(v, width: 1, to: &out.buffer)
+        case .unsigned(let v, let width) where width <= 16:
+            out.buffer.append(UInt8(ascii: "0"))
+            out.buffer.append(UInt8(ascii: "x"))
+            for i in stride(from: width - 1, through: 0, by: -1) {
+                out.buffer.append(Hex.asciiDigits[Int(truncatingIfNeeded: v >> UInt64(i * 4)) & 0xF])
+            }
+        case .signed(let v):
+            if v < 0 { out.buffer.append(UInt8(ascii: "-")) }
+            appendDecimal(v.magnitude, width: 1, to: &out.buffer)
+        case .bytes(let bytes):
+            var first = true
+            for byte in bytes {
+                if !first { out.buffer.append(UInt8(ascii: " ")) }
+                first = false
+                Hex.append(byte, to: &out.buffer)
+            }
+        case .address(let address):
+            withUnsafeBytes(of: address.bytes) { raw in
+                for i in 0 ..< 6 {
+                    if i > 0 { out.buffer.append(UInt8(ascii: ":")) }
+                    Hex.append(raw[i], to: &out.buffer)
+                }
+            }
+        default:
+            out.append(displayText)
+        }
+    }
 }

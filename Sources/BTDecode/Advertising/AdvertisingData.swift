@@ -61,21 +61,24 @@ public enum AdvertisingData {
         return digest
     }
 
+    /// Adds the structure's fields and returns its text for the tree (empty when no tree is
+    /// printed: the text costs more than the fields).
     static func describe(_ type: UInt8, _ c: inout ByteCursor, _ layer: inout Layer, _ digest: inout Digest) -> String? {
+        let wantsText = Layer.recordsDisplays
         func uuids(_ size: Int) -> String {
             var names: [String] = []
             while c.remaining >= size, let bytes = try? c.slice(size), let uuid = BTUUID(littleEndian: bytes) {
                 layer.add(AdvertisingFields.uuid, .uuid(uuid))
-                names.append(uuid.labelled)
+                if wantsText { names.append(uuid.labelled) }
             }
-            return names.joined(separator: ", ")
+            return wantsText ? names.joined(separator: ", ") : ""
         }
         func serviceData(_ size: Int) -> String? {
             guard let bytes = try? c.slice(size), let uuid = BTUUID(littleEndian: bytes) else { return nil }
             let data = c.rest()
             layer.add(AdvertisingFields.serviceDataUUID, .uuid(uuid))
             layer.add(AdvertisingFields.serviceData, .bytes(data))
-            return "\(uuid.labelled): \(Hex.bytes(data))"
+            return wantsText ? "\(uuid.labelled): \(Hex.bytes(data))" : ""
         }
         switch type {
         case 0x01:
@@ -84,7 +87,7 @@ public enum AdvertisingData {
             let names = [(0, "LE Limited Discoverable"), (1, "LE General Discoverable"), (2, "BR/EDR Not Supported"),
                          (3, "Simultaneous LE and BR/EDR (Controller)"), (4, "Simultaneous LE and BR/EDR (Host)")]
                 .filter { flags & (1 << $0.0) != 0 }.map(\.1)
-            return "\(Hex.u8(flags)) \(names.joined(separator: ", "))"
+            return wantsText ? "\(Hex.u8(flags)) \(names.joined(separator: ", "))" : ""
         case 0x02, 0x03, 0x14: return uuids(2)
         case 0x04, 0x05, 0x1F: return uuids(4)
         case 0x06, 0x07, 0x15: return uuids(16)
@@ -92,61 +95,61 @@ public enum AdvertisingData {
             let name = ReadableText.decode(c.rest())
             layer.add(AdvertisingFields.name, .text(name))
             if type != 0x30 || digest.name == nil { digest.name = name }
-            return "\"\(name)\""
+            return wantsText ? "\"\(name)\"" : ""
         case 0x0A:
             guard let power = try? c.i8() else { return nil }
             layer.add(AdvertisingFields.txPower, .signed(Int64(power)), "\(power) dBm")
-            return "\(power) dBm"
+            return wantsText ? "\(power) dBm" : ""
         case 0x0D:
             guard let cod = try? c.u24() else { return nil }
             layer.add(AdvertisingFields.classOfDevice, .unsigned(UInt64(cod), width: 6))
-            return ClassOfDevice.describe(cod)
+            return wantsText ? ClassOfDevice.describe(cod) : ""
         case 0x12:
             guard let min = try? c.u16(), let max = try? c.u16() else { return nil }
-            return "\(Units.milliseconds(min, 1.25)) - \(Units.milliseconds(max, 1.25))"
+            return wantsText ? "\(Units.milliseconds(min, 1.25)) - \(Units.milliseconds(max, 1.25))" : ""
         case 0x16: return serviceData(2)
         case 0x20: return serviceData(4)
         case 0x21: return serviceData(16)
         case 0x17, 0x18:
             var addresses: [String] = []
             while c.remaining >= 6, let address = try? c.address() { addresses.append(address.description) }
-            return addresses.joined(separator: ", ")
+            return wantsText ? addresses.joined(separator: ", ") : ""
         case 0x19:
             guard let appearance = try? c.u16() else { return nil }
             layer.add(AdvertisingFields.appearance, .u16(appearance), "\(AssignedNumbers.appearance(appearance) ?? "Unknown") (\(Hex.u16(appearance)))")
-            return "\(AssignedNumbers.appearance(appearance) ?? "Unknown") (\(Hex.u16(appearance)))"
+            return wantsText ? "\(AssignedNumbers.appearance(appearance) ?? "Unknown") (\(Hex.u16(appearance)))" : ""
         case 0x1A:
             guard let interval = try? c.u16() else { return nil }
             layer.add(AdvertisingFields.interval, .u16(interval), Units.milliseconds(interval, 0.625))
-            return Units.milliseconds(interval, 0.625)
+            return wantsText ? Units.milliseconds(interval, 0.625) : ""
         case 0x1B:
             guard let address = try? c.address(), let kind = try? c.u8() else { return nil }
-            return "\(address) (\(kind & 1 == 0 ? "Public" : "Random"))"
+            return wantsText ? "\(address) (\(kind & 1 == 0 ? "Public" : "Random"))" : ""
         case 0x1C:
             guard let role = try? c.u8() else { return nil }
             let roles = ["Only Peripheral Role supported", "Only Central Role supported",
                          "Peripheral and Central Role supported, Peripheral preferred",
                          "Peripheral and Central Role supported, Central preferred"]
             layer.add(AdvertisingFields.leRole, .u8(role), Int(role) < roles.count ? roles[Int(role)] : "Reserved")
-            return Int(role) < roles.count ? roles[Int(role)] : "Reserved (\(Hex.u8(role)))"
+            return wantsText ? (Int(role) < roles.count ? roles[Int(role)] : "Reserved (\(Hex.u8(role)))") : ""
         case 0x24:
             guard let scheme = try? c.u8() else { return nil }
             // The first UTF-8 code point names the scheme (Assigned Numbers, URI Scheme Name String Mapping).
             let schemes: [UInt8: String] = [0x01: "", 0x16: "http:", 0x17: "https:", 0x0E: "ftp:", 0x1C: "mailto:", 0x3D: "tel:"]
             let uri = (schemes[scheme] ?? "scheme(\(Hex.u8(scheme))):") + ReadableText.decode(c.rest())
             layer.add(AdvertisingFields.uri, .text(uri))
-            return uri
+            return wantsText ? uri : ""
         case 0x2F:
             guard let interval = try? c.u24() else { return nil }
-            return Units.milliseconds(interval, 0.625)
+            return wantsText ? Units.milliseconds(interval, 0.625) : ""
         case 0xFF:
             guard let company = try? c.u16() else { return nil }
             let data = c.rest()
             let companyName = AssignedNumbers.company(company) ?? "Unknown"
             layer.add(AdvertisingFields.company, .u16(company), "\(companyName) (\(Hex.u16(company)))")
             layer.add(AdvertisingFields.manufacturerData, .bytes(data))
-            if company == 0x004C, let beacon = iBeacon(data) { return "\(companyName): \(beacon)" }
-            return "\(companyName) (\(Hex.u16(company))): \(Hex.bytes(data))"
+            if wantsText, company == 0x004C, let beacon = iBeacon(data) { return "\(companyName): \(beacon)" }
+            return wantsText ? "\(companyName) (\(Hex.u16(company))): \(Hex.bytes(data))" : ""
         default:
             return nil
         }

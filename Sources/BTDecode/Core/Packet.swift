@@ -62,12 +62,16 @@ public struct Layer {
     public var range: Range<Int>
     /// Data layers say Send/Receive in the Type column ("ACL Send"); HCI commands do not.
     public var showsDirection: Bool
+    /// `Layer.recordsDisplays` when the layer was made (read once: it is a global).
+    let keepsDisplays: Bool
 
     public init(name: String, summary: String = "", range: Range<Int>, showsDirection: Bool = false) {
         self.name = name
         self.summary = summary
         self.range = range
         self.showsDirection = showsDirection
+        keepsDisplays = Layer.recordsDisplays
+        fields.reserveCapacity(8)
     }
 
     /// Whether fields keep their display text. Only the tree shows it, and building it for
@@ -77,7 +81,7 @@ public struct Layer {
 
     public mutating func add(_ definition: FieldDefinition, _ value: FieldValue, _ display: @autoclosure () -> String? = nil,
                              at range: Range<Int>? = nil) {
-        fields.append(Field(definition: definition, value: value, display: Layer.recordsDisplays ? display() : nil, range: range))
+        fields.append(Field(definition: definition, value: value, display: keepsDisplays ? display() : nil, range: range))
     }
 }
 
