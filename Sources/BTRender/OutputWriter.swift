@@ -41,7 +41,7 @@ public final class OutputWriter {
     }
 
     // Pieces of a line, for renderers that assemble it in place; `endLine()` completes it.
-    @inline(__always) func append(_ text: String) { buffer.append(contentsOf: text.utf8) }
+    @inline(__always) func append(_ text: String) { appendUTF8(text, to: &buffer) }
     @inline(__always) func append(bytes: [UInt8]) { buffer.append(contentsOf: bytes) }
     @inline(__always) func appendSpaces(_ count: Int) {
         if count > 0 { for _ in 0 ..< count { buffer.append(UInt8(ascii: " ")) } }
@@ -73,4 +73,10 @@ public final class OutputWriter {
         if ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
         return nil
     }
+}
+
+/// Appends a string's UTF-8 bytes with one copy (the generic path goes byte by byte).
+@inline(__always) func appendUTF8(_ text: String, to buffer: inout [UInt8]) {
+    let copied: Void? = text.utf8.withContiguousStorageIfAvailable { buffer.append(contentsOf: $0) }
+    if copied == nil { buffer.append(contentsOf: text.utf8) }
 }

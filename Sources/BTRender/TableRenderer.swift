@@ -81,11 +81,11 @@ public struct TableRenderer: PacketRenderer {
         appendSpaces(2)
         appendControllerTag(packet.frame.controller)
         let summary = packet.summary
-        line.append(contentsOf: summary.utf8)
+        appendUTF8(summary, to: &line)
         if let issue = packet.issues.max(by: { $0.severity < $1.severity }), issue.severity >= .warning,
            !summary.contains(issue.message) {
             if !summary.isEmpty { line.append(contentsOf: "  [".utf8) }
-            line.append(contentsOf: issue.message.utf8)
+            appendUTF8(issue.message, to: &line)
             if !summary.isEmpty { line.append(UInt8(ascii: "]")) }
         }
     }
@@ -102,15 +102,15 @@ public struct TableRenderer: PacketRenderer {
             }
         }
         let start = line.count
-        line.append(contentsOf: top.name.utf8)
-        line.append(contentsOf: suffix.utf8)
+        appendUTF8(top.name, to: &line)
+        appendUTF8(suffix, to: &line)
         let written = line[start...]
         let width = written.allSatisfy({ $0 < 0x80 }) ? written.count : (top.name + suffix).count
         appendSpaces(TableRenderer.typeWidth - width)
     }
 
     mutating func appendPadded(_ text: String, _ width: Int) {
-        line.append(contentsOf: text.utf8)
+        appendUTF8(text, to: &line)
         appendSpaces(width - text.count)
     }
 
