@@ -1,0 +1,106 @@
+import XCTest
+import BTCapture
+import BTDecode
+@testable import BTRender
+import BTQuery
+import BTFixtures
+
+/// The shortcuts taken for speed (issue 5) must not change what is printed: text built only
+/// for the tree, lower-layer summaries made only when shown, rows assembled as bytes.
+final class SpeedPathTests: XCTestCase {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    override func tearDown() { Layer.recordsDisplays = true }
+
+    func rows(_ frames: [Frame], displays: Bool) -> ([String], [[FieldValue]]) {
+        Layer.recordsDisplays = displays
+        defer { Layer.recordsDisplays = true }
+        let decoder = Decoder()
+        var table = TableRenderer(options: RenderOptions())
+        var rows: [String] = [], values: [[FieldValue]] = []
+        for frame in frames {
+            let packet = decoder.decode(frame)
+            rows.append(table.row(packet))
+            values.append(packet.layers.flatMap { $0.fields.map(\.value) })
+        }
+        return (rows, values)
+    }
+
+    /// Every fixture, and the benchmark sessions: the same rows and the same field values
+    /// whether or not field display text is recorded; without it, no field keeps any.
+    func testTableWithoutDisplayTextIsUnchanged() throws {
+        setenv("TZ", "UTC", 1)
+        tzset()
+        var captures: [(String, [Frame])] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: Self.fixtures.path).sorted()
+        where name.hasSuffix(".btsnoop") || name.hasSuffix(".pklg") {
+            let reader = try CaptureInput.open(bytes: [UInt8](try Data(contentsOf: Self.fixtures.appendingPathComponent(name))))
+            var frames: [Frame] = []
+            while let frame = try reader.next() { frames.append(frame) }
+            captures.append((name, frames))
+        }
+        var le: [Frame] = [], audio: [Frame] = []
+        BenchmarkSessions.leSession(packets: 6000) { le += $0 }
+        BenchmarkSessions.audioSession(packets: 3000) { audio += $0 }
+        captures += [("benchmark LE", le), ("benchmark audio", audio)]
+        XCTAssertGreaterThan(captures.count, 15)
+        for (name, frames) in captures {
+            let full = rows(frames, displays: true), lean = rows(frames, displays: false)
+            XCTAssertEqual(full.0, lean.0, name)
+            XCTAssertEqual(full.1, lean.1, name)
+        }
+        Layer.recordsDisplays = false
+        let packet = Decoder().decode(le[36])
+        XCTAssertTrue(packet.layers.allSatisfy { $0.fields.allSatisfy { $0.display == nil } })
+    }
+
+    /// The tree writes numbers, bytes and addresses straight into the buffer: the same text as
+    /// the values' own `displayText`.
+    func testTreeValuesMatchDisplayText() throws {
+        let values: [FieldValue] = [.unsigned(0, width: 0), .unsigned(1234, width: 0), .u8(0x0A), .u16(0xBEEF),
+                                    .u32(0x0102_0304), .unsigned(0xABCDEF, width: 6), .signed(-67), .signed(0),
+                                    .bytes([0x00, 0x7F, 0xFF][...]), .bytes([][...]),
+                                    .address(BDAddr("C0:FF:EE:12:34:56")), .text("name"), .bool(true)]
+        let path = NSTemporaryDirectory() + "btlog-tree-values-\(getpid())"
+        let fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0o600)
+        defer { unlink(path) }
+        let out = OutputWriter(fd: fd)
+        for value in values {
+            value.appendDisplay(to: out)
+            try out.endLine()
+        }
+        try out.flush()
+        close(fd)
+        let written = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        XCTAssertEqual(Array(written.dropLast()).map(String.init), values.map(\.displayText))
+        XCTAssertEqual(values.map(\.displayText)[2 ... 6], ["0x0A", "0xBEEF", "0x01020304", "0xABCDEF", "-67"])
+    }
+
+    func testHexText() {
+        XCTAssertEqual(Hex.format(UInt16(0x00AB), width: 4), "0x00AB")
+        XCTAssertEqual(Hex.format(UInt64.max, width: 16), "0xFFFFFFFFFFFFFFFF")
+        XCTAssertEqual(Hex.bytes([0x01, 0xAB, 0xFF][...]), "01 AB FF")
+        XCTAssertEqual(Hex.bytes([UInt8]([0x01, 0xAB]), separator: ""), "01AB")
+        XCTAssertEqual(Hex.bytes([UInt8]([0x01, 0xAB, 0x02]), separator: ", "), "01, AB, 02")
+        XCTAssertEqual(Hex.bytes([UInt8]()[...]), "")
+        XCTAssertEqual(BDAddr("00:1A:7D:DA:71:13").description, "00:1A:7D:DA:71:13")
+        XCTAssertEqual(BDAddr(littleEndian: [0x13, 0x71, 0xDA, 0x7D, 0x1A, 0x00][...]).description, "00:1A:7D:DA:71:13")
+    }
+
+    /// The time column caches the local date of the last second: crossing a second, a minute
+    /// and a day must still print the right time.
+    func testTimeCacheAcrossSeconds() {
+        setenv("TZ", "UTC", 1)
+        tzset()
+        var clock = TimeFormatter(mode: .abs)
+        let midnight: Int64 = 1_557_359_999_000_000 // 2019-05-08 23:59:59 UTC
+        XCTAssertEqual(clock.format(midnight + 998_000), "May 08 23:59:59.998")
+        XCTAssertEqual(clock.format(midnight + 999_999), "May 08 23:59:59.999")
+        XCTAssertEqual(clock.format(midnight + 1_000_000), "May 09 00:00:00.000")
+        XCTAssertEqual(clock.format(midnight + 1_000_001), "May 09 00:00:00.000")
+        XCTAssertEqual(clock.format(midnight - 60_000_000), "May 08 23:58:59.000")
+        XCTAssertEqual(TimeFormatter.seconds(-1_500_000), "-1.500000")
+        XCTAssertEqual(TimeFormatter.seconds(0), "0.000000")
+    }
+}
