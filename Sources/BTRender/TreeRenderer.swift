@@ -8,6 +8,9 @@ public struct TreeRenderer: PacketRenderer {
     var options: RenderOptions
     var table: TableRenderer
 
+    /// Byte fields longer than this show their first `shownBytes` bytes and their length.
+    static let longBytes = 64, shownBytes = 32
+
     public init(options: RenderOptions) {
         self.options = options
         var plain = options
@@ -106,11 +109,18 @@ extension FieldValue {
             if v < 0 { out.buffer.append(UInt8(ascii: "-")) }
             appendDecimal(v.magnitude, width: 1, to: &out.buffer)
         case .bytes(let bytes):
+            // A long payload shows its start, as tshark's tree does; -x prints every byte.
+            let shown = bytes.count > TreeRenderer.longBytes ? bytes.prefix(TreeRenderer.shownBytes) : bytes
             var first = true
-            for byte in bytes {
+            for byte in shown {
                 if !first { out.buffer.append(UInt8(ascii: " ")) }
                 first = false
                 Hex.append(byte, to: &out.buffer)
+            }
+            if shown.count < bytes.count {
+                out.append(" … (")
+                appendDecimal(UInt64(bytes.count), width: 1, to: &out.buffer)
+                out.append(" bytes)")
             }
         case .address(let address):
             withUnsafeBytes(of: address.bytes) { raw in

@@ -77,6 +77,24 @@ final class SpeedPathTests: XCTestCase {
         XCTAssertEqual(values.map(\.displayText)[2 ... 6], ["0x0A", "0xBEEF", "0x01020304", "0xABCDEF", "-67"])
     }
 
+    /// A media payload of 608 bytes is not 1,800 characters of tree: its first 32 bytes and
+    /// its length; 64 bytes still print whole.
+    func testTreeShortensLongPayloads() throws {
+        let path = NSTemporaryDirectory() + "btlog-tree-long-\(getpid())"
+        let fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0o600)
+        defer { unlink(path) }
+        let out = OutputWriter(fd: fd)
+        FieldValue.bytes([UInt8](repeating: 0xAB, count: 64)[...]).appendDisplay(to: out)
+        try out.endLine()
+        FieldValue.bytes((0 ..< 608).map { UInt8(truncatingIfNeeded: $0) }[...]).appendDisplay(to: out)
+        try out.endLine()
+        try out.flush()
+        close(fd)
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines[0], Array(repeating: "AB", count: 64).joined(separator: " "))
+        XCTAssertEqual(lines[1], (0 ..< 32).map { Hex.bytes([UInt8($0)][...]) }.joined(separator: " ") + " … (608 bytes)")
+    }
+
     func testHexText() {
         XCTAssertEqual(Hex.format(UInt16(0x00AB), width: 4), "0x00AB")
         XCTAssertEqual(Hex.format(UInt64.max, width: 16), "0xFFFFFFFFFFFFFFFF")
