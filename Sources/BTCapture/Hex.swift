@@ -1,71 +1,128 @@
-/// Hex formatting shared by readers (error messages), decoders and renderers. Every function
-/// writes its result in one allocation: these run several times per packet.
+/// Where the text writers below put their bytes: a growing line ([UInt8]) or the storage of a
+/// String being made (`ASCII.string`). One writer per format serves both, specialised for each.
+public protocol ASCIIOutput {
+    mutating func put(_ byte: UInt8)
+}
+
+extension Array: ASCIIOutput where Element == UInt8 {
+    @inlinable @inline(__always) public mutating func put(_ byte: UInt8) { append(byte) }
+}
+
+/// A String's uninitialised storage of known capacity; writes past it are dropped.
+public struct FixedASCIIOutput: ASCIIOutput {
+    @usableFromInline let base: UnsafeMutableBufferPointer<UInt8>
+    @usableFromInline var count = 0
+    @inlinable init(_ base: UnsafeMutableBufferPointer<UInt8>) { self.base = base }
+    @inlinable @inline(__always) public mutating func put(_ byte: UInt8) {
+        guard count < base.count else { return }
+        base[count] = byte
+        count += 1
+    }
+}
+
+/// Hex formatting shared by readers (error messages), decoders and renderers. Each form has
+/// one writer; the String forms run it straight into the String's storage (one allocation:
+/// these run several times per packet).
 public enum Hex {
-    static let digits: [Character] = Array("0123456789ABCDEF")
-    /// The ASCII codes of 0-9A-F, for writing bytes directly.
-    public static let asciiDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
-    @inline(__always) public static func digit(_ value: UInt8) -> Character { digits[Int(value & 0xF)] }
+    @inlinable @inline(__always) static func ascii(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
+    }
 
     /// "0x" followed by `width` upper-case hex digits.
-    public static func format<T: BinaryInteger>(_ value: T, width: Int) -> String {
-        let value = UInt64(truncatingIfNeeded: value)
-        return String(unsafeUninitializedCapacity: width + 2) { out in
-            out[0] = UInt8(ascii: "0")
-            out[1] = UInt8(ascii: "x")
-            asciiDigits.withUnsafeBufferPointer { table in
-                for i in 0 ..< width {
-                    out[2 + i] = table[Int(truncatingIfNeeded: value >> UInt64((width - 1 - i) * 4)) & 0xF]
-                }
-            }
-            return width + 2
-        }
+    @inlinable public static func format<T: BinaryInteger>(_ value: T, width: Int) -> String {
+        ASCII.string(capacity: width + 2) { append(UInt64(truncatingIfNeeded: value), width: width, to: &$0) }
     }
 
-    public static func u8(_ v: UInt8) -> String { format(v, width: 2) }
-    public static func u16(_ v: UInt16) -> String { format(v, width: 4) }
+    @inlinable public static func u8(_ v: UInt8) -> String { format(v, width: 2) }
+    @inlinable public static func u16(_ v: UInt16) -> String { format(v, width: 4) }
 
-    /// Space-separated upper-case byte pairs.
+    /// Upper-case byte pairs, space-separated unless told otherwise.
+    @inlinable
     public static func bytes<C: Collection>(_ data: C, separator: String = " ") -> String where C.Element == UInt8 {
-        let count = data.count
-        guard count > 0 else { return "" }
+        if separator == " " { return ASCII.string(capacity: data.count * 3) { append(bytes: data, to: &$0) } }
         let separatorBytes = Array(separator.utf8)
-        let capacity = count * 2 + (count - 1) * separatorBytes.count
-        return String(unsafeUninitializedCapacity: capacity) { out in
-            var at = 0
-            asciiDigits.withUnsafeBufferPointer { table in
-                for byte in data {
-                    if at > 0 { for s in separatorBytes { out[at] = s; at += 1 } }
-                    out[at] = table[Int(byte >> 4)]
-                    out[at + 1] = table[Int(byte & 0xF)]
-                    at += 2
-                }
-            }
-            return at
-        }
-    }
-
-    /// The common case, without the generic iterator: a slice of a frame's bytes, space-separated.
-    public static func bytes(_ data: ArraySlice<UInt8>) -> String {
-        let count = data.count
-        guard count > 0 else { return "" }
-        return data.withUnsafeBufferPointer { input in
-            String(unsafeUninitializedCapacity: count * 3 - 1) { out in
-                asciiDigits.withUnsafeBufferPointer { table in
-                    for i in 0 ..< count {
-                        let byte = input[i]
-                        if i > 0 { out[i * 3 - 1] = UInt8(ascii: " ") }
-                        out[i * 3] = table[Int(byte >> 4)]
-                        out[i * 3 + 1] = table[Int(byte & 0xF)]
-                    }
-                }
-                return count * 3 - 1
+        return ASCII.string(capacity: data.count * (2 + separatorBytes.count)) { out in
+            var first = true
+            for byte in data {
+                if !first { for s in separatorBytes { out.put(s) } }
+                first = false
+                append(byte, to: &out)
             }
         }
     }
 
-    /// Appends the two hex digits of `byte` to a byte buffer.
-    @inline(__always) public static func append(_ byte: UInt8, to out: inout [UInt8]) {
-        out.append(asciiDigits[Int(byte >> 4)])
-        out.append(asciiDigits[Int(byte & 0xF)])
+    /// Writes "0x" and `width` hex digits of `value`.
+    @inlinable @inline(__always)
+    public static func append<O: ASCIIOutput>(_ value: UInt64, width: Int, to out: inout O) {
+        out.put(UInt8(ascii: "0"))
+        out.put(UInt8(ascii: "x"))
+        for i in stride(from: width - 1, through: 0, by: -1) {
+            out.put(ascii(i < 16 ? UInt8(truncatingIfNeeded: value >> UInt64(i * 4)) & 0xF : 0))
+        }
+    }
+
+    /// Writes the two hex digits of `byte`.
+    @inlinable @inline(__always) public static func append<O: ASCIIOutput>(_ byte: UInt8, to out: inout O) {
+        out.put(ascii(byte >> 4))
+        out.put(ascii(byte & 0xF))
+    }
+
+    /// Writes space-separated byte pairs.
+    @inlinable @inline(__always)
+    public static func append<O: ASCIIOutput, C: Collection>(bytes data: C, to out: inout O) where C.Element == UInt8 {
+        var first = true
+        for byte in data {
+            if !first { out.put(UInt8(ascii: " ")) }
+            first = false
+            append(byte, to: &out)
+        }
+    }
+}
+
+/// Decimal numbers, padding and strings written as ASCII: how renderers assemble lines
+/// without intermediate Strings.
+public enum ASCII {
+    /// Writes `value` in decimal, at least `width` characters, filled on the left with `fill`
+    /// ("0" for clock fields, " " for a right-aligned column).
+    @inlinable @inline(__always)
+    public static func appendDecimal<O: ASCIIOutput>(_ value: UInt64, width: Int = 1, fill: UInt8 = UInt8(ascii: "0"),
+                                                     to out: inout O) {
+        // Digits last to first into a small stack buffer (division by the constant 10 is a
+        // multiply), then written in order.
+        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &scratch) { digits in
+            var count = 0
+            var rest = value
+            repeat {
+                digits[count] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            for _ in count ..< max(count, width) { out.put(fill) }
+            while count > 0 {
+                count -= 1
+                out.put(digits[count])
+            }
+        }
+    }
+
+    @inlinable @inline(__always) public static func appendSpaces<O: ASCIIOutput>(_ count: Int, to out: inout O) {
+        if count > 0 { for _ in 0 ..< count { out.put(UInt8(ascii: " ")) } }
+    }
+
+    /// Appends a string's UTF-8 bytes with one copy (the generic path goes byte by byte).
+    @inlinable @inline(__always) public static func append(_ text: String, to out: inout [UInt8]) {
+        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { out.append(contentsOf: $0) }
+        if copied == nil { out.append(contentsOf: text.utf8) }
+    }
+
+    /// A String written by `write` straight into its storage; `capacity` must cover it.
+    @inlinable @inline(__always)
+    public static func string(capacity: Int, _ write: (inout FixedASCIIOutput) -> Void) -> String {
+        String(unsafeUninitializedCapacity: max(0, capacity)) { storage in
+            var out = FixedASCIIOutput(storage)
+            write(&out)
+            return out.count
+        }
     }
 }

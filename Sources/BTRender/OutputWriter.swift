@@ -41,11 +41,7 @@ public final class OutputWriter {
     }
 
     // Pieces of a line, for renderers that assemble it in place; `endLine()` completes it.
-    @inline(__always) func append(_ text: String) { appendUTF8(text, to: &buffer) }
-    @inline(__always) func append(bytes: [UInt8]) { buffer.append(contentsOf: bytes) }
-    @inline(__always) func appendSpaces(_ count: Int) {
-        if count > 0 { for _ in 0 ..< count { buffer.append(UInt8(ascii: " ")) } }
-    }
+    @inline(__always) func append(_ text: String) { ASCII.append(text, to: &buffer) }
 
     func endLine() throws {
         buffer.append(0x0A)
@@ -75,8 +71,3 @@ public final class OutputWriter {
     }
 }
 
-/// Appends a string's UTF-8 bytes with one copy (the generic path goes byte by byte).
-@inline(__always) func appendUTF8(_ text: String, to buffer: inout [UInt8]) {
-    let copied: Void? = text.utf8.withContiguousStorageIfAvailable { buffer.append(contentsOf: $0) }
-    if copied == nil { buffer.append(contentsOf: text.utf8) }
-}

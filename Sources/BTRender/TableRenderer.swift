@@ -48,81 +48,36 @@ public struct TableRenderer: PacketRenderer {
 
     mutating func build(_ packet: Packet) {
         line.removeAll(keepingCapacity: true)
-        let number = UInt64(max(0, packet.frame.number))
-        var digits = 1
-        var probe = number
-        while probe >= 10 { probe /= 10; digits += 1 }
-        appendSpaces(6 - digits)
-        appendDecimal(number, width: 1, to: &line)
-        appendSpaces(2)
+        ASCII.appendDecimal(UInt64(max(0, packet.frame.number)), width: 6, fill: UInt8(ascii: " "), to: &line)
+        ASCII.appendSpaces(2, to: &line)
         clock.append(packet.frame.timestamp, to: &line)
-        appendSpaces(2)
+        ASCII.appendSpaces(2, to: &line)
         appendTypeLabel(packet)
-        appendSpaces(2)
-        if let handle = packet.handle {
-            line.append(UInt8(ascii: "0"))
-            line.append(UInt8(ascii: "x"))
-            Hex.append(UInt8(handle >> 8), to: &line)
-            Hex.append(UInt8(handle & 0xFF), to: &line)
-        } else {
-            appendSpaces(6)
-        }
-        appendSpaces(2)
-        if let peer = packet.peer {
-            withUnsafeBytes(of: peer.bytes) { raw in
-                for i in 0 ..< 6 {
-                    if i > 0 { line.append(UInt8(ascii: ":")) }
-                    Hex.append(raw[i], to: &line)
-                }
-            }
-        } else {
-            appendSpaces(17)
-        }
-        appendSpaces(2)
+        ASCII.appendSpaces(2, to: &line)
+        if let handle = packet.handle { Hex.append(UInt64(handle), width: 4, to: &line) } else { ASCII.appendSpaces(6, to: &line) }
+        ASCII.appendSpaces(2, to: &line)
+        if let peer = packet.peer { peer.appendText(to: &line) } else { ASCII.appendSpaces(17, to: &line) }
+        ASCII.appendSpaces(2, to: &line)
         appendControllerTag(packet.frame.controller)
         let summary = packet.summary
-        appendUTF8(summary, to: &line)
+        ASCII.append(summary, to: &line)
         if let issue = packet.issues.max(by: { $0.severity < $1.severity }), issue.severity >= .warning,
            !summary.contains(issue.message) {
-            if !summary.isEmpty { line.append(contentsOf: "  [".utf8) }
-            appendUTF8(issue.message, to: &line)
+            if !summary.isEmpty { ASCII.append("  [", to: &line) }
+            ASCII.append(issue.message, to: &line)
             if !summary.isEmpty { line.append(UInt8(ascii: "]")) }
         }
     }
 
-    /// PacketLogger's Type column, padded: the highest layer's name, plus Send/Receive for data.
+    /// PacketLogger's Type column (Packet.typeLabel), padded to its width.
     mutating func appendTypeLabel(_ packet: Packet) {
-        guard let top = packet.top else { return appendPadded("Unknown", TableRenderer.typeWidth) }
-        var suffix = ""
-        if top.showsDirection {
-            switch packet.frame.direction {
-            case .sent: suffix = " Send"
-            case .received: suffix = " Receive"
-            case .none: break
-            }
-        }
         let start = line.count
-        appendUTF8(top.name, to: &line)
-        appendUTF8(suffix, to: &line)
+        let name = packet.typeName, suffix = packet.directionSuffix
+        ASCII.append(name, to: &line)
+        ASCII.append(suffix, to: &line)
         let written = line[start...]
-        let width = written.allSatisfy({ $0 < 0x80 }) ? written.count : (top.name + suffix).count
-        appendSpaces(TableRenderer.typeWidth - width)
-    }
-
-    mutating func appendPadded(_ text: String, _ width: Int) {
-        appendUTF8(text, to: &line)
-        appendSpaces(width - text.count)
-    }
-
-    static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 32)
-
-    @inline(__always) mutating func appendSpaces(_ count: Int) {
-        var left = count
-        while left > 0 {
-            let chunk = min(left, TableRenderer.spaces.count)
-            line.append(contentsOf: TableRenderer.spaces[0 ..< chunk])
-            left -= chunk
-        }
+        let width = written.allSatisfy({ $0 < 0x80 }) ? written.count : name.count + suffix.count
+        ASCII.appendSpaces(TableRenderer.typeWidth - width, to: &line)
     }
 
     /// "{hci1} " as btmon writes it, when a capture holds more than one controller (a monitor
@@ -134,9 +89,9 @@ public struct TableRenderer: PacketRenderer {
             severalControllers = controller != firstController
             if !severalControllers { return }
         }
-        line.append(contentsOf: "{hci".utf8)
-        appendDecimal(UInt64(controller), width: 1, to: &line)
-        line.append(contentsOf: "} ".utf8)
+        ASCII.append("{hci", to: &line)
+        ASCII.appendDecimal(UInt64(controller), to: &line)
+        ASCII.append("} ", to: &line)
     }
 
     public mutating func finish(_ statistics: CaptureStatistics, to out: OutputWriter) throws {

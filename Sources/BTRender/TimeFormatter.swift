@@ -50,17 +50,17 @@ public struct TimeFormatter {
                 cachedPrefix.removeAll(keepingCapacity: true)
                 cachedPrefix.append(contentsOf: TimeFormatter.months[Int(parts.tm_mon) % 12].utf8)
                 cachedPrefix.append(UInt8(ascii: " "))
-                appendDecimal(UInt64(parts.tm_mday), width: 2, to: &cachedPrefix)
+                ASCII.appendDecimal(UInt64(parts.tm_mday), width: 2, to: &cachedPrefix)
                 cachedPrefix.append(UInt8(ascii: " "))
-                appendDecimal(UInt64(parts.tm_hour), width: 2, to: &cachedPrefix)
+                ASCII.appendDecimal(UInt64(parts.tm_hour), width: 2, to: &cachedPrefix)
                 cachedPrefix.append(UInt8(ascii: ":"))
-                appendDecimal(UInt64(parts.tm_min), width: 2, to: &cachedPrefix)
+                ASCII.appendDecimal(UInt64(parts.tm_min), width: 2, to: &cachedPrefix)
                 cachedPrefix.append(UInt8(ascii: ":"))
-                appendDecimal(UInt64(parts.tm_sec), width: 2, to: &cachedPrefix)
+                ASCII.appendDecimal(UInt64(parts.tm_sec), width: 2, to: &cachedPrefix)
                 cachedPrefix.append(UInt8(ascii: "."))
             }
             out.append(contentsOf: cachedPrefix)
-            appendDecimal(UInt64(split.micros / 1000), width: 3, to: &out)
+            ASCII.appendDecimal(UInt64(split.micros / 1000), width: 3, to: &out)
         case .rel:
             TimeFormatter.appendSeconds(Microseconds.difference(micros, first ?? micros), to: &out)
         case .delta:
@@ -80,25 +80,8 @@ public struct TimeFormatter {
     static func appendSeconds(_ micros: Int64, to out: inout [UInt8]) {
         if micros < 0 { out.append(UInt8(ascii: "-")) }
         let magnitude = micros.magnitude
-        appendDecimal(magnitude / 1_000_000, width: 1, to: &out)
+        ASCII.appendDecimal(magnitude / 1_000_000, width: 1, to: &out)
         out.append(UInt8(ascii: "."))
-        appendDecimal(magnitude % 1_000_000, width: 6, to: &out)
+        ASCII.appendDecimal(magnitude % 1_000_000, width: 6, to: &out)
     }
-}
-
-/// Appends `value` in decimal, zero-padded to at least `width` digits.
-@inline(__always) func appendDecimal(_ value: UInt64, width: Int, to out: inout [UInt8]) {
-    var digits = 1
-    var probe = value
-    while probe >= 10 { probe /= 10; digits += 1 }
-    let count = max(digits, width)
-    let start = out.count
-    out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
-    var rest = value
-    var at = start + count - 1
-    repeat {
-        out[at] = UInt8(ascii: "0") + UInt8(rest % 10)
-        rest /= 10
-        at -= 1
-    } while rest > 0
 }

@@ -31,7 +31,7 @@ public struct TreeRenderer: PacketRenderer {
                 out.append(options.style.paint(padded(layer.name, 12), Style.bold))
             } else {
                 out.append(layer.name)
-                out.appendSpaces(12 - layer.name.count)
+                ASCII.appendSpaces(12 - layer.name.count, to: &out.buffer)
             }
             out.append(" ▼ ")
             out.append(layer.summary)
@@ -40,7 +40,7 @@ public struct TreeRenderer: PacketRenderer {
                 out.append("        ")
                 out.append(field.definition.label)
                 out.append(": ")
-                if let display = field.display { out.append(display) } else { field.value.appendDisplay(to: out) }
+                if let display = field.display { out.append(display) } else { appendValue(field.value, to: out) }
                 try out.endLine()
             }
         }
@@ -58,6 +58,18 @@ public struct TreeRenderer: PacketRenderer {
         try out.line("")
     }
 
+    /// A value as the tree shows it: its display text, written in place; a long byte string
+    /// shows its start and its length, as tshark's tree does (-x prints every byte).
+    func appendValue(_ value: FieldValue, to out: OutputWriter) {
+        guard case .bytes(let bytes) = value, bytes.count > TreeRenderer.longBytes else {
+            return value.appendDisplayText(to: &out.buffer)
+        }
+        Hex.append(bytes: bytes.prefix(TreeRenderer.shownBytes), to: &out.buffer)
+        out.append(" … (")
+        ASCII.appendDecimal(UInt64(bytes.count), to: &out.buffer)
+        out.append(" bytes)")
+    }
+
     public mutating func finish(_ statistics: CaptureStatistics, to out: OutputWriter) throws {
         try out.line(options.style.paint(statistics.statusLine, Style.bold))
     }
@@ -66,71 +78,26 @@ public struct TreeRenderer: PacketRenderer {
 public enum HexDump {
     /// "00000000: 4400 0B00 0700 0400 0818 00FF FF03 28    D.............(" — 16 bytes a line.
     public static func lines(_ bytes: ArraySlice<UInt8>) -> [String] {
-        var out: [String] = []
-        var offset = 0
-        let data = Array(bytes)
-        while offset < data.count {
-            let chunk = data[offset ..< min(offset + 16, data.count)]
-            var line = Hex.format(UInt32(offset), width: 8).dropFirst(2) + ": "
-            var hex = ""
+        stride(from: bytes.startIndex, to: bytes.endIndex, by: 16).map { start in
+            let chunk = bytes[start ..< min(start + 16, bytes.endIndex)]
+            var line: [UInt8] = []
+            line.reserveCapacity(76)
+            let offset = UInt64(start - bytes.startIndex)
+            for shift in stride(from: 24, through: 0, by: -8) { Hex.append(UInt8(truncatingIfNeeded: offset >> UInt64(shift)), to: &line) }
+            ASCII.append(": ", to: &line)
+            let hexStart = line.count
             for (i, byte) in chunk.enumerated() {
-                hex.append(Hex.digit(byte >> 4))
-                hex.append(Hex.digit(byte & 0xF))
-                if i % 2 == 1 { hex.append(" ") }
+                Hex.append(byte, to: &line)
+                if i % 2 == 1 { line.append(UInt8(ascii: " ")) }
             }
-            line += hex + String(repeating: " ", count: max(0, 40 - hex.count)) + " "
-            line += String(chunk.map { $0 >= 0x20 && $0 < 0x7F ? Character(UnicodeScalar($0)) : "." })
-            out.append(String(line))
-            offset += 16
+            ASCII.appendSpaces(40 - (line.count - hexStart) + 1, to: &line)
+            for byte in chunk { line.append(byte >= 0x20 && byte < 0x7F ? byte : UInt8(ascii: ".")) }
+            return String(decoding: line, as: UTF8.self)
         }
-        return out
     }
 }
 
 @inline(__always) func padded(_ text: String, _ width: Int) -> String {
     let count = text.count
     return count >= width ? text : text + String(repeating: " ", count: width - count)
-}
-
-extension FieldValue {
-    /// Writes `displayText` straight into the output: most fields are numbers and byte
-    /// strings, and the tree prints every one of them.
-    func appendDisplay(to out: OutputWriter) {
-        switch self {
-        case .unsigned(let v, 0):
-            appendDecimal(v, width: 1, to: &out.buffer)
-        case .unsigned(let v, let width) where width <= 16:
-            out.buffer.append(UInt8(ascii: "0"))
-            out.buffer.append(UInt8(ascii: "x"))
-            for i in stride(from: width - 1, through: 0, by: -1) {
-                out.buffer.append(Hex.asciiDigits[Int(truncatingIfNeeded: v >> UInt64(i * 4)) & 0xF])
-            }
-        case .signed(let v):
-            if v < 0 { out.buffer.append(UInt8(ascii: "-")) }
-            appendDecimal(v.magnitude, width: 1, to: &out.buffer)
-        case .bytes(let bytes):
-            // A long payload shows its start, as tshark's tree does; -x prints every byte.
-            let shown = bytes.count > TreeRenderer.longBytes ? bytes.prefix(TreeRenderer.shownBytes) : bytes
-            var first = true
-            for byte in shown {
-                if !first { out.buffer.append(UInt8(ascii: " ")) }
-                first = false
-                Hex.append(byte, to: &out.buffer)
-            }
-            if shown.count < bytes.count {
-                out.append(" … (")
-                appendDecimal(UInt64(bytes.count), width: 1, to: &out.buffer)
-                out.append(" bytes)")
-            }
-        case .address(let address):
-            withUnsafeBytes(of: address.bytes) { raw in
-                for i in 0 ..< 6 {
-                    if i > 0 { out.buffer.append(UInt8(ascii: ":")) }
-                    Hex.append(raw[i], to: &out.buffer)
-                }
-            }
-        default:
-            out.append(displayText)
-        }
-    }
 }

@@ -33,6 +33,10 @@ final class HCIDecoderTests: XCTestCase {
         XCTAssertEqual(packet.summary, "LE - Advertising Report - 1 Report - Normal - Random - 24:18:97:6D:C0:AB -67 dBm")
         XCTAssertEqual(packet.peer?.description, "24:18:97:6D:C0:AB")
         XCTAssertEqual(packet.field(AdvertisingFields.rssi)?.value, .signed(-67))
+        XCTAssertEqual(packet.field(AdvertisingFields.rssi)?.text, "-67 dBm")
+        // RSSI 127 (0x7F): "RSSI is not available" (Core Vol 4, Part E, 7.7.65.2), as in extended reports.
+        let unavailable = decode(.event, .received, Array(bytes.dropLast()) + [0x7F])
+        XCTAssertEqual(unavailable.field(AdvertisingFields.rssi)?.text, "Not available")
     }
 
     func testConnectionsNamePeersOfLaterPackets() {

@@ -66,8 +66,9 @@ final class SpeedPathTests: XCTestCase {
         let fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0o600)
         defer { unlink(path) }
         let out = OutputWriter(fd: fd)
+        let tree = TreeRenderer(options: RenderOptions())
         for value in values {
-            value.appendDisplay(to: out)
+            tree.appendValue(value, to: out)
             try out.endLine()
         }
         try out.flush()
@@ -84,9 +85,10 @@ final class SpeedPathTests: XCTestCase {
         let fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0o600)
         defer { unlink(path) }
         let out = OutputWriter(fd: fd)
-        FieldValue.bytes([UInt8](repeating: 0xAB, count: 64)[...]).appendDisplay(to: out)
+        let tree = TreeRenderer(options: RenderOptions())
+        tree.appendValue(.bytes([UInt8](repeating: 0xAB, count: 64)[...]), to: out)
         try out.endLine()
-        FieldValue.bytes((0 ..< 608).map { UInt8(truncatingIfNeeded: $0) }[...]).appendDisplay(to: out)
+        tree.appendValue(.bytes((0 ..< 608).map { UInt8(truncatingIfNeeded: $0) }[...]), to: out)
         try out.endLine()
         try out.flush()
         close(fd)

@@ -109,18 +109,15 @@ public struct BDAddr: Hashable, Sendable, CustomStringConvertible {
     public var array: [UInt8] { [bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5] }
     public var littleEndianBytes: [UInt8] { array.reversed() }
 
-    public var description: String {
-        String(unsafeUninitializedCapacity: 17) { out in
-            withUnsafeBytes(of: bytes) { raw in
-                Hex.asciiDigits.withUnsafeBufferPointer { table in
-                    for i in 0 ..< 6 {
-                        if i > 0 { out[i * 3 - 1] = UInt8(ascii: ":") }
-                        out[i * 3] = table[Int(raw[i] >> 4)]
-                        out[i * 3 + 1] = table[Int(raw[i] & 0xF)]
-                    }
-                }
+    public var description: String { ASCII.string(capacity: 17) { appendText(to: &$0) } }
+
+    /// Writes "AA:BB:CC:DD:EE:FF": the one way btlog writes an address.
+    @inlinable @inline(__always) public func appendText<O: ASCIIOutput>(to out: inout O) {
+        withUnsafeBytes(of: bytes) { raw in
+            for i in 0 ..< 6 {
+                if i > 0 { out.put(UInt8(ascii: ":")) }
+                Hex.append(raw[i], to: &out)
             }
-            return 17
         }
     }
 

@@ -20,13 +20,18 @@ public struct Packet {
     public var top: Layer? { layers.last }
 
     /// PacketLogger's Type column: the highest layer's name plus the direction for data.
-    public var typeLabel: String {
-        guard let top else { return "Unknown" }
-        guard top.showsDirection else { return top.name }
+    public var typeLabel: String { typeName + directionSuffix }
+
+    /// The Type column's name part: the highest layer's name.
+    public var typeName: String { top?.name ?? "Unknown" }
+
+    /// " Send" or " Receive" after the name of a data layer ("ACL Send"); empty otherwise.
+    public var directionSuffix: String {
+        guard let top, top.showsDirection else { return "" }
         switch frame.direction {
-        case .sent: return top.name + " Send"
-        case .received: return top.name + " Receive"
-        case .none: return top.name
+        case .sent: return " Send"
+        case .received: return " Receive"
+        case .none: return ""
         }
     }
 
@@ -37,6 +42,14 @@ public struct Packet {
 
     public mutating func addIssue(_ severity: Issue.Severity, _ message: String) {
         issues.append(Issue(severity: severity, message: message, layer: max(0, layers.count - 1)))
+    }
+
+    /// Gives the layer at `index` its summary once the layers above it are decoded, if a view
+    /// will show it: the table shows only the highest layer's, the tree every layer's. A summary
+    /// the layer's own protocol already set is kept.
+    mutating func setSummaryIfShown(at index: Int, _ make: () -> String) {
+        guard layers[index].summary.isEmpty, Layer.recordsDisplays || layers.count == index + 1 else { return }
+        layers[index].summary = make()
     }
 
     /// For a decoder that holds its layer outside `layers` while it works: the issue belongs
@@ -121,9 +134,29 @@ public enum FieldValue: Equatable {
 
     /// For a person: bytes as spaced pairs, everything else as `text`.
     public var displayText: String {
-        if case .bytes(let b) = self { return Hex.bytes(b) }
-        if case .uuid(let u) = self { return u.labelled }
-        return text
+        switch self {
+        case .text(let s): return s
+        case .uuid(let u): return u.labelled
+        case .bytes(let b): return Hex.bytes(b)
+        case .address(let a): return a.description
+        default: return text
+        }
+    }
+
+    /// Appends `displayText` to a line being built (the tree prints every field this way).
+    public func appendDisplayText(to out: inout [UInt8]) {
+        switch self {
+        case .unsigned(let v, 0): ASCII.appendDecimal(v, to: &out)
+        case .unsigned(let v, let width): Hex.append(v, width: width, to: &out)
+        case .signed(let v):
+            if v < 0 { out.put(UInt8(ascii: "-")) }
+            ASCII.appendDecimal(v.magnitude, to: &out)
+        case .bool(let v): out.put(v ? UInt8(ascii: "1") : UInt8(ascii: "0"))
+        case .text(let s): ASCII.append(s, to: &out)
+        case .bytes(let b): Hex.append(bytes: b, to: &out)
+        case .address(let a): a.appendText(to: &out)
+        case .uuid(let u): ASCII.append(u.labelled, to: &out)
+        }
     }
 
     /// A count or packet number: printed in decimal.

@@ -18,10 +18,9 @@ enum DataDecoder {
         let payload = c.rest()
         let index = packet.layers.count
         packet.layers.append(layer)
-        // The summary shows only where this is the highest layer, or in the tree.
         defer {
-            if packet.layers[index].summary.isEmpty && (Layer.recordsDisplays || packet.layers.count == index + 1) {
-                packet.layers[index].summary = "Data [Handle: \(Hex.u16(handle)), Packet Boundary Flags: \(Hex.u8(pb)), Length: \(Hex.u16(length)) (\(length))]"
+            packet.setSummaryIfShown(at: index) {
+                "Data [Handle: \(Hex.u16(handle)), Packet Boundary Flags: \(Hex.u8(pb)), Length: \(Hex.u16(length)) (\(length))]"
             }
         }
         if lengthMismatch {

@@ -191,17 +191,11 @@ enum HCIEventDecoder {
                 let dataLength = try c.u8()
                 let data = try c.slice(Int(dataLength))
                 let rssi = Int8(bitPattern: try c.u8())
-                layer.add(AdvertisingFields.eventType, .u8(eventType), advertisingEventName(eventType))
+                let eventName = advertisingEventName(eventType)
+                layer.add(AdvertisingFields.eventType, .u8(eventType), eventName)
                 layer.add(AdvertisingFields.addressType, .u8(addressType), HCICommandDecoder.addressTypeName(addressType))
                 layer.add(AdvertisingFields.address, .address(address))
-                layer.add(AdvertisingFields.data, .bytes(data))
-                var issues: [(Issue.Severity, String)] = []
-                let digest = AdvertisingData.decode(data, into: &layer, issues: &issues)
-                for issue in issues { packet.addIssue(issue.0, issue.1) }
-                layer.add(AdvertisingFields.rssi, .signed(Int64(rssi)), "\(rssi) dBm")
-                layer.summary += " - \(advertisingEventName(eventType)) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address) \(rssi) dBm"
-                if let name = digest.name { layer.summary += " - \"\(name)\"" }
-                if packet.peer == nil { packet.peer = address }
+                addReportData(data, rssi: rssi, eventName: eventName, addressType: addressType, address: address, &layer, &packet)
             }
         case 0x03: // Connection Update Complete
             let status = try c.u8()
@@ -226,7 +220,8 @@ enum HCIEventDecoder {
                 let directType = try c.u8(), direct = try c.address()
                 let length = try c.u8()
                 let data = try c.slice(Int(length))
-                layer.add(AdvertisingFields.eventType, .u16(eventType), extendedEventName(eventType))
+                let eventName = extendedEventName(eventType)
+                layer.add(AdvertisingFields.eventType, .u16(eventType), eventName)
                 layer.add(AdvertisingFields.addressType, .u8(addressType), HCICommandDecoder.addressTypeName(addressType))
                 layer.add(AdvertisingFields.address, .address(address))
                 layer.add(HCIFields.primaryPHY, .u8(primary), HCIValueNames.phy(primary))
@@ -238,14 +233,7 @@ enum HCIEventDecoder {
                     layer.add(HCIFields.directAddressType, .u8(directType), HCICommandDecoder.addressTypeName(directType))
                     layer.add(HCIFields.directAddress, .address(direct))
                 }
-                layer.add(AdvertisingFields.data, .bytes(data))
-                var issues: [(Issue.Severity, String)] = []
-                let digest = AdvertisingData.decode(data, into: &layer, issues: &issues)
-                for issue in issues { packet.addIssue(issue.0, issue.1) }
-                layer.add(AdvertisingFields.rssi, .signed(Int64(rssi)), rssi == 127 ? "Not available" : "\(rssi) dBm")
-                layer.summary += " - \(extendedEventName(eventType)) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address) \(rssi) dBm"
-                if let name = digest.name { layer.summary += " - \"\(name)\"" }
-                if packet.peer == nil { packet.peer = address }
+                addReportData(data, rssi: rssi, eventName: eventName, addressType: addressType, address: address, &layer, &packet)
             }
         default:
             guard let spec = HCIParameterTables.subevents[subevent] else { break }
@@ -256,6 +244,20 @@ enum HCIEventDecoder {
     }
 
     /// Extended advertising event type bits (Core Vol 4, Part E, 7.7.65.13); legacy PDUs by name.
+    /// What legacy and extended advertising reports share: the data with its AD structures and
+    /// their issues, the RSSI (127: not available), the report's part of the summary, the peer.
+    static func addReportData(_ data: ArraySlice<UInt8>, rssi: Int8, eventName: String, addressType: UInt8, address: BDAddr,
+                              _ layer: inout Layer, _ packet: inout Packet) {
+        layer.add(AdvertisingFields.data, .bytes(data))
+        var issues: [(Issue.Severity, String)] = []
+        let digest = AdvertisingData.decode(data, into: &layer, issues: &issues)
+        for issue in issues { packet.addIssue(issue.0, issue.1) }
+        layer.add(AdvertisingFields.rssi, .signed(Int64(rssi)), rssi == 127 ? "Not available" : "\(rssi) dBm")
+        layer.summary += " - \(eventName) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address) \(rssi) dBm"
+        if let name = digest.name { layer.summary += " - \"\(name)\"" }
+        if packet.peer == nil { packet.peer = address }
+    }
+
     static func extendedEventName(_ type: UInt16) -> String {
         if type & 0x10 != 0 {
             switch type & 0x1F {

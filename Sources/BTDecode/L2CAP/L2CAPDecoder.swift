@@ -93,17 +93,13 @@ enum L2CAPDecoder {
             let text = "Channel ID: \(Hex.u16(cid))\(protocolName.map { " (\($0))" } ?? "") Length: \(Hex.u16(length)) (\(length)) [\(preview(body))]"
             return fragments > 1 ? text + " - reassembled from \(fragments) fragments" : text
         }
-        // The summary shows only where L2CAP is the highest layer, or in the tree: made at the
-        // end unless the channel's framing (ERTM, streaming) adds to it on the way.
+        // Made at the end, when it is known whether a view shows it, unless the channel's framing
+        // (ERTM, streaming) adds to it on the way.
         let framed = channel.map { $0.mode != .basic } ?? false
         if framed { layer.summary = summary() }
         let index = packet.layers.count
         packet.layers.append(layer)
-        defer {
-            if !framed && packet.layers[index].summary.isEmpty && (Layer.recordsDisplays || packet.layers.count == index + 1) {
-                packet.layers[index].summary = summary()
-            }
-        }
+        defer { packet.setSummaryIfShown(at: index, summary) }
         var context = L2CAPContext(link: link, sent: sent, cid: cid, channel: channel)
         var payload = ByteCursor(body)
 
