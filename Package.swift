@@ -19,10 +19,7 @@ let package = Package(
         .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
         .systemLibrary(name: "CSystemZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Capture files in and out: Frame, readers, writers, containers (gz, tar, zip, btsnooz).
-        .target(name: "BTCapture", dependencies: [
-            "CPcap", "CSystemZlib",
-            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-        ], swiftSettings: fast),
+        .target(name: "BTCapture", dependencies: ["CPcap", "CSystemZlib"], swiftSettings: fast),
         // Byte cursor, Packet model, field registry, protocol decoders and Session state.
         .target(name: "BTDecode", dependencies: ["BTCapture"], exclude: ["AssignedNumbers/LICENSE-assigned-numbers"],
                 swiftSettings: fast),
@@ -30,18 +27,24 @@ let package = Package(
         .target(name: "BTQuery", dependencies: ["BTDecode"], swiftSettings: fast),
         // Sinks that print Packets: table, tree, hex dump, colour, the buffered writer.
         .target(name: "BTRender", dependencies: ["BTDecode", "BTQuery"], swiftSettings: fast),
-        // Builds realistic captures from packet descriptions (tests and the fixture generator).
+        // Builds realistic captures from packet descriptions (tests and the fixture generator);
+        // its zip writer is ZIPFoundation, so btlog's own zip reader is checked against another
+        // implementation.
         .target(name: "BTFixtures", dependencies: ["BTCapture", "CSystemZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .executableTarget(name: "btlog", dependencies: [
             "BTCapture", "BTDecode", "BTQuery", "BTRender",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: fast),
-        .executableTarget(name: "btlog-fixtures", dependencies: ["BTFixtures", "BTCapture"]),
+        .executableTarget(name: "btlog-fixtures", dependencies: ["BTFixtures", "BTCapture", "BTFuzz"]),
+        // What untrusted bytes reach, one entry point per fuzz target (Scripts/fuzz.sh).
+        .target(name: "BTFuzz", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTRender", "BTFixtures"]),
+        .executableTarget(name: "btlog-fuzz", dependencies: ["BTFuzz"]),
         .testTarget(name: "BTCaptureTests", dependencies: ["BTCapture", "BTFixtures"]),
         .testTarget(name: "BTDecodeTests", dependencies: ["BTDecode", "BTFixtures"]),
         .testTarget(name: "BTQueryTests", dependencies: ["BTQuery", "BTFixtures"]),
         .testTarget(name: "BTRenderTests", dependencies: ["BTRender", "BTFixtures"]),
         .testTarget(name: "BTLogTests", dependencies: ["BTCapture", "BTFixtures"]),
+        .testTarget(name: "BTFuzzTests", dependencies: ["BTFuzz", "BTCapture"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -1,5 +1,4 @@
 import Foundation
-import ZIPFoundation
 
 /// What the user said about how to read an input.
 public struct InputOptions: Sendable {
@@ -43,7 +42,8 @@ public enum CaptureInput {
 
     /// Opens bytes already in memory (tests, fuzzing).
     public static func open(bytes: [UInt8], name: String = "<memory>", options: InputOptions = InputOptions()) throws -> FrameReader {
-        try open(stream: MemoryStream(bytes), name: name, plainFile: nil, options: options, depth: 0)
+        if pcapKind(Array(bytes.prefix(4))) != nil { return try PcapReader(memory: bytes, name: name) }
+        return try open(stream: MemoryStream(bytes), name: name, plainFile: nil, options: options, depth: 0)
     }
 
     static func open(stream: ByteStream, name: String, plainFile: String?, options: InputOptions, depth: Int) throws -> FrameReader {
@@ -139,7 +139,15 @@ public enum CaptureInput {
     }
 
     static func openSysdiagnoseTar(input: BufferedReader, name: String, options: InputOptions) throws -> FrameReader {
-        let members = try TarArchive.extractMembers(from: input, name: name, matching: isPacketLog)
+        let spooledBefore = Spool.spooledPaths
+        let members: [ContainerMember]
+        do {
+            members = try TarArchive.extractMembers(from: input, name: name, matching: isPacketLog)
+        } catch {
+            // A damaged archive: nothing spooled from it is needed.
+            for path in Spool.spooledPaths where !spooledBefore.contains(path) { Spool.release(path) }
+            throw error
+        }
         return try openMember(members, name: name, what: "packet log (.pklg)", options: options)
     }
 
@@ -164,6 +172,7 @@ public enum CaptureInput {
 
     static func openMember(_ members: [ContainerMember], name: String, what: String, options: InputOptions) throws -> FrameReader {
         var notices: [CaptureWarning] = []
+        defer { for member in members { Spool.release(member.path) } }
         let chosen = try MemberChoice.choose(members, requested: options.member, container: name, what: what, warnings: &notices)
         let memberOptions = InputOptions(pklgUTCOffset: options.pklgUTCOffset, member: nil)
         let reader = try open(stream: try FileDescriptorStream(path: chosen.path), name: "\(name):\(chosen.name)",
@@ -175,28 +184,32 @@ public enum CaptureInput {
     static func openBugreportZip(input: BufferedReader, name: String, plainFile: String?, options: InputOptions) throws -> FrameReader {
         // A zip is read from its central directory at the end: spool a stream to a file first.
         var zipPath = plainFile
+        var spooledZip: String?
         if zipPath == nil {
             let spooled = try Spool.makeFile()
             while try input.ensure(1) { try spooled.sink.write(Array(input.take(input.available))) }
             try spooled.sink.close()
             zipPath = spooled.path
+            spooledZip = spooled.path
         }
-        let archive: Archive
+        let archive: ZipArchive
         do {
-            archive = try Archive(url: URL(fileURLWithPath: zipPath!), accessMode: .read)
+            archive = try ZipArchive(path: zipPath!, name: name)
+            // The archive holds its descriptor: the spooled copy's name is no longer needed.
+            if let spooledZip { Spool.release(spooledZip) }
         } catch {
-            throw CaptureError("\(name): a zip file that cannot be read (\(error))")
+            if let spooledZip { Spool.release(spooledZip) }
+            throw error
         }
-        var logs: [(Entry, ContainerMember)] = []
-        var reports: [Entry] = []
-        for entry in archive where entry.type == .file {
-            let base = (entry.path as NSString).lastPathComponent
+        var logs: [(ZipArchive.Member, ContainerMember)] = []
+        var reports: [ZipArchive.Member] = []
+        for entry in archive.members where !entry.isDirectory {
+            let base = (entry.name as NSString).lastPathComponent
             if base.hasPrefix("btsnoop_hci.log") || base.hasSuffix(".btsnoop") || base.hasSuffix(".cfa") && base.contains("btsnoop") {
-                let modified = (entry.fileAttributes[.modificationDate] as? Date).map { Int64($0.timeIntervalSince1970) } ?? 0
                 // btsnoop_hci.log is newer than btsnoop_hci.log.last when the times tie.
                 let rank: Int64 = base.hasSuffix(".last") ? 0 : 1
-                logs.append((entry, ContainerMember(name: entry.path, modified: modified * 2 + rank,
-                                                   size: Int64(entry.uncompressedSize), path: "")))
+                logs.append((entry, ContainerMember(name: entry.name, modified: entry.modified * 2 + rank,
+                                                   size: Int64(clamping: entry.uncompressedSize), path: "")))
             } else if base.hasPrefix("bugreport") && base.hasSuffix(".txt") {
                 reports.append(entry)
             }
@@ -206,36 +219,16 @@ public enum CaptureInput {
             let chosen = try MemberChoice.choose(logs.map { $0.1 }, requested: options.member, container: name,
                                                  what: "btsnoop log", warnings: &notices)
             let entry = logs.first { $0.1.name == chosen.name }!.0
-            let reader = try openZipEntry(entry, archive: archive, name: "\(name):\(entry.path)", options: options)
+            let reader = try open(stream: try archive.stream(entry), name: "\(name):\(entry.name)", plainFile: nil,
+                                  options: options, depth: 1)
             reader.warnings.insert(contentsOf: notices, at: 0)
             return reader
         }
         for report in reports {
-            let spooled = try extract(report, archive: archive, name: name)
-            if let reader = try openBtsnooz(input: BufferedReader(try FileDescriptorStream(path: spooled)), name: "\(name):\(report.path)") {
+            if let reader = try openBtsnooz(input: BufferedReader(try archive.stream(report)), name: "\(name):\(report.name)") {
                 return reader
             }
         }
         throw CaptureError("\(name): a zip file with no Bluetooth capture (no btsnoop_hci.log under FS/data/misc/bluetooth/logs and no btsnooz section in a bugreport text)")
-    }
-
-    static func openZipEntry(_ entry: Entry, archive: Archive, name: String, options: InputOptions) throws -> FrameReader {
-        let path = try extract(entry, archive: archive, name: name)
-        return try open(stream: try FileDescriptorStream(path: path), name: name, plainFile: path, options: options, depth: 1)
-    }
-
-    static func extract(_ entry: Entry, archive: Archive, name: String) throws -> String {
-        let spooled = try Spool.makeFile()
-        do {
-            _ = try archive.extract(entry, skipCRC32: false) { data in
-                try spooled.sink.write([UInt8](data))
-            }
-            try spooled.sink.close()
-        } catch let error as CaptureError {
-            throw error
-        } catch {
-            throw CaptureError("\(name): cannot extract \(entry.path) (\(error))")
-        }
-        return spooled.path
     }
 }

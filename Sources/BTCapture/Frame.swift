@@ -200,6 +200,15 @@ public enum Microseconds {
         return rest < 0 ? (seconds - 1, rest + 1_000_000) : (seconds, rest)
     }
 
+    /// seconds * 1,000,000 + micros, clamped to the representable range: a pcapng timestamp
+    /// is 64 bits of any unit, so a corrupt one can exceed what microseconds since 1970 hold.
+    public static func combine(seconds: Int64, micros: Int64) -> Int64 {
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        let (sum, carry) = scaled.addingReportingOverflow(micros)
+        return carry ? (micros < 0 ? .min : .max) : sum
+    }
+
     /// a - b, clamped to the representable range instead of trapping.
     public static func difference(_ a: Int64, _ b: Int64) -> Int64 {
         let (value, overflow) = a.subtractingReportingOverflow(b)

@@ -1,12 +1,20 @@
 import BTCapture
 import BTFixtures
+import BTFuzz
 import Foundation
 
 // Writes every fixture under Fixtures/ (or the folder given as the first argument).
 // Run: swift run btlog-fixtures [Fixtures]
 //  or: btlog-fixtures bench FOLDER [--le N] [--audio N]   (the benchmark's large captures)
+//  or: btlog-fixtures fuzz-seeds FOLDER [FIXTURES]        (seed corpora for Scripts/fuzz.sh)
 if CommandLine.arguments.dropFirst().first == "bench" {
     try BenchmarkFiles.write(arguments: Array(CommandLine.arguments.dropFirst(2)))
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "fuzz-seeds", CommandLine.arguments.count >= 3 {
+    let count = try FuzzSeeds.write(to: CommandLine.arguments[2],
+                                    fixtures: CommandLine.arguments.count > 3 ? CommandLine.arguments[3] : nil)
+    print("wrote \(count) seeds under \(CommandLine.arguments[2])")
     exit(0)
 }
 let folder = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "Fixtures"

@@ -1,10 +1,11 @@
 import CSystemZlib
 
 /// Inflates a gzip or zlib stream as it is read, member after member (concatenated gzip files
-/// are one stream, as gunzip treats them).
+/// are one stream, as gunzip treats them), or one raw deflate stream (a zip member).
 public final class InflateStream: ByteStream {
     let source: ByteStream
     let name: String
+    let raw: Bool
     var stream = z_stream()
     let input: UnsafeMutableRawBufferPointer
     /// True between members: the end of the source there is a clean end.
@@ -13,12 +14,13 @@ public final class InflateStream: ByteStream {
     var completedMembers = 0
     var producedInMember = 0
 
-    public init(source: ByteStream, name: String) throws {
+    public init(source: ByteStream, name: String, raw: Bool = false) throws {
         self.source = source
         self.name = name
+        self.raw = raw
         input = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
-        // 15 window bits + 32: accept gzip or zlib headers.
-        let status = inflateInit2_(&stream, 15 + 32, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+        // 15 window bits + 32: accept gzip or zlib headers; -15: raw deflate without a header.
+        let status = inflateInit2_(&stream, raw ? -15 : 15 + 32, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else {
             input.deallocate()
             throw CaptureError("\(name): cannot start decompression (zlib status \(status))")
@@ -50,6 +52,9 @@ public final class InflateStream: ByteStream {
             let status = inflate(&stream, Z_NO_FLUSH)
             let produced = buffer.count - Int(stream.avail_out)
             switch status {
+            case Z_STREAM_END where raw:
+                finished = true
+                return produced
             case Z_STREAM_END:
                 betweenMembers = true
                 completedMembers += 1

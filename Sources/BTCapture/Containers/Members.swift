@@ -49,7 +49,8 @@ enum MemberChoice {
     }
 }
 
-/// Temporary files for members spooled out of a stream; removed when the process ends.
+/// Temporary files for members spooled out of a stream. Each is removed as soon as the reader
+/// that needs it has it open (`release`), and any left are removed when the process ends.
 enum Spool {
     static func makeFile() throws -> (path: String, sink: FileSink) {
         let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
@@ -60,6 +61,13 @@ enum Spool {
         spooledPaths.append(path)
         registerCleanup()
         return (path, FileSink(fd: fd, name: path, ownsDescriptor: true))
+    }
+
+    /// Removes a spooled file (an open descriptor keeps reading it); other paths are left alone.
+    static func release(_ path: String) {
+        guard let index = spooledPaths.firstIndex(of: path) else { return }
+        spooledPaths.remove(at: index)
+        unlink(path)
     }
 
     nonisolated(unsafe) static var spooledPaths: [String] = []

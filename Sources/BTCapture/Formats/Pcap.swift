@@ -24,6 +24,8 @@ public final class PcapReader: FrameReaderBase, FrameReader {
     let isNG: Bool
     /// Keeps the thread that feeds a non-file stream into libpcap alive.
     var feeder: PipeFeeder?
+    /// The copy of an in-memory capture libpcap reads through fmemopen; freed after pcap_close.
+    var memory: UnsafeMutableRawPointer?
     var finished = false
 
     /// Opens a regular file by path.
@@ -49,6 +51,30 @@ public final class PcapReader: FrameReaderBase, FrameReader {
         try self.init(handle: handle, name: name, isNG: isNG, feeder: feeder)
     }
 
+    /// Reads a capture held in memory (tests, fuzzing): no thread, no pipe.
+    public convenience init(memory bytes: [UInt8], name: String) throws {
+        guard !bytes.isEmpty else { throw CaptureError("\(name): empty file") }
+        let copy = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 16)
+        bytes.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
+        var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE))
+        guard let file = fmemopen(copy, bytes.count, "r") else {
+            copy.deallocate()
+            throw CaptureError("\(name): cannot read: \(systemErrorText(errno))")
+        }
+        guard let handle = pcap_fopen_offline_with_tstamp_precision(file, UInt32(PCAP_TSTAMP_PRECISION_MICRO), &errorBuffer) else {
+            fclose(file)
+            copy.deallocate()
+            throw CaptureError("\(name): \(String(cString: errorBuffer))")
+        }
+        do {
+            try self.init(handle: handle, name: name, isNG: bytes.starts(with: [0x0A, 0x0D, 0x0D, 0x0A]), feeder: nil)
+        } catch {
+            copy.deallocate()
+            throw error
+        }
+        memory = copy
+    }
+
     init(handle: OpaquePointer, name: String, isNG: Bool, feeder: PipeFeeder?) throws {
         let code = pcap_datalink(handle)
         guard let linkType = PcapLinkType(rawValue: code) else {
@@ -64,7 +90,10 @@ public final class PcapReader: FrameReaderBase, FrameReader {
         super.init(name: name)
     }
 
-    deinit { pcap_close(handle) }
+    deinit {
+        pcap_close(handle)
+        memory?.deallocate()
+    }
 
     public var formatDescription: String {
         "\(isNG ? "pcapng" : "pcap") (link type \(linkType.rawValue), \(PcapLinkType.knownNames[linkType.rawValue] ?? ""))"
@@ -79,7 +108,8 @@ public final class PcapReader: FrameReaderBase, FrameReader {
             let status = pcap_next_ex(handle, &header, &data)
             if status == 1, let header, let data {
                 let bytes = Array(UnsafeBufferPointer(start: data, count: Int(header.pointee.caplen)))
-                let timestamp = Int64(header.pointee.ts.tv_sec) * 1_000_000 + Int64(header.pointee.ts.tv_usec)
+                let timestamp = Microseconds.combine(seconds: Int64(header.pointee.ts.tv_sec),
+                                                     micros: Int64(header.pointee.ts.tv_usec))
                 if let frame = makeFrame(bytes, originalLength: Int(header.pointee.len), timestamp: timestamp) {
                     return frame
                 }

@@ -1,0 +1,94 @@
+import BTCapture
+import BTFixtures
+import Foundation
+
+/// Seed corpora for every target, built from the fixture scenarios (and the capture files in a
+/// fixtures folder, when given), so each fuzzer starts from valid files of its format and
+/// mutates from there.
+public enum FuzzSeeds {
+    /// Writes FOLDER/TARGET/NAME for every target; returns the number of seeds written.
+    @discardableResult
+    public static func write(to folder: String, fixtures: String?) throws -> Int {
+        var written = 0
+        func save(_ target: FuzzTarget, _ name: String, _ bytes: [UInt8]) throws {
+            let directory = (folder as NSString).appendingPathComponent(target.rawValue)
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try Data(bytes).write(to: URL(fileURLWithPath: (directory as NSString).appendingPathComponent(name)))
+            written += 1
+        }
+
+        let dual = Scenarios.wwdcDual()
+        let hciOnly = dual.filter { $0.kind.isHCI }
+        let monitor = Scenarios.monitorSession()
+        let heartRate = Scenarios.heartRateSession()
+        let classic = Scenarios.classicL2CAPSession()
+        var le: [Frame] = []
+        BenchmarkSessions.leSession(packets: 400) { le += $0 }
+        var audio: [Frame] = []
+        BenchmarkSessions.audioSession(packets: 300) { audio += $0 }
+
+        // Readers: every format btlog writes, small enough for libFuzzer's length limit.
+        try save(.btsnoop, "h4.btsnoop", try FixtureContainers.encode(hciOnly, as: .btsnoopH4))
+        try save(.btsnoop, "hci.btsnoop", try FixtureContainers.encode(hciOnly.filter { $0.kind != .scoData }, as: .btsnoopHCI))
+        try save(.btsnoop, "monitor.btsnoop", try FixtureContainers.encode(monitor, as: .btsnoopMonitor))
+        try save(.btsnoop, "h5.btsnoop", FixtureContainers.linkFramed(hciOnly, bcsp: false))
+        try save(.btsnoop, "bcsp.btsnoop", FixtureContainers.linkFramed(hciOnly, bcsp: true))
+        try save(.pklg, "le.pklg", [0] + (try FixtureContainers.encode(dual, as: .pklg)))
+        try save(.pklg, "be.pklg", [1] + FixtureFiles.bigEndianPacketLogger(dual))
+        try save(.pklg, "heart-rate.pklg", [0] + (try FixtureContainers.encode(heartRate, as: .pklg)))
+        try save(.pcap, "h4.pcap", try FixtureContainers.encode(hciOnly, as: .pcapH4))
+        try save(.pcap, "monitor.pcap", try FixtureContainers.encode(monitor, as: .pcapMonitor))
+        try save(.pcap, "monitor.pcapng", try FixtureContainers.encode(monitor, as: .pcapng))
+        try save(.gzip, "btsnoop.gz", FixtureContainers.gzip(try FixtureContainers.encode(hciOnly, as: .btsnoopH4)))
+        try save(.gzip, "pcapng.gz", FixtureContainers.gzip(try FixtureContainers.encode(monitor, as: .pcapng)))
+        let sysdiagnose = FixtureContainers.tar([
+            ("sysdiagnose/logs/Bluetooth/bluetoothd-hci-older.pklg", 1_557_353_400,
+             try FixtureContainers.encode(Array(dual.prefix(6)), as: .pklg)),
+            ("sysdiagnose/logs/Bluetooth/bluetoothd-hci-latest.pklg", 1_557_356_700,
+             try FixtureContainers.encode(Array(dual.prefix(20)), as: .pklg)),
+            ("sysdiagnose/summaries/readme.txt", 1_557_356_700, Array("not a capture\n".utf8)),
+        ])
+        try save(.tar, "sysdiagnose.tar", sysdiagnose)
+        try save(.gzip, "sysdiagnose.tar.gz", FixtureContainers.gzip(sysdiagnose))
+        let report = "== dumpstate\nDUMP OF SERVICE bluetooth_manager:\n" + FixtureContainers.btsnoozSection(hciOnly) + "\n== end\n"
+        try save(.btsnooz, "bugreport.txt", Array(report.utf8))
+        let zipURL = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("btlog-seed-\(getpid()).zip")
+        try FixtureContainers.zip([
+            ("bugreport.txt", Date(timeIntervalSince1970: 1_557_356_700), Array(report.utf8)),
+            ("FS/data/misc/bluetooth/logs/btsnoop_hci.log", Date(timeIntervalSince1970: 1_557_356_700),
+             try FixtureContainers.encode(Array(hciOnly.prefix(20)), as: .btsnoopH4)),
+        ], to: zipURL)
+        try save(.zip, "bugreport.zip", [UInt8](try Data(contentsOf: zipURL)))
+        try? FileManager.default.removeItem(at: zipURL)
+
+        // The decoder: runs of consecutive packets, so a seed holds a request and its
+        // response, or every fragment of a PDU.
+        var sessions: [(String, [Frame])] = [("wwdc", dual), ("monitor", monitor), ("heart-rate", heartRate),
+                                             ("classic", classic), ("le", le), ("audio", audio)]
+        if let fixtures {
+            for name in ((try? FileManager.default.contentsOfDirectory(atPath: fixtures)) ?? []).sorted()
+            where name.hasSuffix(".btsnoop") || name.hasSuffix(".pklg") {
+                let path = (fixtures as NSString).appendingPathComponent(name)
+                let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+                if bytes.count <= 16 << 10 {
+                    let target: FuzzTarget = name.hasSuffix(".pklg") ? .pklg : .btsnoop
+                    try save(target, "fixture-\(name)", target == .pklg ? [0] + bytes : bytes)
+                }
+                guard let reader = try? CaptureInput.open(bytes: bytes) else { continue }
+                var frames: [Frame] = []
+                while let frame = try? reader.next() { frames.append(frame) }
+                sessions.append((name, frames))
+            }
+        }
+        for (name, frames) in sessions {
+            // At most 60 runs per session, spread over all of it (a kernel fixture's testers
+            // differ from start to end).
+            let runLength = 24
+            for start in stride(from: 0, to: frames.count, by: max(runLength, frames.count / 60)) {
+                let run = Array(frames[start ..< min(start + runLength, frames.count)])
+                try save(.decoder, "\(name)-\(start).bin", DecoderInput.encode(run))
+            }
+        }
+        return written
+    }
+}

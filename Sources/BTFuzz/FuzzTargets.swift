@@ -1,0 +1,156 @@
+import BTCapture
+import BTDecode
+import BTFixtures
+import BTQuery
+import BTRender
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The byte-parsing entry points btlog exposes to untrusted input, one per fuzz target.
+/// `btlog-fuzz` runs one of them under libFuzzer (Scripts/fuzz.sh); the regression tests run
+/// every checked-in input (Tests/FuzzInputs/TARGET/) through the same function.
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    /// BTSnoopReader over the input (every datalink; the 16-byte header included).
+    case btsnoop
+    /// PacketLoggerReader; the first byte's low bit picks the byte order, the rest is the file.
+    case pklg
+    /// libpcap (pcap and pcapng) over the input in memory.
+    case pcap
+    /// The gzip stream, then whatever it inflates to through format detection.
+    case gzip
+    /// Format detection and every container on the whole input: tar (sysdiagnose), btsnooz
+    /// text, zip (bugreport); the seeds decide which one a run explores.
+    case tar, btsnooz, zip
+    /// Raw HCI packets (DecoderInput records) decoded after a warm session, then rendered as
+    /// the tree, the table and the hex dump.
+    case decoder
+
+    /// Runs the input; returns normally for every input (errors are the expected outcome of
+    /// most inputs), crashes only on a bug.
+    public func run(_ input: [UInt8]) {
+        switch self {
+        case .btsnoop:
+            readAll { try BTSnoopReader(BufferedReader(MemoryStream(input), chunkSize: 4096), name: "fuzz") }
+        case .pklg:
+            guard let first = input.first else { return }
+            readAll {
+                PacketLoggerReader(BufferedReader(MemoryStream(Array(input.dropFirst())), chunkSize: 4096), name: "fuzz",
+                                   littleEndian: first & 1 == 0)
+            }
+        case .pcap:
+            readAll { try PcapReader(memory: input, name: "fuzz") }
+        case .gzip:
+            guard let inflated = try? InflateStream(source: MemoryStream(input), name: "fuzz") else { return }
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            // A small input can inflate a thousandfold: stop at 8 MiB (enough for any seed).
+            while bytes.count < 8 << 20 {
+                guard let n = try? chunk.withUnsafeMutableBytes({ try inflated.read(into: $0) }), n > 0 else { break }
+                bytes += chunk[0 ..< n]
+            }
+            readAll { try CaptureInput.open(bytes: bytes) }
+        case .tar, .btsnooz, .zip:
+            readAll { try CaptureInput.open(bytes: input) }
+        case .decoder:
+            FuzzDecoder.shared.run(DecoderInput.frames(from: input))
+        }
+    }
+
+    private func readAll(_ open: () throws -> FrameReader) {
+        guard let reader = try? open() else { return }
+        var frames = 0
+        while frames < 1_000_000, let frame = try? reader.next() {
+            frames += 1
+            // Touch what a consumer touches: the bytes and the declared length.
+            _ = frame.bytes.last
+            _ = frame.isTruncated
+        }
+        _ = reader.warnings
+    }
+}
+
+/// The decoder target's input: records of [selector][length low][length high][bytes]. The
+/// selector's low 4 bits pick the kind, bit 4 the direction, bits 5-7 the controller index, so
+/// libFuzzer can build multi-packet sequences (fragments, requests and their responses).
+public enum DecoderInput {
+    public static let kinds: [FrameKind] = [
+        .command, .event, .aclData, .scoData, .isoData, .aclData, .event, .aclData,
+        .note, .userLogging, .syslog, .newIndex, .indexInfo, .controlOpen, .controlCommand, .vendorDiagnostic,
+    ]
+
+    public static func frames(from input: [UInt8]) -> [Frame] {
+        var frames: [Frame] = []
+        var i = 0
+        while i < input.count {
+            let selector = input[i]
+            let declared = i + 2 < input.count ? Int(input[i + 1]) | Int(input[i + 2]) << 8 : 0
+            let start = min(i + 3, input.count)
+            let end = min(start + declared, input.count)
+            frames.append(Frame(number: frames.count + 1, timestamp: Int64(frames.count) * 1000,
+                                kind: kinds[Int(selector & 0x0F)],
+                                direction: selector & 0x10 != 0 ? .received : .sent,
+                                controller: UInt16(selector >> 5), bytes: input[start ..< end]))
+            i = end
+        }
+        return frames
+    }
+
+    /// The inverse: frames of a fixture as a seed input (kinds outside the table are skipped).
+    public static func encode(_ frames: [Frame]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for frame in frames {
+            guard let index = kinds.firstIndex(of: frame.kind), frame.bytes.count <= 0xFFFF else { continue }
+            let selector = UInt8(index) | (frame.direction == .received ? 0x10 : 0) | UInt8(min(frame.controller, 7)) << 5
+            bytes.append(selector)
+            bytes.append(UInt8(frame.bytes.count & 0xFF))
+            bytes.append(UInt8(frame.bytes.count >> 8))
+            bytes += frame.bytes
+        }
+        return bytes
+    }
+}
+
+/// Decodes fuzz packets after a session that has already seen connections, L2CAP channels,
+/// GATT discovery and pairing, so stateful paths (reassembly, channel maps, the GATT database)
+/// are reached. The warm Session is a value: each input starts from the same copy, so a crash
+/// reproduces from its input alone.
+final class FuzzDecoder {
+    nonisolated(unsafe) static let shared = FuzzDecoder()
+
+    let warm: Session
+    let output: OutputWriter
+
+    init() {
+        var frames = Scenarios.heartRateSession() + Scenarios.classicL2CAPSession()
+        BenchmarkSessions.leSession(packets: 1500) { frames += $0 }
+        BenchmarkSessions.audioSession(packets: 600) { frames += $0 }
+        let decoder = Decoder()
+        for frame in frames { _ = decoder.decode(frame) }
+        warm = decoder.session
+        output = OutputWriter(fd: open("/dev/null", O_WRONLY | O_CLOEXEC))
+    }
+
+    func run(_ frames: [Frame]) {
+        let decoder = Decoder()
+        decoder.session = warm
+        var options = RenderOptions()
+        options.hex = true
+        options.time = .rel
+        var tree: PacketRenderer = TreeRenderer(options: options)
+        var table: PacketRenderer = TableRenderer(options: RenderOptions())
+        var statistics = CaptureStatistics()
+        Layer.recordsDisplays = true
+        for frame in frames {
+            let packet = decoder.decode(frame)
+            statistics.add(packet)
+            try? tree.render(packet, to: output)
+            try? table.render(packet, to: output)
+        }
+        _ = decoder.finish()
+        try? tree.finish(statistics, to: output)
+        try? output.flush()
+    }
+}
