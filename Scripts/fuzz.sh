@@ -46,7 +46,8 @@ for target in "${targets[@]}"; do
     set +e
     # -rss_limit_mb: a leak or an allocation from an unchecked length fails the run;
     # -timeout: one input taking over 10 s is a hang.
-    BTLOG_FUZZ_TARGET=$target "$fuzzer" "$corpus" -max_total_time="$seconds" -max_len=65536 \
+    # SWIFT_BACKTRACE off: libFuzzer reports the crash and saves the input itself.
+    SWIFT_BACKTRACE=enable=no BTLOG_FUZZ_TARGET=$target "$fuzzer" "$corpus" -max_total_time="$seconds" -max_len=65536 \
         -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix="$artifacts/" \
         -detect_leaks=0 > "$log" 2>&1
     status=$?

@@ -31,7 +31,7 @@ enum BenchmarkFiles {
     static func write(_ folder: String, _ name: String,
                       _ session: (Int, ([Frame]) throws -> Void) throws -> Void, _ packets: Int) throws {
         let paths = ["\(folder)/\(name).btsnoop", "\(folder)/\(name).pklg"]
-        let sinks = try paths.map { try FileSink(path: $0) }
+        let sinks = try paths.map { try OutputFile(path: $0) }
         let writers = [try CaptureWriters.make(.btsnoopH4, sink: sinks[0]), try CaptureWriters.make(.pklg, sink: sinks[1])]
         try session(packets) { frames in
             for frame in frames {

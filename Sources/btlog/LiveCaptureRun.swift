@@ -15,6 +15,8 @@ final class LiveCaptureRun {
     let wake: WakePipe
     let controller: UInt16?
     var writer: CaptureWriter?
+    /// The -w file, when it is one (not standard output).
+    var outputFile: OutputFile?
     var writerName = ""
     var perController: [UInt16: Int] = [:]
     var written = 0
@@ -35,7 +37,14 @@ final class LiveCaptureRun {
         let toStdout = command.writePath == "-"
         do {
             if let path = command.writePath {
-                let sink = toStdout ? FileSink(fd: 1, name: "standard output", ownsDescriptor: false) : try FileSink(path: path)
+                let sink: ByteSink
+                if toStdout {
+                    sink = FileSink(fd: 1, name: "standard output", ownsDescriptor: false)
+                } else {
+                    let file = try OutputFile(path: path)
+                    outputFile = file
+                    sink = file
+                }
                 writer = try CaptureWriters.make(command.fileFormat, sink: sink)
                 try writer?.flush()
                 writerName = toStdout ? "standard output" : path
@@ -67,7 +76,13 @@ final class LiveCaptureRun {
         }
         receiver.requestStop()
         receiver.waitUntilFinished()
-        do { try writer?.close() } catch let error as CaptureError { failure = failure ?? error.message }
+        if failure == nil {
+            do { try writer?.close() } catch let error as CaptureError { failure = error.message }
+        }
+        if let failure0 = failure, let outputFile, case let kept = outputFile.abandon(), !kept.isEmpty {
+            // A failed write (a full disk): an existing file the capture was to replace is kept.
+            failure = "\(failure0); \(kept)"
+        }
         if case .failed(let message) = receiver.stopReason { failure = failure ?? "capture: \(message)" }
         FileHandleStderr.write(statusLine(pipeline.statistics) + "\n")
         if let failure {
@@ -89,7 +104,13 @@ final class LiveCaptureRun {
 
     private func announce() {
         var parts = ["btlog: capturing from the HCI monitor, \(controller.map { "hci\($0)" } ?? "all controllers")"]
-        if !writerName.isEmpty { parts.append("writing \(writerName) (\(LiveFileFormat.describe(command.fileFormat)))") }
+        if !writerName.isEmpty {
+            var writing = "writing \(writerName) (\(LiveFileFormat.describe(command.fileFormat)))"
+            if let outputFile, outputFile.replacesExisting {
+                writing += "; it exists, so the capture goes to \(outputFile.writingPath) and replaces it at the end"
+            }
+            parts.append(writing)
+        }
         parts.append("Ctrl-C stops")
         FileHandleStderr.write(parts.joined(separator: " · ") + "\n")
     }
@@ -104,6 +125,7 @@ final class LiveCaptureRun {
         parts.append("\(statistics.errors) error\(statistics.errors == 1 ? "" : "s")")
         parts.append("\(receiver.kernelDrops) dropped by the kernel")
         if receiver.malformed > 0 { parts.append("\(receiver.malformed) malformed") }
+        if receiver.queueDrops > 0 { parts.append("\(receiver.queueDrops) dropped by btlog (the output did not keep up)") }
         if writer != nil {
             var wrote = "\(written) written to \(writerName)"
             if notStorable > 0 { wrote += " (\(notStorable) that \(LiveFileFormat.describe(command.fileFormat)) cannot hold left out)" }

@@ -144,3 +144,20 @@ final class LiveCaptureTests: XCTestCase {
         }
     }
 }
+
+/// The queue between the receive thread and the consumer holds a bounded number of bytes.
+final class FrameQueueTests: XCTestCase {
+    func testFullQueueDropsAndCounts() {
+        let queue = FrameQueue(limit: 1000)
+        let frame = Frame(timestamp: 0, kind: .note, direction: .none, bytes: [UInt8](repeating: 1, count: 100))
+        for _ in 0 ..< 20 { queue.push(.frame(frame)) }
+        XCTAssertEqual(queue.droppedCount, 15, "five frames of 100 bytes (196 with their overhead) fit in 1000")
+        guard case .frame = queue.pop() else { return XCTFail("a frame was queued") }
+        queue.push(.frame(frame))
+        XCTAssertEqual(queue.droppedCount, 15, "room again after one was taken")
+        queue.close()
+        var left = 0
+        while queue.pop() != nil { left += 1 }
+        XCTAssertEqual(left, 5)
+    }
+}

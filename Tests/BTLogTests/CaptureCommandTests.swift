@@ -6,51 +6,8 @@ import BTCapture
 /// `btlog capture` end to end, with a socketpair standing in for the kernel's monitor socket
 /// (the hidden --monitor-fd 0 reads it from standard input).
 final class CaptureCommandTests: XCTestCase {
-    struct Running {
-        let process: Process
-        let sender: Int32
-        let out: Pipe
-        let err: Pipe
-
-        func send(_ opcode: UInt16, _ index: UInt16, _ payload: [UInt8]) {
-            let bytes = MonitorDatagram.bytes(opcode: opcode, controller: index, payload: payload)
-            _ = bytes.withUnsafeBytes { Glibc.send(sender, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        }
-
-        func finish(closing: Bool = true) -> (status: Int32, out: String, err: String, bytes: [UInt8]) {
-            if closing { close(sender) }
-            let output = out.fileHandleForReading.readDataToEndOfFile()
-            let errors = err.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            if !closing { close(sender) }
-            return (process.terminationStatus, String(decoding: output, as: UTF8.self),
-                    String(decoding: errors, as: UTF8.self), [UInt8](output))
-        }
-    }
-
-    func start(_ arguments: [String]) throws -> Running {
-        var fds: [Int32] = [0, 0]
-        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &fds), 0)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Tool.btlog)
-        process.arguments = ["capture", "--monitor-fd", "0"] + arguments
-        process.environment = ["TZ": "UTC", "PATH": "/usr/bin:/bin"]
-        let out = Pipe(), err = Pipe()
-        process.standardInput = FileHandle(fileDescriptor: fds[1], closeOnDealloc: true)
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        return Running(process: process, sender: fds[0], out: out, err: err)
-    }
-
-    func temporaryPath(_ name: String) -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("btlog-capture-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder.appendingPathComponent(name).path
-    }
-
     /// New Index hci0, Open Index, HCI Reset and its Command Complete, a note, an ACL packet on hci1.
-    func sendSession(_ run: Running) {
+    func sendSession(_ run: CaptureRun) {
         run.send(0, 0, [0, 0, 0x55, 0x44, 0x33, 0x22, 0x11, 0x00] + Array("hci0".utf8) + [0, 0, 0, 0])
         run.send(8, 0, [])
         run.send(2, 0, [0x03, 0x0C, 0x00])
@@ -61,7 +18,7 @@ final class CaptureCommandTests: XCTestCase {
 
     func testPrintsLiveAndWritesEveryFrame() throws {
         let path = temporaryPath("live.btsnoop")
-        let run = try start(["-w", path])
+        let run = try startCapture(["-w", path])
         sendSession(run)
         let result = run.finish()
         XCTAssertEqual(result.status, 0, result.err)
@@ -88,7 +45,7 @@ final class CaptureCommandTests: XCTestCase {
     }
 
     func testCountAndQuietAndOneController() throws {
-        let run = try start(["-c", "2", "-q", "-i", "hci0"])
+        let run = try startCapture(["-c", "2", "-q", "-i", "hci0"])
         sendSession(run)
         run.send(2, 0, [0x03, 0x0C, 0x00])
         let result = run.finish(closing: false)
@@ -100,7 +57,7 @@ final class CaptureCommandTests: XCTestCase {
     func testEveryFormatIsCompleteAfterEveryRecord() throws {
         for (format, native) in [("btsnoop", CaptureFileFormat.btsnoopMonitor), ("pklg", .pklg), ("pcapng", .pcapng)] {
             let path = temporaryPath("live.\(format)")
-            let run = try start(["-q", "-w", path, "--format", format])
+            let run = try startCapture(["-q", "-w", path, "--format", format])
             run.send(2, 0, [0x03, 0x0C, 0x00])
             run.send(3, 0, [0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00])
             // Read the file while the capture is still running: both records must be there.
@@ -121,7 +78,7 @@ final class CaptureCommandTests: XCTestCase {
 
     func testSigtermFlushesAndLeavesACompleteFile() throws {
         let path = temporaryPath("term.btsnoop")
-        let run = try start(["-q", "-w", path])
+        let run = try startCapture(["-q", "-w", path])
         for i in 0 ..< 500 { run.send(12, 0xFFFF, Array("note \(i)".utf8)) }
         usleep(300_000)
         kill(run.process.processIdentifier, SIGTERM)
@@ -138,7 +95,7 @@ final class CaptureCommandTests: XCTestCase {
 
     func testClosedStandardOutputEndsQuietlyAndKeepsTheFile() throws {
         let path = temporaryPath("pipe.btsnoop")
-        let run = try start(["-w", path])
+        let run = try startCapture(["-w", path])
         try run.out.fileHandleForReading.close()   // like `btlog capture | head -0`
         for i in 0 ..< 50 { run.send(12, 0xFFFF, Array("note \(i)".utf8)) }
         usleep(200_000)
@@ -157,7 +114,7 @@ final class CaptureCommandTests: XCTestCase {
         let folder = (temporaryPath("x") as NSString).deletingLastPathComponent
         chmod(folder, 0o777)
         let path = folder + "/owned.btsnoop"
-        let run = try start(["-q", "-w", path, "--user", "nobody"])
+        let run = try startCapture(["-q", "-w", path, "--user", "nobody"])
         run.send(2, 0, [0x03, 0x0C, 0x00])
         let result = run.finish()
         XCTAssertEqual(result.status, 0, result.err)
@@ -167,7 +124,7 @@ final class CaptureCommandTests: XCTestCase {
     }
 
     func testWritingToStandardOutput() throws {
-        let run = try start(["-w", "-"])
+        let run = try startCapture(["-w", "-"])
         sendSession(run)
         let result = run.finish()
         XCTAssertEqual(result.status, 0, result.err)
@@ -200,7 +157,7 @@ final class CaptureCommandTests: XCTestCase {
 
     func testShowReadsAGrowingFile() throws {
         let path = temporaryPath("growing.btsnoop")
-        let sink = try FileSink(path: path)
+        let sink = try OutputFile(path: path)
         let writer = try CaptureWriters.make(.btsnoopMonitor, sink: sink)
         try writer.flush()
         let process = Process()

@@ -13,20 +13,49 @@ public enum CaptureStop: Equatable, Sendable {
     case failed(String)
 }
 
-/// Frames from the receive thread to the consumer, in arrival order. Unbounded on purpose:
-/// the receive loop must never wait for a slow terminal or disk, or the kernel drops frames.
+/// Frames from the receive thread to the consumer, in arrival order. The receive loop never
+/// waits for a slow terminal or disk (the kernel would drop frames unseen); instead the queue
+/// holds up to `limit` bytes, and past that frames are dropped here and counted, so memory
+/// stays bounded however long the output stalls, and the status line says what was lost.
 final class FrameQueue: @unchecked Sendable {
     enum Item { case frame(Frame), warning(String) }
     private let condition = NSCondition()
     private var items: [Item] = []
     private var head = 0
     private var closed = false
+    private var queuedBytes = 0
+    let limit: Int
+    /// Frames dropped because the queue was full.
+    private(set) var dropped = 0
+
+    /// 256 MiB: minutes of a busy controller's traffic.
+    init(limit: Int = 256 << 20) { self.limit = limit }
+
+    /// What an item costs in memory: its bytes and the Frame around them.
+    static func cost(_ item: Item) -> Int {
+        switch item {
+        case .frame(let frame): return frame.bytes.count + 96
+        case .warning(let text): return text.utf8.count + 96
+        }
+    }
 
     func push(_ item: Item) {
+        let cost = Self.cost(item)
         condition.lock()
-        items.append(item)
-        condition.signal()
+        if queuedBytes + cost > limit {
+            dropped += 1
+        } else {
+            queuedBytes += cost
+            items.append(item)
+            condition.signal()
+        }
         condition.unlock()
+    }
+
+    var droppedCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return dropped
     }
 
     func close() {
@@ -44,6 +73,7 @@ final class FrameQueue: @unchecked Sendable {
         guard head < items.count else { return nil }
         let item = items[head]
         head += 1
+        queuedBytes -= Self.cost(item)
         if head == items.count || head > 4096 && head * 2 > items.count {
             items.removeFirst(head)
             head = 0
@@ -131,7 +161,7 @@ public final class MonitorReceiver: @unchecked Sendable {
 
     let fd: Int32
     let configuration: Configuration
-    let queue = FrameQueue()
+    let queue: FrameQueue
     let wake: WakePipe
     private var thread: Thread?
     private let finished = NSCondition()
@@ -142,10 +172,13 @@ public final class MonitorReceiver: @unchecked Sendable {
     public private(set) var received = 0
     public private(set) var malformed = 0
     public private(set) var kernelDrops: UInt32 = 0
+    /// Frames received but dropped because the consumer fell too far behind.
+    public var queueDrops: Int { queue.droppedCount }
 
     /// 0 in the wake pipe means "stop requested"; any other byte is the signal that arrived.
-    public init(fd: Int32, configuration: Configuration, wake: WakePipe) {
+    public init(fd: Int32, configuration: Configuration, wake: WakePipe, queueLimit: Int = 256 << 20) {
         self.fd = fd
+        queue = FrameQueue(limit: queueLimit)
         self.configuration = configuration
         self.wake = wake
     }

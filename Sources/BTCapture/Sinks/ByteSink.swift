@@ -38,13 +38,6 @@ public final class FileSink: ByteSink {
         buffer.reserveCapacity(capacity)
     }
 
-    /// Creates (or truncates) a file with the user's umask.
-    public convenience init(path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-        if fd < 0 { throw CaptureError("\(path): cannot write: \(systemErrorText(errno))") }
-        self.init(fd: fd, name: path, ownsDescriptor: true)
-    }
-
     public func write(_ bytes: [UInt8]) throws {
         buffer.append(contentsOf: bytes)
         if buffer.count >= capacity { try flush() }
