@@ -63,4 +63,79 @@ final class DamagedInputTests: XCTestCase {
             _ = decoder.decode(Frame(number: i, timestamp: 0, kind: kinds[i % kinds.count], direction: .received, bytes: bytes))
         }
     }
+
+    /// Record ends of a btsnoop file, walked here independently of the reader.
+    static func btsnoopRecordEnds(_ bytes: [UInt8]) -> [Int] {
+        var ends: [Int] = []
+        var at = 16
+        while at + 24 <= bytes.count {
+            let included = Int(bytes[at + 4]) << 24 | Int(bytes[at + 5]) << 16 | Int(bytes[at + 6]) << 8 | Int(bytes[at + 7])
+            guard at + 24 + included <= bytes.count else { break }
+            at += 24 + included
+            ends.append(at)
+        }
+        return ends
+    }
+
+    func readAll(_ bytes: [UInt8]) -> (frames: Int, warnings: [String])? {
+        guard let reader = try? CaptureInput.open(bytes: bytes) else { return nil }
+        var frames = 0
+        while (try? reader.next()) ?? nil != nil { frames += 1 }
+        return (frames, reader.warnings.map(\.message))
+    }
+
+    /// Cut at every byte (the kernel captures: every record boundary, the bytes either side of
+    /// it and a thousand random offsets): exactly the records wholly before the cut are read,
+    /// and a cut inside a record is named with its byte offset.
+    func testEveryCompleteRecordBeforeACutIsRead() throws {
+        var generator = SystemRandomNumberGenerator()
+        for name in ["wwdc-dual.btsnoop", "wwdc-dual-monitor.btsnoop", "le-heart-rate.btsnoop", "bredr-l2cap.btsnoop",
+                     "kernel-smp.btsnoop", "kernel-iso.btsnoop"] {
+            let bytes = [UInt8](try Data(contentsOf: Self.fixtures.appendingPathComponent(name)))
+            let ends = Self.btsnoopRecordEnds(bytes)
+            XCTAssertEqual(ends.last, bytes.count, name)
+            var cuts: Set<Int>
+            if bytes.count < 10_000 {
+                cuts = Set(16 ..< bytes.count)
+            } else {
+                cuts = Set(ends.prefix(300).flatMap { [$0 - 1, $0, $0 + 1] })
+                for _ in 0 ..< 1000 { cuts.insert(Int.random(in: 16 ..< bytes.count, using: &generator)) }
+            }
+            for cut in cuts.sorted() {
+                guard let result = readAll(Array(bytes.prefix(cut))) else { return XCTFail("\(name) cut at \(cut) did not open") }
+                let whole = ends.prefix { $0 <= cut }.count
+                XCTAssertEqual(result.frames, whole, "\(name) cut at \(cut)")
+                let recordStart = ends.prefix { $0 <= cut }.last ?? 16
+                if cut > recordStart {
+                    XCTAssertTrue(result.warnings.contains { $0.contains("at byte \(recordStart)") },
+                                  "\(name) cut at \(cut): \(result.warnings)")
+                } else {
+                    XCTAssertTrue(result.warnings.isEmpty, "\(name) cut at a record boundary \(cut): \(result.warnings)")
+                }
+            }
+        }
+    }
+
+    /// Each record's length field set to 0, 1, the maximum and one past the end of the file:
+    /// the records before it are read, the reader ends (or skips) with a warning, at once.
+    func testLengthFieldsAtTheirLimits() throws {
+        for name in ["wwdc-dual.btsnoop", "le-heart-rate.btsnoop"] {
+            let bytes = [UInt8](try Data(contentsOf: Self.fixtures.appendingPathComponent(name)))
+            let starts = [16] + Self.btsnoopRecordEnds(bytes).dropLast()
+            for (index, start) in starts.enumerated() {
+                for value in [UInt32(0), 1, .max, UInt32(bytes.count - start - 24 + 1)] {
+                    var damaged = bytes
+                    for field in [start, start + 4] {  // original and included length
+                        damaged[field] = UInt8(value >> 24); damaged[field + 1] = UInt8(value >> 16 & 0xFF)
+                        damaged[field + 2] = UInt8(value >> 8 & 0xFF); damaged[field + 3] = UInt8(value & 0xFF)
+                    }
+                    let started = Date()
+                    guard let result = readAll(damaged) else { return XCTFail("\(name) record \(index) = \(value)") }
+                    XCTAssertLessThan(Date().timeIntervalSince(started), 1)
+                    XCTAssertGreaterThanOrEqual(result.frames, index, "\(name): records before \(index) are read")
+                    if value > 1 { XCTAssertFalse(result.warnings.isEmpty, "\(name) record \(index) length \(value)") }
+                }
+            }
+        }
+    }
 }

@@ -116,6 +116,19 @@ final class CaptureCommandTests: XCTestCase {
         let path = folder + "/owned.btsnoop"
         let run = try startCapture(["-q", "-w", path, "--user", "nobody"])
         run.send(2, 0, [0x03, 0x0C, 0x00])
+        // Once the file exists the drop has happened: real, effective, saved and filesystem
+        // ids are all nobody's, no supplementary group is left, and no capability.
+        for _ in 0 ..< 200 where !FileManager.default.fileExists(atPath: path) { usleep(10_000) }
+        let status = try String(contentsOfFile: "/proc/\(run.process.processIdentifier)/status", encoding: .utf8)
+        func field(_ name: String) -> [String] {
+            let line = status.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
+            return line.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().map(String.init)
+        }
+        let uid = String(nobody.pointee.pw_uid), gid = String(nobody.pointee.pw_gid)
+        XCTAssertEqual(field("Uid"), [uid, uid, uid, uid], status)
+        XCTAssertEqual(field("Gid"), [gid, gid, gid, gid], status)
+        XCTAssertEqual(field("Groups"), [], status)
+        XCTAssertEqual(field("CapEff"), ["0000000000000000"], status)
         let result = run.finish()
         XCTAssertEqual(result.status, 0, result.err)
         var info = stat()
