@@ -2,6 +2,7 @@
 # Fuzzes every byte-parsing entry point of btlog with libFuzzer and AddressSanitizer.
 #
 #   Scripts/fuzz.sh [SECONDS] [TARGET...]     (default: 60 seconds each, every target)
+#   FUZZ_SEED=N Scripts/fuzz.sh ...           (libFuzzer's random seed, for a repeatable run)
 #
 # Builds btlog-fuzz with -sanitize=fuzzer,address into .build/fuzz, writes seed corpora from the
 # fixture scenarios and Fixtures/ (btlog-fixtures fuzz-seeds), then runs each target for SECONDS.
@@ -49,7 +50,7 @@ for target in "${targets[@]}"; do
     # SWIFT_BACKTRACE off: libFuzzer reports the crash and saves the input itself.
     SWIFT_BACKTRACE=enable=no BTLOG_FUZZ_TARGET=$target "$fuzzer" "$corpus" -max_total_time="$seconds" -max_len=65536 \
         -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix="$artifacts/" \
-        -detect_leaks=0 > "$log" 2>&1
+        -detect_leaks=0 ${FUZZ_SEED:+-seed=$FUZZ_SEED} > "$log" 2>&1
     status=$?
     set -e
     executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
@@ -62,7 +63,10 @@ for target in "${targets[@]}"; do
     if [ $status != 0 ] || [ "$crashes" != 0 ]; then
         failed=1
         echo "fuzz.sh: $target failed (exit $status); see $log and $artifacts/" >&2
-        grep -E "ERROR|Fatal error|SUMMARY|panic|Test unit written" "$log" | head -5 >&2 || true
+        grep -E "ERROR|Fatal error|SUMMARY|panic|Test unit written|deadly signal" "$log" | head -5 >&2 || true
+        for input in "$artifacts"/*; do
+            [ -f "$input" ] && { echo "fuzz.sh: $input:"; od -A x -t x1z "$input" | head -20; } >&2
+        done
     fi
 done
 cat "$report"
