@@ -201,6 +201,20 @@ final class HostileInputTests: XCTestCase {
         XCTAssertTrue(result.err.contains("btlog: /dev/full: write failed: No space left on device"), result.err)
     }
 
+    /// `capture -w -` into a pipe whose reader went away: the capture cannot be stored any
+    /// more, so it ends at once, says why, and exits 1 (no SIGPIPE death).
+    func testClosedPipeForTheCaptureIsReported() throws {
+        let run = try startCapture(["-w", "-"])
+        try run.out.fileHandleForReading.close()
+        for i in 0 ..< 50 { run.send(12, 0xFFFF, Array("note \(i)".utf8)) }
+        let errors = String(decoding: run.err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        run.process.waitUntilExit()
+        close(run.sender)
+        XCTAssertEqual(run.process.terminationReason, .exit)
+        XCTAssertEqual(run.process.terminationStatus, 1, errors)
+        XCTAssertTrue(errors.hasSuffix("btlog: standard output: write failed: Broken pipe\n"), errors)
+    }
+
     /// SIGKILL gives no chance to flush: every record is written whole the moment it arrives,
     /// so the file opens and holds everything before the kill.
     func testSigkillLeavesEveryRecordWritten() throws {
