@@ -96,8 +96,55 @@ final class FixtureTests: XCTestCase {
     func testStandardInputStyleStreamOfPcap() throws {
         // A pcap arriving through a pipe (no file path) is fed to libpcap as it arrives.
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixture("wwdc-dual.pcapng"))))
-        let streamed = try read(try CaptureInput.open(bytes: bytes))
+        let streamed = try read(try CaptureInput.open(stream: MemoryStream(bytes), name: "<stdin>", plainFile: nil,
+                                                      options: InputOptions(), depth: 0))
         let fromFile = try read(try CaptureInput.open(fixture("wwdc-dual.pcapng")))
+        let inMemory = try read(try CaptureInput.open(bytes: bytes))
         XCTAssertEqual(streamed, fromFile)
+        XCTAssertEqual(inMemory, fromFile)
+    }
+
+    /// btlog's zip reader against an archive Python's zipfile writes: a ZIP64 local header, stored and
+    /// deflated members, a member in a folder, a data descriptor (streamed writing).
+    func testZipWrittenByAnotherImplementation() throws {
+        guard let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw XCTSkip("python3 is not installed")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("btlog-zip-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let zipPath = folder + "/report.zip"
+        let script = """
+        import sys, zipfile
+        log = open(sys.argv[1], 'rb').read()
+        with zipfile.ZipFile(sys.argv[2], 'w') as z:
+            z.writestr('bugreport-x.txt', 'no btsnooz here\\n', compress_type=zipfile.ZIP_DEFLATED)
+            newest = zipfile.ZipInfo('FS/data/misc/bluetooth/logs/btsnoop_hci.log', (2019, 5, 8, 23, 5, 0))
+            newest.compress_type = zipfile.ZIP_DEFLATED
+            with z.open(newest, 'w', force_zip64=True) as f:
+                f.write(log)
+            info = zipfile.ZipInfo('FS/data/misc/bluetooth/logs/btsnoop_hci.log.last', (2019, 5, 8, 22, 0, 0))
+            info.compress_type = zipfile.ZIP_STORED
+            z.writestr(info, log[:16])
+        """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", script, fixture("wwdc-dual.btsnoop"), zipPath]
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        let expected = try read(try CaptureInput.open(fixture("wwdc-dual.btsnoop")))
+        let reader = try CaptureInput.open(zipPath)
+        XCTAssertEqual(try read(reader), expected)
+        XCTAssertTrue(reader.warnings.first?.message.contains("reading the newest, FS/data/misc/bluetooth/logs/btsnoop_hci.log ") ?? false,
+                      "\(reader.warnings)")
+        let older = try CaptureInput.open(zipPath, options: InputOptions(member: "btsnoop_hci.log.last"))
+        XCTAssertEqual(try read(older).count, 0)
+        // The directory's entries as btlog read them.
+        let archive = try ZipArchive(path: zipPath, name: "report.zip")
+        XCTAssertEqual(archive.members.map(\.name), ["bugreport-x.txt", "FS/data/misc/bluetooth/logs/btsnoop_hci.log",
+                                                      "FS/data/misc/bluetooth/logs/btsnoop_hci.log.last"])
+        XCTAssertEqual(archive.members.map(\.method), [8, 8, 0])
+        XCTAssertEqual(archive.members[1].uncompressedSize, UInt64(try Data(contentsOf: URL(fileURLWithPath: fixture("wwdc-dual.btsnoop"))).count))
+        XCTAssertEqual(archive.members[1].modified, 1_557_356_700)
     }
 }
