@@ -146,5 +146,23 @@ final class FixtureTests: XCTestCase {
         XCTAssertEqual(archive.members.map(\.method), [8, 8, 0])
         XCTAssertEqual(archive.members[1].uncompressedSize, UInt64(try Data(contentsOf: URL(fileURLWithPath: fixture("wwdc-dual.btsnoop"))).count))
         XCTAssertEqual(archive.members[1].modified, 1_557_356_700)
+
+        // 65,536 members need the ZIP64 end-of-central-directory record (the 16-bit count is full).
+        let bigPath = folder + "/many.zip"
+        let many = Process()
+        many.executableURL = URL(fileURLWithPath: python)
+        many.arguments = ["-c", """
+        import sys, zipfile
+        with zipfile.ZipFile(sys.argv[2], 'w') as z:
+            for i in range(65535):
+                z.writestr('dumpstate/%05d.txt' % i, '')
+            z.writestr('FS/data/misc/bluetooth/logs/btsnoop_hci.log', open(sys.argv[1], 'rb').read())
+        """, fixture("wwdc-dual.btsnoop"), bigPath]
+        try many.run()
+        many.waitUntilExit()
+        XCTAssertEqual(many.terminationStatus, 0)
+        let big = try ZipArchive(path: bigPath, name: "many.zip")
+        XCTAssertEqual(big.members.count, 65_536)
+        XCTAssertEqual(try read(try CaptureInput.open(bigPath)), expected)
     }
 }
