@@ -1,4 +1,5 @@
 import BTFuzz
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,19 +41,11 @@ guard arguments.count >= 2, let target = FuzzTarget(rawValue: arguments[0]) else
     exit(2)
 }
 for path in arguments.dropFirst() {
-    guard let file = fopen(path, "rb") else {
-        fputs("btlog-fuzz: \(path): \(String(cString: strerror(errno)))\n", stderr)
+    guard let data = FileManager.default.contents(atPath: path) else {
+        fputs("btlog-fuzz: \(path): cannot read\n", stderr)
         exit(1)
     }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let n = fread(&chunk, 1, chunk.count, file)
-        if n == 0 { break }
-        bytes += chunk[0 ..< n]
-    }
-    fclose(file)
-    target.run(bytes)
-    print("\(path): ran \(bytes.count) bytes through \(target.rawValue)")
+    target.run([UInt8](data))
+    print("\(path): ran \(data.count) bytes through \(target.rawValue)")
 }
 #endif

@@ -79,9 +79,9 @@ final class LiveCaptureRun {
         if failure == nil {
             do { try writer?.close() } catch let error as CaptureError { failure = error.message }
         }
-        if let failure0 = failure, let outputFile, case let kept = outputFile.abandon(), !kept.isEmpty {
+        if let message = failure, let kept = outputFile?.abandon(), !kept.isEmpty {
             // A failed write (a full disk): an existing file the capture was to replace is kept.
-            failure = "\(failure0); \(kept)"
+            failure = "\(message); \(kept)"
         }
         if case .failed(let message) = receiver.stopReason { failure = failure ?? "capture: \(message)" }
         FileHandleStderr.write(statusLine(pipeline.statistics) + "\n")

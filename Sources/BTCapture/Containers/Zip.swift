@@ -194,9 +194,3 @@ final class FileRangeStream: ByteStream {
         }
     }
 }
-
-extension Array where Element == UInt8 {
-    func u16le(_ i: Int) -> UInt16 { UInt16(self[i]) | UInt16(self[i + 1]) << 8 }
-    func u32le(_ i: Int) -> UInt32 { UInt32(u16le(i)) | UInt32(u16le(i + 2)) << 16 }
-    func u64le(_ i: Int) -> UInt64 { UInt64(u32le(i)) | UInt64(u32le(i + 4)) << 32 }
-}
