@@ -70,7 +70,8 @@ public enum CaptureInput {
             }
             if isTar {
                 if options.follow { throw notFollowable(name, "a tar archive") }
-                return try openSysdiagnoseTar(input: input, name: name, options: options)
+                guard depth < 3 else { throw CaptureError("\(name): compressed or archived more than three times over") }
+                return try openSysdiagnoseTar(input: input, name: name, options: options, depth: depth)
             }
             if looksLikeText(bytes) {
                 if options.follow { throw notFollowable(name, "text") }
@@ -93,13 +94,15 @@ public enum CaptureInput {
         }
         if bytes.starts(with: [0x1F, 0x8B]) {
             if options.follow { throw notFollowable(name, "gzip-compressed") }
-            guard depth < 3 else { throw CaptureError("\(name): compressed more than three times over") }
+            guard depth < 3 else { throw CaptureError("\(name): compressed or archived more than three times over") }
             let inflated = try InflateStream(source: input.remainingStream(), name: name)
             return try open(stream: inflated, name: name, plainFile: nil, options: options, depth: depth + 1)
         }
         if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
             if options.follow { throw notFollowable(name, "a zip archive") }
-            return try openBugreportZip(input: input, name: name, plainFile: plainFile, options: options)
+            // A zip holding itself (a zip quine) or archives nested without end stop here.
+            guard depth < 3 else { throw CaptureError("\(name): compressed or archived more than three times over") }
+            return try openBugreportZip(input: input, name: name, plainFile: plainFile, options: options, depth: depth)
         }
         return nil
     }
@@ -138,7 +141,7 @@ public enum CaptureInput {
         memberName.lowercased().hasSuffix(".pklg") && !(memberName as NSString).lastPathComponent.hasPrefix("._")
     }
 
-    static func openSysdiagnoseTar(input: BufferedReader, name: String, options: InputOptions) throws -> FrameReader {
+    static func openSysdiagnoseTar(input: BufferedReader, name: String, options: InputOptions, depth: Int) throws -> FrameReader {
         let spooledBefore = Spool.spooledPaths
         let members: [ContainerMember]
         do {
@@ -148,7 +151,7 @@ public enum CaptureInput {
             for path in Spool.spooledPaths where !spooledBefore.contains(path) { Spool.release(path) }
             throw error
         }
-        return try openMember(members, name: name, what: "packet log (.pklg)", options: options)
+        return try openMember(members, name: name, what: "packet log (.pklg)", options: options, depth: depth + 1)
     }
 
     static func openFolder(_ path: String, options: InputOptions) throws -> FrameReader {
@@ -167,21 +170,23 @@ public enum CaptureInput {
         guard !members.isEmpty else {
             throw CaptureError("\(path): a folder with no PacketLogger file (.pklg) in it; give a capture file or a sysdiagnose")
         }
-        return try openMember(members, name: path, what: "packet log (.pklg)", options: options)
+        return try openMember(members, name: path, what: "packet log (.pklg)", options: options, depth: 1)
     }
 
-    static func openMember(_ members: [ContainerMember], name: String, what: String, options: InputOptions) throws -> FrameReader {
+    static func openMember(_ members: [ContainerMember], name: String, what: String, options: InputOptions,
+                           depth: Int) throws -> FrameReader {
         var notices: [CaptureWarning] = []
         defer { for member in members { Spool.release(member.path) } }
         let chosen = try MemberChoice.choose(members, requested: options.member, container: name, what: what, warnings: &notices)
         let memberOptions = InputOptions(pklgUTCOffset: options.pklgUTCOffset, member: nil)
         let reader = try open(stream: try FileDescriptorStream(path: chosen.path), name: "\(name):\(chosen.name)",
-                              plainFile: chosen.path, options: memberOptions, depth: 1)
+                              plainFile: chosen.path, options: memberOptions, depth: depth)
         reader.warnings.insert(contentsOf: notices, at: 0)
         return reader
     }
 
-    static func openBugreportZip(input: BufferedReader, name: String, plainFile: String?, options: InputOptions) throws -> FrameReader {
+    static func openBugreportZip(input: BufferedReader, name: String, plainFile: String?, options: InputOptions,
+                                 depth: Int) throws -> FrameReader {
         // A zip is read from its central directory at the end: spool a stream to a file first.
         var zipPath = plainFile
         var spooledZip: String?
@@ -220,7 +225,7 @@ public enum CaptureInput {
                                                  what: "btsnoop log", warnings: &notices)
             let entry = logs.first { $0.1.name == chosen.name }!.0
             let reader = try open(stream: try archive.stream(entry), name: "\(name):\(entry.name)", plainFile: nil,
-                                  options: options, depth: 1)
+                                  options: options, depth: depth + 1)
             reader.warnings.insert(contentsOf: notices, at: 0)
             return reader
         }

@@ -164,5 +164,26 @@ final class FixtureTests: XCTestCase {
         let big = try ZipArchive(path: bigPath, name: "many.zip")
         XCTAssertEqual(big.members.count, 65_536)
         XCTAssertEqual(try read(try CaptureInput.open(bigPath)), expected)
+
+        // Zips nested inside zips (as a zip that contains itself would be): three levels are
+        // read, a fourth is refused instead of recursing.
+        let nest = Process()
+        nest.executableURL = URL(fileURLWithPath: python)
+        nest.arguments = ["-c", """
+        import io, sys, zipfile
+        data = open(sys.argv[1], 'rb').read()
+        for level in range(1, 5):
+            buffer = io.BytesIO()
+            with zipfile.ZipFile(buffer, 'w') as z:
+                z.writestr('FS/data/misc/bluetooth/logs/btsnoop_hci.log', data)
+            data = buffer.getvalue()
+            open('%s/nested-%d.zip' % (sys.argv[2], level), 'wb').write(data)
+        """, fixture("wwdc-dual.btsnoop"), folder]
+        try nest.run()
+        nest.waitUntilExit()
+        XCTAssertEqual(try read(try CaptureInput.open(folder + "/nested-3.zip")), expected)
+        XCTAssertThrowsError(try CaptureInput.open(folder + "/nested-4.zip")) { error in
+            XCTAssertTrue("\(error)".hasSuffix("compressed or archived more than three times over"), "\(error)")
+        }
     }
 }
