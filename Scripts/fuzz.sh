@@ -43,6 +43,8 @@ for target in "${targets[@]}"; do
     artifacts=.build/fuzz-artifacts/$target
     mkdir -p "$corpus" "$artifacts"
     cp -n "$seeds/$target"/* "$corpus"/ 2>/dev/null || true
+    # Inputs that once crashed are seeds too: the fuzzer explores around them.
+    cp -n Tests/BTFuzzTests/Inputs/"$target"/* "$corpus"/ 2>/dev/null || true
     log=.build/fuzz-$target.log
     set +e
     # -rss_limit_mb: a leak or an allocation from an unchecked length fails the run;

@@ -52,6 +52,15 @@ final class FuzzRegressionTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 5)
     }
 
+    /// Found in review, not by the short fuzz runs: a GNU base-256 size just under Int64.max
+    /// overflowed when rounded up to whole 512-byte blocks (a trap). Sizes above 2^62 are now
+    /// a corrupt header.
+    func testTarSizeNearInt64MaxIsACorruptHeader() throws {
+        XCTAssertThrowsError(try CaptureInput.open(bytes: try bytes("tar", "size-overflow.tar"))) { error in
+            XCTAssertEqual("\(error)", "<memory>: tar header at byte 0 is corrupt")
+        }
+    }
+
     func testDecoderInputRoundTrip() {
         let frames = [
             Frame(number: 1, timestamp: 0, kind: .command, direction: .sent, bytes: [0x03, 0x0C, 0x00]),

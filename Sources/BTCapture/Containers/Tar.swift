@@ -63,26 +63,31 @@ enum TarArchive {
         return found
     }
 
-    /// Octal, or base-256 when the high bit of the first byte is set (GNU, for large sizes).
+    /// Above any real archive member, and far enough below Int64.max that rounding a size up
+    /// to whole blocks cannot overflow.
+    static let largestNumber: Int64 = 1 << 62
+
+    /// Octal, or base-256 when the high bit of the first byte is set (GNU, for large sizes);
+    /// nil when malformed or above `largestNumber`.
     static func parseNumber(_ field: ArraySlice<UInt8>) -> Int64? {
         guard let first = field.first else { return nil }
+        var value: Int64 = 0
         if first & 0x80 != 0 {
-            var value: Int64 = Int64(first & 0x7F)
+            value = Int64(first & 0x7F)
             for byte in field.dropFirst() {
-                guard value < Int64.max >> 8 else { return nil }
+                guard value <= largestNumber >> 8 else { return nil }
                 value = value << 8 | Int64(byte)
             }
-            return value
+        } else {
+            var seenDigit = false
+            for byte in field {
+                if byte == 0 || byte == UInt8(ascii: " ") { if seenDigit { break } else { continue } }
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "7"), value <= largestNumber >> 3 else { return nil }
+                value = value * 8 + Int64(byte - UInt8(ascii: "0"))
+                seenDigit = true
+            }
         }
-        var value: Int64 = 0
-        var seenDigit = false
-        for byte in field {
-            if byte == 0 || byte == UInt8(ascii: " ") { if seenDigit { break } else { continue } }
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "7"), value < Int64.max >> 3 else { return nil }
-            value = value * 8 + Int64(byte - UInt8(ascii: "0"))
-            seenDigit = true
-        }
-        return value
+        return value <= largestNumber ? value : nil
     }
 
     static func cString(_ field: ArraySlice<UInt8>) -> String {

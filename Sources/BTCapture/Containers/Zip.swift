@@ -88,9 +88,15 @@ final class ZipArchive {
         }
         // Each entry is at least 46 bytes: a count the directory cannot hold is corrupt.
         guard directoryOffset <= eocdOffset, directorySize <= eocdOffset - directoryOffset,
-              count <= directorySize / 46, directorySize <= 64 << 20,
-              let directory = try read(Int(directorySize), at: directoryOffset) else {
-            throw corrupt("central directory outside the file")
+              count <= directorySize / 46 else {
+            throw corrupt("its central directory lies outside the file or lists more entries than it holds")
+        }
+        // A bugreport's directory is a few hundred kB; this bounds what a hostile one allocates.
+        guard directorySize <= 64 << 20 else {
+            throw corrupt("a central directory of \(directorySize) bytes, more than btlog reads (64 MiB)")
+        }
+        guard let directory = try read(Int(directorySize), at: directoryOffset) else {
+            throw corrupt("central directory cut short")
         }
         var members: [Member] = []
         var at = 0

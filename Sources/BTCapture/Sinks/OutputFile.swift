@@ -63,7 +63,8 @@ public final class OutputFile: ByteSink {
             let fd = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
             if fd >= 0 { return (fd, candidate) }
             guard errno == EEXIST else {
-                throw CaptureError("\(path): cannot write a new file beside it: \(systemErrorText(errno))")
+                throw CaptureError("\(path): exists, and btlog cannot create the file that replaces it beside it "
+                                   + "(\(systemErrorText(errno))); write to another path or remove \(path) first")
             }
         }
         throw CaptureError("\(path): cannot find a free temporary name beside it")
