@@ -142,7 +142,6 @@ final class FuzzDecoder {
         var tree: PacketRenderer = TreeRenderer(options: options)
         var table: PacketRenderer = TableRenderer(options: RenderOptions())
         var statistics = CaptureStatistics()
-        Layer.recordsDisplays = true
         for frame in frames {
             let packet = decoder.decode(frame)
             statistics.add(packet)

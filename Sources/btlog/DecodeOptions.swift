@@ -20,14 +20,16 @@ struct DecodeOptionGroup: ParsableArguments {
     /// Loads the names and caches once; a bad file given on the command line is an error.
     func prepare() throws -> DecoderFactory {
         do {
+            var names = UUIDNames.standard
             if let uuids {
-                try GATTNameSources.loadUUIDNames(path: uuids)
+                try GATTNameSources.loadUUIDNames(path: uuids, into: &names)
             } else if FileManager.default.fileExists(atPath: Self.defaultUUIDFile) {
-                do { try GATTNameSources.loadUUIDNames(path: Self.defaultUUIDFile) } catch {
+                do { try GATTNameSources.loadUUIDNames(path: Self.defaultUUIDFile, into: &names) } catch {
                     FileHandleStderr.warning("\(error) (ignored)")
                 }
             }
-            return DecoderFactory(cached: try gattCache.map(GATTNameSources.loadBlueZCache) ?? [:])
+            let cache = try gattCache.map(GATTNameSources.loadBlueZCache) ?? [:]
+            return DecoderFactory(options: DecodeOptions(uuidNames: names, gattCache: cache))
         } catch let error as GATTNameSources.LoadError {
             FileHandleStderr.error(error.description)
             throw Failure(code: 1)
@@ -37,11 +39,12 @@ struct DecodeOptionGroup: ParsableArguments {
 
 /// A fresh decoder per capture, each starting from the same prepared knowledge.
 struct DecoderFactory {
-    let cached: [BDAddr: GATTDatabase]
+    let options: DecodeOptions
 
-    func make() -> Decoder {
-        let decoder = Decoder()
-        decoder.session.gatt.cached = cached
-        return decoder
+    /// `buildsDisplayText`: whether the view prints fields' display text (the tree).
+    func make(buildsDisplayText: Bool) -> Decoder {
+        var options = options
+        options.buildsDisplayText = buildsDisplayText
+        return Decoder(options: options)
     }
 }

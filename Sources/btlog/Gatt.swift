@@ -21,7 +21,7 @@ struct Gatt: ParsableCommand {
 
     func run() throws {
         let out = OutputWriter()
-        let decoder = try decoding.prepare().make()
+        let decoder = try decoding.prepare().make(buildsDisplayText: false)
         do {
             let reader = try CaptureInput.open(file, options: input.inputOptions)
             while let frame = try reader.next() {
@@ -42,7 +42,7 @@ struct Gatt: ParsableCommand {
             }
             for (index, key) in databases.keys.sorted().enumerated() {
                 if index > 0 { try out.line("") }
-                for line in GATTTableRenderer.lines(key, databases[key]!, style: style) { try out.line(line) }
+                for line in GATTTableRenderer.lines(key, databases[key]!, names: decoder.options.uuidNames, style: style) { try out.line(line) }
             }
             try out.flush()
         } catch is OutputWriter.OutputClosed {}

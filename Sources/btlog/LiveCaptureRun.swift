@@ -58,7 +58,7 @@ final class LiveCaptureRun {
         receiver.start()
         announce()
 
-        let decoder = try command.decoding.prepare().make()
+        let decoder = try command.decoding.prepare().make(buildsDisplayText: command.display.mode.showsFieldText)
         var pipeline = PacketPipeline(selection: command.selection.selection, mode: command.display.mode,
                                       options: command.display.renderOptions(for: out), decoder: decoder)
         pipeline.quiet = command.quiet || toStdout

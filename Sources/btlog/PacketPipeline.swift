@@ -25,7 +25,6 @@ struct PacketPipeline {
     }
 
     mutating func run(_ reader: FrameReader, out: OutputWriter) throws {
-        Layer.recordsDisplays = mode.showsFieldText
         var renderer = mode.makeRenderer(options)
         var shown = 0
         func drainWarnings() {

@@ -43,7 +43,7 @@ struct Show: ParsableCommand {
                 var inputOptions = input.inputOptions
                 inputOptions.follow = follow
                 try ShowPipeline.run(file: file, input: inputOptions, selection: selection.selection,
-                                     mode: display.mode, options: options, decoder: decoders.make(), out: out)
+                                     mode: display.mode, options: options, decoder: decoders.make(buildsDisplayText: display.mode.showsFieldText), out: out)
             } catch is OutputWriter.OutputClosed {
                 return
             } catch let error as CaptureError {

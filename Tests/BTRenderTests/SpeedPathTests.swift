@@ -11,12 +11,8 @@ final class SpeedPathTests: XCTestCase {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures")
 
-    override func tearDown() { Layer.recordsDisplays = true }
-
     func rows(_ frames: [Frame], displays: Bool) -> ([String], [[FieldValue]]) {
-        Layer.recordsDisplays = displays
-        defer { Layer.recordsDisplays = true }
-        let decoder = Decoder()
+        let decoder = Decoder(options: DecodeOptions(buildsDisplayText: displays))
         var table = TableRenderer(options: RenderOptions())
         var rows: [String] = [], values: [[FieldValue]] = []
         for frame in frames {
@@ -50,8 +46,7 @@ final class SpeedPathTests: XCTestCase {
             XCTAssertEqual(full.0, lean.0, name)
             XCTAssertEqual(full.1, lean.1, name)
         }
-        Layer.recordsDisplays = false
-        let packet = Decoder().decode(le[36])
+        let packet = Decoder(options: DecodeOptions(buildsDisplayText: false)).decode(le[36])
         XCTAssertTrue(packet.layers.allSatisfy { $0.fields.allSatisfy { $0.display == nil } })
     }
 

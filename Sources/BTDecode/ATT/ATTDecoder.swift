@@ -52,28 +52,25 @@ enum ATTDecoder {
     }
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
-        var layer = Layer(name: "ATT", range: 0 ..< c.remaining, showsDirection: true)
+        var layer = packet.makeLayer("ATT", range: 0 ..< c.remaining, showsDirection: true)
         guard let opcode = try? c.u8() else {
-            packet.layers.append(layer)
-            packet.addIssue(.error, "Empty ATT PDU")
+            layer.addIssue(.error, "Empty ATT PDU")
+            packet.append(layer)
             return
         }
         var pdu = PDU(opcode: opcode, packet: packet, session: session, context: context)
         session.gatt.seed(pdu.server)
-        defer {
-            packet.layers.append(layer)
-            for issue in pdu.issues { packet.issues.append(Issue(severity: issue.0, message: issue.1, layer: packet.layers.count - 1)) }
-        }
+        defer { packet.append(layer) }
         layer.add(ATTFields.opcode, .u8(opcode), "\(opcodeName(opcode)) (\(Hex.u8(opcode)))")
         layer.summary = opcodeName(opcode)
-        if opcodeNames[opcode] == nil { pdu.issue(.warning, "Unknown ATT opcode \(Hex.u8(opcode))") }
+        if opcodeNames[opcode] == nil { layer.addIssue(.warning, "Unknown ATT opcode \(Hex.u8(opcode))") }
         let answered = pdu.pair(&session, &layer)
         try decodeBody(opcode, &c, &layer, &pdu, &session, answered)
         if !c.isAtEnd {
             layer.add(ATTFields.value, .bytes(c.rest()))
-            pdu.issue(.warning, "\(opcodeName(opcode)): unexpected bytes after the PDU")
+            layer.addIssue(.warning, "\(opcodeName(opcode)): unexpected bytes after the PDU")
         }
-        if isRequest(opcode) || opcode == 0x1D { pdu.remember(&session, opcode: opcode) }
+        if isRequest(opcode) || opcode == 0x1D { pdu.remember(&session, opcode: opcode, &layer) }
     }
 
     static func decodeBody(_ opcode: UInt8, _ c: inout ByteCursor, _ layer: inout Layer, _ pdu: inout PDU,
@@ -89,7 +86,7 @@ enum ATTDecoder {
             } else {
                 layer.summary += " - Start Handle: \(Hex.u16(start)) - End Handle: \(Hex.u16(end))"
             }
-            if start == 0 || start > end { pdu.issue(.warning, "Invalid handle range \(Hex.u16(start))-\(Hex.u16(end))") }
+            if start == 0 || start > end { layer.addIssue(.warning, "Invalid handle range \(Hex.u16(start))-\(Hex.u16(end))") }
         }
         func uuid(_ count: Int) throws -> BTUUID {
             let bytes = try c.slice(count)
@@ -98,8 +95,8 @@ enum ATTDecoder {
         }
         func typeUUID() throws -> BTUUID {
             let uuid = try uuid(c.remaining == 16 ? 16 : 2)
-            layer.add(ATTFields.uuid, .uuid(uuid))
-            layer.summary += " - UUID: \(UUIDNames.name(uuid) ?? uuid.description)"
+            layer.add(ATTFields.uuid, .uuid(uuid), pdu.names.labelled(uuid))
+            layer.summary += " - UUID: \(pdu.names.name(uuid) ?? uuid.description)"
             pdu.uuid = uuid
             return uuid
         }
@@ -119,53 +116,53 @@ enum ATTDecoder {
             layer.add(ATTFields.handle, .u16(handle))
             layer.add(ATTFields.error, .u8(error), "\(errorName(error)) (\(Hex.u8(error)))")
             layer.summary += " - \(opcodeName(requestOpcode)) - Attribute Handle: \(Hex.u16(handle))"
-            if let name = database().name(of: handle) { layer.summary += " - \(name)" }
+            if let name = database().name(of: handle, names: pdu.names) { layer.summary += " - \(name)" }
             layer.summary += " - Error Code: \(errorName(error)) (\(Hex.u8(error)))"
             // Attribute Not Found ends every discovery procedure: expected, not a fault.
             let discovery: Set<UInt8> = [0x04, 0x06, 0x08, 0x10]
             if error == 0x0A && discovery.contains(requestOpcode) {
-                pdu.issue(.note, "Attribute Not Found: end of discovery")
+                layer.addIssue(.note, "Attribute Not Found: end of discovery")
             } else if [0x05, 0x08, 0x0C, 0x0F].contains(error) {
-                pdu.issue(.warning, "ATT error: \(errorName(error)) (\(Hex.u8(error))) - the client should pair or encrypt and retry")
+                layer.addIssue(.warning, "ATT error: \(errorName(error)) (\(Hex.u8(error))) - the client should pair or encrypt and retry")
             } else {
-                pdu.issue(.error, "ATT error: \(errorName(error)) (\(Hex.u8(error))) for \(opcodeName(requestOpcode))")
+                layer.addIssue(.error, "ATT error: \(errorName(error)) (\(Hex.u8(error))) for \(opcodeName(requestOpcode))")
             }
             if let request, request.opcode != requestOpcode {
-                pdu.issue(.warning, "Error Response names \(opcodeName(requestOpcode)) but the pending request is \(opcodeName(request.opcode))")
+                layer.addIssue(.warning, "Error Response names \(opcodeName(requestOpcode)) but the pending request is \(opcodeName(request.opcode))")
             }
         case 0x02, 0x03:
             let mtu = try c.u16()
             layer.add(ATTFields.mtu, .u16(mtu), String(mtu))
             layer.summary += " - MTU: \(mtu)"
-            if mtu < 23 { pdu.issue(.warning, "ATT MTU \(mtu) is below the minimum of 23") }
+            if mtu < 23 { layer.addIssue(.warning, "ATT MTU \(mtu) is below the minimum of 23") }
         case 0x04:
             try range()
         case 0x05:
             let format = try c.u8()
             layer.add(ATTFields.format, .u8(format), format == 1 ? "16-bit UUIDs" : format == 2 ? "128-bit UUIDs" : "Reserved")
             let size = format == 2 ? 16 : 2
-            if format != 1 && format != 2 { pdu.issue(.error, "Find Information Response format \(format) is reserved") }
+            if format != 1 && format != 2 { layer.addIssue(.error, "Find Information Response format \(format) is reserved") }
             var names: [String] = []
             while c.remaining >= 2 + size {
                 let handle = try c.u16(), type = try uuid(size)
                 layer.add(ATTFields.handle, .u16(handle))
-                layer.add(ATTFields.uuid, .uuid(type))
+                layer.add(ATTFields.uuid, .uuid(type), pdu.names.labelled(type))
                 session.gatt.databases[key, default: GATTDatabase()].learnType(handle, type)
-                names.append("\(Hex.u16(handle)): \(database().name(of: handle) ?? UUIDNames.name(type) ?? type.description)")
+                names.append("\(Hex.u16(handle)): \(database().name(of: handle, names: pdu.names) ?? pdu.names.name(type) ?? type.description)")
             }
             layer.summary += " - " + names.joined(separator: ", ")
-            if !c.isAtEnd { pdu.issue(.error, "Find Information Response: \(c.remaining) bytes left over") }
+            if !c.isAtEnd { layer.addIssue(.error, "Find Information Response: \(c.remaining) bytes left over") }
         case 0x06:
             let start = try c.u16(), end = try c.u16(), type = try c.u16()
             layer.add(ATTFields.startHandle, .u16(start))
             layer.add(ATTFields.endHandle, .u16(end))
             let typeUUID = BTUUID(type)
-            layer.add(ATTFields.uuid, .uuid(typeUUID))
+            layer.add(ATTFields.uuid, .uuid(typeUUID), pdu.names.labelled(typeUUID))
             pdu.uuid = typeUUID
             let wanted = c.rest()
             layer.add(ATTFields.value, .bytes(wanted))
-            layer.summary += " - Start Handle: \(Hex.u16(start)) - End Handle: \(Hex.u16(end)) - Type: \(UUIDNames.name(typeUUID) ?? typeUUID.description)"
-            if let target = BTUUID(littleEndian: wanted) { layer.summary += " - Value: \(GATTNames.service(target))" }
+            layer.summary += " - Start Handle: \(Hex.u16(start)) - End Handle: \(Hex.u16(end)) - Type: \(pdu.names.name(typeUUID) ?? typeUUID.description)"
+            if let target = BTUUID(littleEndian: wanted) { layer.summary += " - Value: \(pdu.names.service(target))" }
             pdu.findValue = BTUUID(littleEndian: wanted)
         case 0x07:
             var groups: [String] = []
@@ -187,7 +184,7 @@ enum ATTDecoder {
             layer.add(ATTFields.length, .u8(length), String(length))
             let minimum = opcode == 0x11 ? 4 : 2
             guard Int(length) > minimum || (opcode == 0x09 && length == 2) else {
-                pdu.issue(.error, "\(opcodeName(opcode)): entry length \(length) is too short")
+                layer.addIssue(.error, "\(opcodeName(opcode)): entry length \(length) is too short")
                 break
             }
             var entries: [String] = []
@@ -201,9 +198,9 @@ enum ATTDecoder {
                     layer.add(ATTFields.groupEndHandle, .u16(end))
                     let bytes = entry.rest()
                     if let service = BTUUID(littleEndian: bytes), let type, type.uuid16 == 0x2800 || type.uuid16 == 0x2801 {
-                        layer.add(ATTFields.uuid, .uuid(service))
+                        layer.add(ATTFields.uuid, .uuid(service), pdu.names.labelled(service))
                         session.gatt.databases[key, default: GATTDatabase()].set(handle, .service(uuid: service, endHandle: end, primary: type.uuid16 == 0x2800))
-                        entries.append("\(GATTNames.service(service)) (\(Hex.u16(handle))-\(Hex.u16(end)))")
+                        entries.append("\(pdu.names.service(service)) (\(Hex.u16(handle))-\(Hex.u16(end)))")
                     } else {
                         layer.add(ATTFields.value, .bytes(bytes))
                         entries.append("\(Hex.u16(handle))-\(Hex.u16(end))")
@@ -218,19 +215,19 @@ enum ATTDecoder {
                     let characteristic = BTUUID(littleEndian: declaration.rest())!
                     layer.add(ATTFields.properties, .u8(properties), "\(Hex.u8(properties)) (\(GATTNames.properties(properties)))")
                     layer.add(ATTFields.valueHandle, .u16(valueHandle))
-                    layer.add(ATTFields.uuid, .uuid(characteristic))
+                    layer.add(ATTFields.uuid, .uuid(characteristic), pdu.names.labelled(characteristic))
                     var db = session.gatt.databases[key, default: GATTDatabase()]
                     db.set(handle, .declaration(uuid: characteristic, properties: properties, valueHandle: valueHandle))
                     db.set(valueHandle, .value(characteristic: characteristic))
                     session.gatt.databases[key] = db
-                    entries.append("\(GATTNames.characteristic(characteristic)) (\(Hex.u16(valueHandle)): \(GATTNames.properties(properties)))")
+                    entries.append("\(pdu.names.characteristic(characteristic)) (\(Hex.u16(valueHandle)): \(GATTNames.properties(properties)))")
                 case 0x2802 where bytes.count == 4 || bytes.count == 6:
                     var include = ByteCursor(bytes)
                     let start = try include.u16(), end = try include.u16()
                     let service = include.isAtEnd ? nil : BTUUID(littleEndian: include.rest())
-                    if let service { layer.add(ATTFields.uuid, .uuid(service)) }
+                    if let service { layer.add(ATTFields.uuid, .uuid(service), pdu.names.labelled(service)) }
                     session.gatt.databases[key, default: GATTDatabase()].set(handle, .include(start: start, end: end, uuid: service))
-                    entries.append("Include \(Hex.u16(start))-\(Hex.u16(end))" + (service.map { " \(GATTNames.service($0))" } ?? ""))
+                    entries.append("Include \(Hex.u16(start))-\(Hex.u16(end))" + (service.map { " \(pdu.names.service($0))" } ?? ""))
                 default:
                     layer.add(ATTFields.value, .bytes(bytes))
                     if let type {
@@ -246,7 +243,7 @@ enum ATTDecoder {
                 }
             }
             layer.summary += " - " + (entries.isEmpty ? "Packets: 0" : entries.joined(separator: ", "))
-            if !c.isAtEnd { pdu.issue(.error, "\(opcodeName(opcode)): \(c.remaining) bytes do not fill an entry of \(length)") }
+            if !c.isAtEnd { layer.addIssue(.error, "\(opcodeName(opcode)): \(c.remaining) bytes do not fill an entry of \(length)") }
         case 0x0A:
             let handle = try c.u16()
             layer.add(ATTFields.handle, .u16(handle))
@@ -270,10 +267,10 @@ enum ATTDecoder {
             while c.remaining >= 2 {
                 let handle = try c.u16()
                 layer.add(ATTFields.handle, .u16(handle))
-                handles.append(Hex.u16(handle) + (database().name(of: handle).map { " (\($0))" } ?? ""))
+                handles.append(Hex.u16(handle) + (database().name(of: handle, names: pdu.names).map { " (\($0))" } ?? ""))
             }
             layer.summary += " - Handles: " + handles.joined(separator: ", ")
-            if handles.count < 2 { pdu.issue(.warning, "\(opcodeName(opcode)) needs at least two handles") }
+            if handles.count < 2 { layer.addIssue(.warning, "\(opcodeName(opcode)) needs at least two handles") }
         case 0x13, 0x1E:
             // Write Response and Confirmation carry no handle: name the one their request had.
             if let handle = request?.handle {
@@ -287,7 +284,7 @@ enum ATTDecoder {
             var count = 0
             while c.remaining >= 2 {
                 let length = try c.u16()
-                if Int(length) > c.remaining { pdu.issue(.error, "Value length \(length) but \(c.remaining) bytes follow") }
+                if Int(length) > c.remaining { layer.addIssue(.error, "Value length \(length) but \(c.remaining) bytes follow") }
                 let bytes = try c.slice(min(Int(length), c.remaining))
                 layer.add(ATTFields.value, .bytes(bytes))
                 count += 1
@@ -304,7 +301,7 @@ enum ATTDecoder {
             layer.add(ATTFields.handle, .u16(handle))
             layer.summary += " - " + pdu.handleText(handle, database(), &layer)
             guard c.remaining >= 12 else {
-                pdu.issue(.error, "Signed Write Command without its 12-byte signature")
+                layer.addIssue(.error, "Signed Write Command without its 12-byte signature")
                 value(handle)
                 break
             }
@@ -327,11 +324,11 @@ enum ATTDecoder {
             while c.remaining >= 4 {
                 let handle = try c.u16(), length = try c.u16()
                 layer.add(ATTFields.handle, .u16(handle))
-                if Int(length) > c.remaining { pdu.issue(.error, "Value length \(length) but \(c.remaining) bytes follow") }
+                if Int(length) > c.remaining { layer.addIssue(.error, "Value length \(length) but \(c.remaining) bytes follow") }
                 let bytes = try c.slice(min(Int(length), c.remaining))
                 layer.add(ATTFields.value, .bytes(bytes))
                 session.gatt.databases[key]?.recordValue(handle, bytes)
-                parts.append(Hex.u16(handle) + (database().name(of: handle).map { " \($0)" } ?? ""))
+                parts.append(Hex.u16(handle) + (database().name(of: handle, names: pdu.names).map { " \($0)" } ?? ""))
             }
             layer.summary += " - " + parts.joined(separator: ", ")
         default:

@@ -9,24 +9,24 @@ extension ATTDecoder {
         let opcode: UInt8
         /// The GATT server whose handles this PDU names.
         let server: GATTServerKey
+        /// The run's UUID names.
+        let names: UUIDNames
         var handle: UInt16?
         var uuid: BTUUID?
         var findValue: BTUUID?
         var writtenValue: [UInt8]?
-        var issues: [(Issue.Severity, String)] = []
 
         init(opcode: UInt8, packet: Packet, session: Session, context: L2CAPContext) {
             self.frame = packet.frame.number
             self.timestamp = packet.frame.timestamp
             self.context = context
             self.opcode = opcode
+            names = session.names
             let device: GATTServerKey.Device = session.connections[context.link].map { .address($0.peer) } ?? .handle(context.link.handle)
             // A client PDU goes to the server; a server PDU comes from it.
             let serverIsRemote = ATTDecoder.isFromClient(opcode) ? context.sent : !context.sent
             server = GATTServerKey(controller: context.link.controller, device: device, isRemote: serverIsRemote)
         }
-
-        mutating func issue(_ severity: Issue.Severity, _ message: String) { issues.append((severity, message)) }
 
         /// The bearer seen from the client that sends requests (or receives indications).
         func bearer(clientIsLocal: Bool) -> ATTState.BearerKey {
@@ -40,13 +40,13 @@ extension ATTDecoder {
             let transaction: ATTState.Transaction?
             if opcode == 0x1E {
                 transaction = session.att.indications.removeValue(forKey: bearer(clientIsLocal: context.sent))
-                if transaction == nil { issue(.note, "Confirmation without an indication in this capture") }
+                if transaction == nil { layer.addIssue(.note, "Confirmation without an indication in this capture") }
             } else if isResponse {
                 transaction = session.att.requests.removeValue(forKey: bearer(clientIsLocal: !context.sent))
                 if let transaction, opcode != 0x01, transaction.opcode + 1 != opcode {
-                    issue(.warning, "\(ATTDecoder.opcodeName(opcode)) answers \(ATTDecoder.opcodeName(transaction.opcode)) (packet \(transaction.frame))")
+                    layer.addIssue(.warning, "\(ATTDecoder.opcodeName(opcode)) answers \(ATTDecoder.opcodeName(transaction.opcode)) (packet \(transaction.frame))")
                 }
-                if transaction == nil { issue(.note, "Response without a request in this capture") }
+                if transaction == nil { layer.addIssue(.note, "Response without a request in this capture") }
             } else {
                 return nil
             }
@@ -58,19 +58,19 @@ extension ATTDecoder {
         }
 
         /// A request or indication now waits for its answer.
-        mutating func remember(_ session: inout Session, opcode: UInt8) {
+        mutating func remember(_ session: inout Session, opcode: UInt8, _ layer: inout Layer) {
             let transaction = ATTState.Transaction(opcode: opcode, frame: frame, timestamp: timestamp, handle: handle,
                                                    uuid: uuid, findValue: findValue, value: writtenValue, server: server)
             if opcode == 0x1D {
                 let key = bearer(clientIsLocal: !context.sent)
                 if let previous = session.att.indications[key] {
-                    issue(.warning, "Indication sent before the one in packet \(previous.frame) was confirmed")
+                    layer.addIssue(.warning, "Indication sent before the one in packet \(previous.frame) was confirmed")
                 }
                 session.att.indications[key] = transaction
             } else {
                 let key = bearer(clientIsLocal: context.sent)
                 if let previous = session.att.requests[key] {
-                    issue(.warning, "Request sent before \(ATTDecoder.opcodeName(previous.opcode)) in packet \(previous.frame) was answered")
+                    layer.addIssue(.warning, "Request sent before \(ATTDecoder.opcodeName(previous.opcode)) in packet \(previous.frame) was answered")
                 }
                 session.att.requests[key] = transaction
             }
@@ -79,11 +79,11 @@ extension ATTDecoder {
         /// "Handle: 0x0009 - Service Changed - Configuration", with the name as fields too.
         func handleText(_ handle: UInt16, _ database: GATTDatabase, _ layer: inout Layer) -> String {
             var text = "Handle: \(Hex.u16(handle))"
-            guard let name = database.name(of: handle) else { return text }
+            guard let name = database.name(of: handle, names: names) else { return text }
             text += " - " + name
             layer.add(ATTFields.name, .text(name))
-            if let service = database.service(containing: handle) { layer.add(GATTFields.service, .uuid(service.uuid)) }
-            if let characteristic = database.characteristicUUID(of: handle) { layer.add(GATTFields.characteristic, .uuid(characteristic)) }
+            if let service = database.service(containing: handle) { layer.add(GATTFields.service, .uuid(service.uuid), names.labelled(service.uuid)) }
+            if let characteristic = database.characteristicUUID(of: handle) { layer.add(GATTFields.characteristic, .uuid(characteristic), names.labelled(characteristic)) }
             return text
         }
 

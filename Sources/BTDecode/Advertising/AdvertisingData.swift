@@ -31,31 +31,31 @@ public enum AdvertisingData {
 
     /// Adds one field per AD structure (and per value inside it) to `layer`.
     @discardableResult
-    static func decode(_ data: ArraySlice<UInt8>, into layer: inout Layer, issues: inout [(Issue.Severity, String)]) -> Digest {
+    static func decode(_ data: ArraySlice<UInt8>, into layer: inout Layer, names uuidNames: UUIDNames) -> Digest {
         var digest = Digest()
         var c = ByteCursor(data)
         while !c.isAtEnd {
             guard let length = try? c.u8() else { break }
             if length == 0 {
                 // The significant part ends here; what follows must be zero padding (EIR is 240 bytes).
-                if c.rest().contains(where: { $0 != 0 }) { issues.append((.warning, "Advertising data continues after a zero-length structure")) }
+                if c.rest().contains(where: { $0 != 0 }) { layer.addIssue(.warning, "Advertising data continues after a zero-length structure") }
                 break
             }
             guard Int(length) <= c.remaining, let type = try? c.u8(), var value = try? c.slice(Int(length) - 1) else {
-                issues.append((.warning, "AD structure of length \(length) runs past the end of the data (\(c.remaining) bytes left)"))
+                layer.addIssue(.warning, "AD structure of length \(length) runs past the end of the data (\(c.remaining) bytes left)")
                 _ = c.rest()
                 break
             }
             let name = typeNames[type] ?? "Unknown AD Type"
             var v = ByteCursor(value)
             let first = layer.fields.count
-            let text = describe(type, &v, &layer, &digest)
+            let text = describe(type, &v, &layer, &digest, uuidNames)
             // The structure's own line comes before the values decoded from it.
-            let display = Layer.recordsDisplays ? "\(name) (\(Hex.u8(type))): \(text ?? Hex.bytes(value))" : nil
+            let display = layer.keepsDisplays ? "\(name) (\(Hex.u8(type))): \(text ?? Hex.bytes(value))" : nil
             layer.fields.insert(Field(definition: AdvertisingFields.adType, value: .u8(type), display: display), at: first)
             if !v.isAtEnd, type != 0xFF {
                 value = v.rest()
-                issues.append((.warning, "\(name): \(value.count) unexpected bytes"))
+                layer.addIssue(.warning, "\(name): \(value.count) unexpected bytes")
             }
         }
         return digest
@@ -63,22 +63,22 @@ public enum AdvertisingData {
 
     /// Adds the structure's fields and returns its text for the tree (empty when no tree is
     /// printed: the text costs more than the fields).
-    static func describe(_ type: UInt8, _ c: inout ByteCursor, _ layer: inout Layer, _ digest: inout Digest) -> String? {
-        let wantsText = Layer.recordsDisplays
+    static func describe(_ type: UInt8, _ c: inout ByteCursor, _ layer: inout Layer, _ digest: inout Digest, _ uuidNames: UUIDNames) -> String? {
+        let wantsText = layer.keepsDisplays
         func uuids(_ size: Int) -> String {
             var names: [String] = []
             while c.remaining >= size, let bytes = try? c.slice(size), let uuid = BTUUID(littleEndian: bytes) {
-                layer.add(AdvertisingFields.uuid, .uuid(uuid))
-                if wantsText { names.append(uuid.labelled) }
+                layer.add(AdvertisingFields.uuid, .uuid(uuid), uuidNames.labelled(uuid))
+                if wantsText { names.append(uuidNames.labelled(uuid)) }
             }
             return wantsText ? names.joined(separator: ", ") : ""
         }
         func serviceData(_ size: Int) -> String? {
             guard let bytes = try? c.slice(size), let uuid = BTUUID(littleEndian: bytes) else { return nil }
             let data = c.rest()
-            layer.add(AdvertisingFields.serviceDataUUID, .uuid(uuid))
+            layer.add(AdvertisingFields.serviceDataUUID, .uuid(uuid), uuidNames.labelled(uuid))
             layer.add(AdvertisingFields.serviceData, .bytes(data))
-            return wantsText ? "\(uuid.labelled): \(Hex.bytes(data))" : ""
+            return wantsText ? "\(uuidNames.labelled(uuid)): \(Hex.bytes(data))" : ""
         }
         switch type {
         case 0x01:

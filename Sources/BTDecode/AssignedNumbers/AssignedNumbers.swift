@@ -30,9 +30,9 @@ public enum UUIDKind: String, Sendable {
     case service, characteristic, descriptor, declaration
 }
 
-/// UUID → name: vendor names loaded with --uuids or a BlueZ cache first, then the GATT
-/// declarations, then the assigned numbers.
-public enum UUIDNames {
+/// UUID → name: names given for this run (`--uuids`) first, then the GATT declarations, then
+/// the assigned numbers. A value: each Decoder carries its own in its DecodeOptions.
+public struct UUIDNames: Sendable {
     /// GATT attribute types of Core Vol 3, Part G, 3 (not in the database's descriptor list).
     static let declarations: [BTUUID: String] = [
         BTUUID(UInt16(0x2800)): "Primary Service",
@@ -41,26 +41,40 @@ public enum UUIDNames {
         BTUUID(UInt16(0x2803)): "Characteristic",
     ]
 
-    /// Set once at start-up, before any decoding, from the command line's name files.
-    nonisolated(unsafe) static var custom: [BTUUID: (kind: UUIDKind?, name: String)] = [:]
+    /// The assigned numbers alone.
+    public static let standard = UUIDNames()
 
-    public static func addCustom(_ uuid: BTUUID, name: String, kind: UUIDKind? = nil) {
+    var custom: [BTUUID: (kind: UUIDKind?, name: String)] = [:]
+
+    public init() {}
+
+    public var customCount: Int { custom.count }
+
+    public mutating func add(_ uuid: BTUUID, name: String, kind: UUIDKind? = nil) {
         custom[uuid] = (kind, name)
     }
 
-    public static func name(_ uuid: BTUUID) -> String? {
+    public func name(_ uuid: BTUUID) -> String? {
         if let entry = custom[uuid] { return entry.name }
-        return declarations[uuid] ?? AssignedNumbers.services[uuid] ?? AssignedNumbers.characteristics[uuid]
+        return Self.declarations[uuid] ?? AssignedNumbers.services[uuid] ?? AssignedNumbers.characteristics[uuid]
             ?? AssignedNumbers.descriptors[uuid]
     }
 
-    public static func name(_ uuid: BTUUID, as kind: UUIDKind) -> String? {
+    public func name(_ uuid: BTUUID, as kind: UUIDKind) -> String? {
         if let entry = custom[uuid], entry.kind == nil || entry.kind == kind { return entry.name }
         switch kind {
         case .service: return AssignedNumbers.services[uuid] ?? name(uuid)
         case .characteristic: return AssignedNumbers.characteristics[uuid] ?? name(uuid)
         case .descriptor: return AssignedNumbers.descriptors[uuid] ?? name(uuid)
-        case .declaration: return declarations[uuid] ?? name(uuid)
+        case .declaration: return Self.declarations[uuid] ?? name(uuid)
         }
     }
+
+    /// "2A37 (Heart Rate Measurement)" or the bare UUID.
+    public func labelled(_ uuid: BTUUID) -> String { name(uuid).map { "\(uuid.description) (\($0))" } ?? uuid.description }
+
+    /// Names as GATT uses them, falling back to the UUID itself.
+    public func service(_ uuid: BTUUID) -> String { name(uuid, as: .service) ?? uuid.description }
+    public func characteristic(_ uuid: BTUUID) -> String { name(uuid, as: .characteristic) ?? uuid.description }
+    public func descriptor(_ uuid: BTUUID) -> String { name(uuid, as: .descriptor) ?? uuid.description }
 }

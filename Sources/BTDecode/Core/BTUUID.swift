@@ -73,10 +73,4 @@ public struct BTUUID: Hashable, Sendable, CustomStringConvertible {
         let h = String(Hex.format(high, width: 16).dropFirst(2)), l = String(Hex.format(low, width: 16).dropFirst(2))
         return "\(h.prefix(8))-\(h.dropFirst(8).prefix(4))-\(h.suffix(4))-\(l.prefix(4))-\(l.suffix(12))"
     }
-
-    /// The name from the assigned numbers or a loaded vendor file, if any.
-    public var name: String? { UUIDNames.name(self) }
-
-    /// "2A37 (Heart Rate Measurement)" or the bare UUID.
-    public var labelled: String { name.map { "\(description) (\($0))" } ?? description }
 }

@@ -2,12 +2,16 @@ import BTCapture
 
 /// Turns Frames into Packets, in capture order, keeping the Session between them.
 public final class Decoder {
-    public var session = Session()
+    public var session: Session
 
-    public init() {}
+    public init(options: DecodeOptions = DecodeOptions()) {
+        session = Session(options: options)
+    }
+
+    public var options: DecodeOptions { session.options }
 
     public func decode(_ frame: Frame) -> Packet {
-        var packet = Packet(frame: frame)
+        var packet = Packet(frame: frame, buildsDisplayText: session.options.buildsDisplayText)
         var cursor = ByteCursor(frame.bytes)
         do {
             switch frame.kind {
@@ -20,7 +24,7 @@ public final class Decoder {
             }
         } catch DecodeError.truncated(let needed, let available, let at) {
             if packet.layers.isEmpty {
-                packet.layers.append(Layer(name: SystemDecoder.kindName(frame.kind), summary: "Malformed", range: 0 ..< frame.bytes.count))
+                packet.append(packet.makeLayer(SystemDecoder.kindName(frame.kind), summary: "Malformed", range: 0 ..< frame.bytes.count))
             }
             packet.addIssue(.error, "Truncated: needed \(needed) bytes at offset \(at), \(available) left")
         } catch {

@@ -4,8 +4,8 @@ import BTCapture
 /// each with fields, and the issues found on the way.
 public struct Packet {
     public let frame: Frame
-    public var layers: [Layer] = []
-    public var issues: [Issue] = []
+    /// From the outermost (HCI) to the highest decoded. Decoders add to it with `append`.
+    public internal(set) var layers: [Layer] = []
     /// Connection handle the packet belongs to, if any.
     public var handle: UInt16?
     /// The remote device the packet concerns (from the connection or the packet itself).
@@ -13,8 +13,14 @@ public struct Packet {
     /// The L2CAP PDU or SDU this packet completed, when it was reassembled from several
     /// frames: the layers above L2CAP were decoded from it, and their ranges refer to it.
     public var reassembledPDU: ArraySlice<UInt8>?
+    /// Whether layers keep their fields' display text and every layer its summary
+    /// (`DecodeOptions.buildsDisplayText`); otherwise only values and the top summary.
+    public let buildsDisplayText: Bool
 
-    public init(frame: Frame) { self.frame = frame }
+    public init(frame: Frame, buildsDisplayText: Bool = true) {
+        self.frame = frame
+        self.buildsDisplayText = buildsDisplayText
+    }
 
     /// The highest decoded layer, which names the packet in the one-line view.
     public var top: Layer? { layers.last }
@@ -37,26 +43,54 @@ public struct Packet {
 
     public var summary: String { top?.summary ?? "" }
 
-    public var hasError: Bool { issues.contains { $0.severity == .error } }
-    public var hasWarning: Bool { issues.contains { $0.severity == .warning } }
+    // MARK: Building layers: the one way
 
+    /// A new layer for this packet. A decoder fills it (fields, summary, issues), then
+    /// `append`s it before handing on what the layer carries, so the layers above stand on it.
+    public func makeLayer(_ name: String, summary: String = "", range: Range<Int>, showsDirection: Bool = false) -> Layer {
+        Layer(name: name, summary: summary, range: range, showsDirection: showsDirection, keepsDisplays: buildsDisplayText)
+    }
+
+    /// Puts a finished (or started) layer on top; the issues it carries are now this packet's.
+    public mutating func append(_ layer: Layer) {
+        layers.append(layer)
+        let index = layers.count - 1
+        for i in layers[index].issues.indices { layers[index].issues[i].layer = index }
+    }
+
+    /// An issue on the highest layer appended so far (a decoder's own once it appended it).
     public mutating func addIssue(_ severity: Issue.Severity, _ message: String) {
-        issues.append(Issue(severity: severity, message: message, layer: max(0, layers.count - 1)))
+        if layers.isEmpty {
+            // Every decoder appends a layer; should one not, the issue is still shown.
+            append(makeLayer(SystemDecoder.kindName(frame.kind), range: 0 ..< frame.bytes.count))
+        }
+        layers[layers.count - 1].issues.append(Issue(severity: severity, message: message, layer: layers.count - 1))
     }
 
     /// Gives the layer at `index` its summary once the layers above it are decoded, if a view
     /// will show it: the table shows only the highest layer's, the tree every layer's. A summary
     /// the layer's own protocol already set is kept.
     mutating func setSummaryIfShown(at index: Int, _ make: () -> String) {
-        guard layers[index].summary.isEmpty, Layer.recordsDisplays || layers.count == index + 1 else { return }
+        guard layers[index].summary.isEmpty, buildsDisplayText || layers.count == index + 1 else { return }
         layers[index].summary = make()
     }
 
-    /// For a decoder that holds its layer outside `layers` while it works: the issue belongs
-    /// to the layer about to be appended.
-    mutating func addIssueOnPendingLayer(_ severity: Issue.Severity, _ message: String) {
-        issues.append(Issue(severity: severity, message: message, layer: layers.count))
+    // MARK: Issues
+
+    /// Every layer's issues, from the outermost layer up.
+    public var issues: [Issue] { layers.flatMap(\.issues) }
+
+    /// The most severe issue (the first of equals), without collecting them.
+    public var worstIssue: Issue? {
+        var worst: Issue?
+        for layer in layers {
+            for issue in layer.issues where worst == nil || issue.severity > worst!.severity { worst = issue }
+        }
+        return worst
     }
+
+    public var hasError: Bool { layers.contains { $0.issues.contains { $0.severity == .error } } }
+    public var hasWarning: Bool { layers.contains { $0.issues.contains { $0.severity == .warning } } }
 
     /// The first field with this definition, searching from the highest layer down.
     public func field(_ definition: FieldDefinition) -> Field? {
@@ -71,30 +105,35 @@ public struct Layer {
     public var name: String
     public var summary: String
     public var fields: [Field] = []
+    /// What is wrong in this layer: malformed, truncated, a protocol error. Kept with the
+    /// layer so that an issue lands where it belongs whatever the decoder does next.
+    public internal(set) var issues: [Issue] = []
     /// Byte range in the frame's bytes (offsets from 0).
     public var range: Range<Int>
     /// Data layers say Send/Receive in the Type column ("ACL Send"); HCI commands do not.
     public var showsDirection: Bool
-    /// `Layer.recordsDisplays` when the layer was made (read once: it is a global).
-    let keepsDisplays: Bool
+    /// Whether fields keep their display text: only the tree (and search) read it, and
+    /// building it for every field costs more than the rest of decoding together.
+    public let keepsDisplays: Bool
 
-    public init(name: String, summary: String = "", range: Range<Int>, showsDirection: Bool = false) {
+    /// Layers are made by `Packet.makeLayer`, which knows the decode options.
+    init(name: String, summary: String, range: Range<Int>, showsDirection: Bool, keepsDisplays: Bool) {
         self.name = name
         self.summary = summary
         self.range = range
         self.showsDirection = showsDirection
-        keepsDisplays = Layer.recordsDisplays
+        self.keepsDisplays = keepsDisplays
         fields.reserveCapacity(8)
     }
-
-    /// Whether fields keep their display text. Only the tree shows it, and building it for
-    /// every field of every packet costs more than the rest of decoding together, so a run that
-    /// prints no tree turns it off once, before the first packet (the text is then the value's).
-    nonisolated(unsafe) public static var recordsDisplays = true
 
     public mutating func add(_ definition: FieldDefinition, _ value: FieldValue, _ display: @autoclosure () -> String? = nil,
                              at range: Range<Int>? = nil) {
         fields.append(Field(definition: definition, value: value, display: keepsDisplays ? display() : nil, range: range))
+    }
+
+    /// An issue on this layer (its index in the packet is set when the layer is appended).
+    public mutating func addIssue(_ severity: Issue.Severity, _ message: String) {
+        issues.append(Issue(severity: severity, message: message, layer: -1))
     }
 }
 
@@ -136,7 +175,7 @@ public enum FieldValue: Equatable {
     public var displayText: String {
         switch self {
         case .text(let s): return s
-        case .uuid(let u): return u.labelled
+        case .uuid(let u): return UUIDNames.standard.labelled(u)
         case .bytes(let b): return Hex.bytes(b)
         case .address(let a): return a.description
         default: return text
@@ -155,7 +194,7 @@ public enum FieldValue: Equatable {
         case .text(let s): ASCII.append(s, to: &out)
         case .bytes(let b): Hex.append(bytes: b, to: &out)
         case .address(let a): a.appendText(to: &out)
-        case .uuid(let u): ASCII.append(u.labelled, to: &out)
+        case .uuid(let u): ASCII.append(UUIDNames.standard.labelled(u), to: &out)
         }
     }
 
@@ -173,6 +212,12 @@ public struct Issue: Equatable {
     }
     public var severity: Severity
     public var message: String
-    /// Index of the layer the issue belongs to.
+    /// Index of the layer the issue belongs to in its packet.
     public var layer: Int
+
+    public init(severity: Severity, message: String, layer: Int) {
+        self.severity = severity
+        self.message = message
+        self.layer = layer
+    }
 }

@@ -32,8 +32,16 @@ public struct Session {
     public var smp = SMPState()
     /// Issues found after their packet was shown: PDUs and requests left open at the end.
     public var pendingReports: [SessionReport] = []
+    /// How this session's decoder decodes (display text, names, caches).
+    public let options: DecodeOptions
 
-    public init() {}
+    public init(options: DecodeOptions = DecodeOptions()) {
+        self.options = options
+        gatt.cached = options.gattCache
+    }
+
+    /// The run's UUID names (assigned numbers and `--uuids`).
+    public var names: UUIDNames { options.uuidNames }
 
     public func connection(controller: UInt16, handle: UInt16) -> Connection? {
         connections[LinkKey(controller: controller, handle: handle)]
@@ -41,9 +49,9 @@ public struct Session {
 
     /// A link ended (Disconnection Complete): what was still open on it becomes issues on
     /// the disconnection packet.
-    mutating func closeLink(_ link: LinkKey, into packet: inout Packet) {
-        for message in l2cap.close(link) { packet.addIssue(.warning, message) }
-        for message in att.close(link) { packet.addIssue(.warning, message) }
+    mutating func closeLink(_ link: LinkKey, into layer: inout Layer) {
+        for message in l2cap.close(link) { layer.addIssue(.warning, message) }
+        for message in att.close(link) { layer.addIssue(.warning, message) }
         smp.close(link)
         connections[link] = nil
     }

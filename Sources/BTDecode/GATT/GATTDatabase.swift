@@ -31,8 +31,8 @@ public struct GATTServerKey: Hashable, Comparable, CustomStringConvertible {
 }
 
 /// One attribute as discovery revealed it.
-public struct GATTAttribute: Equatable {
-    public enum Role: Equatable {
+public struct GATTAttribute: Equatable, Sendable {
+    public enum Role: Equatable, Sendable {
         case service(uuid: BTUUID, endHandle: UInt16, primary: Bool)
         case include(start: UInt16, end: UInt16, uuid: BTUUID?)
         case declaration(uuid: BTUUID, properties: UInt8, valueHandle: UInt16)
@@ -60,7 +60,7 @@ public struct GATTAttribute: Equatable {
 }
 
 /// A GATT server's attributes, learnt from discovery responses, the BlueZ cache, and values seen.
-public struct GATTDatabase {
+public struct GATTDatabase: Sendable {
     public var attributes: [UInt16: GATTAttribute] = [:]
 
     public init() {}
@@ -116,21 +116,21 @@ public struct GATTDatabase {
     }
 
     /// How a summary names the handle: "Heart Rate Measurement", "Service Changed - Configuration".
-    public func name(of handle: UInt16) -> String? {
+    public func name(of handle: UInt16, names: UUIDNames) -> String? {
         guard let attribute = attributes[handle] else { return nil }
         switch attribute.role {
         case .service(let uuid, _, let primary):
-            return "\(GATTNames.service(uuid)) \(primary ? "Service" : "Secondary Service")"
+            return "\(names.service(uuid)) \(primary ? "Service" : "Secondary Service")"
         case .include(_, _, let uuid):
-            return "Include" + (uuid.map { " \(GATTNames.service($0))" } ?? "")
+            return "Include" + (uuid.map { " \(names.service($0))" } ?? "")
         case .declaration(let uuid, _, _):
-            return "\(GATTNames.characteristic(uuid)) Declaration"
+            return "\(names.characteristic(uuid)) Declaration"
         case .value(let uuid), .typed(let uuid):
-            return GATTNames.characteristic(uuid)
+            return names.characteristic(uuid)
         case .descriptor(let uuid, let owner):
-            let descriptor = uuid.uuid16 == 0x2902 ? "Configuration" : GATTNames.descriptor(uuid)
+            let descriptor = uuid.uuid16 == 0x2902 ? "Configuration" : names.descriptor(uuid)
             guard let owner = owner ?? characteristic(containing: handle)?.uuid else { return descriptor }
-            return "\(GATTNames.characteristic(owner)) - \(descriptor)"
+            return "\(names.characteristic(owner)) - \(descriptor)"
         }
     }
 }
@@ -151,12 +151,8 @@ public struct GATTState {
     }
 }
 
-/// Names for UUIDs as GATT uses them, falling back to the UUID itself.
+/// Characteristic properties by name.
 public enum GATTNames {
-    static func service(_ uuid: BTUUID) -> String { UUIDNames.name(uuid, as: .service) ?? uuid.description }
-    static func characteristic(_ uuid: BTUUID) -> String { UUIDNames.name(uuid, as: .characteristic) ?? uuid.description }
-    static func descriptor(_ uuid: BTUUID) -> String { UUIDNames.name(uuid, as: .descriptor) ?? uuid.description }
-
     static let propertyBits: [Int: String] = [
         0: "Broadcast", 1: "Read", 2: "Write Without Response", 3: "Write", 4: "Notify", 5: "Indicate",
         6: "Authenticated Signed Writes", 7: "Extended Properties",

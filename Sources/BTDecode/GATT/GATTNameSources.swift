@@ -9,9 +9,9 @@ public enum GATTNameSources {
     }
 
     /// `{"uuid16bitServiceDefinitions": {"180D": {"name": "Heart Rate"}}, "uuid128bitCharacteristicDefinitions": ...}`.
-    /// Returns how many names it added.
+    /// Adds them to `names`; returns how many it added.
     @discardableResult
-    public static func loadUUIDNames(path: String) throws -> Int {
+    public static func loadUUIDNames(path: String, into names: inout UUIDNames) throws -> Int {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw LoadError(description: "\(path): cannot read the UUID names file")
         }
@@ -37,7 +37,7 @@ public enum GATTNameSources {
                 guard let name = (value as? [String: Any])?["name"] as? String ?? value as? String else {
                     throw LoadError(description: "\(path): \(key) \(text) has no name")
                 }
-                UUIDNames.addCustom(uuid, name: name, kind: kind)
+                names.add(uuid, name: name, kind: kind)
                 added += 1
             }
         }

@@ -3,7 +3,7 @@ import BTCapture
 /// ACL, SCO and ISO data packet headers (Core Vol 4, Part E, 5.4.2-5.4.5).
 enum DataDecoder {
     static func decodeACL(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
-        var layer = Layer(name: "ACL", range: 0 ..< c.bytes.count, showsDirection: true)
+        var layer = packet.makeLayer("ACL", range: 0 ..< c.bytes.count, showsDirection: true)
         let word = try c.u16()
         let handle = word & 0x0FFF
         let pb = UInt8(word >> 12 & 0x3), bc = UInt8(word >> 14)
@@ -17,7 +17,7 @@ enum DataDecoder {
         let lengthMismatch = Int(length) != c.remaining
         let payload = c.rest()
         let index = packet.layers.count
-        packet.layers.append(layer)
+        packet.append(layer)
         defer {
             packet.setSummaryIfShown(at: index) {
                 "Data [Handle: \(Hex.u16(handle)), Packet Boundary Flags: \(Hex.u8(pb)), Length: \(Hex.u16(length)) (\(length))]"
@@ -43,8 +43,8 @@ enum DataDecoder {
     }
 
     static func decodeSCO(_ c: inout ByteCursor, into packet: inout Packet, session: Session) throws {
-        var layer = Layer(name: "SCO", range: 0 ..< c.bytes.count, showsDirection: true)
-        defer { packet.layers.append(layer) }
+        var layer = packet.makeLayer("SCO", range: 0 ..< c.bytes.count, showsDirection: true)
+        defer { packet.append(layer) }
         let word = try c.u16()
         let handle = word & 0x0FFF
         let status = UInt8(word >> 12 & 0x3)
@@ -55,14 +55,14 @@ enum DataDecoder {
         packet.handle = handle
         packet.peer = session.connection(controller: packet.frame.controller, handle: handle)?.peer
         layer.summary = "Data [Handle: \(Hex.u16(handle)), Length: \(length)]"
-        if Int(length) != c.remaining { packet.addIssue(.warning, "SCO length \(length) but \(c.remaining) bytes follow") }
+        if Int(length) != c.remaining { layer.addIssue(.warning, "SCO length \(length) but \(c.remaining) bytes follow") }
         let payload = c.rest()
         if !payload.isEmpty { layer.add(DataFields.payload, .bytes(payload), at: 3 ..< 3 + payload.count) }
     }
 
     static func decodeISO(_ c: inout ByteCursor, into packet: inout Packet, session: Session) throws {
-        var layer = Layer(name: "ISO", range: 0 ..< c.bytes.count, showsDirection: true)
-        defer { packet.layers.append(layer) }
+        var layer = packet.makeLayer("ISO", range: 0 ..< c.bytes.count, showsDirection: true)
+        defer { packet.append(layer) }
         let word = try c.u16()
         let handle = word & 0x0FFF
         let pb = UInt8(word >> 12 & 0x3), ts = UInt8(word >> 14 & 0x1)
@@ -73,7 +73,7 @@ enum DataDecoder {
         layer.add(DataFields.isoLength, .u16(length), String(length), at: 2 ..< 4)
         packet.handle = handle
         layer.summary = "Data [Handle: \(Hex.u16(handle)), Length: \(length)]"
-        if Int(length) != c.remaining { packet.addIssue(.warning, "ISO length \(length) but \(c.remaining) bytes follow") }
+        if Int(length) != c.remaining { layer.addIssue(.warning, "ISO length \(length) but \(c.remaining) bytes follow") }
         let payload = c.rest()
         if !payload.isEmpty { layer.add(DataFields.payload, .bytes(payload), at: 4 ..< 4 + payload.count) }
     }

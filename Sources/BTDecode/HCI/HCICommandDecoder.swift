@@ -3,8 +3,8 @@ import BTCapture
 enum HCICommandDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
         let start = c.offset
-        var layer = Layer(name: "HCI Command", range: 0 ..< c.bytes.count)
-        defer { packet.layers.append(layer) }
+        var layer = packet.makeLayer("HCI Command", range: 0 ..< c.bytes.count)
+        defer { packet.append(layer) }
         let opcode = try c.u16()
         let name = HCICommandNames.name(opcode)
         let ogf = UInt8(opcode >> 10), ocf = opcode & 0x3FF
@@ -14,9 +14,9 @@ enum HCICommandDecoder {
         let length = try c.u8()
         layer.add(HCIFields.parameterLength, .u8(length), String(length), at: 2 ..< 3)
         layer.summary = name.map { $0 == "Vendor" ? "Vendor Command \(Hex.u16(opcode))" : $0 } ?? "Unknown Command \(Hex.u16(opcode))"
-        if name == nil { packet.addIssue(.warning, "Unknown command opcode \(Hex.u16(opcode))") }
+        if name == nil { layer.addIssue(.warning, "Unknown command opcode \(Hex.u16(opcode))") }
         if Int(length) != c.remaining {
-            packet.addIssue(.warning, "Parameter length \(length) but \(c.remaining) bytes follow")
+            layer.addIssue(.warning, "Parameter length \(length) but \(c.remaining) bytes follow")
         }
         var params = ByteCursor(try c.slice(min(Int(length), c.remaining)))
         try decodeParameters(opcode, &params, &layer, &packet, &session)
@@ -31,11 +31,11 @@ enum HCICommandDecoder {
     static func decodeParameters(_ opcode: UInt16, _ c: inout ByteCursor, _ layer: inout Layer,
                                  _ packet: inout Packet, _ session: inout Session) throws {
         if opcode >> 10 == 0x3F {
-            packet.addIssue(.note, "Vendor command: parameters are specific to the controller's manufacturer")
+            layer.addIssue(.note, "Vendor command: parameters are specific to the controller's manufacturer")
             return
         }
         guard let params = HCIParameterTables.commands[opcode] else { return }
-        var reader = HCIParameterReader()
+        var reader = HCIParameterReader(names: session.names)
         try reader.read(params, &c, &layer)
         reader.apply(to: &layer, &packet, session: session)
     }

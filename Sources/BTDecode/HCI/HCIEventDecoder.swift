@@ -2,17 +2,17 @@ import BTCapture
 
 enum HCIEventDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
-        var layer = Layer(name: "HCI Event", range: 0 ..< c.bytes.count)
-        defer { packet.layers.append(layer) }
+        var layer = packet.makeLayer("HCI Event", range: 0 ..< c.bytes.count)
+        defer { packet.append(layer) }
         let code = try c.u8()
         let name = HCIEventNames.name(code)
         layer.add(HCIFields.event, .u8(code), "\(name ?? "Unknown") (\(Hex.u8(code)))", at: 0 ..< 1)
         let length = try c.u8()
         layer.add(HCIFields.parameterLength, .u8(length), String(length), at: 1 ..< 2)
         layer.summary = name ?? "Unknown Event \(Hex.u8(code))"
-        if name == nil { packet.addIssue(.warning, "Unknown event code \(Hex.u8(code))") }
+        if name == nil { layer.addIssue(.warning, "Unknown event code \(Hex.u8(code))") }
         if Int(length) != c.remaining {
-            packet.addIssue(.warning, "Parameter length \(length) but \(c.remaining) bytes follow")
+            layer.addIssue(.warning, "Parameter length \(length) but \(c.remaining) bytes follow")
         }
         var params = ByteCursor(try c.slice(min(Int(length), c.remaining)))
         let controller = packet.frame.controller
@@ -25,13 +25,13 @@ enum HCIEventDecoder {
             layer.summary = "Command Complete: \(commandName)"
             if !params.isAtEnd {
                 let status = try params.u8()
-                addStatus(status, &layer, &packet)
+                addStatus(status, &layer)
                 do {
                     try decodeReturn(opcode, status, &params, &layer, &packet, &session, controller)
                 } catch DecodeError.truncated(let needed, let available, let at) {
                     // Controllers (BlueZ's emulator among them) often return the status alone;
                     // the fields decoded so far stand, and the shortfall is the controller's.
-                    packet.addIssue(.warning, "Return parameters stop short of what \(commandName) defines: \(needed) bytes needed at offset \(at), \(available) left")
+                    layer.addIssue(.warning, "Return parameters stop short of what \(commandName) defines: \(needed) bytes needed at offset \(at), \(available) left")
                 }
             }
         case 0x0F: // Command Status
@@ -41,13 +41,13 @@ enum HCIEventDecoder {
             let commandName = HCICommandNames.name(opcode) ?? "Unknown \(Hex.u16(opcode))"
             layer.add(HCIFields.commandOpcode, .u16(opcode), "\(commandName) (\(Hex.u16(opcode)))")
             layer.summary = "Command Status: \(commandName)"
-            addStatus(status, &layer, &packet)
+            addStatus(status, &layer)
         case 0x03: // Connection Complete
             let status = try params.u8()
             let handle = try params.u16() & 0x0FFF
             let address = try params.address()
             let linkType = try params.u8()
-            addStatus(status, &layer, &packet)
+            addStatus(status, &layer)
             layer.add(HCIFields.handle, .u16(handle))
             layer.add(HCIFields.address, .address(address))
             layer.add(HCIFields.linkType, .u8(linkType), linkType == 0 ? "SCO" : linkType == 1 ? "ACL" : linkType == 2 ? "eSCO" : "Reserved")
@@ -62,7 +62,7 @@ enum HCIEventDecoder {
             let status = try params.u8()
             let handle = try params.u16() & 0x0FFF
             let reason = try params.u8()
-            addStatus(status, &layer, &packet)
+            addStatus(status, &layer)
             layer.add(HCIFields.handle, .u16(handle))
             layer.add(HCIFields.reason, .u8(reason), "\(HCIErrorNames.name(reason)) (\(Hex.u8(reason)))")
             layer.summary += " - Handle: \(Hex.u16(handle)) - Reason: \(HCIErrorNames.name(reason))"
@@ -70,14 +70,14 @@ enum HCIEventDecoder {
             let key = Session.LinkKey(controller: controller, handle: handle)
             packet.peer = session.connections[key]?.peer
             if let severity = HCIErrorNames.severity(ofDisconnectReason: reason) {
-                packet.addIssue(severity, "Disconnected: \(HCIErrorNames.name(reason)) (\(Hex.u8(reason)))")
+                layer.addIssue(severity, "Disconnected: \(HCIErrorNames.name(reason)) (\(Hex.u8(reason)))")
             }
-            if status == 0 { session.closeLink(key, into: &packet) }
+            if status == 0 { session.closeLink(key, into: &layer) }
         case 0x08, 0x59: // Encryption Change v1, v2 (with the key size)
             let status = try params.u8()
             let handle = try params.u16() & 0x0FFF
             let enabled = try params.u8()
-            addStatus(status, &layer, &packet)
+            addStatus(status, &layer)
             layer.add(HCIFields.handle, .u16(handle))
             let state = ["Off", "On (E0 or AES-CCM)", "On (AES-CCM)"][safe: Int(enabled)] ?? "Reserved"
             layer.add(HCIFields.encryption, .u8(enabled), state)
@@ -86,7 +86,7 @@ enum HCIEventDecoder {
                 let size = try params.u8()
                 layer.add(HCIFields.keySize, .u8(size), "\(size) bytes")
                 layer.summary += " - Key Size: \(size)"
-                if size < 7 { packet.addIssue(.error, "Encryption key size \(size) is below 7 bytes") }
+                if size < 7 { layer.addIssue(.error, "Encryption key size \(size) is below 7 bytes") }
             }
             packet.handle = handle
             packet.peer = session.connection(controller: controller, handle: handle)?.peer
@@ -113,7 +113,7 @@ enum HCIEventDecoder {
             try decodeLEMeta(&params, &layer, &packet, &session)
         default:
             guard let spec = HCIParameterTables.events[code] else { break }
-            var reader = HCIParameterReader()
+            var reader = HCIParameterReader(names: session.names)
             try reader.read(spec, &params, &layer)
             reader.apply(to: &layer, &packet, session: session)
         }
@@ -124,11 +124,11 @@ enum HCIEventDecoder {
         }
     }
 
-    static func addStatus(_ status: UInt8, _ layer: inout Layer, _ packet: inout Packet) {
+    static func addStatus(_ status: UInt8, _ layer: inout Layer) {
         layer.add(HCIFields.status, .u8(status), "\(HCIErrorNames.name(status)) (\(Hex.u8(status)))")
         if status != 0 {
             layer.summary += " - \(HCIErrorNames.name(status))"
-            packet.addIssue(HCIErrorNames.severity(ofStatus: status), "Status: \(HCIErrorNames.name(status)) (\(Hex.u8(status)))")
+            layer.addIssue(HCIErrorNames.severity(ofStatus: status), "Status: \(HCIErrorNames.name(status)) (\(Hex.u8(status)))")
         }
     }
 
@@ -143,7 +143,7 @@ enum HCIEventDecoder {
             session.controllerAddresses[controller] = address
         default:
             guard let params = HCIParameterTables.returns[opcode] else { return }
-            var reader = HCIParameterReader()
+            var reader = HCIParameterReader(names: session.names)
             try reader.read(params, &c, &layer)
             reader.apply(to: &layer, &packet, session: session)
         }
@@ -164,7 +164,7 @@ enum HCIEventDecoder {
             let address = try c.address()
             if subevent != 0x01 { try c.skip(12) }
             let interval = try c.u16(), latency = try c.u16(), timeout = try c.u16()
-            addStatus(status, &layer, &packet)
+            addStatus(status, &layer)
             layer.add(HCIFields.handle, .u16(handle))
             layer.add(HCIFields.role, .u8(role), role == 0 ? "Central" : "Peripheral")
             layer.add(HCIFields.addressType, .u8(addressType), HCICommandDecoder.addressTypeName(addressType))
@@ -195,13 +195,13 @@ enum HCIEventDecoder {
                 layer.add(AdvertisingFields.eventType, .u8(eventType), eventName)
                 layer.add(AdvertisingFields.addressType, .u8(addressType), HCICommandDecoder.addressTypeName(addressType))
                 layer.add(AdvertisingFields.address, .address(address))
-                addReportData(data, rssi: rssi, eventName: eventName, addressType: addressType, address: address, &layer, &packet)
+                addReportData(data, rssi: rssi, eventName: eventName, addressType: addressType, address: address, names: session.names, &layer, &packet)
             }
         case 0x03: // Connection Update Complete
             let status = try c.u8()
             let handle = try c.u16() & 0x0FFF
             let interval = try c.u16(), latency = try c.u16(), timeout = try c.u16()
-            addStatus(status, &layer, &packet)
+            addStatus(status, &layer)
             layer.add(HCIFields.handle, .u16(handle))
             layer.add(HCIFields.interval, .u16(interval), Units.milliseconds(interval, 1.25))
             layer.add(HCIFields.latency, .u16(latency), String(latency))
@@ -233,11 +233,11 @@ enum HCIEventDecoder {
                     layer.add(HCIFields.directAddressType, .u8(directType), HCICommandDecoder.addressTypeName(directType))
                     layer.add(HCIFields.directAddress, .address(direct))
                 }
-                addReportData(data, rssi: rssi, eventName: eventName, addressType: addressType, address: address, &layer, &packet)
+                addReportData(data, rssi: rssi, eventName: eventName, addressType: addressType, address: address, names: session.names, &layer, &packet)
             }
         default:
             guard let spec = HCIParameterTables.subevents[subevent] else { break }
-            var reader = HCIParameterReader()
+            var reader = HCIParameterReader(names: session.names)
             try reader.read(spec, &c, &layer)
             reader.apply(to: &layer, &packet, session: session)
         }
@@ -246,12 +246,10 @@ enum HCIEventDecoder {
     /// Extended advertising event type bits (Core Vol 4, Part E, 7.7.65.13); legacy PDUs by name.
     /// What legacy and extended advertising reports share: the data with its AD structures and
     /// their issues, the RSSI (127: not available), the report's part of the summary, the peer.
-    static func addReportData(_ data: ArraySlice<UInt8>, rssi: Int8, eventName: String, addressType: UInt8, address: BDAddr,
+    static func addReportData(_ data: ArraySlice<UInt8>, rssi: Int8, eventName: String, addressType: UInt8, address: BDAddr, names: UUIDNames,
                               _ layer: inout Layer, _ packet: inout Packet) {
         layer.add(AdvertisingFields.data, .bytes(data))
-        var issues: [(Issue.Severity, String)] = []
-        let digest = AdvertisingData.decode(data, into: &layer, issues: &issues)
-        for issue in issues { packet.addIssue(issue.0, issue.1) }
+        let digest = AdvertisingData.decode(data, into: &layer, names: names)
         layer.add(AdvertisingFields.rssi, .signed(Int64(rssi)), rssi == 127 ? "Not available" : "\(rssi) dBm")
         layer.summary += " - \(eventName) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address) \(rssi) dBm"
         if let name = digest.name { layer.summary += " - \"\(name)\"" }

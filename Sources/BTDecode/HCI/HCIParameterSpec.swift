@@ -111,9 +111,12 @@ struct HCIParameterReader {
     var summary: [String] = []
     var handle: UInt16?
     var address: BDAddr?
-    var issues: [(Issue.Severity, String)] = []
+    /// The run's UUID names, for the UUIDs in EIR and advertising data.
+    let names: UUIDNames
 
-    /// What the parameters said, onto the packet: summary, handle, peer, issues.
+    init(names: UUIDNames) { self.names = names }
+
+    /// What the parameters said, onto the packet: summary, handle, peer (issues went onto the layer as read).
     func apply(to layer: inout Layer, _ packet: inout Packet, session: Session) {
         if !summary.isEmpty { layer.summary += " - " + summary.joined(separator: " - ") }
         if let handle {
@@ -121,7 +124,6 @@ struct HCIParameterReader {
             packet.peer = packet.peer ?? session.connection(controller: packet.frame.controller, handle: handle)?.peer
         }
         if let address { packet.peer = packet.peer ?? address }
-        for issue in issues { packet.addIssue(issue.0, issue.1) }
     }
 
     mutating func read(_ params: [HCIParam], _ c: inout ByteCursor, _ layer: inout Layer) throws {
@@ -180,7 +182,7 @@ struct HCIParameterReader {
             layer.add(p.field, .u8(v), "\(name) (\(Hex.u8(v)))")
             if v != 0 {
                 summary.append(name)
-                issues.append((HCIErrorNames.severity(ofStatus: v), "Status: \(name) (\(Hex.u8(v)))"))
+                layer.addIssue(HCIErrorNames.severity(ofStatus: v), "Status: \(name) (\(Hex.u8(v)))")
             }
             return UInt64(v)
         case .R:
@@ -218,14 +220,14 @@ struct HCIParameterReader {
         case .eir:
             let bytes = try c.slice(min(240, c.remaining))
             layer.add(p.field, .bytes(bytes))
-            let digest = AdvertisingData.decode(bytes, into: &layer, issues: &issues)
+            let digest = AdvertisingData.decode(bytes, into: &layer, names: names)
             if let name = digest.name { summary.append("\"\(name)\"") }
             return 0
         case .ad:
             let length = try c.u8()
             let bytes = try c.slice(Int(length))
             layer.add(p.field, .bytes(bytes))
-            let digest = AdvertisingData.decode(bytes, into: &layer, issues: &issues)
+            let digest = AdvertisingData.decode(bytes, into: &layer, names: names)
             if let name = digest.name { summary.append("\"\(name)\"") }
             return UInt64(length)
         case .io:

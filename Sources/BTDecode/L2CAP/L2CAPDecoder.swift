@@ -22,10 +22,10 @@ enum L2CAPDecoder {
 
         if pb == 1 { // continuing fragment
             guard var pending = session.l2cap.reassembly[key] else {
-                var layer = Layer(name: "L2CAP", summary: "Continuation fragment without a start", range: base ..< base + payload.count, showsDirection: true)
+                var layer = packet.makeLayer("L2CAP", summary: "Continuation fragment without a start", range: base ..< base + payload.count, showsDirection: true)
                 layer.add(L2CAPFields.payload, .bytes(payload))
-                packet.layers.append(layer)
-                packet.addIssue(.error, "ACL continuation fragment without a start: \(payload.count) bytes dropped")
+                layer.addIssue(.error, "ACL continuation fragment without a start: \(payload.count) bytes dropped")
+                packet.append(layer)
                 return
             }
             pending.data.append(contentsOf: payload)
@@ -35,54 +35,61 @@ enum L2CAPDecoder {
             }
             guard let expected = pending.expected, pending.data.count >= expected else {
                 session.l2cap.reassembly[key] = pending
-                packet.layers.append(fragmentLayer(pending, range: base ..< base + payload.count))
+                packet.append(fragmentLayer(pending, range: base ..< base + payload.count, packet))
                 return
             }
             session.l2cap.reassembly[key] = nil
+            var issues: [Issue] = []
             if pending.data.count > expected {
-                packet.addIssue(.error, "L2CAP length mismatch: header says \(expected - 4) bytes, fragments carry \(pending.data.count - 4)")
+                issues.append(Issue(severity: .error, message: "L2CAP length mismatch: header says \(expected - 4) bytes, fragments carry \(pending.data.count - 4)", layer: -1))
             }
             packet.reassembledPDU = pending.data[..<expected]
-            try decodePDU(pending.data[..<expected], fragments: pending.fragments, link: link, sent: sent, into: &packet, session: &session)
+            try decodePDU(pending.data[..<expected], fragments: pending.fragments, link: link, sent: sent, issues: issues,
+                          into: &packet, session: &session)
             return
         }
 
         // A start: 0 and 2 (non-flushable and flushable first fragments), 3 (a complete PDU).
+        // Issues found before the L2CAP layer exists travel to it.
+        var issues: [Issue] = []
         if let stale = session.l2cap.reassembly[key] {
             session.l2cap.reassembly[key] = nil
             let total = stale.expected.map { " of \($0)" } ?? ""
-            packet.addIssue(.error, "New L2CAP PDU started before the one from packet \(stale.firstFrame) completed: \(stale.data.count)\(total) bytes lost")
+            issues.append(Issue(severity: .error, message: "New L2CAP PDU started before the one from packet \(stale.firstFrame) completed: \(stale.data.count)\(total) bytes lost", layer: -1))
         }
         let length: Int? = payload.count >= 2 ? Int(UInt16(payload[payload.startIndex]) | UInt16(payload[payload.startIndex + 1]) << 8) + 4 : nil
         if let length, payload.count >= length {
             if payload.count > length {
-                packet.addIssue(.error, "L2CAP length mismatch: header says \(length - 4) bytes, ACL carries \(payload.count - 4)")
+                issues.append(Issue(severity: .error, message: "L2CAP length mismatch: header says \(length - 4) bytes, ACL carries \(payload.count - 4)", layer: -1))
             }
-            try decodePDU(payload.prefix(length), fragments: 1, link: link, sent: sent, into: &packet, session: &session)
+            try decodePDU(payload.prefix(length), fragments: 1, link: link, sent: sent, issues: issues, into: &packet, session: &session)
             return
         }
         let pending = L2CAPState.PendingPDU(data: Array(payload), expected: length, fragments: 1, firstFrame: packet.frame.number)
         session.l2cap.reassembly[key] = pending
-        packet.layers.append(fragmentLayer(pending, range: base ..< base + payload.count))
+        var layer = fragmentLayer(pending, range: base ..< base + payload.count, packet)
+        layer.issues += issues
+        packet.append(layer)
     }
 
-    static func fragmentLayer(_ pending: L2CAPState.PendingPDU, range: Range<Int>) -> Layer {
+    static func fragmentLayer(_ pending: L2CAPState.PendingPDU, range: Range<Int>, _ packet: Packet) -> Layer {
         let of = pending.expected.map { " - \(pending.data.count) of \($0) bytes" } ?? ""
         let started = pending.fragments > 1 ? " (started in packet \(pending.firstFrame))" : ""
-        var layer = Layer(name: "L2CAP", summary: "Fragment \(pending.fragments) of an L2CAP PDU\(of)\(started)", range: range, showsDirection: true)
+        var layer = packet.makeLayer("L2CAP", summary: "Fragment \(pending.fragments) of an L2CAP PDU\(of)\(started)", range: range, showsDirection: true)
         layer.add(L2CAPFields.fragment, .u16(UInt16(clamping: pending.fragments)), String(pending.fragments))
         return layer
     }
 
     /// A whole L2CAP PDU: basic header, then the channel's protocol.
-    static func decodePDU(_ pdu: ArraySlice<UInt8>, fragments: Int, link: Session.LinkKey, sent: Bool,
+    static func decodePDU(_ pdu: ArraySlice<UInt8>, fragments: Int, link: Session.LinkKey, sent: Bool, issues: [Issue],
                           into packet: inout Packet, session: inout Session) throws {
         var c = ByteCursor(pdu)
         let length = try c.u16()
         let cid = try c.u16()
         let channel = cid >= 0x0040 ? session.l2cap.channel(link, cid: cid, sent: sent) : nil
         let protocolName = channel?.protocolName ?? L2CAPProtocols.fixedName(cid: cid)
-        var layer = Layer(name: "L2CAP", range: 0 ..< pdu.count, showsDirection: true)
+        var layer = packet.makeLayer("L2CAP", range: 0 ..< pdu.count, showsDirection: true)
+        layer.issues = issues
         layer.add(L2CAPFields.length, .u16(length), String(length))
         layer.add(L2CAPFields.cid, .u16(cid), protocolName.map { "\(Hex.u16(cid)) (\($0))" } ?? Hex.u16(cid))
         if let channel { layer.add(L2CAPFields.psm, .u16(channel.psm), "\(Hex.u16(channel.psm)) (\(channel.protocolName))") }
@@ -98,7 +105,7 @@ enum L2CAPDecoder {
         let framed = channel.map { $0.mode != .basic } ?? false
         if framed { layer.summary = summary() }
         let index = packet.layers.count
-        packet.layers.append(layer)
+        packet.append(layer)
         defer { packet.setSummaryIfShown(at: index, summary) }
         var context = L2CAPContext(link: link, sent: sent, cid: cid, channel: channel)
         var payload = ByteCursor(body)

@@ -20,7 +20,7 @@ enum L2CAPSignaling {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
         var layer = packet.layers.removeLast()
-        defer { packet.layers.append(layer) }
+        defer { packet.append(layer) }
         var summaries: [String] = []
         defer { if !summaries.isEmpty { layer.summary = summaries.joined(separator: "; ") } }
         repeat {
@@ -31,10 +31,10 @@ enum L2CAPSignaling {
             layer.add(L2CAPFields.code, .u8(code), "\(name) (\(Hex.u8(code)))")
             layer.add(L2CAPFields.ident, .u8(ident))
             layer.add(L2CAPFields.commandLength, .u16(length), String(length))
-            if codeNames[code] == nil { packet.addIssueOnPendingLayer(.warning, "Unknown signaling command \(Hex.u8(code))") }
-            if ident == 0 { packet.addIssueOnPendingLayer(.warning, "Signaling identifier 0x00 is not allowed") }
+            if codeNames[code] == nil { layer.addIssue(.warning, "Unknown signaling command \(Hex.u8(code))") }
+            if ident == 0 { layer.addIssue(.warning, "Signaling identifier 0x00 is not allowed") }
             if Int(length) > c.remaining {
-                packet.addIssueOnPendingLayer(.error, "\(name): length \(length) but \(c.remaining) bytes follow")
+                layer.addIssue(.error, "\(name): length \(length) but \(c.remaining) bytes follow")
             }
             var command = ByteCursor(try c.slice(min(Int(length), c.remaining)))
             var summary = name
@@ -47,7 +47,7 @@ enum L2CAPSignaling {
         } while context.cid == 0x0001 && c.remaining >= 4
         if !c.isAtEnd {
             layer.add(L2CAPFields.payload, .bytes(c.rest()))
-            packet.addIssueOnPendingLayer(.warning, "Bytes after the last signaling command")
+            layer.addIssue(.warning, "Bytes after the last signaling command")
         }
     }
 
@@ -59,7 +59,7 @@ enum L2CAPSignaling {
             let name = names[value] ?? "Reserved"
             layer.add(L2CAPFields.result, .u16(value), "\(name) (\(Hex.u16(value)))")
             summary += " - Result: \(name)"
-            if !successes.contains(value) { packet.addIssueOnPendingLayer(.warning, "\(codeNames[code] ?? ""): \(name)") }
+            if !successes.contains(value) { layer.addIssue(.warning, "\(codeNames[code] ?? ""): \(name)") }
         }
         switch code {
         case 0x01:
@@ -67,7 +67,7 @@ enum L2CAPSignaling {
             let reasons: [UInt16: String] = [0: "Command not understood", 1: "Signaling MTU exceeded", 2: "Invalid CID in request"]
             layer.add(L2CAPFields.rejectReason, .u16(reason), "\(reasons[reason] ?? "Reserved") (\(Hex.u16(reason)))")
             summary += " - Reason: \(reasons[reason] ?? "Reserved")"
-            packet.addIssueOnPendingLayer(.warning, "Command Reject: \(reasons[reason] ?? "Reserved")")
+            layer.addIssue(.warning, "Command Reject: \(reasons[reason] ?? "Reserved")")
             if reason == 1 { layer.add(L2CAPFields.mtu, .u16(try c.u16())) }
             if reason == 2 {
                 layer.add(L2CAPFields.scid, .u16(try c.u16()))
@@ -175,7 +175,7 @@ enum L2CAPSignaling {
             layer.add(L2CAPFields.latency, .u16(latency), String(latency))
             layer.add(L2CAPFields.timeout, .u16(timeout), Units.milliseconds(timeout, 10))
             summary += " - Interval: \(Units.milliseconds(min, 1.25))-\(Units.milliseconds(max, 1.25)) - Latency: \(latency) - Timeout: \(Units.milliseconds(timeout, 10))"
-            if min > max { packet.addIssueOnPendingLayer(.warning, "Interval minimum above maximum") }
+            if min > max { layer.addIssue(.warning, "Interval minimum above maximum") }
         case 0x13:
             result(try c.u16(), [0: "Accepted", 1: "Rejected"])
         case 0x14:
@@ -212,7 +212,7 @@ enum L2CAPSignaling {
             while c.remaining >= 2 { cids.append(try c.u16()) }
             for cid in cids { layer.add(L2CAPFields.scid, .u16(cid)) }
             summary += " - Source CIDs: " + cids.map(Hex.u16).joined(separator: ", ")
-            if cids.isEmpty || cids.count > 5 { packet.addIssueOnPendingLayer(.warning, "\(cids.count) source CIDs; 1 to 5 are allowed") }
+            if cids.isEmpty || cids.count > 5 { layer.addIssue(.warning, "\(cids.count) source CIDs; 1 to 5 are allowed") }
             session.l2cap.requests[.init(link: link, requesterIsLocal: sent, ident: ident)] = .init(psm: spsm, sourceCIDs: cids, mode: .enhancedCreditBased)
         case 0x18:
             let mtu = try c.u16(), mps = try c.u16(), credits = try c.u16(), value = try c.u16()

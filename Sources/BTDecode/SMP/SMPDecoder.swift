@@ -45,13 +45,13 @@ enum SMPDecoder {
     static let keypressNames: [UInt8: String] = [0: "Passkey Entry Started", 1: "Passkey Digit Entered", 2: "Passkey Digit Erased", 3: "Passkey Cleared", 4: "Passkey Entry Completed"]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
-        var layer = Layer(name: "SMP", range: 0 ..< c.remaining, showsDirection: true)
-        defer { packet.layers.append(layer) }
+        var layer = packet.makeLayer("SMP", range: 0 ..< c.remaining, showsDirection: true)
+        defer { packet.append(layer) }
         let code = try c.u8()
         let name = codeNames[code] ?? "Unknown Command \(Hex.u8(code))"
         layer.add(SMPFields.code, .u8(code), "\(name) (\(Hex.u8(code)))")
         layer.summary = name
-        if codeNames[code] == nil { packet.addIssueOnPendingLayer(.warning, "Unknown SMP code \(Hex.u8(code))") }
+        if codeNames[code] == nil { layer.addIssue(.warning, "Unknown SMP code \(Hex.u8(code))") }
         let link = context.link
         switch code {
         case 0x01, 0x02:
@@ -64,8 +64,8 @@ enum SMPDecoder {
             layer.add(SMPFields.initiatorKeys, .u8(initiatorKeys), keyNames(initiatorKeys))
             layer.add(SMPFields.responderKeys, .u8(responderKeys), keyNames(responderKeys))
             layer.summary += " - \(ioNames[features.io] ?? "Reserved") - \(authReqSummary(features.authReq)) - Key Size: \(keySize)"
-            if keySize < 7 || keySize > 16 { packet.addIssueOnPendingLayer(.warning, "Maximum key size \(keySize) is outside 7-16") }
-            if features.io > 4 { packet.addIssueOnPendingLayer(.warning, "Reserved IO capability \(Hex.u8(features.io))") }
+            if keySize < 7 || keySize > 16 { layer.addIssue(.warning, "Maximum key size \(keySize) is outside 7-16") }
+            if features.io > 4 { layer.addIssue(.warning, "Reserved IO capability \(Hex.u8(features.io))") }
             if code == 0x01 {
                 session.smp.pairings[link] = SMPState.Pairing(request: features)
             } else if let request = session.smp.pairings[link]?.request {
@@ -83,7 +83,7 @@ enum SMPDecoder {
             let reasonName = reasonNames[reason] ?? "Reserved"
             layer.add(SMPFields.reason, .u8(reason), "\(reasonName) (\(Hex.u8(reason)))")
             layer.summary += " - Reason: \(reasonName) (\(Hex.u8(reason)))"
-            packet.addIssueOnPendingLayer(.error, "Pairing failed: \(reasonName) (\(Hex.u8(reason)))")
+            layer.addIssue(.error, "Pairing failed: \(reasonName) (\(Hex.u8(reason)))")
             session.smp.pairings[link] = nil
         case 0x06:
             layer.add(SMPFields.ltk, .bytes(try c.slice(16)))
@@ -118,7 +118,7 @@ enum SMPDecoder {
             break
         }
         if !c.isAtEnd {
-            packet.addIssueOnPendingLayer(.warning, "\(name): \(c.remaining) unexpected bytes at the end")
+            layer.addIssue(.warning, "\(name): \(c.remaining) unexpected bytes at the end")
             _ = c.rest()
         }
     }

@@ -37,15 +37,15 @@ public enum SystemDecoder {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
         let kind = packet.frame.kind
-        var layer = Layer(name: kindName(kind), range: 0 ..< c.bytes.count,
+        var layer = packet.makeLayer(kindName(kind), range: 0 ..< c.bytes.count,
                           showsDirection: kind == .lmp || kind == .vendorDiagnostic)
-        defer { packet.layers.append(layer) }
+        defer { packet.append(layer) }
         switch kind {
         case _ where kind.isText:
             let text = readableText(c.rest())
             layer.add(SystemFields.text, .text(text))
             layer.summary = text
-            if kind == .error { packet.addIssue(.warning, "Error record: \(text)") }
+            if kind == .error { layer.addIssue(.warning, "Error record: \(text)") }
         case .syslog:
             layer.add(SystemFields.syslogPID, .u32(try c.u32()))
             layer.add(SystemFields.syslogLevel, .u8(try c.u8()))

@@ -1,0 +1,22 @@
+import BTCapture
+
+/// How a Decoder decodes: which texts to build and what it knows beyond the capture. One value
+/// per run, handed to the Decoder and carried by its Session; nothing in BTDecode reads a
+/// global, so two files or two threads decode at once without affecting each other.
+public struct DecodeOptions: Sendable {
+    /// Build every field's display text and every layer's summary: the tree prints them (and
+    /// search will read them). Off, layers keep values and the top summary only, which is all
+    /// the table and `--fields` print; building the text costs more than the rest of decoding.
+    public var buildsDisplayText = true
+    /// Names for vendor UUIDs (`--uuids`), ahead of the assigned numbers.
+    public var uuidNames = UUIDNames.standard
+    /// GATT databases known before the capture (BlueZ's cache), by peer address: a remote
+    /// server the capture has not discovered starts from its cached database.
+    public var gattCache: [BDAddr: GATTDatabase] = [:]
+
+    public init(buildsDisplayText: Bool = true, uuidNames: UUIDNames = .standard, gattCache: [BDAddr: GATTDatabase] = [:]) {
+        self.buildsDisplayText = buildsDisplayText
+        self.uuidNames = uuidNames
+        self.gattCache = gattCache
+    }
+}

@@ -1,0 +1,67 @@
+import XCTest
+import BTCapture
+import BTDecode
+
+/// The Packet model's own promises, over every fixture: each issue sits on the layer of the
+/// protocol it concerns.
+final class ModelTests: XCTestCase {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    static func decodeFixtures(_ options: DecodeOptions = DecodeOptions()) throws -> [(String, [Packet])] {
+        var out: [(String, [Packet])] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: fixtures.path).sorted()
+        where name.hasSuffix(".btsnoop") || name.hasSuffix(".pklg") {
+            let reader = try CaptureInput.open(bytes: [UInt8](try Data(contentsOf: fixtures.appendingPathComponent(name))))
+            let decoder = Decoder(options: options)
+            var packets: [Packet] = []
+            while let frame = try reader.next() { packets.append(decoder.decode(frame)) }
+            out.append((name, packets))
+        }
+        return out
+    }
+
+    func testIssuesLandOnTheLayerTheyConcern() throws {
+        // Message beginnings, and the layer each belongs to.
+        let owners: [(String, String)] = [
+            ("ATT error:", "ATT"), ("Response without a request", "ATT"), ("Request sent before", "ATT"),
+            ("Pairing failed", "SMP"), ("L2CAP length mismatch", "L2CAP"), ("New L2CAP PDU started before", "L2CAP"),
+            ("ACL continuation fragment without a start", "L2CAP"), ("Command Reject", "L2CAP"),
+            ("Status:", "HCI"), ("Disconnected:", "HCI Event"), ("AD structure", "HCI Event"),
+            ("ACL length", "ACL"), ("Unknown command opcode", "HCI Command"), ("Attribute Not Found", "ATT"),
+        ]
+        var checked = Set<String>()
+        for (name, packets) in try Self.decodeFixtures() {
+            for packet in packets {
+                for (index, layer) in packet.layers.enumerated() {
+                    for issue in layer.issues {
+                        XCTAssertEqual(issue.layer, index, "\(name) #\(packet.frame.number): \(issue.message)")
+                        for (prefix, owner) in owners where issue.message.hasPrefix(prefix) {
+                            XCTAssertTrue(layer.name.hasPrefix(owner), "\(name) #\(packet.frame.number): '\(issue.message)' on \(layer.name)")
+                            checked.insert(prefix)
+                        }
+                    }
+                }
+                XCTAssertEqual(packet.issues, packet.layers.flatMap(\.issues))
+                XCTAssertEqual(packet.worstIssue?.severity, packet.issues.map(\.severity).max())
+            }
+        }
+        // These the fixtures hold, so the checks above are not vacuous.
+        XCTAssertEqual(checked.sorted(), ["ACL continuation fragment without a start", "ATT error:", "Attribute Not Found",
+                                          "Command Reject", "Disconnected:", "New L2CAP PDU started before", "Pairing failed", "Status:"])
+    }
+
+    /// Issues found before the layer they concern exists travel to it: an L2CAP length that
+    /// disagrees with the ACL length is found while reading ACL, and reported on L2CAP.
+    func testIssueFoundBelowItsLayerTravelsUp() {
+        let decoder = Decoder()
+        _ = decoder.decode(Frame(number: 1, timestamp: 0, kind: .event, direction: .received, bytes:
+            [0x3E, 0x13, 0x01, 0x00, 0x40, 0x00, 0x00, 0x01, 0x56, 0x34, 0x12, 0xEE, 0xFF, 0xC0, 0x18, 0x00, 0x00, 0x00, 0x48, 0x00, 0x00]))
+        // L2CAP says 3 bytes on the ATT channel (Exchange MTU Request 0x02, MTU 0x0100); ACL carries 2 more.
+        let packet = decoder.decode(Frame(number: 2, timestamp: 0, kind: .aclData, direction: .sent, bytes:
+            [0x40, 0x20, 0x09, 0x00, 0x03, 0x00, 0x04, 0x00, 0x02, 0x00, 0x01, 0xAA, 0xBB]))
+        XCTAssertEqual(packet.layers.map(\.name), ["ACL", "L2CAP", "ATT"])
+        XCTAssertEqual(packet.layers[1].issues.map(\.message), ["L2CAP length mismatch: header says 3 bytes, ACL carries 5"])
+        XCTAssertEqual(packet.issues.map(\.layer), [1])
+    }
+}
