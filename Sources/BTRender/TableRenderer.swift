@@ -61,7 +61,7 @@ public struct TableRenderer: PacketRenderer {
         appendControllerTag(packet.frame.controller)
         let summary = packet.summary
         ASCII.append(summary, to: &line)
-        if let issue = packet.issues.max(by: { $0.severity < $1.severity }), issue.severity >= .warning,
+        if let issue = packet.worstIssue, issue.severity >= .warning,
            !summary.contains(issue.message) {
             if !summary.isEmpty { ASCII.append("  [", to: &line) }
             ASCII.append(issue.message, to: &line)

@@ -44,9 +44,11 @@ public struct TreeRenderer: PacketRenderer {
                 try out.endLine()
             }
         }
-        for issue in packet.issues {
-            let label = issue.severity == .error ? "Error" : issue.severity == .warning ? "Warning" : "Note"
-            try out.line("    " + options.style.paint("\(label): \(issue.message)", issue.severity == .error ? Style.red : Style.yellow))
+        for layer in packet.layers {
+            for issue in layer.issues {
+                let label = issue.severity == .error ? "Error" : issue.severity == .warning ? "Warning" : "Note"
+                try out.line("    " + options.style.paint("\(label): \(issue.message)", issue.severity == .error ? Style.red : Style.yellow))
+            }
         }
         if options.hex {
             for line in HexDump.lines(packet.frame.bytes) { try out.line("    " + line) }

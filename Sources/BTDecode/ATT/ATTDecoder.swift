@@ -3,6 +3,10 @@ import BTCapture
 /// The Attribute Protocol (Core Vol 3, Part F, 3.4) with GATT on top: requests paired with
 /// responses, the server's database learnt from discovery, handles named from it.
 enum ATTDecoder {
+    /// On the LE fixed channel, and on BR/EDR and enhanced (EATT) dynamic channels.
+    static let descriptor = ProtocolDescriptor(name: "ATT", fields: ATTFields.all, state: ATTState.self,
+                                               registrations: [.fixedChannel(0x0004, decode), .psm(0x001F, decode), .psm(0x0027, decode)])
+
     static let opcodeNames: [UInt8: String] = [
         0x01: "Error Response", 0x02: "Exchange MTU Request", 0x03: "Exchange MTU Response",
         0x04: "Find Information Request", 0x05: "Find Information Response", 0x06: "Find By Type Value Request",

@@ -2,7 +2,9 @@ import BTCapture
 
 /// ATT transactions in flight: one request per bearer and client (Core Vol 3, Part F, 3.3.2),
 /// and one indication per bearer and server, waiting for the PDU that answers them.
-public struct ATTState {
+public struct ATTState: ProtocolState {
+    public static let slot = ProtocolCatalog.slot(of: ATTState.self)
+
     struct BearerKey: Hashable {
         var link: Session.LinkKey
         var cid: UInt16
@@ -32,7 +34,7 @@ public struct ATTState {
         return "\(what)\(packet ? " in packet \(t.frame)" : "") never \(answer) (\(moment))"
     }
 
-    mutating func close(_ link: Session.LinkKey) -> [String] {
+    public mutating func close(_ link: Session.LinkKey) -> [String] {
         var messages: [String] = []
         for (key, t) in requests where key.link == link { messages.append(Self.unanswered(t, at: "link disconnected")) }
         for (key, t) in indications where key.link == link { messages.append(Self.unanswered(t, at: "link disconnected")) }
@@ -41,10 +43,20 @@ public struct ATTState {
         return messages.sorted()
     }
 
-    mutating func finish() -> [SessionReport] {
+    public mutating func finish() -> [SessionReport] {
         let open = Array(requests.values) + Array(indications.values)
         requests.removeAll()
         indications.removeAll()
         return open.map { SessionReport(frameNumber: $0.frame, severity: .warning, message: Self.unanswered($0, at: "end of capture", naming: false)) }
+    }
+}
+
+extension Session {
+    public var att: ATTState {
+        get { states.read(ATTState.self) }
+        _modify {
+            let box = states.box(ATTState.self)
+            yield &box.value
+        }
     }
 }

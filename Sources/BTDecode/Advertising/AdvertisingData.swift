@@ -3,6 +3,10 @@ import BTCapture
 /// Advertising data, scan responses and EIR: a sequence of length, AD type, data structures
 /// (Core Vol 3, Part C, 11; Core Specification Supplement, Part A; Assigned Numbers 2.3).
 public enum AdvertisingData {
+    /// Advertising data, scan responses and EIR; manufacturer formats register by company.
+    static let descriptor = ProtocolDescriptor(name: "Advertising Data", fields: AdvertisingFields.all,
+                                               registrations: [.manufacturerData(0x004C, iBeacon)])
+
     static let typeNames: [UInt8: String] = [
         0x01: "Flags", 0x02: "Incomplete List of 16-bit Service UUIDs", 0x03: "Complete List of 16-bit Service UUIDs",
         0x04: "Incomplete List of 32-bit Service UUIDs", 0x05: "Complete List of 32-bit Service UUIDs",
@@ -148,7 +152,7 @@ public enum AdvertisingData {
             let companyName = AssignedNumbers.company(company) ?? "Unknown"
             layer.add(AdvertisingFields.company, .u16(company), "\(companyName) (\(Hex.u16(company)))")
             layer.add(AdvertisingFields.manufacturerData, .bytes(data))
-            if wantsText, company == 0x004C, let beacon = iBeacon(data) { return "\(companyName): \(beacon)" }
+            if wantsText, let describe = DissectorTables.manufacturerData[company], let text = describe(data) { return "\(companyName): \(text)" }
             return wantsText ? "\(companyName) (\(Hex.u16(company))): \(Hex.bytes(data))" : ""
         default:
             return nil

@@ -29,20 +29,9 @@ public enum FieldType: String, Sendable {
     case uint8, uint16, uint32, uint64, int, bool, string, bytes, address, uuid, time
 }
 
-/// Every protocol's fields, in one list.
+/// Every registered protocol's fields, in one list, in catalog order.
 public enum FieldRegistry {
-    static let declared: [FieldDefinition] = FrameFields.all + HCIFields.all + AdvertisingFields.all + DataFields.all
-        + L2CAPFields.all + ATTFields.all + GATTFields.all + SMPFields.all + SystemFields.all
-
-    /// Fields declared by hand, by name; the HCI parameter tables reuse these before making their own.
-    static let handDeclared: [String: FieldDefinition] = Dictionary(declared.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-
-    /// Hand-declared fields, then the HCI parameters the layout tables make (hci.le_scan_interval...).
-    public static let all: [FieldDefinition] = {
-        let generated = HCIParameterTables.fields.filter { handDeclared[$0.name] == nil }
-        let hciEnd = declared.lastIndex { $0.protocolName == "hci" }.map { $0 + 1 } ?? declared.count
-        return Array(declared[..<hciEnd]) + generated + Array(declared[hciEnd...])
-    }()
+    public static let all: [FieldDefinition] = ProtocolCatalog.all.flatMap(\.fields)
 
     static let byName: [String: FieldDefinition] = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
 
@@ -66,4 +55,9 @@ public enum FrameFields {
     public static let length = FieldDefinition("length", "Length", .uint32, "Captured length of the HCI packet or record")
     public static let issues = FieldDefinition("issues", "Issues", .string, "Problems found in the packet, each as 'error: ...', 'warning: ...' or 'note: ...', '; '-separated")
     public static let all = [number, time, direction, type, controller, length, issues]
+}
+
+extension FrameFields {
+    /// The capture record's own properties, listed first.
+    static let descriptor = ProtocolDescriptor(name: "Frame", fields: all)
 }

@@ -1,8 +1,8 @@
 import BTCapture
 
-/// State that spans packets, fed in capture order: connections, L2CAP reassembly and
-/// channels, ATT transactions, the GATT databases and pairing. Each protocol keeps its part
-/// in its own type, defined beside its decoder.
+/// State that spans packets, fed in capture order: the controllers and connections every
+/// protocol shares, and each registered protocol's own state (L2CAP reassembly and channels,
+/// ATT transactions, the GATT databases, pairing), defined beside its decoder.
 public struct Session {
     /// One ACL/LE link on one controller.
     public struct LinkKey: Hashable, Sendable {
@@ -26,10 +26,9 @@ public struct Session {
     public var controllerAddresses: [UInt16: BDAddr] = [:]
     /// Controllers the monitor's index frames announced, by index (deleted ones removed).
     public var controllers: [UInt16: ControllerInfo] = [:]
-    public var l2cap = L2CAPState()
-    public var att = ATTState()
-    public var gatt = GATTState()
-    public var smp = SMPState()
+    /// Every registered protocol's own state (`session.l2cap`, `session.att`... are defined
+    /// beside each protocol's decoder).
+    var states = ProtocolStates()
     /// Issues found after their packet was shown: PDUs and requests left open at the end.
     public var pendingReports: [SessionReport] = []
     /// How this session's decoder decodes (display text, names, caches).
@@ -50,9 +49,7 @@ public struct Session {
     /// A link ended (Disconnection Complete): what was still open on it becomes issues on
     /// the disconnection packet.
     mutating func closeLink(_ link: LinkKey, into layer: inout Layer) {
-        for message in l2cap.close(link) { layer.addIssue(.warning, message) }
-        for message in att.close(link) { layer.addIssue(.warning, message) }
-        smp.close(link)
+        for message in states.close(link) { layer.addIssue(.warning, message) }
         connections[link] = nil
     }
 
@@ -60,8 +57,7 @@ public struct Session {
     public mutating func finish() -> [SessionReport] {
         var reports = pendingReports
         pendingReports.removeAll()
-        reports += l2cap.finish()
-        reports += att.finish()
+        reports += states.finish()
         return reports.sorted { $0.frameNumber < $1.frameNumber }
     }
 }

@@ -135,19 +135,35 @@ public struct GATTDatabase: Sendable {
     }
 }
 
-/// Every GATT database of the capture.
-public struct GATTState {
+/// Every GATT database of the capture. Databases are kept by device address, so they outlive
+/// their links and are never reported as left open.
+public struct GATTState: ProtocolState {
+    public static let slot = ProtocolCatalog.slot(of: GATTState.self)
+
     public internal(set) var databases: [GATTServerKey: GATTDatabase] = [:]
     /// Databases known before the capture (BlueZ's cache), by peer address.
     public var cached: [BDAddr: GATTDatabase] = [:]
 
     public init() {}
 
+    public mutating func close(_ link: Session.LinkKey) -> [String] { [] }
+    public mutating func finish() -> [SessionReport] { [] }
+
     /// A remote server the capture has not discovered yet starts from its cached database.
     mutating func seed(_ key: GATTServerKey) {
         guard key.isRemote, case .address(let address) = key.device, databases[key] == nil,
               let known = cached[address] else { return }
         databases[key] = known
+    }
+}
+
+extension Session {
+    public var gatt: GATTState {
+        get { states.read(GATTState.self) }
+        _modify {
+            let box = states.box(GATTState.self)
+            yield &box.value
+        }
     }
 }
 

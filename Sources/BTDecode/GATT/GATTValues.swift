@@ -3,43 +3,67 @@ import BTCapture
 /// Values of well-known characteristics and descriptors, decoded as the GATT Specification
 /// Supplement lays them out. nil: not a type this knows, or a malformed value.
 public enum GATTValues {
+    /// GATT on ATT: its fields, the databases learnt from discovery, and the value formats it knows.
+    static let descriptor = ProtocolDescriptor(name: "GATT", fields: GATTFields.all, state: GATTState.self,
+                                               registrations: describers.map { .gattValue($0.0, $0.1) })
+
+    /// The decoded value of an attribute of this type, from the registered formats.
     public static func describe(_ type: BTUUID, _ value: ArraySlice<UInt8>) -> String? {
-        guard let short = type.uuid16 else { return nil }
-        var c = ByteCursor(value)
-        switch short {
-        case 0x2902: // Client Characteristic Configuration
-            guard let bits = try? c.u16() else { return nil }
-            return cccd(bits)
-        case 0x2A00, 0x2A24, 0x2A25, 0x2A26, 0x2A27, 0x2A28, 0x2A29, 0x2901:
-            return "\"" + ReadableText.untilNUL(value[...]) + "\""
-        case 0x2A01:
+        DissectorTables.gattValues[type]?(value)
+    }
+
+    static func type(_ short: UInt16) -> BTUUID { BTUUID(short) }
+
+    /// Value formats by attribute type (GATT Specification Supplement); vendor services add theirs.
+    static let describers: [(BTUUID, GATTValueDescriber)] = [
+        (type(0x2902), { value in // Client Characteristic Configuration
+            var c = ByteCursor(value)
+            return (try? c.u16()).map(cccd)
+        }),
+        (type(0x2A01), { value in
+            var c = ByteCursor(value)
             guard let appearance = try? c.u16() else { return nil }
             return "\(AssignedNumbers.appearance(appearance) ?? "Unknown") (\(Hex.u16(appearance)))"
-        case 0x2A38:
+        }),
+        (type(0x2A38), { value in
+            var c = ByteCursor(value)
             guard let location = try? c.u8() else { return nil }
             let names = ["Other", "Chest", "Wrist", "Finger", "Hand", "Ear Lobe", "Foot"]
             return Int(location) < names.count ? names[Int(location)] : "Reserved (\(Hex.u8(location)))"
-        case 0x2A19:
-            guard let level = try? c.u8() else { return nil }
-            return "\(level)%"
-        case 0x2A50:
+        }),
+        (type(0x2A19), { value in
+            var c = ByteCursor(value)
+            return (try? c.u8()).map { "\($0)%" }
+        }),
+        (type(0x2A50), { value in
+            var c = ByteCursor(value)
             guard let source = try? c.u8(), let vendor = try? c.u16(), let product = try? c.u16(), let version = try? c.u16() else { return nil }
             let vendorName = source == 1 ? AssignedNumbers.company(vendor) : source == 2 ? "USB" : nil
             return "Vendor: \(vendorName.map { "\($0) " } ?? "")(\(Hex.u16(vendor))) - Product: \(Hex.u16(product)) - Version: \(Hex.u16(version))"
-        case 0x2A37:
+        }),
+        (type(0x2A37), { value in
+            var c = ByteCursor(value)
             return heartRate(&c)
-        case 0x2A05:
+        }),
+        (type(0x2A05), { value in
+            var c = ByteCursor(value)
             guard let start = try? c.u16(), let end = try? c.u16() else { return nil }
             return "Handles \(Hex.u16(start))-\(Hex.u16(end))"
-        case 0x2B29:
+        }),
+        (type(0x2B29), { value in
+            var c = ByteCursor(value)
             guard let bits = try? c.u8() else { return nil }
             let names = [(0, "Robust Caching"), (1, "Enhanced ATT Bearer"), (2, "Multiple Handle Value Notifications")]
                 .filter { bits & (1 << $0.0) != 0 }.map(\.1)
             return names.isEmpty ? "None" : names.joined(separator: ", ")
-        case 0x2A04:
+        }),
+        (type(0x2A04), { value in
+            var c = ByteCursor(value)
             guard let min = try? c.u16(), let max = try? c.u16(), let latency = try? c.u16(), let timeout = try? c.u16() else { return nil }
             return "Interval: \(Units.milliseconds(min, 1.25))-\(Units.milliseconds(max, 1.25)) - Latency: \(latency) - Timeout: \(Units.milliseconds(timeout, 10))"
-        case 0x2A2B:
+        }),
+        (type(0x2A2B), { value in
+            var c = ByteCursor(value)
             guard let year = try? c.u16(), let month = try? c.u8(), let day = try? c.u8(), let hours = try? c.u8(),
                   let minutes = try? c.u8(), let seconds = try? c.u8(), let weekday = try? c.u8() else { return nil }
             let days = ["", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
@@ -48,13 +72,16 @@ public enum GATTValues {
             if weekday >= 1 && weekday <= 7 { text += " \(days[Int(weekday)])" }
             if let fractions = try? c.u8() { text += " +\(fractions)/256 s" }
             return text
-        case 0x2AA6:
+        }),
+        (type(0x2AA6), { value in
+            var c = ByteCursor(value)
             guard let flag = try? c.u8() else { return nil }
             return flag == 1 ? "Address resolution supported" : "Address resolution not supported"
-        default:
-            return nil
-        }
-    }
+        }),
+    ] + [0x2A00, 0x2A24, 0x2A25, 0x2A26, 0x2A27, 0x2A28, 0x2A29, 0x2901].map { (type($0), quotedText) }
+
+    /// UTF-8 strings (Device Name, the Device Information strings, User Description).
+    static func quotedText(_ value: ArraySlice<UInt8>) -> String? { "\"" + ReadableText.untilNUL(value) + "\"" }
 
     static func cccd(_ bits: UInt16) -> String {
         var parts: [String] = []

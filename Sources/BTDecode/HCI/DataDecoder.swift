@@ -2,6 +2,9 @@ import BTCapture
 
 /// ACL, SCO and ISO data packet headers (Core Vol 4, Part E, 5.4.2-5.4.5).
 enum DataDecoder {
+    /// The ACL, SCO and ISO headers; ACL hands its payload to L2CAP.
+    static let descriptor = ProtocolDescriptor(name: "HCI Data", fields: DataFields.all)
+
     static func decodeACL(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
         var layer = packet.makeLayer("ACL", range: 0 ..< c.bytes.count, showsDirection: true)
         let word = try c.u16()

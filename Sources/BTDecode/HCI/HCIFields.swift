@@ -39,6 +39,11 @@ public enum HCIFields {
                              primaryPHY, secondaryPHY, sid, periodicInterval, directAddressType, directAddress]
 }
 
+extension HCIFields {
+    /// The hand-declared HCI fields by name: the parameter layouts reuse these before making their own.
+    static let byName: [String: FieldDefinition] = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+}
+
 public enum AdvertisingFields {
     public static let eventType = FieldDefinition("adv.event_type", "Event Type", .uint8, "Advertising report event type")
     public static let addressType = FieldDefinition("adv.address_type", "Address Type", .uint8, "Advertiser address type")

@@ -91,7 +91,7 @@ enum HCIParameterFields {
         default: break
         }
         let key = "hci." + name.lowercased()
-        if let known = FieldRegistry.handDeclared[key] { return known }
+        if let known = HCIFields.byName[key] { return known }
         let type: FieldType
         switch kind {
         case .u8, .at, .en, .t128, .phy, .phys, .io, .auth, .role: type = .uint8

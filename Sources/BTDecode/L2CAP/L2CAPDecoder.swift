@@ -12,6 +12,11 @@ public struct L2CAPContext {
 /// L2CAP over ACL (Core Vol 3, Part A): reassembly of ACL fragments per link and direction,
 /// the basic header, and dispatch to signaling, the fixed channels and PSM-named protocols.
 enum L2CAPDecoder {
+    /// Its own signaling channels; the protocols above register their channels and PSMs.
+    static let descriptor = ProtocolDescriptor(name: "L2CAP", fields: L2CAPFields.all, state: L2CAPState.self,
+                                               registrations: [.fixedChannel(0x0001, L2CAPSignaling.decode),
+                                                               .fixedChannel(0x0005, L2CAPSignaling.decode)])
+
     /// One ACL payload; `pb` is the ACL packet-boundary flag.
     static func receive(_ payload: ArraySlice<UInt8>, pb: UInt8, into packet: inout Packet, session: inout Session) throws {
         guard let handle = packet.handle else { return }
@@ -114,20 +119,20 @@ enum L2CAPDecoder {
         case 0x0000:
             packet.addIssue(.error, "L2CAP PDU on the null CID 0x0000")
             addPayload(&payload, &packet)
-        case 0x0001, 0x0005:
-            try L2CAPSignaling.decode(&payload, into: &packet, session: &session, context: context)
         case 0x0002: // connectionless: a PSM before the payload
             let psm = try payload.u16()
             let index = packet.layers.count - 1
             packet.layers[index].add(L2CAPFields.psm, .u16(psm), "\(Hex.u16(psm)) (\(L2CAPProtocols.name(psm: psm)))")
             addPayload(&payload, &packet)
-        case 0x0004:
-            try ATTDecoder.decode(&payload, into: &packet, session: &session, context: context)
-        case 0x0006, 0x0007:
-            try SMPDecoder.decode(&payload, into: &packet, session: &session, context: context)
+        case ..<0x0040:
+            if let decode = DissectorTables.fixedChannels[cid] {
+                try decode(&payload, &packet, &session, context)
+            } else {
+                addPayload(&payload, &packet)
+            }
         default:
             guard let found = channel else {
-                if cid >= 0x0040 { packet.addIssue(.note, "No channel with CID \(Hex.u16(cid)) was opened in this capture") }
+                packet.addIssue(.note, "No channel with CID \(Hex.u16(cid)) was opened in this capture")
                 addPayload(&payload, &packet)
                 return
             }
@@ -221,7 +226,7 @@ enum L2CAPDecoder {
 
     static func decodeSDU(_ c: inout ByteCursor, channel: L2CAPChannel, into packet: inout Packet,
                           session: inout Session, context: L2CAPContext) throws {
-        if let decode = L2CAPProtocols.decoder(psm: channel.psm) {
+        if let decode = DissectorTables.psms[channel.psm] {
             try decode(&c, &packet, &session, context)
         } else {
             addPayload(&c, &packet)
@@ -240,10 +245,9 @@ enum L2CAPDecoder {
     }
 }
 
-/// Names and decoders by fixed CID and by PSM (Assigned Numbers, L2CAP PSM; Core Vol 3, Part A, 2.1).
+/// Names by fixed CID and by PSM (Assigned Numbers, L2CAP PSM; Core Vol 3, Part A, 2.1); the
+/// decoders register themselves in `DissectorTables`.
 public enum L2CAPProtocols {
-    typealias Decode = (inout ByteCursor, inout Packet, inout Session, L2CAPContext) throws -> Void
-
     static let psmNames: [UInt16: String] = [
         0x0001: "SDP", 0x0003: "RFCOMM", 0x0005: "TCS-BIN", 0x0007: "TCS-BIN-CORDLESS", 0x000F: "BNEP",
         0x0011: "HID Control", 0x0013: "HID Interrupt", 0x0015: "UPnP", 0x0017: "AVCTP", 0x0019: "AVDTP",
@@ -265,14 +269,6 @@ public enum L2CAPProtocols {
         case 0x0006: return "SMP"
         case 0x0007: return "BR/EDR SMP"
         case 0x003F: return "AMP Test Manager"
-        default: return nil
-        }
-    }
-
-    /// The decoder for a dynamic channel's PSM; later protocols (SDP, RFCOMM, AVDTP...) add theirs here.
-    static func decoder(psm: UInt16) -> Decode? {
-        switch psm {
-        case 0x001F, 0x0027: return ATTDecoder.decode
         default: return nil
         }
     }

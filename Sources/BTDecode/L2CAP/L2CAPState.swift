@@ -3,7 +3,9 @@ import BTCapture
 /// L2CAP state of a capture: PDUs being reassembled per link and direction, and the dynamic
 /// channels opened by signaling (CID → PSM → protocol), so that data on a channel reaches
 /// the decoder of the protocol its PSM names.
-public struct L2CAPState {
+public struct L2CAPState: ProtocolState {
+    public static let slot = ProtocolCatalog.slot(of: L2CAPState.self)
+
     struct FlowKey: Hashable {
         var link: Session.LinkKey
         /// Host to controller.
@@ -58,7 +60,7 @@ public struct L2CAPState {
     }
 
     /// The link is gone: report PDUs left incomplete and forget its channels.
-    mutating func close(_ link: Session.LinkKey) -> [String] {
+    public mutating func close(_ link: Session.LinkKey) -> [String] {
         var messages: [String] = []
         for (key, pending) in reassembly where key.link == link {
             messages.append(Self.incompleteMessage(pending, key, at: "disconnection", naming: true))
@@ -69,7 +71,7 @@ public struct L2CAPState {
         return messages
     }
 
-    mutating func finish() -> [SessionReport] {
+    public mutating func finish() -> [SessionReport] {
         let reports = reassembly.map { key, pending in
             SessionReport(frameNumber: pending.firstFrame, severity: .warning,
                           message: Self.incompleteMessage(pending, key, at: "the end of the capture", naming: false))
@@ -81,6 +83,16 @@ public struct L2CAPState {
     static func incompleteMessage(_ pending: PendingPDU, _ key: FlowKey, at moment: String, naming packet: Bool) -> String {
         let total = pending.expected.map { " of \($0)" } ?? ""
         return "L2CAP PDU \(key.sent ? "sent" : "received") on handle \(Hex.u16(key.link.handle))\(packet ? " started in packet \(pending.firstFrame)" : "") incomplete at \(moment): \(pending.data.count)\(total) bytes in \(pending.fragments) fragment\(pending.fragments == 1 ? "" : "s")"
+    }
+}
+
+extension Session {
+    public var l2cap: L2CAPState {
+        get { states.read(L2CAPState.self) }
+        _modify {
+            let box = states.box(L2CAPState.self)
+            yield &box.value
+        }
     }
 }
 

@@ -1,7 +1,9 @@
 import BTCapture
 
-/// Pairing in progress per link: the two feature exchanges decide the method.
-public struct SMPState {
+/// Pairing in progress per link: the two feature exchanges decide the method, named once the link is encrypted.
+public struct SMPState: ProtocolState {
+    public static let slot = ProtocolCatalog.slot(of: SMPState.self)
+
     struct Pairing {
         var request: SMPDecoder.Features?
         var method: String?
@@ -10,7 +12,12 @@ public struct SMPState {
 
     public init() {}
 
-    mutating func close(_ link: Session.LinkKey) { pairings[link] = nil }
+    public mutating func close(_ link: Session.LinkKey) -> [String] {
+        pairings[link] = nil
+        return []
+    }
+
+    public mutating func finish() -> [SessionReport] { [] }
 
     /// The method of a pairing that just completed (the link became encrypted), once.
     mutating func complete(_ link: Session.LinkKey) -> String? {
@@ -18,8 +25,21 @@ public struct SMPState {
     }
 }
 
+extension Session {
+    public var smp: SMPState {
+        get { states.read(SMPState.self) }
+        _modify {
+            let box = states.box(SMPState.self)
+            yield &box.value
+        }
+    }
+}
+
 /// The Security Manager Protocol (Core Vol 3, Part H, 3) on CID 0x0006 and 0x0007.
 enum SMPDecoder {
+    static let descriptor = ProtocolDescriptor(name: "SMP", fields: SMPFields.all, state: SMPState.self,
+                                               registrations: [.fixedChannel(0x0006, decode), .fixedChannel(0x0007, decode)])
+
     struct Features {
         var io: UInt8, oob: UInt8, authReq: UInt8
         var mitm: Bool { authReq & 0x04 != 0 }

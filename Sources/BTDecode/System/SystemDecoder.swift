@@ -3,6 +3,9 @@ import BTCapture
 /// Records that are not HCI packets: notes and logs interleaved by PacketLogger and btmon,
 /// and the Linux monitor's index and control frames.
 public enum SystemDecoder {
+    /// Notes, logs and the monitor's index and control frames.
+    static let descriptor = ProtocolDescriptor(name: "System", fields: SystemFields.all)
+
     static func kindName(_ kind: FrameKind) -> String {
         switch kind {
         case .command: return "HCI Command"

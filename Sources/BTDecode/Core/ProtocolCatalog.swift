@@ -1,0 +1,95 @@
+import BTCapture
+
+/// How a protocol carried on an L2CAP channel is handed its payload: the cursor over the SDU,
+/// the packet being built, the session, and where the payload travels.
+public typealias ChannelDecoder = (inout ByteCursor, inout Packet, inout Session, L2CAPContext) throws -> Void
+
+/// A protocol as it describes itself, once: its name, the fields it emits, the state it keeps
+/// across packets, and where it plugs in. `ProtocolCatalog.all` lists every descriptor; the
+/// field registry, `btlog fields`, the Session's state and close/finish hooks, and the
+/// dissector tables are all built by walking that list.
+public struct ProtocolDescriptor {
+    /// How people name it ("ATT", "L2CAP").
+    public let name: String
+    /// Every field its decoder emits (a test checks it: FieldRegistryTests).
+    public let fields: [FieldDefinition]
+    /// Its state across packets, with link-close and end-of-capture hooks; nil for none.
+    let state: (any ProtocolState.Type)?
+    /// What selects it: the keys under which the dissector tables find its decoders.
+    let registrations: [Registration]
+
+    init(name: String, fields: [FieldDefinition], state: (any ProtocolState.Type)? = nil, registrations: [Registration] = []) {
+        self.name = name
+        self.fields = fields
+        self.state = state
+        self.registrations = registrations
+    }
+}
+
+/// One key a protocol is found by, in the spirit of Wireshark's dissector tables. Later
+/// protocols add the keys that select them (RFCOMM server channel, AVCTP PID, LE link-layer
+/// PDU type) as a case here and a table in `DissectorTables`.
+enum Registration {
+    /// A fixed L2CAP channel (Core Vol 3, Part A, 2.1): 0x0004 ATT, 0x0006 SMP...
+    case fixedChannel(UInt16, ChannelDecoder)
+    /// A dynamic channel opened for this PSM.
+    case psm(UInt16, ChannelDecoder)
+    /// A characteristic or descriptor value of this type (16- or 128-bit UUID), described in a line.
+    case gattValue(BTUUID, GATTValueDescriber)
+    /// Manufacturer-specific advertising data of this company, described in a line.
+    case manufacturerData(UInt16, ManufacturerDataDescriber)
+}
+
+/// A value's decoded meaning in one line; nil when the bytes do not fit the type's layout.
+typealias GATTValueDescriber = (ArraySlice<UInt8>) -> String?
+/// Manufacturer data after the company identifier; nil when it is not a format this knows.
+typealias ManufacturerDataDescriber = (ArraySlice<UInt8>) -> String?
+
+/// Every protocol btlog decodes, in the order `btlog fields` lists them. Adding a protocol is
+/// a folder with its decoder, fields and descriptor, and one line here.
+public enum ProtocolCatalog {
+    public static let all: [ProtocolDescriptor] = [
+        FrameFields.descriptor,
+        HCIProtocol.descriptor,
+        AdvertisingData.descriptor,
+        DataDecoder.descriptor,
+        L2CAPDecoder.descriptor,
+        ATTDecoder.descriptor,
+        GATTValues.descriptor,
+        SMPDecoder.descriptor,
+        SystemDecoder.descriptor,
+    ]
+
+    /// The state types, in catalog order: a state's slot is its index here.
+    static let stateTypes: [any ProtocolState.Type] = all.compactMap(\.state)
+
+    static func slot(of type: any ProtocolState.Type) -> Int {
+        guard let index = stateTypes.firstIndex(where: { ObjectIdentifier($0) == ObjectIdentifier(type) }) else {
+            preconditionFailure("\(type) is not the state of a protocol in ProtocolCatalog.all")
+        }
+        return index
+    }
+}
+
+/// Decoders by the keys that select them, built once from the catalog's registrations.
+enum DissectorTables {
+    static let fixedChannels: [UInt16: ChannelDecoder] = table { if case .fixedChannel(let cid, let decode) = $0 { return (cid, decode) } else { return nil } }
+    static let psms: [UInt16: ChannelDecoder] = table { if case .psm(let psm, let decode) = $0 { return (psm, decode) } else { return nil } }
+    static let gattValues: [BTUUID: GATTValueDescriber] = table { if case .gattValue(let uuid, let describe) = $0 { return (uuid, describe) } else { return nil } }
+    static let manufacturerData: [UInt16: ManufacturerDataDescriber] = table {
+        if case .manufacturerData(let company, let describe) = $0 { return (company, describe) } else { return nil }
+    }
+
+    /// One table from every registration of one kind; a key registered twice is a programming error.
+    private static func table<Key: Hashable, Value>(_ pick: (Registration) -> (Key, Value)?) -> [Key: Value] {
+        var table: [Key: Value] = [:]
+        for descriptor in ProtocolCatalog.all {
+            for registration in descriptor.registrations {
+                guard let (key, value) = pick(registration) else { continue }
+                precondition(table[key] == nil, "\(descriptor.name) registers \(key), which another protocol has")
+                table[key] = value
+            }
+        }
+        return table
+    }
+}

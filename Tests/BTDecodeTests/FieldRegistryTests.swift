@@ -1,0 +1,79 @@
+import XCTest
+import BTCapture
+@testable import BTDecode
+import BTFixtures
+
+/// The registry is the one list of names (`--fields`, filters, JSON): every field a decoder
+/// emits must be in it, under one definition, and declared by one protocol.
+final class FieldRegistryTests: XCTestCase {
+    func testEveryEmittedFieldIsRegistered() throws {
+        var emitted: [String: FieldDefinition] = [:]
+        var captures = try ModelTests.decodeFixtures().map(\.1)
+        var le: [Frame] = [], audio: [Frame] = []
+        BenchmarkSessions.leSession(packets: 6000) { le += $0 }
+        BenchmarkSessions.audioSession(packets: 3000) { audio += $0 }
+        for frames in [le, audio] {
+            let decoder = Decoder()
+            captures.append(frames.map(decoder.decode))
+        }
+        for packets in captures {
+            for packet in packets {
+                for layer in packet.layers {
+                    for field in layer.fields { emitted[field.definition.name] = field.definition }
+                }
+            }
+        }
+        XCTAssertGreaterThan(emitted.count, 200)
+        for (name, definition) in emitted.sorted(by: { $0.key < $1.key }) {
+            guard let registered = FieldRegistry.lookup(name) else {
+                XCTFail("\(name) is emitted but no protocol registers it")
+                continue
+            }
+            XCTAssertEqual(registered.label, definition.label, name)
+            XCTAssertEqual(registered.type, definition.type, name)
+            XCTAssertEqual(registered.help, definition.help, name)
+        }
+    }
+
+    func testEachFieldIsDeclaredOnce() {
+        let names = ProtocolCatalog.all.flatMap(\.fields).map(\.name)
+        XCTAssertEqual(names.count, Set(names).count, "a field name declared twice: \(Dictionary(grouping: names) { $0 }.filter { $0.value.count > 1 }.keys.sorted())")
+        XCTAssertEqual(FieldRegistry.all.map(\.name), names)
+    }
+
+    /// Every HCI parameter layout uses the registry's one definition of its field: a name read
+    /// at two widths (Packet_Type) has one type, the same in every run.
+    func testHCIParameterFieldsHaveOneDefinition() {
+        for table in [HCIParameterTables.commands, HCIParameterTables.returns] {
+            for layout in table.values {
+                for param in layout.flatMap(\.flattened) {
+                    let registered = FieldRegistry.lookup(param.field.name)
+                    XCTAssertEqual(registered?.type, param.field.type, param.field.name)
+                }
+            }
+        }
+        XCTAssertEqual(FieldRegistry.lookup("hci.packet_type")?.type, .uint16)
+    }
+
+    /// The dissector tables are built from the registrations: ATT on its fixed channel and PSMs,
+    /// SMP on both of its channels, signaling on 0x0001 and 0x0005; GATT formats by UUID.
+    func testDissectorTablesComeFromTheCatalog() {
+        XCTAssertEqual(DissectorTables.fixedChannels.keys.sorted(), [0x0001, 0x0004, 0x0005, 0x0006, 0x0007])
+        XCTAssertEqual(DissectorTables.psms.keys.sorted(), [0x001F, 0x0027])
+        XCTAssertNotNil(DissectorTables.gattValues[BTUUID(UInt16(0x2A37))])
+        XCTAssertEqual(GATTValues.describe(BTUUID(UInt16(0x2A19)), [0x57]), "87%")
+        XCTAssertNil(GATTValues.describe(BTUUID(UInt16(0x2A19)), []))
+        XCTAssertNotNil(DissectorTables.manufacturerData[0x004C])
+        XCTAssertEqual(ProtocolCatalog.stateTypes.count, 4)
+    }
+
+    /// A copied Session (the fuzzer's warm start) keeps its own protocol states.
+    func testSessionCopiesKeepTheirOwnState() {
+        var session = Session()
+        session.l2cap.open(Session.LinkKey(controller: 0, handle: 1), L2CAPChannel(psm: 0x19, localCID: 0x40, remoteCID: 0x41, mode: .basic))
+        let copy = session
+        session.l2cap.remove(Session.LinkKey(controller: 0, handle: 1), localCID: 0x40)
+        XCTAssertEqual(copy.l2cap.channels[Session.LinkKey(controller: 0, handle: 1)]?.count, 1)
+        XCTAssertEqual(session.l2cap.channels[Session.LinkKey(controller: 0, handle: 1)]?.count, 0)
+    }
+}
