@@ -209,6 +209,17 @@ public enum Microseconds {
         return carry ? (micros < 0 ? .min : .max) : sum
     }
 
+    /// "1557356668.123456": seconds with six decimals, as `--fields` and JSON write times.
+    public static func secondsText(_ micros: Int64) -> String { ASCII.string(capacity: 24) { appendSeconds(micros, to: &$0) } }
+
+    public static func appendSeconds<O: ASCIIOutput>(_ micros: Int64, to out: inout O) {
+        if micros < 0 { out.put(UInt8(ascii: "-")) }
+        let magnitude = micros.magnitude
+        ASCII.appendDecimal(magnitude / 1_000_000, width: 1, to: &out)
+        out.put(UInt8(ascii: "."))
+        ASCII.appendDecimal(magnitude % 1_000_000, width: 6, to: &out)
+    }
+
     /// a - b, clamped to the representable range instead of trapping.
     public static func difference(_ a: Int64, _ b: Int64) -> Int64 {
         let (value, overflow) = a.subtractingReportingOverflow(b)

@@ -3,7 +3,8 @@ import BTDecode
 import BTQuery
 
 /// `--fields a,b,c`: one tab-separated row per packet, like `tshark -T fields`. A field that
-/// occurs several times prints its values joined by commas; an absent one prints nothing.
+/// occurs several times prints its values joined by commas (issues by "; ", since their text
+/// has commas); an absent one prints nothing.
 public struct FieldsRenderer: PacketRenderer {
     let columns: [FieldDefinition]
 
@@ -27,33 +28,16 @@ public struct FieldsRenderer: PacketRenderer {
         try out.line(row)
     }
 
-    /// The capture record's own fields come from the Frame; the others from the layers.
     static func value(_ column: FieldDefinition, of packet: Packet) -> String {
-        let frame = packet.frame
-        switch column {
-        case FrameFields.number: return String(frame.number)
-        case FrameFields.time: return TimeFormatter.seconds(frame.timestamp)
-        case FrameFields.direction:
-            switch frame.direction {
-            case .sent: return "sent"
-            case .received: return "received"
-            case .none: return ""
-            }
-        case FrameFields.type: return packet.typeLabel
-        case FrameFields.controller: return frame.controller == Frame.systemController ? "" : String(frame.controller)
-        case FrameFields.length: return String(frame.bytes.count)
-        case FrameFields.issues:
-            return packet.issues.map { "\($0.severity): \($0.message)" }.joined(separator: "; ")
-        default:
-            var row = ""
-            for layer in packet.layers {
-                for field in layer.fields where field.definition == column {
-                    if !row.isEmpty { row.append(",") }
-                    row += field.value.text
-                }
-            }
-            return row
+        let separator = column == FrameFields.issues ? "; " : ","
+        var text = ""
+        var first = true
+        packet.forEachValue(of: column) { value in
+            if !first { text += separator }
+            first = false
+            text += value.text
         }
+        return text
     }
 
     public mutating func finish(_ statistics: CaptureStatistics, to out: OutputWriter) throws {}

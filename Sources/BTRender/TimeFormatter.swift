@@ -62,26 +62,11 @@ public struct TimeFormatter {
             out.append(contentsOf: cachedPrefix)
             ASCII.appendDecimal(UInt64(split.micros / 1000), width: 3, to: &out)
         case .rel:
-            TimeFormatter.appendSeconds(Microseconds.difference(micros, first ?? micros), to: &out)
+            Microseconds.appendSeconds(Microseconds.difference(micros, first ?? micros), to: &out)
         case .delta:
-            TimeFormatter.appendSeconds(Microseconds.difference(micros, previous ?? micros), to: &out)
+            Microseconds.appendSeconds(Microseconds.difference(micros, previous ?? micros), to: &out)
         case .epoch:
-            TimeFormatter.appendSeconds(micros, to: &out)
+            Microseconds.appendSeconds(micros, to: &out)
         }
-    }
-
-    /// "12.345678", sign included, microseconds always shown.
-    public static func seconds(_ micros: Int64) -> String {
-        var out: [UInt8] = []
-        appendSeconds(micros, to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    static func appendSeconds(_ micros: Int64, to out: inout [UInt8]) {
-        if micros < 0 { out.append(UInt8(ascii: "-")) }
-        let magnitude = micros.magnitude
-        ASCII.appendDecimal(magnitude / 1_000_000, width: 1, to: &out)
-        out.append(UInt8(ascii: "."))
-        ASCII.appendDecimal(magnitude % 1_000_000, width: 6, to: &out)
     }
 }

@@ -160,12 +160,19 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(listing.out.split(separator: "\n").allSatisfy { $0.hasPrefix("smp.") })
         XCTAssertTrue(listing.out.contains("smp.reason"))
         let all = try btlog("fields")
-        for name in ["number", "time", "direction", "type", "controller", "hci.opcode", "hci.event", "hci.subevent", "hci.status",
+        for name in ["frame.number", "frame.time", "frame.direction", "frame.type", "frame.controller", "hci.opcode", "hci.event", "hci.subevent", "hci.status",
                      "acl.handle", "acl.pb", "l2cap.cid", "l2cap.psm", "l2cap.code", "att.opcode", "att.handle", "att.error",
                      "att.uuid", "smp.code", "smp.reason", "adv.address", "adv.rssi", "hci.le_scan_interval"] {
             XCTAssertTrue(all.out.contains("\n\(name) ") || all.out.hasPrefix("\(name) "), name)
         }
         XCTAssertEqual(try btlog("fields", "nosuch").status, 2)
+        // The frame fields' bare names stay aliases: the same columns either way.
+        let bare = try btlog("show", "Fixtures/le-heart-rate.btsnoop", "--fields", "number,time,direction,type,controller,length,issues")
+        let prefixed = try btlog("show", "Fixtures/le-heart-rate.btsnoop", "--fields",
+                                 "frame.number,frame.time,frame.direction,frame.type,frame.controller,frame.length,frame.issues")
+        XCTAssertEqual(bare.status, 0)
+        XCTAssertEqual(bare.out, prefixed.out)
+        XCTAssertTrue(bare.out.hasPrefix("1\t1557360268.001000\tsent\tHCI Command\t0\t3\t\n"), String(bare.out.prefix(80)))
     }
 
     func testGattCommandPrintsTheDiscoveredDatabase() throws {

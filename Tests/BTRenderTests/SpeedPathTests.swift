@@ -115,7 +115,7 @@ final class SpeedPathTests: XCTestCase {
         XCTAssertEqual(clock.format(midnight + 1_000_000), "May 09 00:00:00.000")
         XCTAssertEqual(clock.format(midnight + 1_000_001), "May 09 00:00:00.000")
         XCTAssertEqual(clock.format(midnight - 60_000_000), "May 08 23:58:59.000")
-        XCTAssertEqual(TimeFormatter.seconds(-1_500_000), "-1.500000")
-        XCTAssertEqual(TimeFormatter.seconds(0), "0.000000")
+        XCTAssertEqual(Microseconds.secondsText(-1_500_000), "-1.500000")
+        XCTAssertEqual(Microseconds.secondsText(0), "0.000000")
     }
 }

@@ -13,8 +13,8 @@ public struct FieldDefinition: Hashable, Sendable {
         self.help = help
     }
 
-    /// "att" for att.opcode; the capture record's own fields (number, time...) are "frame".
-    public var protocolName: String { name.contains(".") ? String(name.prefix { $0 != "." }) : "frame" }
+    /// "att" for att.opcode, "frame" for frame.number.
+    public var protocolName: String { String(name.prefix { $0 != "." }) }
 
     /// A protocol's field declarations read as `f("opcode", "Opcode", .uint8, "...")`.
     static func maker(_ protocolName: String) -> (String, String, FieldType, String) -> FieldDefinition {
@@ -35,7 +35,8 @@ public enum FieldRegistry {
 
     static let byName: [String: FieldDefinition] = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
 
-    public static func lookup(_ name: String) -> FieldDefinition? { byName[name] }
+    /// A field by its name, or by one of the frame fields' bare aliases (`number` for `frame.number`).
+    public static func lookup(_ name: String) -> FieldDefinition? { byName[name] ?? FrameFields.aliases[name] }
 
     /// Protocol prefixes in registry order ("frame", "hci", "acl", ...).
     public static var protocols: [String] {
@@ -45,19 +46,22 @@ public enum FieldRegistry {
     }
 }
 
-/// Properties of the capture record itself rather than of a protocol.
+/// Properties of the capture record itself rather than of a protocol: `frame.number`... The
+/// bare names (`number`, `time`...) that `--fields` took before are aliases of these.
 public enum FrameFields {
-    public static let number = FieldDefinition("number", "Number", .uint64, "Packet number in the capture, from 1")
-    public static let time = FieldDefinition("time", "Time", .time, "Capture time, seconds since the Unix epoch")
-    public static let direction = FieldDefinition("direction", "Direction", .string, "sent (host to controller), received, or none")
-    public static let type = FieldDefinition("type", "Type", .string, "The Type column: highest decoded layer and direction")
-    public static let controller = FieldDefinition("controller", "Controller", .uint16, "Controller index (hci0 is 0)")
-    public static let length = FieldDefinition("length", "Length", .uint32, "Captured length of the HCI packet or record")
-    public static let issues = FieldDefinition("issues", "Issues", .string, "Problems found in the packet, each as 'error: ...', 'warning: ...' or 'note: ...', '; '-separated")
+    static let f = FieldDefinition.maker("frame")
+    public static let number = f("number", "Number", .uint64, "Packet number in the capture, from 1 (also: number)")
+    public static let time = f("time", "Time", .time, "Capture time, seconds since the Unix epoch (also: time)")
+    public static let direction = f("direction", "Direction", .string, "sent (host to controller), received, or none (also: direction)")
+    public static let type = f("type", "Type", .string, "The Type column: highest decoded layer and direction (also: type)")
+    public static let controller = f("controller", "Controller", .uint16, "Controller index (hci0 is 0) (also: controller)")
+    public static let length = f("length", "Length", .uint32, "Captured length of the HCI packet or record (also: length)")
+    public static let issues = f("issues", "Issues", .string, "Problems found in the packet, each as 'error: ...', 'warning: ...' or 'note: ...'; --fields joins them with '; ' (also: issues)")
     public static let all = [number, time, direction, type, controller, length, issues]
-}
 
-extension FrameFields {
     /// The capture record's own properties, listed first.
     static let descriptor = ProtocolDescriptor(name: "Frame", fields: all)
+
+    /// The names `--fields` took before the frame fields had a prefix.
+    static let aliases: [String: FieldDefinition] = Dictionary(uniqueKeysWithValues: all.map { (String($0.name.dropFirst("frame.".count)), $0) })
 }

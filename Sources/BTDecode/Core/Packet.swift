@@ -148,63 +148,6 @@ public struct Field {
     public var text: String { display ?? value.displayText }
 }
 
-public enum FieldValue: Equatable {
-    case unsigned(UInt64, width: Int)
-    case signed(Int64)
-    case bool(Bool)
-    case text(String)
-    /// Borrowed from the frame: no copy and no text until a sink asks for it.
-    case bytes(ArraySlice<UInt8>)
-    case address(BDAddr)
-    case uuid(BTUUID)
-
-    /// The value in the form `--fields` prints: hex with 0x for integers, AA:BB:.. for addresses.
-    public var text: String {
-        switch self {
-        case .unsigned(let v, let width): return width == 0 ? String(v) : Hex.format(v, width: width)
-        case .signed(let v): return String(v)
-        case .bool(let v): return v ? "1" : "0"
-        case .text(let s): return s
-        case .bytes(let b): return Hex.bytes(b, separator: "")
-        case .address(let a): return a.description
-        case .uuid(let u): return u.description
-        }
-    }
-
-    /// For a person: bytes as spaced pairs, everything else as `text`.
-    public var displayText: String {
-        switch self {
-        case .text(let s): return s
-        case .uuid(let u): return UUIDNames.standard.labelled(u)
-        case .bytes(let b): return Hex.bytes(b)
-        case .address(let a): return a.description
-        default: return text
-        }
-    }
-
-    /// Appends `displayText` to a line being built (the tree prints every field this way).
-    public func appendDisplayText(to out: inout [UInt8]) {
-        switch self {
-        case .unsigned(let v, 0): ASCII.appendDecimal(v, to: &out)
-        case .unsigned(let v, let width): Hex.append(v, width: width, to: &out)
-        case .signed(let v):
-            if v < 0 { out.put(UInt8(ascii: "-")) }
-            ASCII.appendDecimal(v.magnitude, to: &out)
-        case .bool(let v): out.put(v ? UInt8(ascii: "1") : UInt8(ascii: "0"))
-        case .text(let s): ASCII.append(s, to: &out)
-        case .bytes(let b): Hex.append(bytes: b, to: &out)
-        case .address(let a): a.appendText(to: &out)
-        case .uuid(let u): ASCII.append(UUIDNames.standard.labelled(u), to: &out)
-        }
-    }
-
-    /// A count or packet number: printed in decimal.
-    public static func count(_ v: Int) -> FieldValue { .unsigned(UInt64(max(0, v)), width: 0) }
-    public static func u8(_ v: UInt8) -> FieldValue { .unsigned(UInt64(v), width: 2) }
-    public static func u16(_ v: UInt16) -> FieldValue { .unsigned(UInt64(v), width: 4) }
-    public static func u32(_ v: UInt32) -> FieldValue { .unsigned(UInt64(v), width: 8) }
-}
-
 public struct Issue: Equatable {
     public enum Severity: Int, Comparable {
         case note, warning, error

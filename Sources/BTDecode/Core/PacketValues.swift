@@ -1,0 +1,50 @@
+import BTCapture
+
+/// The one typed accessor for a packet's fields: what `--fields`, the filter language and JSON
+/// export read. Protocol fields come from the layers, every occurrence in order from the
+/// outermost layer up; the `frame.` fields from the capture record and the packet itself.
+extension Packet {
+    public func values(of field: FieldDefinition) -> [FieldValue] {
+        var values: [FieldValue] = []
+        forEachValue(of: field) { values.append($0) }
+        return values
+    }
+
+    /// The same values, one at a time, without collecting them.
+    public func forEachValue(of field: FieldDefinition, _ body: (FieldValue) throws -> Void) rethrows {
+        if field.name.utf8.starts(with: "frame.".utf8) {
+            if let value = frameValue(field) { try body(value) }
+            if field == FrameFields.issues {
+                for layer in layers { for issue in layer.issues { try body(.text("\(issue.severity): \(issue.message)")) } }
+            }
+            return
+        }
+        for layer in layers {
+            for candidate in layer.fields where candidate.definition == field { try body(candidate.value) }
+        }
+    }
+
+    /// Whether the packet has this field at all (a filter's bare `att.handle`).
+    public func has(_ field: FieldDefinition) -> Bool {
+        var found = false
+        forEachValue(of: field) { _ in found = true }
+        return found
+    }
+
+    private func frameValue(_ field: FieldDefinition) -> FieldValue? {
+        switch field {
+        case FrameFields.number: return .count(frame.number)
+        case FrameFields.time: return .time(frame.timestamp)
+        case FrameFields.direction:
+            switch frame.direction {
+            case .sent: return .text("sent")
+            case .received: return .text("received")
+            case .none: return nil
+            }
+        case FrameFields.type: return .text(typeLabel)
+        case FrameFields.controller: return frame.controller == Frame.systemController ? nil : .count(Int(frame.controller))
+        case FrameFields.length: return .count(frame.bytes.count)
+        default: return nil
+        }
+    }
+}
