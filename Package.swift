@@ -23,10 +23,12 @@ let package = Package(
         // Byte cursor, Packet model, field registry, protocol decoders and Session state.
         .target(name: "BTDecode", dependencies: ["BTCapture"], exclude: ["AssignedNumbers/LICENSE-assigned-numbers"],
                 swiftSettings: fast),
-        // Stages that read Packets: selection, statistics (filters and search arrive here later).
-        .target(name: "BTQuery", dependencies: ["BTDecode"], swiftSettings: fast),
-        // Sinks that print Packets: table, tree, hex dump, colour, the buffered writer.
-        .target(name: "BTRender", dependencies: ["BTDecode", "BTQuery"], swiftSettings: fast),
+        // The packet chain: the pipeline every command wires and its stages (selection now;
+        // filter, search, annotations and statistics join it), over decoded Packets.
+        .target(name: "BTQuery", dependencies: ["BTCapture", "BTDecode"], swiftSettings: fast),
+        // Sinks that print Packets (table, tree, fields) and whole-capture reports (GATT,
+        // controllers, what stayed open); colour, time formats, the buffered writer.
+        .target(name: "BTRender", dependencies: ["BTCapture", "BTDecode", "BTQuery"], swiftSettings: fast),
         // Builds realistic captures from packet descriptions (tests and the fixture generator);
         // its zip writer is ZIPFoundation, so btlog's own zip reader is checked against another
         // implementation.
@@ -40,9 +42,9 @@ let package = Package(
         .target(name: "BTFuzz", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTRender", "BTFixtures"]),
         .executableTarget(name: "btlog-fuzz", dependencies: ["BTFuzz"]),
         .testTarget(name: "BTCaptureTests", dependencies: ["BTCapture", "BTFixtures"]),
-        .testTarget(name: "BTDecodeTests", dependencies: ["BTDecode", "BTFixtures"]),
-        .testTarget(name: "BTQueryTests", dependencies: ["BTQuery", "BTFixtures"]),
-        .testTarget(name: "BTRenderTests", dependencies: ["BTRender", "BTFixtures"]),
+        .testTarget(name: "BTDecodeTests", dependencies: ["BTCapture", "BTDecode", "BTFixtures"]),
+        .testTarget(name: "BTQueryTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTFixtures"]),
+        .testTarget(name: "BTRenderTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTRender", "BTFixtures"]),
         .testTarget(name: "BTLogTests", dependencies: ["BTCapture", "BTFixtures"]),
         .testTarget(name: "BTFuzzTests", dependencies: ["BTFuzz", "BTCapture"]),
     ],

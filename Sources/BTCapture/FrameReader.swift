@@ -11,6 +11,27 @@ public protocol FrameReader: AnyObject {
     var warnings: [CaptureWarning] { get set }
 }
 
+/// Frames already decoded into memory (btsnooz sections, which are small ring buffers; the live monitor's replay).
+public final class ArrayFrameReader: FrameReader {
+    let frames: [Frame]
+    var index = 0
+    public var warnings: [CaptureWarning] = []
+    public let formatDescription: String
+    public let nativeFormat: CaptureFileFormat
+
+    public init(frames: [Frame], formatDescription: String, nativeFormat: CaptureFileFormat) {
+        self.frames = frames
+        self.formatDescription = formatDescription
+        self.nativeFormat = nativeFormat
+    }
+
+    public func next() throws -> Frame? {
+        guard index < frames.count else { return nil }
+        index += 1
+        return frames[index - 1]
+    }
+}
+
 /// How a multi-record source counts frames and hands out warnings.
 public class FrameReaderBase {
     public var warnings: [CaptureWarning] = []

@@ -87,16 +87,17 @@ struct Capture: ParsableCommand {
     func listControllers() throws {
         let decoder = Decoder()
         do {
-            for frame in try MonitorReplay.read() { _ = decoder.decode(frame) }
+            var pipeline = PacketPipeline(decoder: decoder) { FileHandleStderr.warning($0.message) }
+            var nothing = DiscardingSink()
+            let replay = ArrayFrameReader(frames: try MonitorReplay.read(), formatDescription: "HCI monitor replay", nativeFormat: .btsnoopMonitor)
+            try pipeline.run(replay, into: &nothing)
         } catch let error as CaptureError {
             FileHandleStderr.error(error.message)
             throw Failure(code: 1)
         }
-        let controllers = decoder.session.controllers.values.sorted { $0.index < $1.index }
         let out = OutputWriter()
         do {
-            if controllers.isEmpty { try out.line("No Bluetooth controllers.") }
-            for line in ControllerTable.lines(controllers) { try out.line(line) }
+            try ControllerReport(session: decoder.session).render(to: out)
             try out.flush()
         } catch is OutputWriter.OutputClosed {}
     }
@@ -130,26 +131,6 @@ enum ControllerFilter {
         let digits = lower.hasPrefix("hci") ? String(lower.dropFirst(3)) : lower
         guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let index = UInt16(digits), index < 0xFFFF else { return nil }
         return .some(index)
-    }
-}
-
-enum ControllerTable {
-    static func lines(_ controllers: [ControllerInfo]) -> [String] {
-        guard !controllers.isEmpty else { return [] }
-        let header = ["INDEX", "ADDRESS", "TYPE", "BUS", "MANUFACTURER", "NAME", "STATE"]
-        let rows = controllers.map { info -> [String] in
-            let manufacturer = info.manufacturer.map { AssignedNumbers.company($0) ?? "Company \($0)" } ?? "-"
-            return ["hci\(info.index)", info.address?.description ?? "-",
-                    SystemDecoder.controllerTypeName(info.type),
-                    SystemDecoder.busName(info.bus), manufacturer, info.name.isEmpty ? "-" : info.name,
-                    info.isUp ? "up" : "down"]
-        }
-        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max()! }
-        return ([header] + rows).map { row in
-            row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
-        }
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BTCapture
 import BTDecode
+import BTQuery
 import BTRender
 
 struct Gatt: ParsableCommand {
@@ -22,28 +23,16 @@ struct Gatt: ParsableCommand {
     func run() throws {
         let out = OutputWriter()
         let decoder = try decoding.prepare().make(buildsDisplayText: false)
+        var pipeline = PacketPipeline(decoder: decoder) { FileHandleStderr.warning($0.message) }
         do {
-            let reader = try CaptureInput.open(file, options: input.inputOptions)
-            while let frame = try reader.next() {
-                for warning in reader.warnings { FileHandleStderr.warning(warning.message) }
-                reader.warnings.removeAll()
-                _ = decoder.decode(frame)
-            }
-            for warning in reader.warnings { FileHandleStderr.warning(warning.message) }
+            var nothing = DiscardingSink()
+            try pipeline.run(try CaptureInput.open(file, options: input.inputOptions), into: &nothing)
         } catch let error as CaptureError {
             FileHandleStderr.error(error.message)
             throw Failure(code: 1)
         }
-        let style = Style(enabled: color.enabled(for: out))
-        let databases = decoder.session.gatt.databases.filter { !$0.value.attributes.isEmpty }
         do {
-            if databases.isEmpty {
-                try out.line("No GATT discovery in this capture.")
-            }
-            for (index, key) in databases.keys.sorted().enumerated() {
-                if index > 0 { try out.line("") }
-                for line in GATTTableRenderer.lines(key, databases[key]!, names: decoder.options.uuidNames, style: style) { try out.line(line) }
-            }
+            try GATTReport(session: decoder.session, style: Style(enabled: color.enabled(for: out))).render(to: out)
             try out.flush()
         } catch is OutputWriter.OutputClosed {}
     }

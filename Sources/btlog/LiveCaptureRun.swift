@@ -58,15 +58,15 @@ final class LiveCaptureRun {
         receiver.start()
         announce()
 
-        let decoder = try command.decoding.prepare().make(buildsDisplayText: command.display.mode.showsFieldText)
-        var pipeline = PacketPipeline(selection: command.selection.selection, mode: command.display.mode,
-                                      options: command.display.renderOptions(for: out), decoder: decoder)
-        pipeline.quiet = command.quiet || toStdout
-        pipeline.tap = { [self] frame in try record(frame) }
+        let decoders = try command.decoding.prepare()
+        var run = PrintedRun(decoders: decoders, selection: command.selection.selection, mode: command.display.mode,
+                             options: command.display.renderOptions(for: out))
+        run.quiet = command.quiet || toStdout
+        run.pipeline.tap = { [self] frame in try record(frame) }
         let reader = LiveFrameReader(receiver: receiver, name: "monitor")
         var failure: String?
         do {
-            try pipeline.run(reader, out: out)
+            try run.run(reader, out: out)
         } catch is OutputWriter.OutputClosed {
             // Nobody reads the printout any more: keep what arrived in the file, then end quietly.
             receiver.requestStop()
@@ -84,7 +84,7 @@ final class LiveCaptureRun {
             failure = "\(message); \(kept)"
         }
         if case .failed(let message) = receiver.stopReason { failure = failure ?? "capture: \(message)" }
-        FileHandleStderr.write(statusLine(pipeline.statistics) + "\n")
+        FileHandleStderr.write(statusLine(run.statistics) + "\n")
         if let failure {
             FileHandleStderr.error(failure)
             throw Failure(code: 1)

@@ -43,7 +43,7 @@ struct Show: ParsableCommand {
                 var inputOptions = input.inputOptions
                 inputOptions.follow = follow
                 try ShowPipeline.run(file: file, input: inputOptions, selection: selection.selection,
-                                     mode: display.mode, options: options, decoder: decoders.make(buildsDisplayText: display.mode.showsFieldText), out: out)
+                                     mode: display.mode, options: options, decoders: decoders, out: out)
             } catch is OutputWriter.OutputClosed {
                 return
             } catch let error as CaptureError {
@@ -60,11 +60,11 @@ struct Show: ParsableCommand {
 /// Opens a capture file and runs it through the packet pipeline.
 enum ShowPipeline {
     static func run(file: String, input: InputOptions, selection: PacketSelection, mode: RenderMode,
-                    options: RenderOptions, decoder: Decoder, out: OutputWriter) throws {
+                    options: RenderOptions, decoders: DecoderFactory, out: OutputWriter) throws {
         let reader = try CaptureInput.open(file, options: input)
         // A stream someone is still writing is shown as it arrives.
         if file == "-" || input.follow { out.lineBuffered = true }
-        var pipeline = PacketPipeline(selection: selection, mode: mode, options: options, decoder: decoder)
-        try pipeline.run(reader, out: out)
+        var run = PrintedRun(decoders: decoders, selection: selection, mode: mode, options: options)
+        try run.run(reader, out: out)
     }
 }

@@ -106,24 +106,3 @@ public enum Btsnooz {
         return frames
     }
 }
-
-/// Frames already decoded into memory (btsnooz sections are small ring buffers).
-public final class ArrayFrameReader: FrameReader {
-    let frames: [Frame]
-    var index = 0
-    public var warnings: [CaptureWarning] = []
-    public let formatDescription: String
-    public let nativeFormat: CaptureFileFormat
-
-    public init(frames: [Frame], formatDescription: String, nativeFormat: CaptureFileFormat) {
-        self.frames = frames
-        self.formatDescription = formatDescription
-        self.nativeFormat = nativeFormat
-    }
-
-    public func next() throws -> Frame? {
-        guard index < frames.count else { return nil }
-        index += 1
-        return frames[index - 1]
-    }
-}

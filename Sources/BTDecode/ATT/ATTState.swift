@@ -53,7 +53,7 @@ public struct ATTState: ProtocolState {
 
 extension Session {
     public var att: ATTState {
-        get { states.read(ATTState.self) }
+        _read { yield states.peek(ATTState.self).value }
         _modify {
             let box = states.box(ATTState.self)
             yield &box.value

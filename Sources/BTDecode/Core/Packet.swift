@@ -16,6 +16,9 @@ public struct Packet {
     /// Whether layers keep their fields' display text and every layer its summary
     /// (`DecodeOptions.buildsDisplayText`); otherwise only values and the top summary.
     public let buildsDisplayText: Bool
+    /// The most severe issue's severity, kept as layers and issues are added, so the table,
+    /// the colours and the counts need not walk every layer of every packet.
+    public private(set) var worstSeverity: Issue.Severity?
 
     public init(frame: Frame, buildsDisplayText: Bool = true) {
         self.frame = frame
@@ -29,11 +32,12 @@ public struct Packet {
     public var typeLabel: String { typeName + directionSuffix }
 
     /// The Type column's name part: the highest layer's name.
-    public var typeName: String { top?.name ?? "Unknown" }
+    public var typeName: String { layers.isEmpty ? "Unknown" : layers[layers.count - 1].name }
 
     /// " Send" or " Receive" after the name of a data layer ("ACL Send"); empty otherwise.
     public var directionSuffix: String {
-        guard let top, top.showsDirection else { return "" }
+        // By index, not through `top`: the table asks per packet, and a copy of the layer costs.
+        guard !layers.isEmpty, layers[layers.count - 1].showsDirection else { return "" }
         switch frame.direction {
         case .sent: return " Send"
         case .received: return " Receive"
@@ -41,7 +45,7 @@ public struct Packet {
         }
     }
 
-    public var summary: String { top?.summary ?? "" }
+    public var summary: String { layers.isEmpty ? "" : layers[layers.count - 1].summary }
 
     // MARK: Building layers: the one way
 
@@ -52,10 +56,14 @@ public struct Packet {
     }
 
     /// Puts a finished (or started) layer on top; the issues it carries are now this packet's.
+    @inline(__always)
     public mutating func append(_ layer: Layer) {
         layers.append(layer)
         let index = layers.count - 1
-        for i in layers[index].issues.indices { layers[index].issues[i].layer = index }
+        for i in layers[index].issues.indices {
+            layers[index].issues[i].layer = index
+            noteSeverity(layers[index].issues[i].severity)
+        }
     }
 
     /// An issue on the highest layer appended so far (a decoder's own once it appended it).
@@ -65,6 +73,11 @@ public struct Packet {
             append(makeLayer(SystemDecoder.kindName(frame.kind), range: 0 ..< frame.bytes.count))
         }
         layers[layers.count - 1].issues.append(Issue(severity: severity, message: message, layer: layers.count - 1))
+        noteSeverity(severity)
+    }
+
+    private mutating func noteSeverity(_ severity: Issue.Severity) {
+        if worstSeverity.map({ severity > $0 }) ?? true { worstSeverity = severity }
     }
 
     /// Gives the layer at `index` its summary once the layers above it are decoded, if a view
@@ -80,17 +93,25 @@ public struct Packet {
     /// Every layer's issues, from the outermost layer up.
     public var issues: [Issue] { layers.flatMap(\.issues) }
 
-    /// The most severe issue (the first of equals), without collecting them.
+    /// The most severe issue (the first of equals).
     public var worstIssue: Issue? {
-        var worst: Issue?
-        for layer in layers {
-            for issue in layer.issues where worst == nil || issue.severity > worst!.severity { worst = issue }
+        guard let worst = worstSeverity else { return nil }
+        for i in layers.indices {
+            if let issue = layers[i].issues.first(where: { $0.severity == worst }) { return issue }
         }
-        return worst
+        return nil
     }
 
-    public var hasError: Bool { layers.contains { $0.issues.contains { $0.severity == .error } } }
-    public var hasWarning: Bool { layers.contains { $0.issues.contains { $0.severity == .warning } } }
+    public var hasError: Bool { worstSeverity == .error }
+
+    /// Whether any issue is a warning (an error may be there too).
+    public var hasWarning: Bool {
+        switch worstSeverity {
+        case .warning?: return true
+        case .error?: return layers.indices.contains { i in layers[i].issues.contains { $0.severity == .warning } }
+        default: return false
+        }
+    }
 
     /// The first field with this definition, searching from the highest layer down.
     public func field(_ definition: FieldDefinition) -> Field? {

@@ -11,16 +11,19 @@ public typealias ChannelDecoder = (inout ByteCursor, inout Packet, inout Session
 public struct ProtocolDescriptor {
     /// How people name it ("ATT", "L2CAP").
     public let name: String
-    /// Every field its decoder emits (a test checks it: FieldRegistryTests).
-    public let fields: [FieldDefinition]
+    /// Every field its decoder emits (a test checks it: FieldRegistryTests). Made when the
+    /// registry is first asked, not when decoding starts: HCI's come from parsing its layouts.
+    public var fields: [FieldDefinition] { makeFields() }
+    private let makeFields: () -> [FieldDefinition]
     /// Its state across packets, with link-close and end-of-capture hooks; nil for none.
     let state: (any ProtocolState.Type)?
     /// What selects it: the keys under which the dissector tables find its decoders.
     let registrations: [Registration]
 
-    init(name: String, fields: [FieldDefinition], state: (any ProtocolState.Type)? = nil, registrations: [Registration] = []) {
+    init(name: String, fields: @autoclosure @escaping () -> [FieldDefinition], state: (any ProtocolState.Type)? = nil,
+         registrations: [Registration] = []) {
         self.name = name
-        self.fields = fields
+        makeFields = fields
         self.state = state
         self.registrations = registrations
     }
@@ -73,7 +76,12 @@ public enum ProtocolCatalog {
 
 /// Decoders by the keys that select them, built once from the catalog's registrations.
 enum DissectorTables {
-    static let fixedChannels: [UInt16: ChannelDecoder] = table { if case .fixedChannel(let cid, let decode) = $0 { return (cid, decode) } else { return nil } }
+    /// Indexed by CID (fixed channels are 0x0001-0x003F): no hashing on every ACL packet.
+    static let fixedChannels: [ChannelDecoder?] = {
+        let byCID: [UInt16: ChannelDecoder] = table { if case .fixedChannel(let cid, let decode) = $0 { return (cid, decode) } else { return nil } }
+        precondition(byCID.keys.allSatisfy { $0 < 0x0040 }, "a fixed channel's CID is below 0x0040")
+        return (0 ..< 0x0040).map { byCID[UInt16($0)] }
+    }()
     static let psms: [UInt16: ChannelDecoder] = table { if case .psm(let psm, let decode) = $0 { return (psm, decode) } else { return nil } }
     static let gattValues: [BTUUID: GATTValueDescriber] = table { if case .gattValue(let uuid, let describe) = $0 { return (uuid, describe) } else { return nil } }
     static let manufacturerData: [UInt16: ManufacturerDataDescriber] = table {

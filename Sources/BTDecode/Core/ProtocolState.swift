@@ -43,8 +43,9 @@ struct ProtocolStates {
 
     private var storage = Storage(ProtocolCatalog.stateTypes.map { $0.makeBox() })
 
-    func read<State: ProtocolState>(_: State.Type) -> State {
-        unsafeDowncast(storage.boxes[State.slot], to: StateBox<State>.self).value
+    /// The box to read from (the accessors borrow its value rather than copy it).
+    func peek<State: ProtocolState>(_: State.Type) -> StateBox<State> {
+        unsafeDowncast(storage.boxes[State.slot], to: StateBox<State>.self)
     }
 
     /// The box to change in place, after making this copy's storage its own.

@@ -159,7 +159,7 @@ public struct GATTState: ProtocolState {
 
 extension Session {
     public var gatt: GATTState {
-        get { states.read(GATTState.self) }
+        _read { yield states.peek(GATTState.self).value }
         _modify {
             let box = states.box(GATTState.self)
             yield &box.value

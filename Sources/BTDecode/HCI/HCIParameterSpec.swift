@@ -80,6 +80,10 @@ struct HCIParam {
 /// The field each parameter name becomes: "hci." + the name in lower case; the common ones
 /// (handle, address, status, reason, role...) are the hand-declared HCIFields.
 enum HCIParameterFields {
+    /// Names some layouts read wider than others (Packet_Type: 2 bytes in Create Connection,
+    /// 1 in Enhanced Flush), with the widest type; HCIParameterFieldTests checks the list.
+    static let widerThanSomeLayouts: [String: FieldType] = ["Packet_Type": .uint16]
+
     /// Pure: the same name and kind always make the same definition, so the tables need no
     /// shared cache and the registry collects the fields by walking the parsed layouts.
     static func field(_ name: String, _ kind: HCIParam.Kind) -> FieldDefinition {
@@ -92,7 +96,7 @@ enum HCIParameterFields {
         }
         let key = "hci." + name.lowercased()
         if let known = HCIFields.byName[key] { return known }
-        let type: FieldType
+        var type: FieldType
         switch kind {
         case .u8, .at, .en, .t128, .phy, .phys, .io, .auth, .role: type = .uint8
         case .u16, .t625, .t1250, .t10, .s: type = .uint16
@@ -102,6 +106,8 @@ enum HCIParameterFields {
         case .name: type = .string
         default: type = .bytes
         }
+        // One type per name, whichever layout is parsed first.
+        type = widerThanSomeLayouts[name] ?? type
         return FieldDefinition(key, name.replacingOccurrences(of: "_", with: " "), type, "HCI parameter " + name)
     }
 }

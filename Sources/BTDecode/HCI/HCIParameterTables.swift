@@ -196,44 +196,15 @@ enum HCIParameterTables {
         0x23: "S, H, u16 Subrate_Factor, u16 Peripheral_Latency, u16 Continuation_Number, t10 Supervision_Timeout",
     ]
 
-    static let commands = canonical(parsedCommands)
-    static let returns = canonical(parsedReturns)
-    static let events = canonical(parsedEvents)
-    static let subevents = canonical(parsedSubevents)
-
-    private static let parsedCommands = commandSpecs.mapValues(HCIParam.parse)
-    private static let parsedReturns = returnSpecs.mapValues(HCIParam.parse)
-    private static let parsedEvents = eventSpecs.mapValues(HCIParam.parse)
-    private static let parsedSubevents = subeventSpecs.mapValues(HCIParam.parse)
+    static let commands = commandSpecs.mapValues(HCIParam.parse)
+    static let returns = returnSpecs.mapValues(HCIParam.parse)
+    static let events = eventSpecs.mapValues(HCIParam.parse)
+    static let subevents = subeventSpecs.mapValues(HCIParam.parse)
 
     /// Every field the layouts make, once each, in name order, for the registry.
-    static let fields: [FieldDefinition] = fieldsByName.values.sorted { $0.name < $1.name }
-
-    /// One definition per parameter name. A name some layouts read wider than others
-    /// (Packet_Type: 2 bytes in Create Connection, 1 in Enhanced Flush) takes the widest type,
-    /// chosen the same way every run (dictionary order is not).
-    private static let fieldsByName: [String: FieldDefinition] = {
+    static let fields: [FieldDefinition] = {
         func layouts<Key: Comparable>(_ table: [Key: [HCIParam]]) -> [[HCIParam]] { table.keys.sorted().map { table[$0]! } }
-        let all = (layouts(parsedCommands) + layouts(parsedReturns) + layouts(parsedEvents) + layouts(parsedSubevents))
-            .flatMap { $0.flatMap(\.flattened) }.map(\.field)
-        let widths: [FieldType: Int] = [.uint8: 1, .uint16: 2, .uint32: 3, .uint64: 4]
-        var byName: [String: FieldDefinition] = [:]
-        for field in all {
-            guard let known = byName[field.name] else { byName[field.name] = field; continue }
-            if let a = widths[known.type], let b = widths[field.type], b > a { byName[field.name] = field }
-        }
-        return byName
+        let all = (layouts(commands) + layouts(returns) + layouts(events) + layouts(subevents)).flatMap { $0.flatMap(\.flattened) }.map(\.field)
+        return Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a }).values.sorted { $0.name < $1.name }
     }()
-
-    /// The layouts with every parameter's field replaced by its one definition.
-    private static func canonical<Key>(_ table: [Key: [HCIParam]]) -> [Key: [HCIParam]] {
-        func fix(_ params: [HCIParam]) -> [HCIParam] {
-            params.map { param in
-                var param = param
-                if param.group.isEmpty { param.field = fieldsByName[param.field.name] ?? param.field } else { param.group = fix(param.group) }
-                return param
-            }
-        }
-        return table.mapValues(fix)
-    }
 }

@@ -125,7 +125,7 @@ enum L2CAPDecoder {
             packet.layers[index].add(L2CAPFields.psm, .u16(psm), "\(Hex.u16(psm)) (\(L2CAPProtocols.name(psm: psm)))")
             addPayload(&payload, &packet)
         case ..<0x0040:
-            if let decode = DissectorTables.fixedChannels[cid] {
+            if let decode = DissectorTables.fixedChannels[Int(cid)] {
                 try decode(&payload, &packet, &session, context)
             } else {
                 addPayload(&payload, &packet)

@@ -88,7 +88,7 @@ public struct L2CAPState: ProtocolState {
 
 extension Session {
     public var l2cap: L2CAPState {
-        get { states.read(L2CAPState.self) }
+        _read { yield states.peek(L2CAPState.self).value }
         _modify {
             let box = states.box(L2CAPState.self)
             yield &box.value

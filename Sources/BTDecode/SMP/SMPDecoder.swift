@@ -27,7 +27,7 @@ public struct SMPState: ProtocolState {
 
 extension Session {
     public var smp: SMPState {
-        get { states.read(SMPState.self) }
+        _read { yield states.peek(SMPState.self).value }
         _modify {
             let box = states.box(SMPState.self)
             yield &box.value

@@ -1,9 +1,11 @@
 import BTDecode
 
-/// Which packets by number: `--packets 10-20` and `-c/--count N`. Filters join this stage later.
+/// Which packets by number: `--packets 10-20` and `-c/--count N`, the first stage of the chain.
 public struct PacketSelection: Sendable {
     public var range: ClosedRange<Int>?
     public var count: Int?
+    /// Packets kept so far, for `count`.
+    var kept = 0
 
     public init(range: ClosedRange<Int>? = nil, count: Int? = nil) {
         self.range = range

@@ -1,0 +1,19 @@
+import BTCapture
+import BTDecode
+import BTQuery
+
+/// A per-packet view printing to an output: the end of the chain for show and capture.
+public struct RenderingSink: PacketSink {
+    public var renderer: PacketRenderer
+    public let out: OutputWriter
+
+    public init(_ renderer: PacketRenderer, out: OutputWriter) {
+        self.renderer = renderer
+        self.out = out
+    }
+
+    public mutating func consume(_ packet: Packet) throws { try renderer.render(packet, to: out) }
+
+    /// The view's own ending (the status line), with the counts of what it printed.
+    public mutating func finish(_ statistics: CaptureStatistics) throws { try renderer.finish(statistics, to: out) }
+}

@@ -1,0 +1,42 @@
+import BTCapture
+import BTDecode
+import BTQuery
+import BTRender
+
+/// The wiring `show` and `capture` share: the packet chain (selection first) into the chosen
+/// view, then what stayed open at the end (standard error), then the view's status line.
+struct PrintedRun {
+    var pipeline: PacketPipeline
+    let mode: RenderMode
+    let options: RenderOptions
+    /// Decode and count but print nothing (capture -q, capture -w -).
+    var quiet = false
+
+    init(decoders: DecoderFactory, selection: PacketSelection, mode: RenderMode, options: RenderOptions) {
+        let stages: [any PacketStage] = [selection]
+        let decoder = decoders.make(buildsDisplayText: stages.needDisplayText(viewShowsFieldText: mode.showsFieldText))
+        pipeline = PacketPipeline(decoder: decoder, stages: stages) { FileHandleStderr.warning($0.message) }
+        self.mode = mode
+        self.options = options
+    }
+
+    var statistics: CaptureStatistics { pipeline.statistics }
+
+    mutating func run(_ reader: FrameReader, out: OutputWriter) throws {
+        var sink = RenderingSink(mode.makeRenderer(options), out: out)
+        if quiet {
+            var nothing = DiscardingSink()
+            try pipeline.run(reader, into: &nothing)
+        } else {
+            try pipeline.run(reader, into: &sink)
+        }
+        if pipeline.readAll {
+            try out.flush()
+            let errors = OutputWriter(fd: 2)
+            try? OpenItemsReport(pipeline.finish()).render(to: errors)
+            try? errors.flush()
+        }
+        if !quiet { try sink.finish(pipeline.statistics) }
+        try out.flush()
+    }
+}
