@@ -65,3 +65,37 @@ final class ModelTests: XCTestCase {
         XCTAssertEqual(packet.issues.map(\.layer), [1])
     }
 }
+
+/// The byte cursor's reads, peeks, sub-cursors and trailers, at their bounds.
+final class ByteCursorTests: XCTestCase {
+    func testReadsPeeksAndBounds() throws {
+        var c = ByteCursor([0x34, 0x12, 0xAA, 0xBB, 0xCC, 0xDD, 0x01, 0x02, 0xFC, 0x9E])
+        XCTAssertEqual(try c.peekU16(), 0x1234)
+        XCTAssertEqual(try c.peekU8(), 0x34)
+        XCTAssertEqual(c.offset, 0, "peeks do not move")
+        XCTAssertEqual(try c.u16(), 0x1234)
+        XCTAssertEqual(try c.u32be(), 0xAABB_CCDD)
+        var fcs = try c.trailer(2)
+        XCTAssertEqual(try fcs.u16(), 0x9EFC)
+        XCTAssertEqual(c.remaining, 2, "the trailer is no longer part of what is left")
+        var sub = try c.cursor(2)
+        XCTAssertEqual(try sub.u16be(), 0x0102)
+        XCTAssertTrue(c.isAtEnd)
+        XCTAssertThrowsError(try c.peekU8())
+        XCTAssertThrowsError(try c.trailer(1))
+        XCTAssertThrowsError(try c.cursor(1)) { error in
+            XCTAssertEqual(error as? DecodeError, .truncated(needed: 1, available: 0, at: 8))
+        }
+        XCTAssertThrowsError(try c.cursor(-1), "a negative count is refused, not a crash")
+    }
+
+    func testUUIDsFromBothByteOrders() {
+        XCTAssertEqual(BTUUID(littleEndian: [0x0D, 0x18][...]), BTUUID(UInt16(0x180D)))
+        XCTAssertEqual(BTUUID(littleEndian: [0xAA, 0xFE, 0x00, 0x00][...])?.description, "FEAA")
+        let bytes: [UInt8] = [0xE2, 0xC5, 0x6D, 0xB5, 0xDF, 0xFB, 0x48, 0xD2, 0xB0, 0x60, 0xD0, 0xF5, 0xA7, 0x10, 0x96, 0xE0]
+        XCTAssertEqual(BTUUID(bigEndian: bytes[...])?.longForm, "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")
+        XCTAssertEqual(BTUUID(littleEndian: Array(bytes.reversed())[...]), BTUUID(bigEndian: bytes[...]))
+        XCTAssertNil(BTUUID(littleEndian: [1, 2, 3][...]))
+        XCTAssertNil(BTUUID(bigEndian: bytes.prefix(15)))
+    }
+}

@@ -194,7 +194,7 @@ enum ATTDecoder {
             var entries: [String] = []
             let type = request?.uuid
             while c.remaining >= Int(length) {
-                var entry = ByteCursor(try c.slice(Int(length)))
+                var entry = try c.cursor(Int(length))
                 let handle = try entry.u16()
                 layer.add(ATTFields.handle, .u16(handle))
                 if opcode == 0x11 {

@@ -93,8 +93,8 @@ extension ATTDecoder {
                 if !bytes.isEmpty { layer.summary += " - Value: " + L2CAPDecoder.preview(bytes) }
                 return
             }
-            if type.uuid16 == 0x2902, bytes.count >= 2 {
-                layer.add(GATTFields.cccd, .u16(UInt16(bytes[bytes.startIndex]) | UInt16(bytes[bytes.startIndex + 1]) << 8))
+            if type.uuid16 == 0x2902, let bits = try? ByteCursor(bytes).peekU16() {
+                layer.add(GATTFields.cccd, .u16(bits))
             }
             if let decoded = GATTValues.describe(type, bytes) {
                 layer.add(GATTFields.value, .text(decoded))

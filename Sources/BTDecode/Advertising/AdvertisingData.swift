@@ -161,11 +161,10 @@ public enum AdvertisingData {
 
     /// Apple's iBeacon: type 0x02, length 0x15, proximity UUID, major, minor (big-endian), power.
     static func iBeacon(_ data: ArraySlice<UInt8>) -> String? {
-        let b = Array(data)
-        guard b.count == 23, b[0] == 0x02, b[1] == 0x15 else { return nil }
-        guard let uuid = BTUUID(littleEndian: b[2 ..< 18].reversed()) else { return nil }
-        let major = UInt16(b[18]) << 8 | UInt16(b[19]), minor = UInt16(b[20]) << 8 | UInt16(b[21])
-        return "iBeacon \(uuid.longForm) Major: \(major) Minor: \(minor) Measured Power: \(Int8(bitPattern: b[22])) dBm"
+        var c = ByteCursor(data)
+        guard data.count == 23, (try? c.u8()) == 0x02, (try? c.u8()) == 0x15, let bytes = try? c.slice(16), let uuid = BTUUID(bigEndian: bytes),
+              let major = try? c.u16be(), let minor = try? c.u16be(), let power = try? c.i8() else { return nil }
+        return "iBeacon \(uuid.longForm) Major: \(major) Minor: \(minor) Measured Power: \(power) dBm"
     }
 }
 

@@ -21,18 +21,23 @@ public struct BTUUID: Hashable, Sendable, CustomStringConvertible {
     public init(_ short: UInt16) { self.init(UInt32(short)) }
 
     /// From little-endian wire bytes: 2, 4 or 16 of them.
-    public init?<C: Collection>(littleEndian bytes: C) where C.Element == UInt8 {
-        let b = Array(bytes)
-        switch b.count {
-        case 2: self.init(UInt16(b[0]) | UInt16(b[1]) << 8)
-        case 4: self.init(UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24)
+    public init?(littleEndian bytes: ArraySlice<UInt8>) {
+        var c = ByteCursor(bytes)
+        switch bytes.count {
+        case 2: guard let v = try? c.u16() else { return nil }; self.init(v)
+        case 4: guard let v = try? c.u32() else { return nil }; self.init(v)
         case 16:
-            var high: UInt64 = 0, low: UInt64 = 0
-            for i in 0 ..< 8 { low |= UInt64(b[i]) << (8 * UInt64(i)) }
-            for i in 0 ..< 8 { high |= UInt64(b[8 + i]) << (8 * UInt64(i)) }
+            guard let low = try? c.u64(), let high = try? c.u64() else { return nil }
             self.init(high: high, low: low)
         default: return nil
         }
+    }
+
+    /// From 16 bytes in the order people write them (iBeacon's proximity UUID).
+    public init?(bigEndian bytes: ArraySlice<UInt8>) {
+        var c = ByteCursor(bytes)
+        guard bytes.count == 16, let a = try? c.u32be(), let b = try? c.u32be(), let d = try? c.u32be(), let e = try? c.u32be() else { return nil }
+        self.init(high: UInt64(a) << 32 | UInt64(b), low: UInt64(d) << 32 | UInt64(e))
     }
 
     /// "2A37", "0000FEAA" style short forms and the 36-character form, any case.

@@ -1,10 +1,13 @@
 import BTCapture
 
-/// The one way decoders read bytes: bounds-checked, little-endian (Bluetooth's byte order),
-/// over a borrowed slice. Reading past the end throws `DecodeError.truncated`, which the
-/// decoder turns into an issue on the packet.
+/// The one way decoders read bytes: bounds-checked, little-endian (Bluetooth's byte order)
+/// unless a read says `be`, over a borrowed slice, from the front (and, for trailers such as
+/// an FCS, from the back). Reading past the end throws `DecodeError.truncated`, which the
+/// decoder turns into an issue on the packet. Like swift-nio's ByteBuffer: read moves,
+/// peek does not.
 public struct ByteCursor {
-    public let bytes: ArraySlice<UInt8>
+    /// What is left to read ends at `bytes.endIndex` (trailer reads move that end back).
+    public private(set) var bytes: ArraySlice<UInt8>
     /// Index into `bytes` of the next byte to read.
     public private(set) var index: Int
 
@@ -56,6 +59,33 @@ public struct ByteCursor {
     public mutating func u64() throws -> UInt64 {
         let low = try u32()
         return UInt64(low) | UInt64(try u32()) << 32
+    }
+
+    /// Big-endian (network order) reads, for the few formats that use it (iBeacon, RTP, SDP).
+    public mutating func u16be() throws -> UInt16 { try u16().byteSwapped }
+    public mutating func u32be() throws -> UInt32 { try u32().byteSwapped }
+
+    /// The next byte or 16-bit value, without moving.
+    public func peekU8() throws -> UInt8 {
+        var copy = self
+        return try copy.u8()
+    }
+
+    public func peekU16() throws -> UInt16 {
+        var copy = self
+        return try copy.u16()
+    }
+
+    /// The next `count` bytes as a cursor of their own (a parameter block, one entry of a list),
+    /// moving past them here.
+    public mutating func cursor(_ count: Int) throws -> ByteCursor { ByteCursor(try slice(count)) }
+
+    /// The last `count` bytes, taken off the end: what is left to read stops before them.
+    public mutating func trailer(_ count: Int) throws -> ByteCursor {
+        try require(count)
+        let start = bytes.endIndex - count
+        defer { bytes = bytes[..<start] }
+        return ByteCursor(bytes[start...])
     }
 
     public mutating func slice(_ count: Int) throws -> ArraySlice<UInt8> {

@@ -18,7 +18,7 @@ enum HCICommandDecoder {
         if Int(length) != c.remaining {
             layer.addIssue(.warning, "Parameter length \(length) but \(c.remaining) bytes follow")
         }
-        var params = ByteCursor(try c.slice(min(Int(length), c.remaining)))
+        var params = try c.cursor(min(Int(length), c.remaining))
         try decodeParameters(opcode, &params, &layer, &packet, &session)
         if !params.isAtEnd {
             let at = params.offset + 3

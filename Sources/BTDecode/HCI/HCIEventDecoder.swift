@@ -14,7 +14,7 @@ enum HCIEventDecoder {
         if Int(length) != c.remaining {
             layer.addIssue(.warning, "Parameter length \(length) but \(c.remaining) bytes follow")
         }
-        var params = ByteCursor(try c.slice(min(Int(length), c.remaining)))
+        var params = try c.cursor(min(Int(length), c.remaining))
         let controller = packet.frame.controller
         switch code {
         case 0x0E: // Command Complete

@@ -35,8 +35,8 @@ enum L2CAPDecoder {
             }
             pending.data.append(contentsOf: payload)
             pending.fragments += 1
-            if pending.expected == nil, pending.data.count >= 2 {
-                pending.expected = Int(UInt16(pending.data[0]) | UInt16(pending.data[1]) << 8) + 4
+            if pending.expected == nil, let length = try? ByteCursor(pending.data).peekU16() {
+                pending.expected = Int(length) + 4
             }
             guard let expected = pending.expected, pending.data.count >= expected else {
                 session.l2cap.reassembly[key] = pending
@@ -62,7 +62,8 @@ enum L2CAPDecoder {
             let total = stale.expected.map { " of \($0)" } ?? ""
             issues.append(Issue(severity: .error, message: "New L2CAP PDU started before the one from packet \(stale.firstFrame) completed: \(stale.data.count)\(total) bytes lost", layer: -1))
         }
-        let length: Int? = payload.count >= 2 ? Int(UInt16(payload[payload.startIndex]) | UInt16(payload[payload.startIndex + 1]) << 8) + 4 : nil
+        // The basic header's length (plus the header), once its two bytes are here.
+        let length = (try? ByteCursor(payload).peekU16()).map { Int($0) + 4 }
         if let length, payload.count >= length {
             if payload.count > length {
                 issues.append(Issue(severity: .error, message: "L2CAP length mismatch: header says \(length - 4) bytes, ACL carries \(payload.count - 4)", layer: -1))
@@ -192,13 +193,10 @@ enum L2CAPDecoder {
         let control = try c.u16()
         packet.layers[index].add(L2CAPFields.controlField, .u16(control))
         let reqSeq = UInt8(control >> 8 & 0x3F)
-        var body = c.rest()
-        if channel.hasFCS, body.count >= 2 {
-            let fcs = UInt16(body[body.endIndex - 2]) | UInt16(body[body.endIndex - 1]) << 8
-            body = body.dropLast(2)
-            packet.layers[index].add(L2CAPFields.fcsValue, .u16(fcs))
+        if channel.hasFCS, c.remaining >= 2 {
+            var fcs = try c.trailer(2)
+            packet.layers[index].add(L2CAPFields.fcsValue, .u16(try fcs.u16()))
         }
-        var frame = ByteCursor(body)
         if control & 1 == 1 {
             let function = UInt8(control >> 2 & 0x3)
             let names = ["RR (Receiver Ready)", "REJ (Reject)", "RNR (Receiver Not Ready)", "SREJ (Selective Reject)"]
@@ -214,13 +212,13 @@ enum L2CAPDecoder {
         packet.layers[index].add(L2CAPFields.sar, .u8(sar), sarNames[Int(sar)])
         packet.layers[index].summary += " - I-frame TxSeq \(txSeq) ReqSeq \(reqSeq) \(sarNames[Int(sar)])"
         if sar == 1 {
-            let sduLength = try frame.u16()
+            let sduLength = try c.u16()
             packet.layers[index].add(L2CAPFields.sduLength, .u16(sduLength), String(sduLength))
         }
         if sar == 0 {
-            try decodeSDU(&frame, channel: channel, into: &packet, session: &session, context: context)
+            try decodeSDU(&c, channel: channel, into: &packet, session: &session, context: context)
         } else {
-            addPayload(&frame, &packet)
+            addPayload(&c, &packet)
         }
     }
 

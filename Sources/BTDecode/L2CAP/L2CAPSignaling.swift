@@ -36,7 +36,7 @@ enum L2CAPSignaling {
             if Int(length) > c.remaining {
                 layer.addIssue(.error, "\(name): length \(length) but \(c.remaining) bytes follow")
             }
-            var command = ByteCursor(try c.slice(min(Int(length), c.remaining)))
+            var command = try c.cursor(min(Int(length), c.remaining))
             var summary = name
             try decodeCommand(code, ident: ident, &command, &layer, &summary, &packet, &session, context)
             if !command.isAtEnd {
@@ -265,7 +265,7 @@ enum L2CAPSignaling {
         var parts: [String] = []
         while c.remaining >= 2 {
             let type = try c.u8(), length = try c.u8()
-            var value = ByteCursor(try c.slice(min(Int(length), c.remaining)))
+            var value = try c.cursor(min(Int(length), c.remaining))
             let kind = type & 0x7F
             layer.add(L2CAPFields.option, .u8(type), "\(optionNames[kind] ?? "Unknown") (\(Hex.u8(type)))\(type & 0x80 != 0 ? " hint" : "")")
             switch kind {

@@ -64,7 +64,7 @@ public enum SystemDecoder {
         case .userLogging:
             let priority = try c.u8()
             let identLength = Int(try c.u8())
-            var ident = ByteCursor(try c.slice(identLength))
+            var ident = try c.cursor(identLength)
             let name = ident.cString()
             let message = readableText(c.rest())
             layer.add(SystemFields.logPriority, .u8(priority))
@@ -74,7 +74,7 @@ public enum SystemDecoder {
         case .newIndex:
             let type = try c.u8(), bus = try c.u8()
             let address = try c.address()
-            var nameCursor = ByteCursor(try c.slice(min(8, c.remaining)))
+            var nameCursor = try c.cursor(min(8, c.remaining))
             let name = nameCursor.cString()
             layer.add(SystemFields.indexType, .u8(type), controllerTypeName(type))
             layer.add(SystemFields.indexBus, .u8(bus), busName(bus))
@@ -103,7 +103,7 @@ public enum SystemDecoder {
             let version = try c.u8(), revision = try c.u16()
             let flags = try c.u32()
             let nameLength = Int(try c.u8())
-            var nameCursor = ByteCursor(try c.slice(min(nameLength, c.remaining)))
+            var nameCursor = try c.cursor(min(nameLength, c.remaining))
             let process = nameCursor.cString()
             let channel = format == 0 ? "RAW" : format == 1 ? "USER" : format == 2 ? "MGMT" : "Format \(format)"
             layer.add(SystemFields.controlFormat, .u16(format), channel)
