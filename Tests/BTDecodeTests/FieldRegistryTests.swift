@@ -79,3 +79,29 @@ final class FieldRegistryTests: XCTestCase {
         XCTAssertEqual(session.l2cap.channels[Session.LinkKey(controller: 0, handle: 1)]?.count, 0)
     }
 }
+
+/// ATT's opcode table (Core Vol 3, Part F, 3.4.8): one row per opcode, and what the kinds say
+/// agrees with the specification's numbering.
+final class ATTOpcodeTableTests: XCTestCase {
+    func testRowsAgreeWithTheSpecification() {
+        let rows = ATTDecoder.opcodes
+        XCTAssertEqual(rows.count, 31)
+        XCTAssertEqual(Set(rows.map(\.code)).count, rows.count)
+        for row in rows {
+            switch row.kind {
+            case .request:
+                // Every request is answered by the next opcode (or an Error Response).
+                XCTAssertEqual(ATTDecoder.byCode[Int(row.code) + 1]?.kind, .response, row.name)
+                XCTAssertTrue(row.name.hasSuffix("Request"), row.name)
+            case .response: XCTAssertTrue(row.name.hasSuffix("Response"), row.name)
+            case .command: XCTAssertNotEqual(row.code & 0x40, 0, "\(row.name): the command flag (bit 6)")
+            case .notification, .indication, .confirmation: XCTAssertEqual(row.code & 0x40, 0, row.name)
+            }
+            XCTAssertEqual(ATTDecoder.opcodeName(row.code), row.name)
+        }
+        XCTAssertTrue(ATTDecoder.isFromClient(0x52))
+        XCTAssertTrue(ATTDecoder.isFromClient(0x1E), "the client confirms indications")
+        XCTAssertFalse(ATTDecoder.isFromClient(0x1D))
+        XCTAssertEqual(ATTDecoder.opcodeName(0x15), "Unknown Opcode 0x15")
+    }
+}

@@ -36,7 +36,7 @@ extension ATTDecoder {
 
         /// A response or confirmation: find what it answers, say so, and close the transaction.
         mutating func pair(_ session: inout Session, _ layer: inout Layer) -> ATTState.Transaction? {
-            let isResponse = opcode == 0x01 || (opcode & 1 == 1 && opcode <= 0x21 && opcode != 0x1B && opcode != 0x1D)
+            let isResponse = ATTDecoder.isResponse(opcode)
             let transaction: ATTState.Transaction?
             if opcode == 0x1E {
                 transaction = session.att.indications.removeValue(forKey: bearer(clientIsLocal: context.sent))

@@ -1,0 +1,320 @@
+import BTCapture
+
+extension ATTDecoder {
+    /// One PDU's parameters being decoded: the cursor, the ATT layer, what the PDU names, and
+    /// the request it answers. Each opcode's row decodes with one of these methods.
+    struct Body {
+        var c: ByteCursor
+        var layer: Layer
+        var pdu: PDU
+        var request: ATTState.Transaction?
+
+        init(c: ByteCursor, layer: Layer, pdu: PDU) {
+            self.c = c
+            self.layer = layer
+            self.pdu = pdu
+        }
+
+        var opcode: UInt8 { pdu.opcode }
+        /// The GATT server whose handles this PDU names.
+        var key: GATTServerKey { pdu.server }
+
+        func database(_ session: Session) -> GATTDatabase { session.gatt.databases[key] ?? GATTDatabase() }
+
+        mutating func range(_ session: inout Session) throws {
+            let start = try c.u16(), end = try c.u16()
+            layer.add(ATTFields.startHandle, .u16(start))
+            layer.add(ATTFields.endHandle, .u16(end))
+            if start == end {
+                layer.summary += " - " + pdu.handleText(start, database(session), &layer)
+            } else {
+                layer.summary += " - Start Handle: \(Hex.u16(start)) - End Handle: \(Hex.u16(end))"
+            }
+            if start == 0 || start > end { layer.addIssue(.warning, "Invalid handle range \(Hex.u16(start))-\(Hex.u16(end))") }
+        }
+
+        mutating func uuid(_ count: Int) throws -> BTUUID {
+            let bytes = try c.slice(count)
+            guard let uuid = BTUUID(littleEndian: bytes) else { throw DecodeError.truncated(needed: 16, available: count, at: c.offset) }
+            return uuid
+        }
+
+        mutating func typeUUID() throws -> BTUUID {
+            let uuid = try uuid(c.remaining == 16 ? 16 : 2)
+            layer.add(ATTFields.uuid, .uuid(uuid), pdu.names.labelled(uuid))
+            layer.summary += " - UUID: \(pdu.names.name(uuid) ?? uuid.description)"
+            pdu.uuid = uuid
+            return uuid
+        }
+
+        mutating func value(_ handle: UInt16?, _ session: inout Session) {
+            let bytes = c.rest()
+            layer.add(ATTFields.value, .bytes(bytes))
+            guard let handle else { return }
+            pdu.describeValue(handle, bytes, database(session), &layer)
+            // A Write Request's value counts only once the server accepts it.
+            if opcode == 0x12 { pdu.writtenValue = Array(bytes.prefix(512)) } else { session.gatt.databases[key]?.recordValue(handle, bytes) }
+        }
+
+        mutating func errorResponse(_ session: inout Session) throws {
+            let requestOpcode = try c.u8(), handle = try c.u16(), error = try c.u8()
+            layer.add(ATTFields.requestOpcode, .u8(requestOpcode), "\(opcodeName(requestOpcode)) (\(Hex.u8(requestOpcode)))")
+            layer.add(ATTFields.handle, .u16(handle))
+            layer.add(ATTFields.error, .u8(error), "\(errorName(error)) (\(Hex.u8(error)))")
+            layer.summary += " - \(opcodeName(requestOpcode)) - Attribute Handle: \(Hex.u16(handle))"
+            if let name = database(session).name(of: handle, names: pdu.names) { layer.summary += " - \(name)" }
+            layer.summary += " - Error Code: \(errorName(error)) (\(Hex.u8(error)))"
+            // Attribute Not Found ends every discovery procedure: expected, not a fault.
+            let discovery: Set<UInt8> = [0x04, 0x06, 0x08, 0x10]
+            if error == 0x0A && discovery.contains(requestOpcode) {
+                layer.addIssue(.note, "Attribute Not Found: end of discovery")
+            } else if [0x05, 0x08, 0x0C, 0x0F].contains(error) {
+                layer.addIssue(.warning, "ATT error: \(errorName(error)) (\(Hex.u8(error))) - the client should pair or encrypt and retry")
+            } else {
+                layer.addIssue(.error, "ATT error: \(errorName(error)) (\(Hex.u8(error))) for \(opcodeName(requestOpcode))")
+            }
+            if let request, request.opcode != requestOpcode {
+                layer.addIssue(.warning, "Error Response names \(opcodeName(requestOpcode)) but the pending request is \(opcodeName(request.opcode))")
+            }
+        }
+
+        mutating func exchangeMTU(_ session: inout Session) throws {
+            let mtu = try c.u16()
+            layer.add(ATTFields.mtu, .u16(mtu), String(mtu))
+            layer.summary += " - MTU: \(mtu)"
+            if mtu < 23 { layer.addIssue(.warning, "ATT MTU \(mtu) is below the minimum of 23") }
+        }
+
+        mutating func findInformationRequest(_ session: inout Session) throws {
+            try range(&session)
+        }
+
+        mutating func findInformationResponse(_ session: inout Session) throws {
+            let format = try c.u8()
+            layer.add(ATTFields.format, .u8(format), format == 1 ? "16-bit UUIDs" : format == 2 ? "128-bit UUIDs" : "Reserved")
+            let size = format == 2 ? 16 : 2
+            if format != 1 && format != 2 { layer.addIssue(.error, "Find Information Response format \(format) is reserved") }
+            var names: [String] = []
+            while c.remaining >= 2 + size {
+                let handle = try c.u16(), type = try uuid(size)
+                layer.add(ATTFields.handle, .u16(handle))
+                layer.add(ATTFields.uuid, .uuid(type), pdu.names.labelled(type))
+                session.gatt.databases[key, default: GATTDatabase()].learnType(handle, type)
+                names.append("\(Hex.u16(handle)): \(database(session).name(of: handle, names: pdu.names) ?? pdu.names.name(type) ?? type.description)")
+            }
+            layer.summary += " - " + names.joined(separator: ", ")
+            if !c.isAtEnd { layer.addIssue(.error, "Find Information Response: \(c.remaining) bytes left over") }
+        }
+
+        mutating func findByTypeValueRequest(_ session: inout Session) throws {
+            let start = try c.u16(), end = try c.u16(), type = try c.u16()
+            layer.add(ATTFields.startHandle, .u16(start))
+            layer.add(ATTFields.endHandle, .u16(end))
+            let typeUUID = BTUUID(type)
+            layer.add(ATTFields.uuid, .uuid(typeUUID), pdu.names.labelled(typeUUID))
+            pdu.uuid = typeUUID
+            let wanted = c.rest()
+            layer.add(ATTFields.value, .bytes(wanted))
+            layer.summary += " - Start Handle: \(Hex.u16(start)) - End Handle: \(Hex.u16(end)) - Type: \(pdu.names.name(typeUUID) ?? typeUUID.description)"
+            if let target = BTUUID(littleEndian: wanted) { layer.summary += " - Value: \(pdu.names.service(target))" }
+            pdu.findValue = BTUUID(littleEndian: wanted)
+        }
+
+        mutating func findByTypeValueResponse(_ session: inout Session) throws {
+            var groups: [String] = []
+            while c.remaining >= 4 {
+                let found = try c.u16(), end = try c.u16()
+                layer.add(ATTFields.handle, .u16(found))
+                layer.add(ATTFields.groupEndHandle, .u16(end))
+                if let request, let type = request.uuid?.uuid16, type == 0x2800 || type == 0x2801, let target = request.findValue {
+                    session.gatt.databases[key, default: GATTDatabase()].set(found, .service(uuid: target, endHandle: end, primary: type == 0x2800))
+                }
+                groups.append("\(Hex.u16(found))-\(Hex.u16(end))")
+            }
+            layer.summary += " - " + groups.joined(separator: ", ")
+        }
+
+        mutating func readByTypeRequest(_ session: inout Session) throws {
+            try range(&session)
+            _ = try typeUUID()
+        }
+
+        mutating func readByTypeResponse(_ session: inout Session) throws {
+            let length = try c.u8()
+            layer.add(ATTFields.length, .u8(length), String(length))
+            let minimum = opcode == 0x11 ? 4 : 2
+            guard Int(length) > minimum || (opcode == 0x09 && length == 2) else {
+                layer.addIssue(.error, "\(opcodeName(opcode)): entry length \(length) is too short")
+                return
+            }
+            var entries: [String] = []
+            let type = request?.uuid
+            while c.remaining >= Int(length) {
+                var entry = try c.cursor(Int(length))
+                let handle = try entry.u16()
+                layer.add(ATTFields.handle, .u16(handle))
+                if opcode == 0x11 {
+                    let end = try entry.u16()
+                    layer.add(ATTFields.groupEndHandle, .u16(end))
+                    let bytes = entry.rest()
+                    if let service = BTUUID(littleEndian: bytes), let type, type.uuid16 == 0x2800 || type.uuid16 == 0x2801 {
+                        layer.add(ATTFields.uuid, .uuid(service), pdu.names.labelled(service))
+                        session.gatt.databases[key, default: GATTDatabase()].set(handle, .service(uuid: service, endHandle: end, primary: type.uuid16 == 0x2800))
+                        entries.append("\(pdu.names.service(service)) (\(Hex.u16(handle))-\(Hex.u16(end)))")
+                    } else {
+                        layer.add(ATTFields.value, .bytes(bytes))
+                        entries.append("\(Hex.u16(handle))-\(Hex.u16(end))")
+                    }
+                    continue
+                }
+                let bytes = entry.rest()
+                switch type?.uuid16 {
+                case 0x2803 where bytes.count == 5 || bytes.count == 19:
+                    var declaration = ByteCursor(bytes)
+                    let properties = try declaration.u8(), valueHandle = try declaration.u16()
+                    let characteristic = BTUUID(littleEndian: declaration.rest())!
+                    layer.add(ATTFields.properties, .u8(properties), "\(Hex.u8(properties)) (\(GATTNames.properties(properties)))")
+                    layer.add(ATTFields.valueHandle, .u16(valueHandle))
+                    layer.add(ATTFields.uuid, .uuid(characteristic), pdu.names.labelled(characteristic))
+                    var db = session.gatt.databases[key, default: GATTDatabase()]
+                    db.set(handle, .declaration(uuid: characteristic, properties: properties, valueHandle: valueHandle))
+                    db.set(valueHandle, .value(characteristic: characteristic))
+                    session.gatt.databases[key] = db
+                    entries.append("\(pdu.names.characteristic(characteristic)) (\(Hex.u16(valueHandle)): \(GATTNames.properties(properties)))")
+                case 0x2802 where bytes.count == 4 || bytes.count == 6:
+                    var include = ByteCursor(bytes)
+                    let start = try include.u16(), end = try include.u16()
+                    let service = include.isAtEnd ? nil : BTUUID(littleEndian: include.rest())
+                    if let service { layer.add(ATTFields.uuid, .uuid(service), pdu.names.labelled(service)) }
+                    session.gatt.databases[key, default: GATTDatabase()].set(handle, .include(start: start, end: end, uuid: service))
+                    entries.append("Include \(Hex.u16(start))-\(Hex.u16(end))" + (service.map { " \(pdu.names.service($0))" } ?? ""))
+                default:
+                    layer.add(ATTFields.value, .bytes(bytes))
+                    if let type {
+                        if database(session).attributes[handle] == nil {
+                            session.gatt.databases[key, default: GATTDatabase()].set(handle, .typed(type))
+                        }
+                        session.gatt.databases[key]?.recordValue(handle, bytes)
+                        let decoded = GATTValues.describe(type, bytes)
+                        entries.append("\(Hex.u16(handle))" + (decoded.map { ": \($0)" } ?? ""))
+                    } else {
+                        entries.append(Hex.u16(handle))
+                    }
+                }
+            }
+            layer.summary += " - " + (entries.isEmpty ? "Packets: 0" : entries.joined(separator: ", "))
+            if !c.isAtEnd { layer.addIssue(.error, "\(opcodeName(opcode)): \(c.remaining) bytes do not fill an entry of \(length)") }
+        }
+
+        mutating func readRequest(_ session: inout Session) throws {
+            let handle = try c.u16()
+            layer.add(ATTFields.handle, .u16(handle))
+            layer.summary += " - " + pdu.handleText(handle, database(session), &layer)
+            pdu.handle = handle
+        }
+
+        mutating func readResponse(_ session: inout Session) throws {
+            if let handle = request?.handle {
+                // The handle the request named, as a field too (Wireshark does the same).
+                layer.add(ATTFields.handle, .u16(handle))
+                layer.summary += " - " + pdu.handleText(handle, database(session), &layer)
+            }
+            value(request?.handle, &session)
+        }
+
+        mutating func readBlobRequest(_ session: inout Session) throws {
+            let handle = try c.u16(), offset = try c.u16()
+            layer.add(ATTFields.handle, .u16(handle))
+            layer.add(ATTFields.offset, .u16(offset), String(offset))
+            layer.summary += " - " + pdu.handleText(handle, database(session), &layer) + " - Offset: \(offset)"
+            pdu.handle = handle
+        }
+
+        mutating func readMultipleRequest(_ session: inout Session) throws {
+            var handles: [String] = []
+            while c.remaining >= 2 {
+                let handle = try c.u16()
+                layer.add(ATTFields.handle, .u16(handle))
+                handles.append(Hex.u16(handle) + (database(session).name(of: handle, names: pdu.names).map { " (\($0))" } ?? ""))
+            }
+            layer.summary += " - Handles: " + handles.joined(separator: ", ")
+            if handles.count < 2 { layer.addIssue(.warning, "\(opcodeName(opcode)) needs at least two handles") }
+        }
+
+        mutating func answerWithoutHandle(_ session: inout Session) throws {
+            // Write Response and Confirmation carry no handle: name the one their request had.
+            if let handle = request?.handle {
+                layer.add(ATTFields.handle, .u16(handle))
+                layer.summary += " - " + pdu.handleText(handle, database(session), &layer)
+                if let written = request?.value { session.gatt.databases[key]?.recordValue(handle, written[...]) }
+            }
+        }
+
+        mutating func readMultipleResponse(_ session: inout Session) throws {
+            value(nil, &session)
+        }
+
+        mutating func readMultipleVariableResponse(_ session: inout Session) throws {
+            var count = 0
+            while c.remaining >= 2 {
+                let length = try c.u16()
+                if Int(length) > c.remaining { layer.addIssue(.error, "Value length \(length) but \(c.remaining) bytes follow") }
+                let bytes = try c.slice(min(Int(length), c.remaining))
+                layer.add(ATTFields.value, .bytes(bytes))
+                count += 1
+            }
+            layer.summary += " - \(count) Values"
+        }
+
+        mutating func handleAndValue(_ session: inout Session) throws {
+            let handle = try c.u16()
+            layer.add(ATTFields.handle, .u16(handle))
+            layer.summary += " - " + pdu.handleText(handle, database(session), &layer)
+            pdu.handle = handle
+            value(handle, &session)
+        }
+
+        mutating func signedWriteCommand(_ session: inout Session) throws {
+            let handle = try c.u16()
+            layer.add(ATTFields.handle, .u16(handle))
+            layer.summary += " - " + pdu.handleText(handle, database(session), &layer)
+            guard c.remaining >= 12 else {
+                layer.addIssue(.error, "Signed Write Command without its 12-byte signature")
+                value(handle, &session)
+                return
+            }
+            let data = try c.slice(c.remaining - 12)
+            layer.add(ATTFields.value, .bytes(data))
+            layer.add(ATTFields.signature, .bytes(try c.slice(12)))
+        }
+
+        mutating func prepareWrite(_ session: inout Session) throws {
+            let handle = try c.u16(), offset = try c.u16()
+            layer.add(ATTFields.handle, .u16(handle))
+            layer.add(ATTFields.offset, .u16(offset), String(offset))
+            layer.summary += " - " + pdu.handleText(handle, database(session), &layer) + " - Offset: \(offset)"
+            layer.add(ATTFields.value, .bytes(c.rest()))
+            pdu.handle = handle
+        }
+
+        mutating func executeWriteRequest(_ session: inout Session) throws {
+            let flags = try c.u8()
+            layer.add(ATTFields.flags, .u8(flags), flags == 0 ? "Cancel all prepared writes" : flags == 1 ? "Immediately write all pending prepared values" : "Reserved")
+            layer.summary += flags == 0 ? " - Cancel" : flags == 1 ? " - Write" : " - Reserved flags \(Hex.u8(flags))"
+        }
+
+        mutating func multipleHandleValueNotification(_ session: inout Session) throws {
+            var parts: [String] = []
+            while c.remaining >= 4 {
+                let handle = try c.u16(), length = try c.u16()
+                layer.add(ATTFields.handle, .u16(handle))
+                if Int(length) > c.remaining { layer.addIssue(.error, "Value length \(length) but \(c.remaining) bytes follow") }
+                let bytes = try c.slice(min(Int(length), c.remaining))
+                layer.add(ATTFields.value, .bytes(bytes))
+                session.gatt.databases[key]?.recordValue(handle, bytes)
+                parts.append(Hex.u16(handle) + (database(session).name(of: handle, names: pdu.names).map { " \($0)" } ?? ""))
+            }
+            layer.summary += " - " + parts.joined(separator: ", ")
+        }
+    }
+}
