@@ -99,3 +99,47 @@ final class ByteCursorTests: XCTestCase {
         XCTAssertNil(BTUUID(bigEndian: bytes.prefix(15)))
     }
 }
+
+/// Ranges mean one thing everywhere: offsets in the layer's source (the frame, or the PDU
+/// reassembled from several frames), so hex highlighting and JSON offsets can trust them.
+final class RangeTests: XCTestCase {
+    func testLayerAndFieldRangesReadBackTheirValues() throws {
+        var checkedFields = 0, checkedLayers = 0, reassembledLayers = 0
+        for (name, packets) in try ModelTests.decodeFixtures() {
+            for packet in packets {
+                for layer in packet.layers {
+                    let where_ = "\(name) #\(packet.frame.number) \(layer.name)"
+                    guard let bytes = packet.bytes(of: layer) else { XCTFail("\(where_): range \(layer.range) outside its source"); continue }
+                    if layer.source == .reassembledPDU { reassembledLayers += 1 }
+                    // A layer's bytes begin with what it decodes first.
+                    let first: FieldDefinition? = ["L2CAP": L2CAPFields.length, "ATT": ATTFields.opcode, "SMP": SMPFields.code,
+                                                   "HCI Command": HCIFields.opcode, "HCI Event": HCIFields.event][layer.name]
+                    if let first, let field = layer.fields.first, field.definition == first, case .unsigned(let value, let width) = field.value {
+                        var c = ByteCursor(bytes)
+                        let raw = width == 2 ? UInt64(try c.u8()) : UInt64(try c.u16())
+                        XCTAssertEqual(raw, value, where_)
+                        checkedLayers += 1
+                    }
+                    for field in layer.fields {
+                        guard let range = field.range else { continue }
+                        guard let covered = packet.bytes(of: layer, range) else { XCTFail("\(where_) \(field.definition.name): \(range) outside"); continue }
+                        XCTAssertTrue(layer.range.contains(range.lowerBound) && range.upperBound <= layer.range.upperBound, "\(where_) \(field.definition.name)")
+                        switch field.value {
+                        case .bytes(let value): XCTAssertEqual(Array(covered), Array(value), "\(where_) \(field.definition.name)")
+                        case .unsigned(let value, let width):
+                            let raw = covered.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                            // Equal, or a bit field (a 12-bit handle, the OGF, the boundary flag) whose bits are there.
+                            XCTAssertTrue(raw == value || (width < covered.count * 2 || raw > value)
+                                && (0 ..< covered.count * 8).contains { raw >> UInt64($0) & value == value }, "\(where_) \(field.definition.name)")
+                        default: break
+                        }
+                        checkedFields += 1
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(checkedFields, 1000)
+        XCTAssertGreaterThan(checkedLayers, 1000)
+        XCTAssertGreaterThan(reassembledLayers, 10, "fixtures reassemble PDUs, so that source is checked too")
+    }
+}

@@ -106,7 +106,7 @@ enum ATTDecoder {
     static func isResponse(_ opcode: UInt8) -> Bool { byCode[Int(opcode)]?.kind == .response }
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
-        var layer = packet.makeLayer("ATT", range: 0 ..< c.remaining, showsDirection: true)
+        var layer = packet.makeLayer("ATT", over: c, showsDirection: true)
         guard let opcode = try? c.u8() else {
             layer.addIssue(.error, "Empty ATT PDU")
             packet.append(layer)

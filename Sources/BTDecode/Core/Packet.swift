@@ -52,7 +52,22 @@ public struct Packet {
     /// A new layer for this packet. A decoder fills it (fields, summary, issues), then
     /// `append`s it before handing on what the layer carries, so the layers above stand on it.
     public func makeLayer(_ name: String, summary: String = "", range: Range<Int>, showsDirection: Bool = false) -> Layer {
-        Layer(name: name, summary: summary, range: range, showsDirection: showsDirection, keepsDisplays: buildsDisplayText)
+        Layer(name: name, summary: summary, range: range, source: reassembledPDU == nil ? .frame : .reassembledPDU,
+              showsDirection: showsDirection, keepsDisplays: buildsDisplayText)
+    }
+
+    /// A layer whose bytes are what `cursor` has left to read: its range in the layer's source.
+    public func makeLayer(_ name: String, over cursor: ByteCursor, showsDirection: Bool = false) -> Layer {
+        let start = cursor.index - (reassembledPDU?.startIndex ?? frame.bytes.startIndex)
+        return makeLayer(name, range: start ..< start + cursor.remaining, showsDirection: showsDirection)
+    }
+
+    /// The bytes a layer (or a field of it) covers, from the frame or the reassembled PDU.
+    public func bytes(of layer: Layer, _ range: Range<Int>? = nil) -> ArraySlice<UInt8>? {
+        let source = layer.source == .frame ? frame.bytes : reassembledPDU ?? []
+        let wanted = range ?? layer.range
+        guard wanted.lowerBound >= 0, wanted.upperBound <= source.count else { return nil }
+        return source[source.startIndex + wanted.lowerBound ..< source.startIndex + wanted.upperBound]
     }
 
     /// Puts a finished (or started) layer on top; the issues it carries are now this packet's.
@@ -129,8 +144,15 @@ public struct Layer {
     /// What is wrong in this layer: malformed, truncated, a protocol error. Kept with the
     /// layer so that an issue lands where it belongs whatever the decoder does next.
     public internal(set) var issues: [Issue] = []
-    /// Byte range in the frame's bytes (offsets from 0).
+    /// Where a layer's bytes (and its fields' ranges) are: the frame, or the PDU reassembled
+    /// from several frames (`Packet.reassembledPDU`) for the layers decoded from it.
+    public enum Source: Equatable {
+        case frame, reassembledPDU
+    }
+
+    /// The layer's bytes: offsets from 0 in its source, as are its fields' ranges.
     public var range: Range<Int>
+    public let source: Source
     /// Data layers say Send/Receive in the Type column ("ACL Send"); HCI commands do not.
     public var showsDirection: Bool
     /// Whether fields keep their display text: only the tree (and search) read it, and
@@ -138,10 +160,11 @@ public struct Layer {
     public let keepsDisplays: Bool
 
     /// Layers are made by `Packet.makeLayer`, which knows the decode options.
-    init(name: String, summary: String, range: Range<Int>, showsDirection: Bool, keepsDisplays: Bool) {
+    init(name: String, summary: String, range: Range<Int>, source: Source, showsDirection: Bool, keepsDisplays: Bool) {
         self.name = name
         self.summary = summary
         self.range = range
+        self.source = source
         self.showsDirection = showsDirection
         self.keepsDisplays = keepsDisplays
         fields.reserveCapacity(8)

@@ -6,7 +6,7 @@ enum DataDecoder {
     static let descriptor = ProtocolDescriptor(name: "HCI Data", fields: DataFields.all)
 
     static func decodeACL(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
-        var layer = packet.makeLayer("ACL", range: 0 ..< c.bytes.count, showsDirection: true)
+        var layer = packet.makeLayer("ACL", over: c, showsDirection: true)
         let word = try c.u16()
         let handle = word & 0x0FFF
         let pb = UInt8(word >> 12 & 0x3), bc = UInt8(word >> 14)
@@ -46,7 +46,7 @@ enum DataDecoder {
     }
 
     static func decodeSCO(_ c: inout ByteCursor, into packet: inout Packet, session: Session) throws {
-        var layer = packet.makeLayer("SCO", range: 0 ..< c.bytes.count, showsDirection: true)
+        var layer = packet.makeLayer("SCO", over: c, showsDirection: true)
         defer { packet.append(layer) }
         let word = try c.u16()
         let handle = word & 0x0FFF
@@ -64,7 +64,7 @@ enum DataDecoder {
     }
 
     static func decodeISO(_ c: inout ByteCursor, into packet: inout Packet, session: Session) throws {
-        var layer = packet.makeLayer("ISO", range: 0 ..< c.bytes.count, showsDirection: true)
+        var layer = packet.makeLayer("ISO", over: c, showsDirection: true)
         defer { packet.append(layer) }
         let word = try c.u16()
         let handle = word & 0x0FFF

@@ -94,7 +94,7 @@ enum L2CAPDecoder {
         let cid = try c.u16()
         let channel = cid >= 0x0040 ? session.l2cap.channel(link, cid: cid, sent: sent) : nil
         let protocolName = channel?.protocolName ?? L2CAPProtocols.fixedName(cid: cid)
-        var layer = packet.makeLayer("L2CAP", range: 0 ..< pdu.count, showsDirection: true)
+        var layer = packet.makeLayer("L2CAP", over: ByteCursor(pdu), showsDirection: true)
         layer.issues = issues
         layer.add(L2CAPFields.length, .u16(length), String(length))
         layer.add(L2CAPFields.cid, .u16(cid), protocolName.map { "\(Hex.u16(cid)) (\($0))" } ?? Hex.u16(cid))

@@ -65,7 +65,7 @@ enum SMPDecoder {
     static let keypressNames: [UInt8: String] = [0: "Passkey Entry Started", 1: "Passkey Digit Entered", 2: "Passkey Digit Erased", 3: "Passkey Cleared", 4: "Passkey Entry Completed"]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
-        var layer = packet.makeLayer("SMP", range: 0 ..< c.remaining, showsDirection: true)
+        var layer = packet.makeLayer("SMP", over: c, showsDirection: true)
         defer { packet.append(layer) }
         let code = try c.u8()
         let name = codeNames[code] ?? "Unknown Command \(Hex.u8(code))"

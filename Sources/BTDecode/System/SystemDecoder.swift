@@ -40,7 +40,7 @@ public enum SystemDecoder {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
         let kind = packet.frame.kind
-        var layer = packet.makeLayer(kindName(kind), range: 0 ..< c.bytes.count,
+        var layer = packet.makeLayer(kindName(kind), over: c,
                           showsDirection: kind == .lmp || kind == .vendorDiagnostic)
         defer { packet.append(layer) }
         switch kind {
