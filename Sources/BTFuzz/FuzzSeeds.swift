@@ -27,6 +27,8 @@ public enum FuzzSeeds {
         var audio: [Frame] = []
         BenchmarkSessions.audioSession(packets: 300) { audio += $0 }
 
+        for (name, bytes) in LiteralInput.seeds { try save(.literal, name, bytes) }
+
         // Readers: every format btlog writes, small enough for libFuzzer's length limit.
         try save(.btsnoop, "h4.btsnoop", try FixtureContainers.encode(hciOnly, as: .btsnoopH4))
         try save(.btsnoop, "hci.btsnoop", try FixtureContainers.encode(hciOnly.filter { $0.kind != .scoData }, as: .btsnoopHCI))

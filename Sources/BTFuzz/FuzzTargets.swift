@@ -27,6 +27,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Raw HCI packets (DecoderInput records) decoded after a warm session, then rendered as
     /// the tree, the table and the hex dump.
     case decoder
+    /// Field-value literals (what the filter language will compare fields with): the first byte
+    /// picks the field type, the rest is two literals split at a 0 byte. Each must parse or be
+    /// refused, compare without trapping, and a parsed value must survive its own text.
+    case literal
 
     /// Runs the input; returns normally for every input (errors are the expected outcome of
     /// most inputs), crashes only on a bug.
@@ -56,6 +60,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             readAll { try CaptureInput.open(bytes: input) }
         case .decoder:
             FuzzDecoder.shared.run(DecoderInput.frames(from: input))
+        case .literal:
+            LiteralInput.run(input)
         }
     }
 
@@ -70,6 +76,52 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         }
         _ = reader.warnings
     }
+}
+
+/// The literal target: [type][literal]0[literal], both literals read as UTF-8 (invalid
+/// sequences replaced, as a command line would hand them over).
+public enum LiteralInput {
+    public static let types: [FieldType] = [.uint8, .uint16, .uint32, .uint64, .int, .bool, .string, .bytes, .address, .uuid, .time]
+
+    public static func run(_ input: [UInt8]) {
+        guard let selector = input.first else { return }
+        let type = types[Int(selector) % types.count]
+        let parts = input.dropFirst().split(separator: 0, maxSplits: 1, omittingEmptySubsequences: false)
+        let texts = parts.map { String(decoding: $0, as: UTF8.self) }
+        var values: [FieldValue] = []
+        for text in texts {
+            guard let value = FieldValue.parse(text, as: type) else { continue }
+            // The value's own text reads back as the same value: what --fields prints can be
+            // pasted into a filter.
+            guard let again = FieldValue.parse(value.text, as: type), again == value, again.matches(value) else {
+                preconditionFailure("literal '\(text)' as \(type) gives \(value), whose text '\(value.text)' does not read back")
+            }
+            values.append(value)
+        }
+        for a in values {
+            for b in values {
+                _ = a.compare(b)
+                _ = a.contains(b)
+                if let order = a.compare(b), let reverse = b.compare(a), order != -reverse {
+                    preconditionFailure("\(a) and \(b) compare \(order) one way and \(reverse) the other")
+                }
+            }
+            _ = a.displayText
+        }
+    }
+
+    /// Seeds: a literal of every type, valid and not.
+    public static let seeds: [(String, [UInt8])] = {
+        let samples: [(FieldType, String, String)] = [
+            (.uint8, "0x1b", "27"), (.uint16, "0x0004", "65536"), (.uint32, "4294967295", "0x"), (.uint64, "0xFFFFFFFFFFFFFFFF", "18446744073709551616"),
+            (.int, "-70", "-9223372036854775808"), (.bool, "true", "maybe"), (.string, "Heart Rate", ""),
+            (.bytes, "0a:1b:2c", "0a1"), (.address, "C0:FF:EE:12:34:56", "c0:ff:ee:12:34"), (.uuid, "180d", "0000180D-0000-1000-8000-00805F9B34FB"),
+            (.time, "1557356668.5", "-0.25"),
+        ]
+        return samples.map { type, a, b in
+            ("\(type.rawValue).txt", [UInt8(types.firstIndex(of: type)!)] + Array(a.utf8) + [0] + Array(b.utf8))
+        }
+    }()
 }
 
 /// The decoder target's input: records of [selector][length low][length high][bytes]. The

@@ -1,5 +1,6 @@
 import XCTest
 import BTCapture
+import BTDecode
 @testable import BTFuzz
 
 /// Every input a fuzzer found a crash or hang with (Tests/BTFuzzTests/Inputs/TARGET/) runs again
@@ -24,6 +25,19 @@ final class FuzzRegressionTests: XCTestCase {
             }
         }
         XCTAssertGreaterThanOrEqual(ran, 2)
+    }
+
+    /// Text containment through Foundation's String.contains trapped on a needle holding a NUL
+    /// ("\u{FFFD}" against "\u{FFFD}\0") and answered true for "ab" containing "ab\0". Field
+    /// values (and the table's issue check) now search UTF-8 bytes.
+    func testTextContainmentWithNUL() throws {
+        XCTAssertEqual(try bytes("literal", "foundation-contains-nul.txt"), [0xCC, 0xF9, 0x00, 0xFC, 0x00])
+        XCTAssertFalse(FieldValue.text("\u{FFFD}").contains(.text("\u{FFFD}\u{0}")))
+        XCTAssertFalse(FieldValue.text("ab").contains(.text("ab\u{0}")))
+        XCTAssertTrue(FieldValue.text("a\u{0}b").contains(.text("\u{0}b")))
+        XCTAssertTrue(ByteSearch.contains("Heart Rate", "Rate"))
+        XCTAssertFalse(ByteSearch.contains("Rat", "Rate"))
+        XCTAssertTrue(ByteSearch.contains([1, 2, 1, 2, 3][...], [1, 2, 3]))
     }
 
     /// A pcapng timestamp of 2^64-1 units: libpcap hands it over as seconds that overflowed

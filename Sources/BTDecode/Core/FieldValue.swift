@@ -104,12 +104,14 @@ extension FieldValue {
         case .uuid:
             return BTUUID(text).map(FieldValue.uuid)
         case .time:
+            func isDigits(_ part: Substring) -> Bool { !part.isEmpty && part.allSatisfy { ("0" ... "9").contains($0) } }
             let halves = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let first = halves.first, let seconds = Int64(first) else { return nil }
+            guard let first = halves.first, isDigits(first.hasPrefix("-") ? first.dropFirst() : first),
+                  let seconds = Int64(first) else { return nil }
             var micros: Int64 = 0
             if halves.count == 2 {
                 let digits = halves[1]
-                guard !digits.isEmpty, digits.count <= 6, digits.allSatisfy(\.isASCII), let fraction = Int64(digits) else { return nil }
+                guard isDigits(digits), digits.count <= 6, let fraction = Int64(digits) else { return nil }
                 micros = fraction * [1, 100_000, 10_000, 1_000, 100, 10, 1][digits.count]
             }
             return .time(Microseconds.combine(seconds: seconds, micros: seconds < 0 || first.hasPrefix("-") ? -micros : micros))
@@ -142,11 +144,9 @@ extension FieldValue {
     public func contains(_ part: FieldValue) -> Bool {
         switch (self, part) {
         case let (.bytes(whole), .bytes(piece)):
-            guard !piece.isEmpty else { return true }
-            guard piece.count <= whole.count else { return false }
-            return (whole.startIndex ... whole.endIndex - piece.count).contains { whole[$0 ..< $0 + piece.count].elementsEqual(piece) }
+            return ByteSearch.contains(whole, piece)
         case let (.text(whole), .text(piece)):
-            return piece.isEmpty || whole.contains(piece)
+            return ByteSearch.contains(whole, piece)
         default:
             return matches(part)
         }

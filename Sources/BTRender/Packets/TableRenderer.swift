@@ -62,7 +62,7 @@ public struct TableRenderer: PacketRenderer {
         let summary = packet.summary
         ASCII.append(summary, to: &line)
         if let issue = packet.worstIssue, issue.severity >= .warning,
-           !summary.contains(issue.message) {
+           !ByteSearch.contains(summary, issue.message) {
             if !summary.isEmpty { ASCII.append("  [", to: &line) }
             ASCII.append(issue.message, to: &line)
             if !summary.isEmpty { line.append(UInt8(ascii: "]")) }
