@@ -23,6 +23,8 @@ public struct Packet {
     public init(frame: Frame, buildsDisplayText: Bool = true) {
         self.frame = frame
         self.buildsDisplayText = buildsDisplayText
+        // HCI, ACL, L2CAP, ATT: one allocation instead of three as the array grows.
+        layers.reserveCapacity(4)
     }
 
     /// The highest decoded layer, which names the packet in the one-line view.
