@@ -93,34 +93,39 @@ enum ATTDecoder {
         return "Reserved"
     }
 
+    /// The kinds alone, by opcode: asked on every PDU, so read without copying a row.
+    static let kinds: [Kind?] = byCode.map { $0?.kind }
+
     /// PDUs a client sends (requests, commands, confirmations); the rest come from the server.
     static func isFromClient(_ opcode: UInt8) -> Bool {
-        switch byCode[Int(opcode)]?.kind {
+        switch kinds[Int(opcode)] {
         case .request?, .command?, .confirmation?: return true
         default: return false
         }
     }
 
-    static func isRequest(_ opcode: UInt8) -> Bool { byCode[Int(opcode)]?.kind == .request }
-
-    static func isResponse(_ opcode: UInt8) -> Bool { byCode[Int(opcode)]?.kind == .response }
+    static func isResponse(_ opcode: UInt8) -> Bool { kinds[Int(opcode)] == .response }
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
-        var layer = packet.makeLayer("ATT", over: c, showsDirection: true)
-        guard let opcode = try? c.u8() else {
+        guard let opcode = try? c.peekU8() else {
+            var layer = packet.makeLayer("ATT", over: c, showsDirection: true)
             layer.addIssue(.error, "Empty ATT PDU")
             packet.append(layer)
             return
         }
-        let row = byCode[Int(opcode)]
-        var body = Body(c: c, layer: layer, pdu: PDU(opcode: opcode, packet: packet, session: session, context: context))
-        session.gatt.seed(body.pdu.server)
+        // Built in place (not copied in): the layer, cursor and PDU are the Body's from here on.
+        var body = Body(c: c, layer: packet.makeLayer("ATT", over: c, showsDirection: true),
+                        pdu: PDU(opcode: opcode, packet: packet, session: session, context: context))
         defer {
             c = body.c
             packet.append(body.layer)
         }
-        body.layer.add(ATTFields.opcode, .u8(opcode), "\(opcodeName(opcode)) (\(Hex.u8(opcode)))")
-        body.layer.summary = opcodeName(opcode)
+        _ = try body.c.u8()
+        session.gatt.seed(body.pdu.server)
+        let row = byCode[Int(opcode)]
+        let name = row?.name ?? "Unknown Opcode \(Hex.u8(opcode))"
+        body.layer.add(ATTFields.opcode, .u8(opcode), "\(name) (\(Hex.u8(opcode)))")
+        body.layer.summary = name
         if row == nil { body.layer.addIssue(.warning, "Unknown ATT opcode \(Hex.u8(opcode))") }
         body.request = body.pdu.pair(&session, &body.layer)
         if let row {
@@ -130,8 +135,8 @@ enum ATTDecoder {
         }
         if !body.c.isAtEnd {
             body.layer.add(ATTFields.value, .bytes(body.c.rest()))
-            body.layer.addIssue(.warning, "\(opcodeName(opcode)): unexpected bytes after the PDU")
+            body.layer.addIssue(.warning, "\(name): unexpected bytes after the PDU")
         }
-        if isRequest(opcode) || opcode == 0x1D { body.pdu.remember(&session, opcode: opcode, &body.layer) }
+        if row?.kind == .request || row?.kind == .indication { body.pdu.remember(&session, opcode: opcode, &body.layer) }
     }
 }
