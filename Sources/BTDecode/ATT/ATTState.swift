@@ -52,11 +52,5 @@ public struct ATTState: ProtocolState {
 }
 
 extension Session {
-    public var att: ATTState {
-        _read { yield states.peek(ATTState.self).value }
-        _modify {
-            let box = states.box(ATTState.self)
-            yield &box.value
-        }
-    }
+    public var att: ATTState { _read { yield self[ATTState.self] } _modify { yield &self[ATTState.self] } }
 }

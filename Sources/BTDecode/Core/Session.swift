@@ -39,6 +39,16 @@ public struct Session {
         gatt.cached = options.gattCache
     }
 
+    /// A registered protocol's state, read in place and changed in place (`session.att` and the
+    /// like are named shorthands for this, beside each protocol).
+    public subscript<State: ProtocolState>(_ type: State.Type) -> State {
+        _read { yield states.peek(type).value }
+        _modify {
+            let box = states.box(type)
+            yield &box.value
+        }
+    }
+
     /// The run's UUID names (assigned numbers and `--uuids`).
     public var names: UUIDNames { options.uuidNames }
 

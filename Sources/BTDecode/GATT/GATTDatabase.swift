@@ -158,13 +158,7 @@ public struct GATTState: ProtocolState {
 }
 
 extension Session {
-    public var gatt: GATTState {
-        _read { yield states.peek(GATTState.self).value }
-        _modify {
-            let box = states.box(GATTState.self)
-            yield &box.value
-        }
-    }
+    public var gatt: GATTState { _read { yield self[GATTState.self] } _modify { yield &self[GATTState.self] } }
 }
 
 /// Characteristic properties by name.

@@ -87,13 +87,7 @@ public struct L2CAPState: ProtocolState {
 }
 
 extension Session {
-    public var l2cap: L2CAPState {
-        _read { yield states.peek(L2CAPState.self).value }
-        _modify {
-            let box = states.box(L2CAPState.self)
-            yield &box.value
-        }
-    }
+    public var l2cap: L2CAPState { _read { yield self[L2CAPState.self] } _modify { yield &self[L2CAPState.self] } }
 }
 
 /// A dynamic L2CAP channel: its two endpoints' CIDs, PSM and mode.

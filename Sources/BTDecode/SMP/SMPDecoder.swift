@@ -26,13 +26,7 @@ public struct SMPState: ProtocolState {
 }
 
 extension Session {
-    public var smp: SMPState {
-        _read { yield states.peek(SMPState.self).value }
-        _modify {
-            let box = states.box(SMPState.self)
-            yield &box.value
-        }
-    }
+    public var smp: SMPState { _read { yield self[SMPState.self] } _modify { yield &self[SMPState.self] } }
 }
 
 /// The Security Manager Protocol (Core Vol 3, Part H, 3) on CID 0x0006 and 0x0007.
