@@ -4,7 +4,8 @@ import BTCapture
 /// each with fields, and the issues found on the way.
 public struct Packet {
     public let frame: Frame
-    /// From the outermost (HCI) to the highest decoded. Decoders add to it with `append`.
+    /// From the outermost (HCI) to the highest decoded. Decoders add to it with `append`, and
+    /// add issues to an appended layer only through `addIssue` (it keeps `worstSeverity`).
     public internal(set) var layers: [Layer] = []
     /// Connection handle the packet belongs to, if any.
     public var handle: UInt16?
