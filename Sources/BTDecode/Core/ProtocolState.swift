@@ -19,18 +19,18 @@ extension ProtocolState {
 
 /// A protocol state in a box, so the Session can hold every registered kind in one array and
 /// hand a decoder its own kind in place (no copy of its dictionaries per packet).
-class AnyStateBox {
-    func copy() -> AnyStateBox { fatalError("abstract") }
-    func close(_ link: Session.LinkKey) -> [String] { fatalError("abstract") }
-    func finish() -> [SessionReport] { fatalError("abstract") }
+protocol AnyStateBox: AnyObject {
+    func copy() -> AnyStateBox
+    func close(_ link: Session.LinkKey) -> [String]
+    func finish() -> [SessionReport]
 }
 
 final class StateBox<State: ProtocolState>: AnyStateBox {
     var value: State
     init(_ value: State) { self.value = value }
-    override func copy() -> AnyStateBox { StateBox(value) }
-    override func close(_ link: Session.LinkKey) -> [String] { value.close(link) }
-    override func finish() -> [SessionReport] { value.finish() }
+    func copy() -> AnyStateBox { StateBox(value) }
+    func close(_ link: Session.LinkKey) -> [String] { value.close(link) }
+    func finish() -> [SessionReport] { value.finish() }
 }
 
 /// Every registered protocol's state, with value semantics: a copied Session (the fuzzer's
@@ -45,13 +45,13 @@ struct ProtocolStates {
 
     /// The box to read from (the accessors borrow its value rather than copy it).
     func peek<State: ProtocolState>(_: State.Type) -> StateBox<State> {
-        unsafeDowncast(storage.boxes[State.slot], to: StateBox<State>.self)
+        unsafeDowncast(storage.boxes[State.slot] as AnyObject, to: StateBox<State>.self)
     }
 
     /// The box to change in place, after making this copy's storage its own.
     mutating func box<State: ProtocolState>(_: State.Type) -> StateBox<State> {
         makeUnique()
-        return unsafeDowncast(storage.boxes[State.slot], to: StateBox<State>.self)
+        return unsafeDowncast(storage.boxes[State.slot] as AnyObject, to: StateBox<State>.self)
     }
 
     /// Every state's close hook, in catalog order.
