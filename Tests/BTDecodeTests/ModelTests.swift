@@ -110,7 +110,7 @@ final class RangeTests: XCTestCase {
                 for layer in packet.layers {
                     let where_ = "\(name) #\(packet.frame.number) \(layer.name)"
                     guard let bytes = packet.bytes(of: layer) else { XCTFail("\(where_): range \(layer.range) outside its source"); continue }
-                    if layer.source == .reassembledPDU { reassembledLayers += 1 }
+                    if case .reassembled = layer.source { reassembledLayers += 1 }
                     // A layer's bytes begin with what it decodes first.
                     let first: FieldDefinition? = ["L2CAP": L2CAPFields.length, "ATT": ATTFields.opcode, "SMP": SMPFields.code,
                                                    "HCI Command": HCIFields.opcode, "HCI Event": HCIFields.event][layer.name]
@@ -141,5 +141,36 @@ final class RangeTests: XCTestCase {
         XCTAssertGreaterThan(checkedFields, 1000)
         XCTAssertGreaterThan(checkedLayers, 1000)
         XCTAssertGreaterThan(reassembledLayers, 10, "fixtures reassemble PDUs, so that source is checked too")
+    }
+
+    /// A K-frame that finishes an SDU and itself arrives in two ACL fragments: the packet
+    /// reassembles twice, and each layer's bytes are in its own buffer (L2CAP in the PDU, ATT
+    /// in the SDU).
+    func testTwoReassembliesInOnePacketKeepTheirOwnBytes() throws {
+        let decoder = Decoder()
+        var number = 0
+        func feed(_ kind: FrameKind, sent: Bool, _ bytes: [UInt8]) -> Packet {
+            number += 1
+            return decoder.decode(Frame(number: number, timestamp: Int64(number), kind: kind, direction: sent ? .sent : .received, bytes: bytes))
+        }
+        _ = feed(.event, sent: false, [0x3E, 0x13, 0x01, 0x00, 0x40, 0x00, 0x00, 0x01, 0x56, 0x34, 0x12, 0xEE, 0xFF, 0xC0, 0x18, 0x00, 0x00, 0x00, 0x48, 0x00, 0x00])
+        // LE Credit Based Connection Request (SPSM 0x0027: ATT, SCID 0x0040, MTU 100, MPS 64, 10 credits) and its Response (DCID 0x0041, success).
+        _ = feed(.aclData, sent: true, [0x40, 0x20, 0x12, 0x00, 0x0E, 0x00, 0x05, 0x00, 0x14, 0x01, 0x0A, 0x00,
+                                         0x27, 0x00, 0x40, 0x00, 0x64, 0x00, 0x40, 0x00, 0x0A, 0x00])
+        _ = feed(.aclData, sent: false, [0x40, 0x20, 0x12, 0x00, 0x0E, 0x00, 0x05, 0x00, 0x15, 0x01, 0x0A, 0x00,
+                                          0x41, 0x00, 0x64, 0x00, 0x40, 0x00, 0x0A, 0x00, 0x00, 0x00])
+        // K-frame 1: SDU length 7, then Write Request opcode and handle 0x0003.
+        let start = feed(.aclData, sent: true, [0x40, 0x20, 0x09, 0x00, 0x05, 0x00, 0x41, 0x00, 0x07, 0x00, 0x12, 0x03, 0x00])
+        XCTAssertTrue(start.summary.contains("SDU start"), start.summary)
+        // K-frame 2 (4 bytes of value) in two ACL fragments.
+        _ = feed(.aclData, sent: true, [0x40, 0x20, 0x06, 0x00, 0x04, 0x00, 0x41, 0x00, 0x01, 0x02])
+        let end = feed(.aclData, sent: true, [0x40, 0x10, 0x02, 0x00, 0x03, 0x04])
+        XCTAssertEqual(end.layers.map(\.name), ["ACL", "L2CAP", "ATT"])
+        XCTAssertEqual(end.reassembled.map(Array.init), [[0x04, 0x00, 0x41, 0x00, 0x01, 0x02, 0x03, 0x04], [0x12, 0x03, 0x00, 0x01, 0x02, 0x03, 0x04]])
+        XCTAssertEqual(end.layers[1].source, .reassembled(0))
+        XCTAssertEqual(end.layers[2].source, .reassembled(1))
+        XCTAssertEqual(end.bytes(of: end.layers[1]).map(Array.init), [0x04, 0x00, 0x41, 0x00, 0x01, 0x02, 0x03, 0x04])
+        XCTAssertEqual(end.bytes(of: end.layers[2]).map(Array.init), [0x12, 0x03, 0x00, 0x01, 0x02, 0x03, 0x04])
+        XCTAssertEqual(end.reassembledPDU.map(Array.init), [0x12, 0x03, 0x00, 0x01, 0x02, 0x03, 0x04], "the tree's dump shows the SDU, as before")
     }
 }

@@ -121,7 +121,7 @@ enum ATTDecoder {
             packet.append(body.layer)
         }
         _ = try body.c.u8()
-        session.gatt.seed(body.pdu.server)
+        if !session.options.gattCache.isEmpty { session.gatt.seed(body.pdu.server, from: session.options.gattCache) }
         let row = byCode[Int(opcode)]
         let name = row?.name ?? "Unknown Opcode \(Hex.u8(opcode))"
         body.layer.add(ATTFields.opcode, .u8(opcode), "\(name) (\(Hex.u8(opcode)))")

@@ -48,8 +48,6 @@ public struct UUIDNames: Sendable {
 
     public init() {}
 
-    public var customCount: Int { custom.count }
-
     public mutating func add(_ uuid: BTUUID, name: String, kind: UUIDKind? = nil) {
         custom[uuid] = (kind, name)
     }

@@ -11,9 +11,17 @@ public struct Packet {
     public var handle: UInt16?
     /// The remote device the packet concerns (from the connection or the packet itself).
     public var peer: BDAddr?
-    /// The L2CAP PDU or SDU this packet completed, when it was reassembled from several
-    /// frames: the layers above L2CAP were decoded from it, and their ranges refer to it.
-    public var reassembledPDU: ArraySlice<UInt8>?
+    /// The L2CAP PDU and SDU this packet completed, in the order they were reassembled from
+    /// several frames (a K-frame finishing an SDU can itself arrive in ACL fragments): each
+    /// layer decoded from one says which (`Layer.Source.reassembled`).
+    public private(set) var reassembled: [ArraySlice<UInt8>] = []
+
+    /// The last buffer reassembled, which the layers above it were decoded from (the tree's
+    /// hex dump prints it). Setting it adds one.
+    public var reassembledPDU: ArraySlice<UInt8>? {
+        get { reassembled.last }
+        set { if let newValue { reassembled.append(newValue) } }
+    }
     /// Whether layers keep their fields' display text and every layer its summary
     /// (`DecodeOptions.buildsDisplayText`); otherwise only values and the top summary.
     public let buildsDisplayText: Bool
@@ -55,7 +63,7 @@ public struct Packet {
     /// A new layer for this packet. A decoder fills it (fields, summary, issues), then
     /// `append`s it before handing on what the layer carries, so the layers above stand on it.
     public func makeLayer(_ name: String, summary: String = "", range: Range<Int>, showsDirection: Bool = false) -> Layer {
-        Layer(name: name, summary: summary, range: range, source: reassembledPDU == nil ? .frame : .reassembledPDU,
+        Layer(name: name, summary: summary, range: range, source: reassembled.isEmpty ? .frame : .reassembled(reassembled.count - 1),
               showsDirection: showsDirection, keepsDisplays: buildsDisplayText)
     }
 
@@ -65,9 +73,13 @@ public struct Packet {
         return makeLayer(name, range: start ..< start + cursor.remaining, showsDirection: showsDirection)
     }
 
-    /// The bytes a layer (or a field of it) covers, from the frame or the reassembled PDU.
+    /// The bytes a layer (or a field of it) covers, from the frame or the buffer it was decoded from.
     public func bytes(of layer: Layer, _ range: Range<Int>? = nil) -> ArraySlice<UInt8>? {
-        let source = layer.source == .frame ? frame.bytes : reassembledPDU ?? []
+        let source: ArraySlice<UInt8>
+        switch layer.source {
+        case .frame: source = frame.bytes
+        case .reassembled(let index): source = index < reassembled.count ? reassembled[index] : []
+        }
         let wanted = range ?? layer.range
         guard wanted.lowerBound >= 0, wanted.upperBound <= source.count else { return nil }
         return source[source.startIndex + wanted.lowerBound ..< source.startIndex + wanted.upperBound]
@@ -147,10 +159,11 @@ public struct Layer {
     /// What is wrong in this layer: malformed, truncated, a protocol error. Kept with the
     /// layer so that an issue lands where it belongs whatever the decoder does next.
     public internal(set) var issues: [Issue] = []
-    /// Where a layer's bytes (and its fields' ranges) are: the frame, or the PDU reassembled
-    /// from several frames (`Packet.reassembledPDU`) for the layers decoded from it.
+    /// Where a layer's bytes (and its fields' ranges) are: the frame, or one of the buffers
+    /// reassembled from several frames (`Packet.reassembled[index]`) for the layers decoded from it.
     public enum Source: Equatable {
-        case frame, reassembledPDU
+        case frame
+        case reassembled(Int)
     }
 
     /// The layer's bytes: offsets from 0 in its source, as are its fields' ranges.

@@ -36,7 +36,6 @@ public struct Session {
 
     public init(options: DecodeOptions = DecodeOptions()) {
         self.options = options
-        gatt.cached = options.gattCache
     }
 
     /// A registered protocol's state, read in place and changed in place (`session.att` and the

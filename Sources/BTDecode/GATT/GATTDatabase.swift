@@ -141,18 +141,17 @@ public struct GATTState: ProtocolState {
     public static let slot = ProtocolCatalog.slot(of: GATTState.self)
 
     public internal(set) var databases: [GATTServerKey: GATTDatabase] = [:]
-    /// Databases known before the capture (BlueZ's cache), by peer address.
-    public var cached: [BDAddr: GATTDatabase] = [:]
 
     public init() {}
 
     public mutating func close(_ link: Session.LinkKey) -> [String] { [] }
     public mutating func finish() -> [SessionReport] { [] }
 
-    /// A remote server the capture has not discovered yet starts from its cached database.
-    mutating func seed(_ key: GATTServerKey) {
+    /// A remote server the capture has not discovered yet starts from its database in `cache`
+    /// (BlueZ's, from DecodeOptions.gattCache).
+    mutating func seed(_ key: GATTServerKey, from cache: [BDAddr: GATTDatabase]) {
         guard key.isRemote, case .address(let address) = key.device, databases[key] == nil,
-              let known = cached[address] else { return }
+              let known = cache[address] else { return }
         databases[key] = known
     }
 }

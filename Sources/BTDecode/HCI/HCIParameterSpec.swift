@@ -81,7 +81,7 @@ struct HCIParam {
 /// (handle, address, status, reason, role...) are the hand-declared HCIFields.
 enum HCIParameterFields {
     /// Names some layouts read wider than others (Packet_Type: 2 bytes in Create Connection,
-    /// 1 in Enhanced Flush), with the widest type; HCIParameterFieldTests checks the list.
+    /// 1 in Enhanced Flush), with the widest type; FieldRegistryTests checks the list is complete.
     static let widerThanSomeLayouts: [String: FieldType] = ["Packet_Type": .uint16]
 
     /// Pure: the same name and kind always make the same definition, so the tables need no
