@@ -110,10 +110,11 @@ public enum ASCII {
         if count > 0 { for _ in 0 ..< count { out.put(UInt8(ascii: " ")) } }
     }
 
-    /// Appends a string's UTF-8 bytes with one copy (the generic path goes byte by byte).
+    /// Appends a string's UTF-8 bytes with one copy (the generic path goes byte by byte; small
+    /// strings, which most names are, have no contiguous storage but `withUTF8` lends one).
     @inlinable @inline(__always) public static func append(_ text: String, to out: inout [UInt8]) {
-        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { out.append(contentsOf: $0) }
-        if copied == nil { out.append(contentsOf: text.utf8) }
+        var text = text
+        text.withUTF8 { out.append(contentsOf: $0) }
     }
 
     /// A String written by `write` straight into its storage; `capacity` must cover it.

@@ -36,10 +36,19 @@ public struct PacketPipeline {
 
     public mutating func run<Sink: PacketSink>(_ reader: FrameReader, into sink: inout Sink) throws {
         drainWarnings(reader)
+        // One Packet for the whole run: each frame is decoded into it, reusing its storage.
+        var reused: Packet?
         reading: while let frame = try reader.next() {
             drainWarnings(reader)
             try tap?(frame)
-            var packet = decoder.decode(frame)
+            var packet: Packet
+            if var previous = reused.take() {
+                decoder.decode(frame, into: &previous)
+                packet = previous
+            } else {
+                packet = decoder.decode(frame)
+            }
+            defer { reused = packet }
             var kept = true, stop = false
             for index in stages.indices {
                 switch stages[index].process(&packet) {

@@ -125,7 +125,7 @@ enum ATTDecoder {
         let row = byCode[Int(opcode)]
         let name = row?.name ?? "Unknown Opcode \(Hex.u8(opcode))"
         body.layer.add(ATTFields.opcode, .u8(opcode), "\(name) (\(Hex.u8(opcode)))")
-        body.layer.summary = name
+        body.layer.summary.set("\(name)")
         if row == nil { body.layer.addIssue(.warning, "Unknown ATT opcode \(Hex.u8(opcode))") }
         body.request = body.pdu.pair(&session, &body.layer)
         if let row {

@@ -26,9 +26,9 @@ extension ATTDecoder {
             layer.add(ATTFields.startHandle, .u16(start))
             layer.add(ATTFields.endHandle, .u16(end))
             if start == end {
-                layer.summary += " - " + pdu.handleText(start, database(session), &layer)
+                layer.summary += " - \(pdu.handleText(start, database(session), &layer))"
             } else {
-                layer.summary += " - Start Handle: \(Hex.u16(start)) - End Handle: \(Hex.u16(end))"
+                layer.summary += " - Start Handle: \(hex: start) - End Handle: \(hex: end)"
             }
             if start == 0 || start > end { layer.addIssue(.warning, "Invalid handle range \(Hex.u16(start))-\(Hex.u16(end))") }
         }
@@ -61,9 +61,9 @@ extension ATTDecoder {
             layer.add(ATTFields.requestOpcode, .u8(requestOpcode), "\(opcodeName(requestOpcode)) (\(Hex.u8(requestOpcode)))")
             layer.add(ATTFields.handle, .u16(handle))
             layer.add(ATTFields.error, .u8(error), "\(errorName(error)) (\(Hex.u8(error)))")
-            layer.summary += " - \(opcodeName(requestOpcode)) - Attribute Handle: \(Hex.u16(handle))"
+            layer.summary += " - \(opcodeName(requestOpcode)) - Attribute Handle: \(hex: handle)"
             if let name = database(session).name(of: handle, names: pdu.names) { layer.summary += " - \(name)" }
-            layer.summary += " - Error Code: \(errorName(error)) (\(Hex.u8(error)))"
+            layer.summary += " - Error Code: \(errorName(error)) (\(hex: error))"
             // Attribute Not Found ends every discovery procedure: expected, not a fault.
             let discovery: Set<UInt8> = [0x04, 0x06, 0x08, 0x10]
             if error == 0x0A && discovery.contains(requestOpcode) {
@@ -102,7 +102,7 @@ extension ATTDecoder {
                 session.gatt.databases[key, default: GATTDatabase()].learnType(handle, type)
                 names.append("\(Hex.u16(handle)): \(database(session).name(of: handle, names: pdu.names) ?? pdu.names.name(type) ?? type.description)")
             }
-            layer.summary += " - " + names.joined(separator: ", ")
+            layer.summary += " - \(names.joined(separator: ", "))"
             if !c.isAtEnd { layer.addIssue(.error, "Find Information Response: \(c.remaining) bytes left over") }
         }
 
@@ -115,7 +115,7 @@ extension ATTDecoder {
             pdu.uuid = typeUUID
             let wanted = c.rest()
             layer.add(ATTFields.value, .bytes(wanted))
-            layer.summary += " - Start Handle: \(Hex.u16(start)) - End Handle: \(Hex.u16(end)) - Type: \(pdu.names.name(typeUUID) ?? typeUUID.description)"
+            layer.summary += " - Start Handle: \(hex: start) - End Handle: \(hex: end) - Type: \(pdu.names.name(typeUUID) ?? typeUUID.description)"
             if let target = BTUUID(littleEndian: wanted) { layer.summary += " - Value: \(pdu.names.service(target))" }
             pdu.findValue = BTUUID(littleEndian: wanted)
         }
@@ -131,7 +131,7 @@ extension ATTDecoder {
                 }
                 groups.append("\(Hex.u16(found))-\(Hex.u16(end))")
             }
-            layer.summary += " - " + groups.joined(separator: ", ")
+            layer.summary += " - \(groups.joined(separator: ", "))"
         }
 
         mutating func readByTypeRequest(_ session: inout Session) throws {
@@ -202,14 +202,14 @@ extension ATTDecoder {
                     }
                 }
             }
-            layer.summary += " - " + (entries.isEmpty ? "Packets: 0" : entries.joined(separator: ", "))
+            layer.summary += " - \((entries.isEmpty ? "Packets: 0" : entries.joined(separator: ", ")))"
             if !c.isAtEnd { layer.addIssue(.error, "\(opcodeName(opcode)): \(c.remaining) bytes do not fill an entry of \(length)") }
         }
 
         mutating func readRequest(_ session: inout Session) throws {
             let handle = try c.u16()
             layer.add(ATTFields.handle, .u16(handle))
-            layer.summary += " - " + pdu.handleText(handle, database(session), &layer)
+            layer.summary += " - \(pdu.handleText(handle, database(session), &layer))"
             pdu.handle = handle
         }
 
@@ -217,7 +217,7 @@ extension ATTDecoder {
             if let handle = request?.handle {
                 // The handle the request named, as a field too (Wireshark does the same).
                 layer.add(ATTFields.handle, .u16(handle))
-                layer.summary += " - " + pdu.handleText(handle, database(session), &layer)
+                layer.summary += " - \(pdu.handleText(handle, database(session), &layer))"
             }
             value(request?.handle, &session)
         }
@@ -226,7 +226,7 @@ extension ATTDecoder {
             let handle = try c.u16(), offset = try c.u16()
             layer.add(ATTFields.handle, .u16(handle))
             layer.add(ATTFields.offset, .u16(offset), String(offset))
-            layer.summary += " - " + pdu.handleText(handle, database(session), &layer) + " - Offset: \(offset)"
+            layer.summary += " - \(pdu.handleText(handle, database(session), &layer) + " - Offset: \(offset)")"
             pdu.handle = handle
         }
 
@@ -237,7 +237,7 @@ extension ATTDecoder {
                 layer.add(ATTFields.handle, .u16(handle))
                 handles.append(Hex.u16(handle) + (database(session).name(of: handle, names: pdu.names).map { " (\($0))" } ?? ""))
             }
-            layer.summary += " - Handles: " + handles.joined(separator: ", ")
+            layer.summary += " - Handles: \(handles.joined(separator: ", "))"
             if handles.count < 2 { layer.addIssue(.warning, "\(opcodeName(opcode)) needs at least two handles") }
         }
 
@@ -245,7 +245,7 @@ extension ATTDecoder {
             // Write Response and Confirmation carry no handle: name the one their request had.
             if let handle = request?.handle {
                 layer.add(ATTFields.handle, .u16(handle))
-                layer.summary += " - " + pdu.handleText(handle, database(session), &layer)
+                layer.summary += " - \(pdu.handleText(handle, database(session), &layer))"
                 if let written = request?.value { session.gatt.databases[key]?.recordValue(handle, written[...]) }
             }
         }
@@ -269,7 +269,7 @@ extension ATTDecoder {
         mutating func handleAndValue(_ session: inout Session) throws {
             let handle = try c.u16()
             layer.add(ATTFields.handle, .u16(handle))
-            layer.summary += " - " + pdu.handleText(handle, database(session), &layer)
+            layer.summary += " - \(pdu.handleText(handle, database(session), &layer))"
             pdu.handle = handle
             value(handle, &session)
         }
@@ -277,7 +277,7 @@ extension ATTDecoder {
         mutating func signedWriteCommand(_ session: inout Session) throws {
             let handle = try c.u16()
             layer.add(ATTFields.handle, .u16(handle))
-            layer.summary += " - " + pdu.handleText(handle, database(session), &layer)
+            layer.summary += " - \(pdu.handleText(handle, database(session), &layer))"
             guard c.remaining >= 12 else {
                 layer.addIssue(.error, "Signed Write Command without its 12-byte signature")
                 value(handle, &session)
@@ -292,7 +292,7 @@ extension ATTDecoder {
             let handle = try c.u16(), offset = try c.u16()
             layer.add(ATTFields.handle, .u16(handle))
             layer.add(ATTFields.offset, .u16(offset), String(offset))
-            layer.summary += " - " + pdu.handleText(handle, database(session), &layer) + " - Offset: \(offset)"
+            layer.summary += " - \(pdu.handleText(handle, database(session), &layer) + " - Offset: \(offset)")"
             layer.add(ATTFields.value, .bytes(c.rest()))
             pdu.handle = handle
         }
@@ -300,7 +300,7 @@ extension ATTDecoder {
         mutating func executeWriteRequest(_ session: inout Session) throws {
             let flags = try c.u8()
             layer.add(ATTFields.flags, .u8(flags), flags == 0 ? "Cancel all prepared writes" : flags == 1 ? "Immediately write all pending prepared values" : "Reserved")
-            layer.summary += flags == 0 ? " - Cancel" : flags == 1 ? " - Write" : " - Reserved flags \(Hex.u8(flags))"
+            layer.summary += flags == 0 ? " - Cancel" : flags == 1 ? " - Write" : " - Reserved flags \(hex: flags)"
         }
 
         mutating func multipleHandleValueNotification(_ session: inout Session) throws {
@@ -314,7 +314,7 @@ extension ATTDecoder {
                 session.gatt.databases[key]?.recordValue(handle, bytes)
                 parts.append(Hex.u16(handle) + (database(session).name(of: handle, names: pdu.names).map { " \($0)" } ?? ""))
             }
-            layer.summary += " - " + parts.joined(separator: ", ")
+            layer.summary += " - \(parts.joined(separator: ", "))"
         }
     }
 }

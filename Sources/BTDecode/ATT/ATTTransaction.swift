@@ -90,7 +90,7 @@ extension ATTDecoder {
         /// A value written, read or notified: decoded when its type is well known.
         func describeValue(_ handle: UInt16, _ bytes: ArraySlice<UInt8>, _ database: GATTDatabase, _ layer: inout Layer) {
             guard let type = database.attributes[handle]?.type else {
-                if !bytes.isEmpty { layer.summary += " - Value: " + L2CAPDecoder.preview(bytes) }
+                if !bytes.isEmpty { layer.summary += " - Value: \(preview: bytes)" }
                 return
             }
             if type.uuid16 == 0x2902, let bits = try? ByteCursor(bytes).peekU16() {
@@ -98,9 +98,9 @@ extension ATTDecoder {
             }
             if let decoded = GATTValues.describe(type, bytes) {
                 layer.add(GATTFields.value, .text(decoded))
-                layer.summary += " - " + decoded
+                layer.summary += " - \(decoded)"
             } else if !bytes.isEmpty {
-                layer.summary += " - Value: " + L2CAPDecoder.preview(bytes)
+                layer.summary += " - Value: \(preview: bytes)"
             }
         }
     }

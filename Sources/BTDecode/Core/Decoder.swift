@@ -12,6 +12,19 @@ public final class Decoder {
 
     public func decode(_ frame: Frame) -> Packet {
         var packet = Packet(frame: frame, buildsDisplayText: session.options.buildsDisplayText)
+        decodeLayers(into: &packet)
+        return packet
+    }
+
+    /// Decodes `frame` into `packet`, replacing what it held but reusing its storage: the packet
+    /// loop decodes a whole capture into one Packet this way.
+    public func decode(_ frame: Frame, into packet: inout Packet) {
+        packet.reset(for: frame)
+        decodeLayers(into: &packet)
+    }
+
+    private func decodeLayers(into packet: inout Packet) {
+        let frame = packet.frame
         var cursor = ByteCursor(frame.bytes)
         do {
             switch frame.kind {
@@ -33,7 +46,6 @@ public final class Decoder {
         if frame.isTruncated {
             packet.addIssue(.warning, "Captured \(frame.bytes.count) of \(frame.originalLength) bytes")
         }
-        return packet
     }
 
     /// The end of the capture: what was still open (PDUs being reassembled, requests never

@@ -3,7 +3,7 @@ import BTCapture
 /// The decoded tree of one Frame: its layers from the outermost (HCI) to the highest decoded,
 /// each with fields, and the issues found on the way.
 public struct Packet {
-    public let frame: Frame
+    public private(set) var frame: Frame
     /// From the outermost (HCI) to the highest decoded. Decoders add to it with `append`, and
     /// add issues to an appended layer only through `addIssue` (it keeps `worstSeverity`).
     public internal(set) var layers: [Layer] = []
@@ -28,12 +28,29 @@ public struct Packet {
     /// The most severe issue's severity, kept as layers and issues are added, so the table,
     /// the colours and the counts need not walk every layer of every packet.
     public private(set) var worstSeverity: Issue.Severity?
+    /// Layers of the previous packet decoded into this value, cleared but keeping their
+    /// arrays' capacity, for `makeLayer` to hand out again (see `reset(for:)`).
+    private var spareLayers: [Layer] = []
 
     public init(frame: Frame, buildsDisplayText: Bool = true) {
         self.frame = frame
         self.buildsDisplayText = buildsDisplayText
         // HCI, ACL, L2CAP, ATT: one allocation instead of three as the array grows.
         layers.reserveCapacity(4)
+    }
+
+    /// Empties the packet for the next frame, keeping what it allocated: the layer list, each
+    /// layer's field and issue arrays, the reassembly list. Decoding a capture into one reused
+    /// Packet allocates almost nothing per packet. A copy of the packet kept elsewhere (a sink
+    /// that holds packets) is unaffected: the arrays are values, and a shared one is copied
+    /// before it is cleared.
+    mutating func reset(for frame: Frame) {
+        self.frame = frame
+        while let layer = layers.popLast() { spareLayers.append(layer) }
+        reassembled.removeAll(keepingCapacity: true)
+        handle = nil
+        peer = nil
+        worstSeverity = nil
     }
 
     /// The highest decoded layer, which names the packet in the one-line view.
@@ -56,19 +73,31 @@ public struct Packet {
         }
     }
 
-    public var summary: String { layers.isEmpty ? "" : layers[layers.count - 1].summary }
+    /// The highest layer's summary: the one-line view's last column.
+    public var summary: String { layers.isEmpty ? "" : layers[layers.count - 1].summary.description }
 
     // MARK: Building layers: the one way
 
     /// A new layer for this packet. A decoder fills it (fields, summary, issues), then
     /// `append`s it before handing on what the layer carries, so the layers above stand on it.
-    public func makeLayer(_ name: String, summary: String = "", range: Range<Int>, showsDirection: Bool = false) -> Layer {
-        Layer(name: name, summary: summary, range: range, source: reassembled.isEmpty ? .frame : .reassembled(reassembled.count - 1),
-              showsDirection: showsDirection, keepsDisplays: buildsDisplayText)
+    public mutating func makeLayer(_ name: String, range: Range<Int>, showsDirection: Bool = false) -> Layer {
+        let source: Layer.Source = reassembled.isEmpty ? .frame : .reassembled(reassembled.count - 1)
+        if var layer = spareLayers.popLast() {
+            layer.reuse(name: name, range: range, source: source, showsDirection: showsDirection, keepsDisplays: buildsDisplayText)
+            return layer
+        }
+        return Layer(name: name, range: range, source: source, showsDirection: showsDirection, keepsDisplays: buildsDisplayText)
+    }
+
+    /// A new layer with its summary already written.
+    public mutating func makeLayer(_ name: String, summary: SummaryPiece, range: Range<Int>, showsDirection: Bool = false) -> Layer {
+        var layer = makeLayer(name, range: range, showsDirection: showsDirection)
+        layer.summary += summary
+        return layer
     }
 
     /// A layer whose bytes are what `cursor` has left to read: its range in the layer's source.
-    public func makeLayer(_ name: String, over cursor: ByteCursor, showsDirection: Bool = false) -> Layer {
+    public mutating func makeLayer(_ name: String, over cursor: ByteCursor, showsDirection: Bool = false) -> Layer {
         let start = cursor.index - (reassembledPDU?.startIndex ?? frame.bytes.startIndex)
         return makeLayer(name, range: start ..< start + cursor.remaining, showsDirection: showsDirection)
     }
@@ -113,9 +142,9 @@ public struct Packet {
     /// Gives the layer at `index` its summary once the layers above it are decoded, if a view
     /// will show it: the table shows only the highest layer's, the tree every layer's. A summary
     /// the layer's own protocol already set is kept.
-    mutating func setSummaryIfShown(at index: Int, _ make: () -> String) {
+    mutating func setSummaryIfShown(at index: Int, _ write: (inout SummaryText) -> Void) {
         guard layers[index].summary.isEmpty, buildsDisplayText || layers.count == index + 1 else { return }
-        layers[index].summary = make()
+        write(&layers[index].summary)
     }
 
     // MARK: Issues
@@ -154,7 +183,8 @@ public struct Packet {
 
 public struct Layer {
     public var name: String
-    public var summary: String
+    /// What the one-line view shows for the layer, written by its decoder (`+=`, `set`).
+    public var summary = SummaryText()
     public var fields: [Field] = []
     /// What is wrong in this layer: malformed, truncated, a protocol error. Kept with the
     /// layer so that an issue lands where it belongs whatever the decoder does next.
@@ -168,22 +198,33 @@ public struct Layer {
 
     /// The layer's bytes: offsets from 0 in its source, as are its fields' ranges.
     public var range: Range<Int>
-    public let source: Source
+    public private(set) var source: Source
     /// Data layers say Send/Receive in the Type column ("ACL Send"); HCI commands do not.
     public var showsDirection: Bool
     /// Whether fields keep their display text: only the tree (and search) read it, and
     /// building it for every field costs more than the rest of decoding together.
-    public let keepsDisplays: Bool
+    public private(set) var keepsDisplays: Bool
 
     /// Layers are made by `Packet.makeLayer`, which knows the decode options.
-    init(name: String, summary: String, range: Range<Int>, source: Source, showsDirection: Bool, keepsDisplays: Bool) {
+    init(name: String, range: Range<Int>, source: Source, showsDirection: Bool, keepsDisplays: Bool) {
         self.name = name
-        self.summary = summary
         self.range = range
         self.source = source
         self.showsDirection = showsDirection
         self.keepsDisplays = keepsDisplays
         fields.reserveCapacity(8)
+    }
+
+    /// The layer made new for another packet, keeping its arrays' capacity.
+    mutating func reuse(name: String, range: Range<Int>, source: Source, showsDirection: Bool, keepsDisplays: Bool) {
+        self.name = name
+        summary.removeAll()
+        self.range = range
+        self.source = source
+        self.showsDirection = showsDirection
+        self.keepsDisplays = keepsDisplays
+        fields.removeAll(keepingCapacity: true)
+        issues.removeAll(keepingCapacity: true)
     }
 
     public mutating func add(_ definition: FieldDefinition, _ value: FieldValue, _ display: @autoclosure () -> String? = nil,

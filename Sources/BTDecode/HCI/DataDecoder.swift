@@ -23,7 +23,7 @@ enum DataDecoder {
         packet.append(layer)
         defer {
             packet.setSummaryIfShown(at: index) {
-                "Data [Handle: \(Hex.u16(handle)), Packet Boundary Flags: \(Hex.u8(pb)), Length: \(Hex.u16(length)) (\(length))]"
+                $0 += "Data [Handle: \(hex: handle), Packet Boundary Flags: \(hex: pb), Length: \(hex: length) (\(length))]"
             }
         }
         if lengthMismatch {
@@ -57,7 +57,7 @@ enum DataDecoder {
         layer.add(DataFields.scoLength, .u8(length), String(length), at: 2 ..< 3)
         packet.handle = handle
         packet.peer = session.connection(controller: packet.frame.controller, handle: handle)?.peer
-        layer.summary = "Data [Handle: \(Hex.u16(handle)), Length: \(length)]"
+        layer.summary.set("Data [Handle: \(hex: handle), Length: \(length)]")
         if Int(length) != c.remaining { layer.addIssue(.warning, "SCO length \(length) but \(c.remaining) bytes follow") }
         let payload = c.rest()
         if !payload.isEmpty { layer.add(DataFields.payload, .bytes(payload), at: 3 ..< 3 + payload.count) }
@@ -75,7 +75,7 @@ enum DataDecoder {
         layer.add(DataFields.isoTS, .u8(ts), at: 0 ..< 2)
         layer.add(DataFields.isoLength, .u16(length), String(length), at: 2 ..< 4)
         packet.handle = handle
-        layer.summary = "Data [Handle: \(Hex.u16(handle)), Length: \(length)]"
+        layer.summary.set("Data [Handle: \(hex: handle), Length: \(length)]")
         if Int(length) != c.remaining { layer.addIssue(.warning, "ISO length \(length) but \(c.remaining) bytes follow") }
         let payload = c.rest()
         if !payload.isEmpty { layer.add(DataFields.payload, .bytes(payload), at: 4 ..< 4 + payload.count) }

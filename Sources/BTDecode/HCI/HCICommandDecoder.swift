@@ -13,7 +13,7 @@ enum HCICommandDecoder {
         layer.add(HCIFields.ocf, .unsigned(UInt64(ocf), width: 3), at: start ..< start + 2)
         let length = try c.u8()
         layer.add(HCIFields.parameterLength, .u8(length), String(length), at: 2 ..< 3)
-        layer.summary = name.map { $0 == "Vendor" ? "Vendor Command \(Hex.u16(opcode))" : $0 } ?? "Unknown Command \(Hex.u16(opcode))"
+        if let name, name != "Vendor" { layer.summary.set("\(name)") } else { layer.summary.set("\(name == nil ? "Unknown" : "Vendor") Command \(hex: opcode)") }
         if name == nil { layer.addIssue(.warning, "Unknown command opcode \(Hex.u16(opcode))") }
         if Int(length) != c.remaining {
             layer.addIssue(.warning, "Parameter length \(length) but \(c.remaining) bytes follow")
@@ -36,8 +36,8 @@ enum HCICommandDecoder {
         }
         guard let params = HCIParameterTables.commands[opcode] else { return }
         var reader = HCIParameterReader(names: session.names)
-        try reader.read(params, &c, &layer)
-        reader.apply(to: &layer, &packet, session: session)
+        try reader.read(params, &c, into: &layer)
+        reader.apply(to: &packet, session: session)
     }
 
     static func addressTypeName(_ type: UInt8) -> String {

@@ -9,7 +9,7 @@ enum HCIEventDecoder {
         layer.add(HCIFields.event, .u8(code), "\(name ?? "Unknown") (\(Hex.u8(code)))", at: 0 ..< 1)
         let length = try c.u8()
         layer.add(HCIFields.parameterLength, .u8(length), String(length), at: 1 ..< 2)
-        layer.summary = name ?? "Unknown Event \(Hex.u8(code))"
+        if let name { layer.summary.set("\(name)") } else { layer.summary.set("Unknown Event \(hex: code)") }
         if name == nil { layer.addIssue(.warning, "Unknown event code \(Hex.u8(code))") }
         if Int(length) != c.remaining {
             layer.addIssue(.warning, "Parameter length \(length) but \(c.remaining) bytes follow")
@@ -22,7 +22,7 @@ enum HCIEventDecoder {
             let opcode = try params.u16()
             let commandName = HCICommandNames.name(opcode) ?? "Unknown \(Hex.u16(opcode))"
             layer.add(HCIFields.commandOpcode, .u16(opcode), "\(commandName) (\(Hex.u16(opcode)))")
-            layer.summary = "Command Complete: \(commandName)"
+            layer.summary.set("Command Complete: \(commandName)")
             if !params.isAtEnd {
                 let status = try params.u8()
                 addStatus(status, &layer)
@@ -40,7 +40,7 @@ enum HCIEventDecoder {
             let opcode = try params.u16()
             let commandName = HCICommandNames.name(opcode) ?? "Unknown \(Hex.u16(opcode))"
             layer.add(HCIFields.commandOpcode, .u16(opcode), "\(commandName) (\(Hex.u16(opcode)))")
-            layer.summary = "Command Status: \(commandName)"
+            layer.summary.set("Command Status: \(commandName)")
             addStatus(status, &layer)
         case 0x03: // Connection Complete
             let status = try params.u8()
@@ -51,7 +51,7 @@ enum HCIEventDecoder {
             layer.add(HCIFields.handle, .u16(handle))
             layer.add(HCIFields.address, .address(address))
             layer.add(HCIFields.linkType, .u8(linkType), linkType == 0 ? "SCO" : linkType == 1 ? "ACL" : linkType == 2 ? "eSCO" : "Reserved")
-            layer.summary += " - Handle: \(Hex.u16(handle)) - \(address)"
+            layer.summary += " - Handle: \(hex: handle) - \(address)"
             packet.handle = handle
             packet.peer = address
             if status == 0 {
@@ -65,7 +65,7 @@ enum HCIEventDecoder {
             addStatus(status, &layer)
             layer.add(HCIFields.handle, .u16(handle))
             layer.add(HCIFields.reason, .u8(reason), "\(HCIErrorNames.name(reason)) (\(Hex.u8(reason)))")
-            layer.summary += " - Handle: \(Hex.u16(handle)) - Reason: \(HCIErrorNames.name(reason))"
+            layer.summary += " - Handle: \(hex: handle) - Reason: \(HCIErrorNames.name(reason))"
             packet.handle = handle
             let key = Session.LinkKey(controller: controller, handle: handle)
             packet.peer = session.connections[key]?.peer
@@ -81,7 +81,7 @@ enum HCIEventDecoder {
             layer.add(HCIFields.handle, .u16(handle))
             let state = ["Off", "On (E0 or AES-CCM)", "On (AES-CCM)"][safe: Int(enabled)] ?? "Reserved"
             layer.add(HCIFields.encryption, .u8(enabled), state)
-            layer.summary += " - Handle: \(Hex.u16(handle)) - Encryption \(enabled == 0 ? "Off" : "On")"
+            layer.summary += " - Handle: \(hex: handle) - Encryption \(enabled == 0 ? "Off" : "On")"
             if code == 0x59 {
                 let size = try params.u8()
                 layer.add(HCIFields.keySize, .u8(size), "\(size) bytes")
@@ -96,26 +96,26 @@ enum HCIEventDecoder {
             }
         case 0x13: // Number Of Completed Packets
             let count = try params.u8()
-            var parts: [String] = []
+            var first = true
             for _ in 0 ..< count {
                 let handle = try params.u16() & 0x0FFF
                 let completed = try params.u16()
                 layer.add(HCIFields.handle, .u16(handle))
                 layer.add(HCIFields.completedPackets, .u16(completed), String(completed))
-                parts.append("\(Hex.u16(handle)): \(completed)")
+                layer.summary += "\(first ? " - " : ", ")\(hex: handle): \(completed)"
+                first = false
                 if packet.handle == nil {
                     packet.handle = handle
                     packet.peer = session.connection(controller: controller, handle: handle)?.peer
                 }
             }
-            if !parts.isEmpty { layer.summary += " - " + parts.joined(separator: ", ") }
         case 0x3E:
             try decodeLEMeta(&params, &layer, &packet, &session)
         default:
             guard let spec = HCIParameterTables.events[code] else { break }
             var reader = HCIParameterReader(names: session.names)
-            try reader.read(spec, &params, &layer)
-            reader.apply(to: &layer, &packet, session: session)
+            try reader.read(spec, &params, into: &layer)
+            reader.apply(to: &packet, session: session)
         }
         if !params.isAtEnd {
             let at = params.offset + 2
@@ -144,8 +144,8 @@ enum HCIEventDecoder {
         default:
             guard let params = HCIParameterTables.returns[opcode] else { return }
             var reader = HCIParameterReader(names: session.names)
-            try reader.read(params, &c, &layer)
-            reader.apply(to: &layer, &packet, session: session)
+            try reader.read(params, &c, into: &layer)
+            reader.apply(to: &packet, session: session)
         }
     }
 
@@ -153,7 +153,7 @@ enum HCIEventDecoder {
         let subevent = try c.u8()
         let name = HCIEventNames.subeventName(subevent)
         layer.add(HCIFields.subevent, .u8(subevent), "\(name ?? "Unknown") (\(Hex.u8(subevent)))", at: 2 ..< 3)
-        layer.summary = "LE - " + (name ?? "Unknown Subevent \(Hex.u8(subevent))")
+        if let name { layer.summary.set("LE - \(name)") } else { layer.summary.set("LE - Unknown Subevent \(hex: subevent)") }
         let controller = packet.frame.controller
         switch subevent {
         case 0x01, 0x0A, 0x29: // LE Connection Complete, Enhanced v1/v2
@@ -172,7 +172,7 @@ enum HCIEventDecoder {
             layer.add(HCIFields.interval, .u16(interval), Units.milliseconds(interval, 1.25))
             layer.add(HCIFields.latency, .u16(latency), String(latency))
             layer.add(HCIFields.timeout, .u16(timeout), "\(Int(timeout) * 10) ms")
-            layer.summary += " - Handle: \(Hex.u16(handle)) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address)"
+            layer.summary += " - Handle: \(hex: handle) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address)"
             packet.handle = handle
             packet.peer = address
             if status == 0 {
@@ -206,13 +206,13 @@ enum HCIEventDecoder {
             layer.add(HCIFields.interval, .u16(interval), Units.milliseconds(interval, 1.25))
             layer.add(HCIFields.latency, .u16(latency), String(latency))
             layer.add(HCIFields.timeout, .u16(timeout), "\(Int(timeout) * 10) ms")
-            layer.summary += " - Handle: \(Hex.u16(handle)) - Interval: \(Units.milliseconds(interval, 1.25)) - Latency: \(latency) - Timeout: \(Units.milliseconds(timeout, 10))"
+            layer.summary += " - Handle: \(hex: handle) - Interval: \(Units.milliseconds(interval, 1.25)) - Latency: \(latency) - Timeout: \(Units.milliseconds(timeout, 10))"
             packet.handle = handle
             packet.peer = session.connection(controller: controller, handle: handle)?.peer
         case 0x0D: // Extended Advertising Report
             let count = try c.u8()
             layer.add(HCIFields.numReports, .u8(count), String(count))
-            layer.summary = "LE - Extended Advertising Report - \(count) Report\(count == 1 ? "" : "s")"
+            layer.summary.set("LE - Extended Advertising Report - \(count) Report\(count == 1 ? "" : "s")")
             for _ in 0 ..< count {
                 let eventType = try c.u16(), addressType = try c.u8(), address = try c.address()
                 let primary = try c.u8(), secondary = try c.u8(), sid = try c.u8()
@@ -238,8 +238,8 @@ enum HCIEventDecoder {
         default:
             guard let spec = HCIParameterTables.subevents[subevent] else { break }
             var reader = HCIParameterReader(names: session.names)
-            try reader.read(spec, &c, &layer)
-            reader.apply(to: &layer, &packet, session: session)
+            try reader.read(spec, &c, into: &layer)
+            reader.apply(to: &packet, session: session)
         }
     }
 

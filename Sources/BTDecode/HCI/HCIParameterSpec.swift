@@ -26,6 +26,8 @@ struct HCIParam {
     var inSummary = false
     var group: [HCIParam] = []
     var field: FieldDefinition
+    /// Where the value's name comes from, looked up once with the layout, not per packet.
+    var valueNames: HCIValueNames.Source = .none
 
     static func parse(_ spec: String) -> [HCIParam] {
         var tokens = spec.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }[...]
@@ -56,7 +58,8 @@ struct HCIParam {
             guard let kind else { preconditionFailure("bad HCI parameter kind \(kindText) in \(token)") }
             let name = parts.count > 1 ? parts[1] : defaultName(kind)
             params.append(HCIParam(kind: kind, name: name, label: name.replacingOccurrences(of: "_", with: " "), byteCount: count,
-                                   inSummary: summarised, field: HCIParameterFields.field(name, kind)))
+                                   inSummary: summarised, field: HCIParameterFields.field(name, kind),
+                                   valueNames: HCIValueNames.source(name)))
             if closes { break }
         }
         return params
@@ -112,9 +115,9 @@ enum HCIParameterFields {
     }
 }
 
-/// Reads parameters as a layout says, adding one field each, and returns what summaries use.
+/// Reads parameters as a layout says, adding one field each and the ones a summary shows to the
+/// layer's summary (" - " before each), and keeps the handle and address for the packet.
 struct HCIParameterReader {
-    var summary: [String] = []
     var handle: UInt16?
     var address: BDAddr?
     /// The run's UUID names, for the UUIDs in EIR and advertising data.
@@ -122,9 +125,20 @@ struct HCIParameterReader {
 
     init(names: UUIDNames) { self.names = names }
 
-    /// What the parameters said, onto the packet: summary, handle, peer (issues went onto the layer as read).
-    func apply(to layer: inout Layer, _ packet: inout Packet, session: Session) {
-        if !summary.isEmpty { layer.summary += " - " + summary.joined(separator: " - ") }
+    /// Reads the parameters, onto the layer: fields, summary, issues. A packet too short for
+    /// the layout keeps the fields read but no half a summary.
+    mutating func read(_ params: [HCIParam], _ c: inout ByteCursor, into layer: inout Layer) throws {
+        let summaryBefore = layer.summary.count
+        do {
+            try read(params, &c, &layer)
+        } catch {
+            layer.summary.removeLast(layer.summary.count - summaryBefore)
+            throw error
+        }
+    }
+
+    /// What the parameters said about the connection, onto the packet: handle and peer.
+    func apply(to packet: inout Packet, session: Session) {
         if let handle {
             packet.handle = packet.handle ?? handle
             packet.peer = packet.peer ?? session.connection(controller: packet.frame.controller, handle: handle)?.peer
@@ -148,11 +162,15 @@ struct HCIParameterReader {
         /// `shown` is how the value reads without its raw form; the tree adds the raw form.
         func add(_ value: FieldValue, _ shown: String? = nil) {
             var shown = shown
-            if case .unsigned(let v, _) = value, let name = HCIValueNames.name(p.name, v) { shown = name }
+            if case .unsigned(let v, _) = value, let name = p.valueNames.name(v) { shown = name }
             layer.add(p.field, value, shown.map { "\($0) (\(value.text))" })
             guard p.inSummary else { return }
             let text = shown ?? value.displayText
-            summary.append(p.kind == .en || HCIValueNames.tables[p.name] != nil ? text : "\(p.label): \(text)")
+            if p.kind == .en || p.valueNames.isTable {
+                layer.summary += " - \(text)"
+            } else {
+                layer.summary += " - \(p.label): \(text)"
+            }
         }
         func time(_ raw: UInt64, _ unit: Double, _ width: Int) -> UInt64 {
             add(.unsigned(raw, width: width), Units.milliseconds(raw, unit))
@@ -167,7 +185,7 @@ struct HCIParameterReader {
         case .i8:
             let v = try c.i8()
             layer.add(p.field, .signed(Int64(v)), p.name.contains("RSSI") || p.name.contains("Power") ? "\(v) dBm" : nil)
-            if p.inSummary { summary.append("\(p.label): \(v) dBm") }
+            if p.inSummary { layer.summary += " - \(p.label): \(v) dBm" }
             return 0
         case .i16: let v = Int16(bitPattern: try c.u16()); layer.add(p.field, .signed(Int64(v))); return 0
         case .bytes: layer.add(p.field, .bytes(try c.slice(p.byteCount))); return 0
@@ -175,32 +193,32 @@ struct HCIParameterReader {
         case .H:
             let v = try c.u16() & 0x0FFF
             layer.add(p.field, .u16(v))
-            if handle == nil { handle = v; summary.append("Handle: \(Hex.u16(v))") }
+            if handle == nil { handle = v; layer.summary += " - Handle: \(hex: v)" }
             return UInt64(v)
         case .A:
             let v = try c.address()
             layer.add(p.field, .address(v))
-            if address == nil { address = v; summary.append(v.description) }
+            if address == nil { address = v; layer.summary += " - \(v)" }
             return 0
         case .S:
             let v = try c.u8()
             let name = HCIErrorNames.name(v)
             layer.add(p.field, .u8(v), "\(name) (\(Hex.u8(v)))")
             if v != 0 {
-                summary.append(name)
+                layer.summary += " - \(name)"
                 layer.addIssue(HCIErrorNames.severity(ofStatus: v), "Status: \(name) (\(Hex.u8(v)))")
             }
             return UInt64(v)
         case .R:
             let v = try c.u8()
             layer.add(p.field, .u8(v), "\(HCIErrorNames.name(v)) (\(Hex.u8(v)))")
-            summary.append("Reason: \(HCIErrorNames.name(v))")
+            layer.summary += " - Reason: \(HCIErrorNames.name(v))"
             return UInt64(v)
         case .at: let v = try c.u8(); add(.u8(v), HCICommandDecoder.addressTypeName(v)); return UInt64(v)
         case .en:
             let v = try c.u8()
             layer.add(p.field, .u8(v), v == 0 ? "Disabled" : v == 1 ? "Enabled" : Hex.u8(v))
-            summary.append(v == 0 ? "Disable" : v == 1 ? "Enable" : "\(p.label): \(Hex.u8(v))")
+            layer.summary += v == 0 ? " - Disable" : v == 1 ? " - Enable" : " - \(p.label): \(hex: v)"
             return UInt64(v)
         case .t625: return time(UInt64(try c.u16()), 0.625, 4)
         case .t625x3: return time(UInt64(try c.u24()), 0.625, 6)
@@ -221,20 +239,20 @@ struct HCIParameterReader {
             let bytes = try c.slice(min(248, c.remaining))
             let text = ReadableText.untilNUL(bytes)
             layer.add(p.field, .text(text), "\"\(text)\"")
-            summary.append("\"\(text)\"")
+            layer.summary += " - \"\(text)\""
             return 0
         case .eir:
             let bytes = try c.slice(min(240, c.remaining))
             layer.add(p.field, .bytes(bytes))
             let digest = AdvertisingData.decode(bytes, into: &layer, names: names)
-            if let name = digest.name { summary.append("\"\(name)\"") }
+            if let name = digest.name { layer.summary += " - \"\(name)\"" }
             return 0
         case .ad:
             let length = try c.u8()
             let bytes = try c.slice(Int(length))
             layer.add(p.field, .bytes(bytes))
             let digest = AdvertisingData.decode(bytes, into: &layer, names: names)
-            if let name = digest.name { summary.append("\"\(name)\"") }
+            if let name = digest.name { layer.summary += " - \"\(name)\"" }
             return UInt64(length)
         case .io:
             let v = try c.u8()
@@ -293,11 +311,28 @@ enum HCIValueNames {
         ["No PHY", "LE 1M", "LE 2M", "LE Coded", "LE Coded S=2"][safe: Int(value)] ?? "Reserved"
     }
 
-    static func name(_ parameter: String, _ value: UInt64) -> String? {
+    /// Where a parameter's value names come from.
+    enum Source {
+        case none, company, coreVersion
+        case table([UInt64: String])
+
+        func name(_ value: UInt64) -> String? {
+            switch self {
+            case .none: return nil
+            case .company: return AssignedNumbers.company(UInt16(truncatingIfNeeded: value))
+            case .coreVersion: return coreVersions[safe: Int(value)].map { "Bluetooth \($0)" }
+            case .table(let names): return names[value]
+            }
+        }
+
+        var isTable: Bool { if case .table = self { true } else { false } }
+    }
+
+    static func source(_ parameter: String) -> Source {
         switch parameter {
-        case "Company_Identifier": return AssignedNumbers.company(UInt16(truncatingIfNeeded: value))
-        case "HCI_Version", "LMP_Version", "Version": return coreVersions[safe: Int(value)].map { "Bluetooth \($0)" }
-        default: return tables[parameter]?[value]
+        case "Company_Identifier": return .company
+        case "HCI_Version", "LMP_Version", "Version": return .coreVersion
+        default: return tables[parameter].map { .table($0) } ?? .none
         }
     }
 }

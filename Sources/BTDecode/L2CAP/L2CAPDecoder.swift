@@ -40,7 +40,8 @@ enum L2CAPDecoder {
             }
             guard let expected = pending.expected, pending.data.count >= expected else {
                 session.l2cap.reassembly[key] = pending
-                packet.append(fragmentLayer(pending, range: base ..< base + payload.count, packet))
+                let layer = fragmentLayer(pending, range: base ..< base + payload.count, &packet)
+                packet.append(layer)
                 return
             }
             session.l2cap.reassembly[key] = nil
@@ -73,12 +74,12 @@ enum L2CAPDecoder {
         }
         let pending = L2CAPState.PendingPDU(data: Array(payload), expected: length, fragments: 1, firstFrame: packet.frame.number)
         session.l2cap.reassembly[key] = pending
-        var layer = fragmentLayer(pending, range: base ..< base + payload.count, packet)
+        var layer = fragmentLayer(pending, range: base ..< base + payload.count, &packet)
         layer.issues += issues
         packet.append(layer)
     }
 
-    static func fragmentLayer(_ pending: L2CAPState.PendingPDU, range: Range<Int>, _ packet: Packet) -> Layer {
+    static func fragmentLayer(_ pending: L2CAPState.PendingPDU, range: Range<Int>, _ packet: inout Packet) -> Layer {
         let of = pending.expected.map { " - \(pending.data.count) of \($0) bytes" } ?? ""
         let started = pending.fragments > 1 ? " (started in packet \(pending.firstFrame))" : ""
         var layer = packet.makeLayer("L2CAP", summary: "Fragment \(pending.fragments) of an L2CAP PDU\(of)\(started)", range: range, showsDirection: true)
@@ -102,14 +103,16 @@ enum L2CAPDecoder {
         if let protocolName { layer.add(L2CAPFields.channelProtocol, .text(protocolName)) }
         if fragments > 1 { layer.add(L2CAPFields.fragmentCount, .u16(UInt16(clamping: fragments)), "\(fragments) fragments") }
         let body = c.rest()
-        func summary() -> String {
-            let text = "Channel ID: \(Hex.u16(cid))\(protocolName.map { " (\($0))" } ?? "") Length: \(Hex.u16(length)) (\(length)) [\(preview(body))]"
-            return fragments > 1 ? text + " - reassembled from \(fragments) fragments" : text
+        func summary(_ text: inout SummaryText) {
+            text += "Channel ID: \(hex: cid)"
+            if let protocolName { text += " (\(protocolName))" }
+            text += " Length: \(hex: length) (\(length)) [\(preview: body)]"
+            if fragments > 1 { text += " - reassembled from \(fragments) fragments" }
         }
         // Made at the end, when it is known whether a view shows it, unless the channel's framing
         // (ERTM, streaming) adds to it on the way.
         let framed = channel.map { $0.mode != .basic } ?? false
-        if framed { layer.summary = summary() }
+        if framed { summary(&layer.summary) }
         let index = packet.layers.count
         packet.append(layer)
         defer { packet.setSummaryIfShown(at: index, summary) }
@@ -238,9 +241,6 @@ enum L2CAPDecoder {
     }
 
     /// The first bytes in brackets, as PacketLogger's L2CAP line shows them.
-    static func preview(_ bytes: ArraySlice<UInt8>) -> String {
-        bytes.count <= 16 ? Hex.bytes(bytes) : Hex.bytes(bytes.prefix(16)) + " …"
-    }
 }
 
 /// Names by fixed CID and by PSM (Assigned Numbers, L2CAP PSM; Core Vol 3, Part A, 2.1); the

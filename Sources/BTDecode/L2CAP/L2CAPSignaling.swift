@@ -22,7 +22,7 @@ enum L2CAPSignaling {
         var layer = packet.layers.removeLast()
         defer { packet.append(layer) }
         var summaries: [String] = []
-        defer { if !summaries.isEmpty { layer.summary = summaries.joined(separator: "; ") } }
+        defer { if !summaries.isEmpty { layer.summary.set("\(summaries.joined(separator: "; "))") } }
         repeat {
             let code = try c.u8()
             let ident = try c.u8()

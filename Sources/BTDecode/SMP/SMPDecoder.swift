@@ -64,7 +64,7 @@ enum SMPDecoder {
         let code = try c.u8()
         let name = codeNames[code] ?? "Unknown Command \(Hex.u8(code))"
         layer.add(SMPFields.code, .u8(code), "\(name) (\(Hex.u8(code)))")
-        layer.summary = name
+        layer.summary.set("\(name)")
         if codeNames[code] == nil { layer.addIssue(.warning, "Unknown SMP code \(Hex.u8(code))") }
         let link = context.link
         switch code {
@@ -96,7 +96,7 @@ enum SMPDecoder {
             let reason = try c.u8()
             let reasonName = reasonNames[reason] ?? "Reserved"
             layer.add(SMPFields.reason, .u8(reason), "\(reasonName) (\(Hex.u8(reason)))")
-            layer.summary += " - Reason: \(reasonName) (\(Hex.u8(reason)))"
+            layer.summary += " - Reason: \(reasonName) (\(hex: reason))"
             layer.addIssue(.error, "Pairing failed: \(reasonName) (\(Hex.u8(reason)))")
             session.smp.pairings[link] = nil
         case 0x06:
@@ -105,7 +105,7 @@ enum SMPDecoder {
             let ediv = try c.u16(), rand = try c.u64()
             layer.add(SMPFields.ediv, .u16(ediv))
             layer.add(SMPFields.rand, .unsigned(rand, width: 16))
-            layer.summary += " - EDIV: \(Hex.u16(ediv))"
+            layer.summary += " - EDIV: \(hex: ediv)"
         case 0x08:
             layer.add(SMPFields.irk, .bytes(try c.slice(16)))
         case 0x09:
@@ -118,7 +118,7 @@ enum SMPDecoder {
         case 0x0B:
             let authReq = try c.u8()
             authReqFields(authReq, &layer)
-            layer.summary += " - " + authReqSummary(authReq)
+            layer.summary += " - \(authReqSummary(authReq))"
         case 0x0C:
             layer.add(SMPFields.publicKeyX, .bytes(try c.slice(32)))
             layer.add(SMPFields.publicKeyY, .bytes(try c.slice(32)))
@@ -127,7 +127,7 @@ enum SMPDecoder {
         case 0x0E:
             let type = try c.u8()
             layer.add(SMPFields.keypressType, .u8(type), keypressNames[type] ?? "Reserved")
-            layer.summary += " - " + (keypressNames[type] ?? "Reserved")
+            layer.summary += " - \((keypressNames[type] ?? "Reserved"))"
         default:
             break
         }

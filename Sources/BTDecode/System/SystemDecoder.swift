@@ -47,7 +47,7 @@ public enum SystemDecoder {
         case _ where kind.isText:
             let text = readableText(c.rest())
             layer.add(SystemFields.text, .text(text))
-            layer.summary = text
+            layer.summary.set("\(text)")
             if kind == .error { layer.addIssue(.warning, "Error record: \(text)") }
         case .syslog:
             layer.add(SystemFields.syslogPID, .u32(try c.u32()))
@@ -60,7 +60,7 @@ public enum SystemDecoder {
             layer.add(SystemFields.syslogCategory, .text(category))
             layer.add(SystemFields.syslogMessage, .text(message))
             let origin = [process, subsystem, category].filter { !$0.isEmpty }.joined(separator: " ")
-            layer.summary = origin.isEmpty ? message : "\(origin): \(message)"
+            layer.summary.set("\(origin.isEmpty ? message : "\(origin): \(message)")")
         case .userLogging:
             let priority = try c.u8()
             let identLength = Int(try c.u8())
@@ -70,7 +70,7 @@ public enum SystemDecoder {
             layer.add(SystemFields.logPriority, .u8(priority))
             layer.add(SystemFields.logIdent, .text(name))
             layer.add(SystemFields.syslogMessage, .text(message))
-            layer.summary = name.isEmpty ? message : "\(name): \(message)"
+            layer.summary.set("\(name.isEmpty ? message : "\(name): \(message)")")
         case .newIndex:
             let type = try c.u8(), bus = try c.u8()
             let address = try c.address()
@@ -80,7 +80,7 @@ public enum SystemDecoder {
             layer.add(SystemFields.indexBus, .u8(bus), busName(bus))
             layer.add(SystemFields.indexAddress, .address(address))
             layer.add(SystemFields.indexName, .text(name))
-            layer.summary = "\(name) \(controllerTypeName(type)) \(busName(bus)) \(address)"
+            layer.summary.set("\(name) \(controllerTypeName(type)) \(busName(bus)) \(address)")
             session.controllerAddresses[packet.frame.controller] = address
             var info = ControllerInfo(index: packet.frame.controller)
             (info.name, info.type, info.bus, info.address) = (name, type, bus, address)
@@ -91,7 +91,7 @@ public enum SystemDecoder {
             layer.add(SystemFields.indexAddress, .address(address))
             let company = AssignedNumbers.company(manufacturer) ?? "Unknown"
             layer.add(SystemFields.indexManufacturer, .u16(manufacturer), company)
-            layer.summary = "\(address) - Manufacturer: \(company) (\(manufacturer))"
+            layer.summary.set("\(address) - Manufacturer: \(company) (\(manufacturer))")
             let index = packet.frame.controller
             session.controllers[index, default: ControllerInfo(index: index)].address = address
             session.controllers[index]?.manufacturer = manufacturer
@@ -110,11 +110,11 @@ public enum SystemDecoder {
             layer.add(SystemFields.controlVersion, .text("\(version).\(revision)"))
             layer.add(SystemFields.controlFlags, .u32(flags), flags & 1 != 0 ? "privileged" : "unprivileged")
             layer.add(SystemFields.controlName, .text(process))
-            layer.summary = "\(channel) Open: \(process)\(flags & 1 != 0 ? " (privileged)" : "") version \(version).\(revision)"
+            layer.summary.set("\(channel) Open: \(process)\(flags & 1 != 0 ? " (privileged)" : "") version \(version).\(revision)")
         case .controlClose:
             let cookie = try c.u32()
             layer.add(SystemFields.controlCookie, .u32(cookie))
-            layer.summary = "Socket \(Hex.format(cookie, width: 8))"
+            layer.summary.set("Socket \(Hex.format(cookie, width: 8))")
         case .controlCommand, .controlEvent:
             let cookie = try c.u32()
             let code = try c.u16()
@@ -123,10 +123,10 @@ public enum SystemDecoder {
             layer.add(isCommand ? SystemFields.controlOpcode : SystemFields.controlEvent, .u16(code))
             let rest = c.rest()
             layer.add(DataFields.payload, .bytes(rest))
-            layer.summary = "\(isCommand ? "Command" : "Event") \(Hex.u16(code)) - \(rest.count) bytes - Socket \(Hex.format(cookie, width: 8))"
+            layer.summary.set("\(isCommand ? "Command" : "Event") \(hex: code) - \(rest.count) bytes - Socket \(Hex.format(cookie, width: 8))")
         case .deleteIndex, .openIndex, .closeIndex:
             let index = packet.frame.controller
-            layer.summary = "hci\(index)"
+            layer.summary.set("hci\(index)")
             switch kind {
             case .openIndex: session.controllers[index, default: ControllerInfo(index: index)].isUp = true
             case .closeIndex: session.controllers[index]?.isUp = false
@@ -135,7 +135,7 @@ public enum SystemDecoder {
         default:
             let rest = c.rest()
             layer.add(DataFields.payload, .bytes(rest))
-            layer.summary = rest.isEmpty ? "" : "\(rest.count) bytes"
+            layer.summary.set("\(rest.isEmpty ? "" : "\(rest.count) bytes")")
         }
     }
 

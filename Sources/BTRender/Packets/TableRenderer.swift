@@ -59,13 +59,14 @@ public struct TableRenderer: PacketRenderer {
         if let peer = packet.peer { peer.appendText(to: &line) } else { ASCII.appendSpaces(17, to: &line) }
         ASCII.appendSpaces(2, to: &line)
         appendControllerTag(packet.frame.controller)
-        let summary = packet.summary
-        ASCII.append(summary, to: &line)
+        let summaryStart = line.count
+        if let top = packet.layers.indices.last { line.append(contentsOf: packet.layers[top].summary.bytes) }
+        let hasSummary = line.count > summaryStart
         if let issue = packet.worstIssue, issue.severity >= .warning,
-           !ByteSearch.contains(summary, issue.message) {
-            if !summary.isEmpty { ASCII.append("  [", to: &line) }
+           !ByteSearch.contains(line[summaryStart...], issue.message.utf8) {
+            if hasSummary { ASCII.append("  [", to: &line) }
             ASCII.append(issue.message, to: &line)
-            if !summary.isEmpty { line.append(UInt8(ascii: "]")) }
+            if hasSummary { line.append(UInt8(ascii: "]")) }
         }
     }
 

@@ -34,7 +34,7 @@ public struct TreeRenderer: PacketRenderer {
                 ASCII.appendSpaces(12 - layer.name.count, to: &out.buffer)
             }
             out.append(" ▼ ")
-            out.append(layer.summary)
+            out.buffer.append(contentsOf: layer.summary.bytes)
             try out.endLine()
             for field in layer.fields {
                 out.append("        ")

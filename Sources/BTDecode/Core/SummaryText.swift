@@ -1,0 +1,156 @@
+import BTCapture
+
+/// A layer's one-line summary, kept as UTF-8 bytes in a buffer the layer reuses from packet to
+/// packet. Decoders write it with `+=` and an interpolated literal, as they would a String, but
+/// nothing is allocated: the pieces go through a buffer on the stack (`SummaryPiece`) into
+/// bytes kept from the previous packet, and the renderers copy those bytes to the output line.
+public struct SummaryText: Equatable, CustomStringConvertible {
+    public private(set) var bytes: [UInt8] = []
+
+    public init() {}
+
+    public var isEmpty: Bool { bytes.isEmpty }
+    public var count: Int { bytes.count }
+    public var description: String { String(decoding: bytes, as: UTF8.self) }
+
+    public static func += (text: inout SummaryText, piece: SummaryPiece) {
+        piece.write(to: &text.bytes)
+    }
+
+    /// Appends a String made elsewhere (a joined list, a name from a table).
+    public mutating func append(_ string: String) {
+        ASCII.append(string, to: &bytes)
+    }
+
+    /// Replaces the summary, keeping the buffer.
+    public mutating func set(_ piece: SummaryPiece) {
+        bytes.removeAll(keepingCapacity: true)
+        piece.write(to: &bytes)
+    }
+
+    public mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
+    /// Takes back the last `count` bytes written.
+    mutating func removeLast(_ count: Int) { bytes.removeLast(count) }
+}
+
+/// The text `+=` appends to a summary: a literal with interpolations, formatted into a small
+/// buffer on the stack (spilling to the heap only past 128 bytes). Besides what String
+/// interpolation takes, `\(hex: v)` writes an unsigned integer as 0x and two digits per byte.
+public struct SummaryPiece: ExpressibleByStringInterpolation {
+    fileprivate var interpolation: StringInterpolation
+
+    public init(stringLiteral value: String) {
+        interpolation = StringInterpolation(literalCapacity: 0, interpolationCount: 0)
+        interpolation.appendLiteral(value)
+    }
+
+    public init(stringInterpolation: StringInterpolation) {
+        interpolation = stringInterpolation
+    }
+
+    fileprivate func write(to out: inout [UInt8]) { interpolation.write(to: &out) }
+
+    public struct StringInterpolation: StringInterpolationProtocol, ASCIIOutput {
+        @usableFromInline var inline: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                                       UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+            = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        @usableFromInline var count = 0
+        /// Everything, once the text outgrew `inline`.
+        @usableFromInline var spilled: [UInt8] = []
+        @usableFromInline static let inlineCapacity = 128
+
+        public init(literalCapacity: Int, interpolationCount: Int) {}
+
+        @inlinable @inline(__always) public mutating func put(_ byte: UInt8) {
+            if count < Self.inlineCapacity {
+                withUnsafeMutableBytes(of: &inline) { $0[count] = byte }
+                count += 1
+            } else {
+                spill()
+                spilled.append(byte)
+            }
+        }
+
+        @inlinable public mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+            if count + bytes.count <= Self.inlineCapacity {
+                let at = count
+                withUnsafeMutableBytes(of: &inline) { UnsafeMutableRawBufferPointer(rebasing: $0[at ..< at + bytes.count]).copyMemory(from: UnsafeRawBufferPointer(bytes)) }
+                count += bytes.count
+            } else {
+                spill()
+                spilled.append(contentsOf: bytes)
+            }
+        }
+
+        /// Moves the inline bytes to the heap; from then on everything goes there.
+        @usableFromInline mutating func spill() {
+            guard count <= Self.inlineCapacity, spilled.isEmpty else { return }
+            spilled.reserveCapacity(2 * Self.inlineCapacity)
+            withInlineBytes { spilled.append(contentsOf: $0) }
+            count = Self.inlineCapacity + 1
+        }
+
+        /// The bytes written inline, as a buffer (Array appends such a buffer with one copy).
+        @usableFromInline func withInlineBytes(_ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+            let n = min(count, Self.inlineCapacity)
+            withUnsafeBytes(of: inline) { raw in
+                body(UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: n))
+            }
+        }
+
+        fileprivate func write(to out: inout [UInt8]) {
+            if count <= Self.inlineCapacity {
+                withInlineBytes { out.append(contentsOf: $0) }
+            } else {
+                out.append(contentsOf: spilled)
+            }
+        }
+
+        public mutating func appendLiteral(_ literal: String) { appendInterpolation(literal) }
+
+        public mutating func appendInterpolation(_ string: String) {
+            var string = string
+            string.withUTF8 { put($0) }
+        }
+
+        public mutating func appendInterpolation(_ string: Substring) {
+            var string = string
+            string.withUTF8 { put($0) }
+        }
+
+        public mutating func appendInterpolation<T: BinaryInteger>(_ value: T) {
+            if value < 0 {
+                put(UInt8(ascii: "-"))
+                ASCII.appendDecimal(UInt64(value.magnitude), to: &self)
+            } else {
+                ASCII.appendDecimal(UInt64(value), to: &self)
+            }
+        }
+
+        /// 0x and two hex digits per byte of the type: `\(hex: UInt16(0x2a))` is "0x002A".
+        public mutating func appendInterpolation<T: FixedWidthInteger & UnsignedInteger>(hex value: T) {
+            Hex.append(UInt64(value), width: T.bitWidth / 4, to: &self)
+        }
+
+        /// A payload's first 16 bytes as spaced hex pairs, then " …" if there are more.
+        public mutating func appendInterpolation(preview bytes: ArraySlice<UInt8>) {
+            Hex.append(bytes: bytes.prefix(16), to: &self)
+            if bytes.count > 16 { appendLiteral(" …") }
+        }
+
+        public mutating func appendInterpolation(_ address: BDAddr) { address.appendText(to: &self) }
+
+        public mutating func appendInterpolation(_ text: SummaryText) {
+            text.bytes.withUnsafeBufferPointer { put($0) }
+        }
+
+        public mutating func appendInterpolation<T: CustomStringConvertible>(_ value: T) {
+            appendInterpolation(value.description)
+        }
+
+        public mutating func appendInterpolation<T>(_ value: T) {
+            appendInterpolation(String(describing: value))
+        }
+    }
+}
