@@ -1,17 +1,38 @@
 /// A field's stable dotted name and what it means. The same names are used by `--fields`,
 /// the filter language, JSON export and `btlog fields`; there is no second spelling.
+///
+/// Every Field of every packet carries its definition, so copying one must cost nothing: a
+/// definition is one reference to its description, made once and kept for the life of the
+/// process (definitions are made by the protocols' static tables, a bounded number), and
+/// therefore held without reference counting.
 public struct FieldDefinition: Hashable, Sendable {
-    public let name: String
-    public let label: String
-    public let type: FieldType
-    public let help: String
+    final class Description: Sendable {
+        let name: String
+        let label: String
+        let type: FieldType
+        let help: String
+
+        init(name: String, label: String, type: FieldType, help: String) {
+            self.name = name
+            self.label = label
+            self.type = type
+            self.help = help
+        }
+    }
+
+    private unowned(unsafe) let description: Description
 
     public init(_ name: String, _ label: String, _ type: FieldType, _ help: String) {
-        self.name = name
-        self.label = label
-        self.type = type
-        self.help = help
+        let description = Description(name: name, label: label, type: type, help: help)
+        // Never released: what makes the unowned reference above safe.
+        _ = Unmanaged.passRetained(description)
+        self.description = description
     }
+
+    public var name: String { description.name }
+    public var label: String { description.label }
+    public var type: FieldType { description.type }
+    public var help: String { description.help }
 
     /// "att" for att.opcode, "frame" for frame.number.
     public var protocolName: String { String(name.prefix { $0 != "." }) }
@@ -21,7 +42,10 @@ public struct FieldDefinition: Hashable, Sendable {
         { FieldDefinition(protocolName + "." + $0, $1, $2, $3) }
     }
 
-    public static func == (a: FieldDefinition, b: FieldDefinition) -> Bool { a.name == b.name }
+    /// The same name is the same field, even when declared twice.
+    public static func == (a: FieldDefinition, b: FieldDefinition) -> Bool {
+        a.description === b.description || a.name == b.name
+    }
     public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 }
 
