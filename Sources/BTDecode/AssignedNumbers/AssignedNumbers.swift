@@ -15,11 +15,24 @@ public enum AssignedNumbers {
         appearances[value] ?? appearances[value & 0xFFC0]
     }
 
+    /// Reads a tab-separated table by bytes: it runs at start-up, and walking thousands of
+    /// lines as Characters cost more than decoding a small capture.
     static func parse<Key: Hashable>(_ table: String, key: (String) -> Key?) -> [Key: String] {
         var out: [Key: String] = [:]
-        for line in table.split(separator: "\n") {
-            guard let tab = line.firstIndex(of: "\t"), let k = key(String(line[..<tab])) else { continue }
-            out[k] = String(line[line.index(after: tab)...])
+        var table = table
+        table.withUTF8 { bytes in
+            out.reserveCapacity(bytes.count / 24)
+            var lineStart = 0
+            while lineStart < bytes.count {
+                var lineEnd = lineStart
+                while lineEnd < bytes.count, bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+                var tab = lineStart
+                while tab < lineEnd, bytes[tab] != UInt8(ascii: "\t") { tab += 1 }
+                if tab < lineEnd, let k = key(String(decoding: bytes[lineStart ..< tab], as: UTF8.self)) {
+                    out[k] = String(decoding: bytes[tab + 1 ..< lineEnd], as: UTF8.self)
+                }
+                lineStart = lineEnd + 1
+            }
         }
         return out
     }

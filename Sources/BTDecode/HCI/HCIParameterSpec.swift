@@ -1,5 +1,4 @@
 import BTCapture
-import Foundation
 
 /// A compact, data-driven description of HCI parameter layouts (Core Vol 4, Part E, 7), so
 /// that every command, return and event is decoded by one interpreter instead of by hand.
@@ -30,7 +29,7 @@ struct HCIParam {
     var valueNames: HCIValueNames.Source = .none
 
     static func parse(_ spec: String) -> [HCIParam] {
-        var tokens = spec.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }[...]
+        var tokens = spec.split(separator: ",").map { String($0).trimmingWhitespace }[...]
         return parseList(&tokens)
     }
 
@@ -39,7 +38,7 @@ struct HCIParam {
         while let token = tokens.popFirst() {
             if token == "]" { break }
             if token.hasPrefix("[") {
-                var inner = ([String(token.dropFirst()).trimmingCharacters(in: .whitespaces)] + tokens)[...]
+                var inner = ([String(token.dropFirst()).trimmingWhitespace] + tokens)[...]
                 let group = parseList(&inner)
                 tokens = inner
                 params.append(HCIParam(kind: .rest, name: "group", label: "group", group: group, field: HCIFields.parameters))
@@ -57,12 +56,18 @@ struct HCIParam {
             if kind == nil, kindText.hasPrefix("b"), let n = Int(kindText.dropFirst()) { kind = .bytes; count = n }
             guard let kind else { preconditionFailure("bad HCI parameter kind \(kindText) in \(token)") }
             let name = parts.count > 1 ? parts[1] : defaultName(kind)
-            params.append(HCIParam(kind: kind, name: name, label: name.replacingOccurrences(of: "_", with: " "), byteCount: count,
+            params.append(HCIParam(kind: kind, name: name, label: HCIParam.label(name), byteCount: count,
                                    inSummary: summarised, field: HCIParameterFields.field(name, kind),
                                    valueNames: HCIValueNames.source(name)))
             if closes { break }
         }
         return params
+    }
+
+    /// "LE_Scan_Interval" → "LE Scan Interval" (without Foundation: the tables are parsed at
+    /// start-up, where its replacingOccurrences cost more than decoding a small capture).
+    static func label(_ name: String) -> String {
+        String(decoding: name.utf8.map { $0 == UInt8(ascii: "_") ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
     }
 
     static func defaultName(_ kind: Kind) -> String {
@@ -111,7 +116,7 @@ enum HCIParameterFields {
         }
         // One type per name, whichever layout is parsed first.
         type = widerThanSomeLayouts[name] ?? type
-        return FieldDefinition(key, name.replacingOccurrences(of: "_", with: " "), type, "HCI parameter " + name)
+        return FieldDefinition(key, HCIParam.label(name), type, "HCI parameter " + name)
     }
 }
 
