@@ -1,4 +1,5 @@
 import BTCapture
+import BTDecode
 import BTFixtures
 import Foundation
 
@@ -28,6 +29,23 @@ public enum FuzzSeeds {
         BenchmarkSessions.audioSession(packets: 300) { audio += $0 }
 
         for (name, bytes) in LiteralInput.seeds { try save(.literal, name, bytes) }
+
+        // Channel protocols: what each PSM's channel carried in the audio session, the classic
+        // scenario and the fixture files, per protocol and direction as it came.
+        var channelFrames = audio + classic
+        if let fixtures {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: fixtures)) ?? [] where name.hasSuffix(".btsnoop") {
+                guard let reader = try? CaptureInput.open((fixtures as NSString).appendingPathComponent(name)) else { continue }
+                while let frame = try? reader.next() { channelFrames.append(frame) }
+            }
+        }
+        for (psm, sdus) in ChannelSDUs.collect(channelFrames) {
+            for (index, chunk) in stride(from: 0, to: sdus.count, by: 24).enumerated() {
+                guard let seed = ChannelInput.encode(psm: psm, Array(sdus[chunk ..< min(chunk + 24, sdus.count)])) else { continue }
+                try save(.channel, String(format: "psm-%04x-%02d.bin", psm, index), seed)
+                if index >= 8 { break }
+            }
+        }
 
         // Readers: every format btlog writes, small enough for libFuzzer's length limit.
         try save(.btsnoop, "h4.btsnoop", try FixtureContainers.encode(hciOnly, as: .btsnoopH4))
@@ -92,5 +110,22 @@ public enum FuzzSeeds {
             }
         }
         return written
+    }
+}
+
+/// The SDUs of decoded channel protocols in some frames, by PSM, in capture order.
+enum ChannelSDUs {
+    static func collect(_ frames: [Frame]) -> [(UInt16, [(received: Bool, bytes: ArraySlice<UInt8>)])] {
+        let decoded = Set(L2CAPProtocols.decodedPSMs)
+        var byPSM: [UInt16: [(received: Bool, bytes: ArraySlice<UInt8>)]] = [:]
+        let decoder = Decoder()
+        for frame in frames {
+            let packet = decoder.decode(frame)
+            guard let index = packet.layers.firstIndex(where: { $0.name == "L2CAP" }), index + 1 < packet.layers.count,
+                  case .unsigned(let psm, _)? = packet.layers[index].fields.first(where: { $0.definition == L2CAPFields.psm })?.value,
+                  decoded.contains(UInt16(psm)), let sdu = packet.bytes(of: packet.layers[index + 1]) else { continue }
+            byPSM[UInt16(psm), default: []].append((frame.direction == .received, sdu))
+        }
+        return byPSM.sorted { $0.key < $1.key }
     }
 }

@@ -31,6 +31,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// picks the field type, the rest is two literals split at a 0 byte. Each must parse or be
     /// refused, compare without trapping, and a parsed value must survive its own text.
     case literal
+    /// The protocols L2CAP hands a dynamic channel to by PSM (RFCOMM, and every one registered
+    /// later): the first byte picks the PSM among `L2CAPProtocols.decodedPSMs`, the rest are
+    /// SDUs (ChannelInput records) delivered on a channel opened for it.
+    case channel
 
     /// Runs the input; returns normally for every input (errors are the expected outcome of
     /// most inputs), crashes only on a bug.
@@ -62,6 +66,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             FuzzDecoder.shared.run(DecoderInput.frames(from: input))
         case .literal:
             LiteralInput.run(input)
+        case .channel:
+            FuzzDecoder.shared.run(ChannelInput.frames(from: input))
         }
     }
 
@@ -160,6 +166,54 @@ public enum DecoderInput {
             bytes.append(UInt8(frame.bytes.count & 0xFF))
             bytes.append(UInt8(frame.bytes.count >> 8))
             bytes += frame.bytes
+        }
+        return bytes
+    }
+}
+
+/// The channel target's input: [PSM selector] then records of [flags][length low][length high]
+/// [SDU], flags bit 0 for the direction (set: received). The frames connect a BR/EDR link,
+/// open a channel for the PSM, and carry each SDU in one ACL packet.
+public enum ChannelInput {
+    static let handle: UInt16 = 0x0001
+
+    public static func frames(from input: [UInt8]) -> [Frame] {
+        let psms = L2CAPProtocols.decodedPSMs
+        guard let selector = input.first, !psms.isEmpty else { return [] }
+        let psm = psms[Int(selector) % psms.count]
+        var frames: [Frame] = []
+        func add(_ kind: FrameKind, _ direction: Direction, _ bytes: [UInt8]) {
+            frames.append(Frame(number: frames.count + 1, timestamp: Int64(frames.count) * 1000, kind: kind, direction: direction, bytes: bytes))
+        }
+        func l2cap(_ cid: UInt16, _ payload: ArraySlice<UInt8>, received: Bool) {
+            let pdu = [UInt8(payload.count & 0xFF), UInt8(payload.count >> 8), UInt8(cid & 0xFF), UInt8(cid >> 8)] + payload
+            add(.aclData, received ? .received : .sent,
+                [UInt8(handle & 0xFF), UInt8(handle >> 8) | 0x20, UInt8(pdu.count & 0xFF), UInt8(pdu.count >> 8)] + pdu)
+        }
+        // Connection Complete (BR/EDR ACL), then the host's Connection Request and the peer's
+        // response: the host's CID 0x0040, the peer's 0x0041.
+        add(.event, .received, [0x03, 0x0B, 0x00, UInt8(handle), 0x00, 0x13, 0x71, 0xDA, 0x7D, 0x1A, 0x00, 0x01, 0x00])
+        l2cap(0x0001, [0x02, 0x01, 0x04, 0x00, UInt8(psm & 0xFF), UInt8(psm >> 8), 0x40, 0x00], received: false)
+        l2cap(0x0001, [0x03, 0x01, 0x08, 0x00, 0x41, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00], received: true)
+        var i = 1
+        while i < input.count {
+            let flags = input[i]
+            let declared = i + 2 < input.count ? Int(input[i + 1]) | Int(input[i + 2]) << 8 : 0
+            let start = min(i + 3, input.count)
+            let end = min(start + min(declared, 0xFFF0), input.count)
+            let received = flags & 1 != 0
+            l2cap(received ? 0x0040 : 0x0041, input[start ..< end], received: received)
+            i = end
+        }
+        return frames
+    }
+
+    /// A seed: the PSM's selector and the SDUs, each with its direction.
+    public static func encode(psm: UInt16, _ sdus: [(received: Bool, bytes: ArraySlice<UInt8>)]) -> [UInt8]? {
+        guard let index = L2CAPProtocols.decodedPSMs.firstIndex(of: psm) else { return nil }
+        var bytes = [UInt8(index)]
+        for sdu in sdus where sdu.bytes.count <= 0xFFF0 {
+            bytes += [sdu.received ? 1 : 0, UInt8(sdu.bytes.count & 0xFF), UInt8(sdu.bytes.count >> 8)] + sdu.bytes
         }
         return bytes
     }

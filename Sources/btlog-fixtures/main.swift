@@ -45,6 +45,7 @@ try save("wwdc-dual.btsnoop.gz", FixtureContainers.gzip(try FixtureContainers.en
 try save("le-heart-rate.btsnoop", try FixtureContainers.encode(Scenarios.heartRateSession(), as: .btsnoopH4))
 try save("le-heart-rate.pklg", try FixtureContainers.encode(Scenarios.heartRateSession(), as: .pklg))
 try save("bredr-l2cap.btsnoop", try FixtureContainers.encode(Scenarios.classicL2CAPSession(), as: .btsnoopH4))
+try save("bredr-handsfree.btsnoop", try FixtureContainers.encode(Scenarios.handsfreeSession(), as: .btsnoopH4))
 try save("btmon-crash-heart-rate.btsnoop", try FixtureContainers.encode(Scenarios.btmonCrashTrace(), as: .btsnoopH4))
 
 // An iOS sysdiagnose with two packet logs; the newer one is the WWDC session.

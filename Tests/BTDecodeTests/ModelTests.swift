@@ -128,8 +128,10 @@ final class RangeTests: XCTestCase {
                         case .bytes(let value): XCTAssertEqual(Array(covered), Array(value), "\(where_) \(field.definition.name)")
                         case .unsigned(let value, let width):
                             let raw = covered.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-                            // Equal, or a bit field (a 12-bit handle, the OGF, the boundary flag) whose bits are there.
-                            XCTAssertTrue(raw == value || (width < covered.count * 2 || raw > value)
+                            let bigEndian = covered.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                            // Equal (little-endian, or big-endian as SDP and RTP write), or a bit field
+                            // (a 12-bit handle, the OGF, the boundary flag) whose bits are there.
+                            XCTAssertTrue(raw == value || bigEndian == value || (width < covered.count * 2 || raw > value)
                                 && (0 ..< covered.count * 8).contains { raw >> UInt64($0) & value == value }, "\(where_) \(field.definition.name)")
                         default: break
                         }

@@ -10,6 +10,13 @@ final class DifferentialTests: XCTestCase {
         ("bthci_acl.chandle", "acl.handle"), ("btl2cap.cid", "l2cap.cid"), ("btl2cap.psm", "l2cap.psm"),
         ("btl2cap.cmd_code", "l2cap.code"), ("btatt.opcode", "att.opcode"), ("btatt.handle", "att.handle"),
         ("btsmp.opcode", "smp.code"), ("btsmp.reason", "smp.reason"),
+        ("btrfcomm.dlci", "rfcomm.dlci"), ("btrfcomm.cr", "rfcomm.cr"), ("btrfcomm.frame_type", "rfcomm.frame_type"),
+        ("btrfcomm.pf", "rfcomm.pf"), ("btrfcomm.len", "rfcomm.len"), ("btrfcomm.credits", "rfcomm.credits"),
+        ("btrfcomm.fcs", "rfcomm.fcs"), ("btrfcomm.mcc.cmd", "rfcomm.mcc.cmd"), ("btrfcomm.max_frame_size", "rfcomm.max_frame_size"),
+        ("btsdp.pdu", "sdp.pdu"), ("btsdp.tid", "sdp.transaction"), ("btsdp.len", "sdp.length"), ("btsdp.error_code", "sdp.error_code"),
+        ("btsdp.ssr.total_count", "sdp.total_records"), ("btsdp.ssr.current_count", "sdp.current_records"),
+        ("btsdp.attribute_list_byte_count", "sdp.byte_count"), ("btsdp.maximum_attribute_byte_count", "sdp.max_bytes"),
+        ("btsdp.maximum_service_record_count", "sdp.max_records"), ("btsdp.service.attribute", "sdp.attribute"),
     ]
 
     /// Files tshark reads. Not compared: btsnoop datalinks 1003/1004 (H5/BCSP), which Wireshark
@@ -39,7 +46,7 @@ final class DifferentialTests: XCTestCase {
         for file in files {
             let ts = try Tool.run(tshark, ["-r", file, "-T", "fields", "-E", "separator=/t"] + Self.pairs.flatMap { ["-e", $0.tshark] })
             XCTAssertEqual(ts.status, 0, "\(file): \(ts.err)")
-            let fields = Self.pairs.map(\.btlog) + ["att.value_handle", "hci.event_opcode"]
+            let fields = Self.pairs.map(\.btlog) + ["sdp.attribute_id", "att.value_handle", "hci.event_opcode"]
             let bt = try Tool.run(Tool.btlog, ["show", file, "--fields", fields.joined(separator: ",")])
             XCTAssertEqual(bt.status, 0, "\(file): \(bt.err)")
             let tsRows = ts.out.split(separator: "\n"), btRows = bt.out.split(separator: "\n")
@@ -65,10 +72,19 @@ final class DifferentialTests: XCTestCase {
                         // Wireshark also calls the value handle inside a characteristic
                         // declaration btatt.handle; btlog keeps it apart as att.value_handle.
                         ours.formUnion(Self.values(b[fields.count - 2]))
+                    case "sdp.attribute":
+                        // Wireshark calls the IDs a request asks for btsdp.service.attribute too;
+                        // btlog keeps them apart as sdp.attribute_id.
+                        ours.formUnion(Self.values(b[fields.count - 3]))
                     case "hci.status" where theirs.isEmpty && Self.unknownToTshark.contains(b[fields.count - 1]):
                         // Wireshark 4.0 does not know the Core 5.2 codec commands (Read Local
                         // Supported Codecs V2, Codec Capabilities, Controller Delay) that the
                         // kernel sends at power-on, so it decodes no status for their returns.
+                        continue
+                    case "rfcomm.fcs" where theirs.isEmpty:
+                        // Wireshark reads no FCS when the length field runs past the frame (BlueZ's
+                        // emulator sends such frames); btlog, like the kernel and btmon, takes the
+                        // last octet and reports the length.
                         continue
                     case "l2cap.psm" where theirs.isEmpty:
                         // btlog labels every PDU of a channel with its PSM (responses, S-frames,

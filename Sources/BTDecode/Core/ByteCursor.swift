@@ -119,6 +119,8 @@ public struct ByteCursor {
 
 public enum DecodeError: Error, Equatable {
     case truncated(needed: Int, available: Int, at: Int)
+    /// A structure that cannot be read further (a bad data element): the message says why.
+    case malformed(String)
 }
 
 /// A Bluetooth device address, most significant byte first as people write it.

@@ -40,6 +40,8 @@ public final class Decoder {
                 packet.append(packet.makeLayer(SystemDecoder.kindName(frame.kind), summary: "Malformed", range: 0 ..< frame.bytes.count))
             }
             packet.addIssue(.error, "Truncated: needed \(needed) bytes at offset \(at), \(available) left")
+        } catch DecodeError.malformed(let message) {
+            packet.addIssue(.error, message)
         } catch {
             packet.addIssue(.error, "\(error)")
         }

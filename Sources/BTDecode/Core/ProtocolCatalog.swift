@@ -60,6 +60,8 @@ public enum ProtocolCatalog {
         ATTDecoder.descriptor,
         GATTValues.descriptor,
         SMPDecoder.descriptor,
+        SDPDecoder.descriptor,
+        RFCOMMDecoder.descriptor,
         SystemDecoder.descriptor,
     ]
 

@@ -253,6 +253,9 @@ public enum L2CAPProtocols {
         0x0025: "OTS", 0x0027: "EATT",
     ]
 
+    /// The PSMs some registered protocol decodes (the fuzzer's channel target walks them).
+    public static var decodedPSMs: [UInt16] { DissectorTables.psms.keys.sorted() }
+
     public static func name(psm: UInt16) -> String {
         psmNames[psm] ?? (psm >= 0x0080 && psm <= 0x00FF ? "LE Dynamic PSM \(Hex.u16(psm))" : "PSM \(Hex.u16(psm))")
     }

@@ -1,0 +1,398 @@
+import BTCapture
+
+/// What a link's SDP exchanges taught: the services a server described (so RFCOMM can name a
+/// server channel's profile), and attribute lists still arriving in parts.
+public struct SDPState: ProtocolState {
+    public static let slot = ProtocolCatalog.slot(of: SDPState.self)
+
+    /// A service record as a client learns it.
+    public struct Service: Equatable {
+        public var classes: [UInt16] = []
+        public var name: String?
+        public var psm: UInt16?
+        public var rfcommChannel: UInt8?
+        public var supportedFeatures: UInt16?
+
+        /// "Handsfree", "Audio Sink": the first named class.
+        public var className: String? { classes.lazy.compactMap { SDPNames.serviceClasses[$0] }.first }
+    }
+
+    struct FlowKey: Hashable {
+        var link: Session.LinkKey
+        /// The response travels host to controller.
+        var sent: Bool
+    }
+
+    struct Partial {
+        var bytes: [UInt8]
+        var responses: Int
+        var firstFrame: Int
+    }
+
+    public internal(set) var services: [Session.LinkKey: [Service]] = [:]
+    var partial: [FlowKey: Partial] = [:]
+
+    public init() {}
+
+    /// The service a record tied to this RFCOMM server channel on the link, if SDP said.
+    public func service(_ link: Session.LinkKey, rfcommChannel: UInt8) -> Service? {
+        services[link]?.last { $0.rfcommChannel == rfcommChannel }
+    }
+
+    mutating func learn(_ service: Service, on link: Session.LinkKey) {
+        var known = services[link, default: []]
+        known.removeAll { $0.classes == service.classes && $0.rfcommChannel == service.rfcommChannel && $0.psm == service.psm }
+        known.append(service)
+        services[link] = known
+    }
+
+    public mutating func close(_ link: Session.LinkKey) -> [String] {
+        var messages: [String] = []
+        for (key, pending) in partial where key.link == link {
+            messages.append("SDP attribute list started in packet \(pending.firstFrame) incomplete at disconnection: \(pending.bytes.count) bytes in \(pending.responses) responses")
+            partial[key] = nil
+        }
+        services[link] = nil
+        return messages
+    }
+
+    public mutating func finish() -> [SessionReport] {
+        defer { partial.removeAll() }
+        return partial.values.map {
+            SessionReport(frameNumber: $0.firstFrame, severity: .warning,
+                          message: "SDP attribute list incomplete at the end of the capture: \($0.bytes.count) bytes in \($0.responses) responses")
+        }
+    }
+}
+
+extension Session {
+    public var sdp: SDPState { _read { yield self[SDPState.self] } _modify { yield &self[SDPState.self] } }
+}
+
+/// The Service Discovery Protocol (Core Vol 3, Part B, 4) on PSM 0x0001: every PDU, the data
+/// elements of patterns and attribute lists, attribute lists reassembled across continuation
+/// responses, and what the records say about the services' channels.
+enum SDPDecoder {
+    static let descriptor = ProtocolDescriptor(name: "SDP", fields: SDPFields.all, state: SDPState.self,
+                                               registrations: [.psm(0x0001, decode)])
+
+    static let pduNames: [UInt8: String] = [
+        0x01: "Error Response", 0x02: "Service Search Request", 0x03: "Service Search Response",
+        0x04: "Service Attribute Request", 0x05: "Service Attribute Response",
+        0x06: "Service Search Attribute Request", 0x07: "Service Search Attribute Response",
+    ]
+    static let errorNames: [UInt16: String] = [
+        0x0001: "Invalid/unsupported SDP version", 0x0002: "Invalid Service Record Handle", 0x0003: "Invalid request syntax",
+        0x0004: "Invalid PDU Size", 0x0005: "Invalid Continuation State", 0x0006: "Insufficient Resources to satisfy Request",
+    ]
+
+    static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
+        var layer = packet.makeLayer("SDP", over: c, showsDirection: true)
+        defer { packet.append(layer) }
+        let base = layer.range.lowerBound - c.index
+        func at(_ start: Int, _ count: Int) -> Range<Int> { base + start ..< base + start + count }
+
+        let pdu = try c.u8()
+        let name = pduNames[pdu]
+        layer.add(SDPFields.pdu, .u8(pdu), "\(name ?? "Unknown") (\(Hex.u8(pdu)))", at: at(c.index - 1, 1))
+        let transaction = try c.u16be()
+        layer.add(SDPFields.transaction, .u16(transaction), at: at(c.index - 2, 2))
+        let length = try c.u16be()
+        layer.add(SDPFields.length, .count(Int(length)), at: at(c.index - 2, 2))
+        layer.summary.set("\(name ?? "Unknown PDU \(Hex.u8(pdu))")")
+        guard name != nil else {
+            layer.addIssue(.warning, "Unknown SDP PDU \(Hex.u8(pdu))")
+            return
+        }
+        if Int(length) != c.remaining {
+            layer.addIssue(.error, "Parameter length \(length) but \(c.remaining) bytes follow")
+        }
+        var p = try c.cursor(min(Int(length), c.remaining))
+        // Offsets of `p` are in the same index space as `c`.
+        let flow = SDPState.FlowKey(link: context.link, sent: pdu & 1 == 1 ? !context.sent : context.sent)
+
+        switch pdu {
+        case 0x01:
+            let code = try p.u16be()
+            let codeName = errorNames[code] ?? "Reserved"
+            layer.add(SDPFields.errorCode, .u16(code), "\(codeName) (\(Hex.u16(code)))", at: at(p.index - 2, 2))
+            layer.summary += " - \(codeName) (\(hex: code))"
+            layer.addIssue(.warning, "SDP error: \(codeName) (\(Hex.u16(code)))")
+        case 0x02, 0x06:
+            let pattern = try element(&p, &layer, "service search pattern")
+            let uuids = pattern.elements.compactMap(\.uuid)
+            for uuid in uuids { layer.add(SDPFields.uuid, .uuid(uuid), describe(uuid)) }
+            layer.summary += " - \(uuids.map { SDPNames.name($0) ?? $0.description }.joined(separator: ", "))"
+            if pdu == 0x02 {
+                let maximum = try p.u16be()
+                layer.add(SDPFields.maxRecords, .count(Int(maximum)), at: at(p.index - 2, 2))
+            } else {
+                let maximum = try p.u16be()
+                layer.add(SDPFields.maxBytes, .count(Int(maximum)), at: at(p.index - 2, 2))
+                try attributeIDList(&p, &layer)
+            }
+            try continuation(&p, &layer, base: base, request: true)
+            // A new request (no continuation) ends whatever the responder was still sending.
+            session.sdp.partial[SDPState.FlowKey(link: context.link, sent: !context.sent)] = nil
+        case 0x04:
+            let handle = try p.u32be()
+            layer.add(SDPFields.recordHandle, .u32(handle), at: at(p.index - 4, 4))
+            let maximum = try p.u16be()
+            layer.add(SDPFields.maxBytes, .count(Int(maximum)), at: at(p.index - 2, 2))
+            layer.summary += " - Record \(hex: handle)"
+            try attributeIDList(&p, &layer)
+            try continuation(&p, &layer, base: base, request: true)
+            session.sdp.partial[SDPState.FlowKey(link: context.link, sent: !context.sent)] = nil
+        case 0x03:
+            let total = try p.u16be()
+            layer.add(SDPFields.totalRecords, .count(Int(total)), at: at(p.index - 2, 2))
+            let current = try p.u16be()
+            layer.add(SDPFields.currentRecords, .count(Int(current)), at: at(p.index - 2, 2))
+            var handles: [String] = []
+            for _ in 0 ..< current {
+                let handle = try p.u32be()
+                layer.add(SDPFields.recordHandle, .u32(handle), at: at(p.index - 4, 4))
+                handles.append(Hex.format(handle, width: 8))
+            }
+            layer.summary += " - \(current) of \(total) record\(total == 1 ? "" : "s")"
+            if !handles.isEmpty { layer.summary += ": \(handles.joined(separator: ", "))" }
+            try continuation(&p, &layer, base: base, request: false)
+        case 0x05, 0x07:
+            let count = try p.u16be()
+            layer.add(SDPFields.byteCount, .count(Int(count)), at: at(p.index - 2, 2))
+            let part = try p.slice(Int(count))
+            let more = try continuation(&p, &layer, base: base, request: false)
+            var pending = session.sdp.partial.removeValue(forKey: flow) ?? SDPState.Partial(bytes: [], responses: 0, firstFrame: packet.frame.number)
+            pending.bytes += part
+            pending.responses += 1
+            if more {
+                session.sdp.partial[flow] = pending
+                layer.summary += " - \(count) bytes, continued"
+                if pending.responses > 1 { layer.summary += " (part \(pending.responses), started in packet \(pending.firstFrame))" }
+                return
+            }
+            if pending.responses > 1 {
+                layer.add(SDPFields.fragments, .count(pending.responses))
+                packet.reassembledPDU = pending.bytes[...]
+            }
+            var list = ByteCursor(pending.bytes[...])
+            let top: SDPElement
+            do {
+                top = try SDPElement.read(&list)
+            } catch {
+                layer.addIssue(.error, "Attribute list: \(describe(error))")
+                return
+            }
+            let records = pdu == 0x07 ? top.elements : [top]
+            if pdu == 0x07 { layer.add(SDPFields.records, .count(records.count)) }
+            var described: [String] = []
+            for record in records {
+                let service = decodeRecord(record, &layer)
+                if service.psm != nil || service.rfcommChannel != nil || !service.classes.isEmpty {
+                    session.sdp.learn(service, on: context.link)
+                }
+                described.append(summary(service))
+            }
+            if pdu == 0x07 {
+                layer.summary += " - \(records.count) record\(records.count == 1 ? "" : "s")"
+                if !described.isEmpty { layer.summary += ": \(described.joined(separator: ", "))" }
+            } else if let first = described.first {
+                layer.summary += " - \(first)"
+            }
+            if pending.responses > 1 { layer.summary += " - reassembled from \(pending.responses) responses" }
+        default:
+            break
+        }
+        if !p.isAtEnd { layer.addIssue(.warning, "\(p.remaining) bytes after the parameters") }
+    }
+
+    // MARK: Parameters
+
+    static func element(_ c: inout ByteCursor, _ layer: inout Layer, _ what: String) throws -> SDPElement {
+        do {
+            return try SDPElement.read(&c)
+        } catch {
+            throw DecodeError.malformed("SDP \(what): \(describe(error))")
+        }
+    }
+
+    /// A request's attribute IDs and ranges: fields, and the summary's "Attributes: ...".
+    static func attributeIDList(_ c: inout ByteCursor, _ layer: inout Layer) throws {
+        let list = try element(&c, &layer, "attribute ID list")
+        var parts: [String] = []
+        for item in list.elements {
+            guard case .unsigned(let v, let size) = item else { continue }
+            if size == 4 {
+                let low = UInt16(v >> 16), high = UInt16(v & 0xFFFF)
+                layer.add(SDPFields.attributeRange, .u32(UInt32(v)), "\(Hex.u16(low))-\(Hex.u16(high))")
+                parts.append("\(Hex.u16(low))-\(Hex.u16(high))")
+            } else {
+                let id = UInt16(truncatingIfNeeded: v)
+                layer.add(SDPFields.attributeID, .u16(id), SDPNames.attributes[id].map { "\($0) (\(Hex.u16(id)))" })
+                parts.append(SDPNames.attributes[id] ?? Hex.u16(id))
+            }
+        }
+        layer.summary += " - Attributes: \(parts.joined(separator: ", "))"
+    }
+
+    /// The continuation state; returns whether more of the response follows.
+    @discardableResult
+    static func continuation(_ c: inout ByteCursor, _ layer: inout Layer, base: Int, request: Bool) throws -> Bool {
+        let count = try c.u8()
+        guard count <= 16 else {
+            layer.addIssue(.error, "Continuation state of \(count) bytes (at most 16)")
+            return false
+        }
+        let state = try c.slice(Int(count))
+        if count > 0 {
+            layer.add(SDPFields.continuation, .bytes(state), at: base + state.startIndex ..< base + state.endIndex)
+            if request { layer.summary += " - Continuation" }
+        }
+        return count > 0
+    }
+
+    // MARK: Records
+
+    /// One record's attributes onto the layer (one field per attribute, value described), and
+    /// what it says about the service.
+    static func decodeRecord(_ record: SDPElement, _ layer: inout Layer) -> SDPState.Service {
+        var service = SDPState.Service()
+        let items = record.elements
+        // Classes first: some attribute IDs mean something only for a class.
+        for pair in stride(from: 0, to: items.count - 1, by: 2) where items[pair].integer == 0x0001 {
+            service.classes = items[pair + 1].elements.compactMap { $0.uuid?.uuid16 }
+        }
+        var index = 0
+        while index + 1 < items.count {
+            defer { index += 2 }
+            guard let raw = items[index].integer, raw <= 0xFFFF else {
+                layer.addIssue(.warning, "Attribute list: an attribute ID that is not a 16-bit integer")
+                continue
+            }
+            let id = UInt16(raw), value = items[index + 1]
+            let name = SDPNames.attribute(id, serviceClasses: service.classes) ?? "Attribute"
+            var text = value.describe(describeName)
+            switch id {
+            case 0x0001:
+                for uuid in value.elements.compactMap(\.uuid) { layer.add(SDPFields.serviceClass, .uuid(uuid), describe(uuid)) }
+                text = value.elements.map { $0.uuid.map(describe) ?? $0.describe(describeName) }.joined(separator: ", ")
+            case 0x0004, 0x000D:
+                let stacks = id == 0x0004 ? [value] : value.elements
+                text = stacks.map { protocolStack($0, &layer, &service) }.joined(separator: "; ")
+            case 0x0009:
+                var profiles: [String] = []
+                for entry in value.elements {
+                    guard let uuid = entry.elements.first?.uuid else { continue }
+                    layer.add(SDPFields.profile, .uuid(uuid), describe(uuid))
+                    var profile = SDPNames.name(uuid) ?? uuid.description
+                    if let version = entry.elements.dropFirst().first?.integer {
+                        layer.add(SDPFields.profileVersion, .u16(UInt16(truncatingIfNeeded: version)), "\(version >> 8).\(version & 0xFF)")
+                        profile += " \(version >> 8).\(version & 0xFF)"
+                    }
+                    profiles.append(profile)
+                }
+                text = profiles.joined(separator: ", ")
+            case 0x0100:
+                if let string = value.string {
+                    service.name = string
+                    layer.add(SDPFields.serviceName, .text(string))
+                }
+            case 0x0311:
+                if let features = value.integer {
+                    let bits = UInt16(truncatingIfNeeded: features)
+                    service.supportedFeatures = bits
+                    let names = featureNames(bits, classes: service.classes)
+                    layer.add(SDPFields.supportedFeatures, .u16(bits), names.isEmpty ? nil : "\(Hex.u16(bits)) (\(names.joined(separator: ", ")))")
+                    if !names.isEmpty { text += " (\(names.joined(separator: ", ")))" }
+                }
+            default:
+                break
+            }
+            layer.add(SDPFields.attribute, .u16(id), "\(name) (\(Hex.u16(id))): \(text)")
+        }
+        if items.count % 2 == 1 { layer.addIssue(.warning, "Attribute list: an attribute ID without a value") }
+        return service
+    }
+
+    /// One protocol descriptor list: "L2CAP (PSM 0x0003), RFCOMM (Channel 1)".
+    static func protocolStack(_ stack: SDPElement, _ layer: inout Layer, _ service: inout SDPState.Service) -> String {
+        var parts: [String] = []
+        for descriptor in stack.elements {
+            let elements = descriptor.elements
+            guard let uuid = elements.first?.uuid else {
+                parts.append(descriptor.describe(describeName))
+                continue
+            }
+            layer.add(SDPFields.protocolUUID, .uuid(uuid), describe(uuid))
+            var text = SDPNames.name(uuid) ?? uuid.description
+            let parameter = elements.dropFirst().first?.integer
+            switch uuid.uuid16 {
+            case 0x0100?:
+                if let psm = parameter {
+                    let value = UInt16(truncatingIfNeeded: psm)
+                    layer.add(SDPFields.psm, .u16(value))
+                    // The stack's first PSM is the service's; later ones (AVDTP's) are for the layer above.
+                    if service.psm == nil { service.psm = value }
+                    text += " (PSM \(Hex.u16(value)))"
+                }
+            case 0x0003?:
+                if let channel = parameter {
+                    let value = UInt8(truncatingIfNeeded: channel)
+                    layer.add(SDPFields.rfcommChannel, .count(Int(value)))
+                    service.rfcommChannel = value
+                    text += " (Channel \(value))"
+                }
+            default:
+                if let version = parameter { text += " (\(Hex.format(version, width: 4)))" }
+            }
+            parts.append(text)
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    /// SupportedFeatures bits by the record's class (the profiles' SDP records).
+    static func featureNames(_ bits: UInt16, classes: [UInt16]) -> [String] {
+        let table: [String]
+        switch classes.first {
+        case 0x111E?: table = ["EC/NR", "Call waiting or three-way calling", "CLI presentation", "Voice recognition", "Remote volume control",
+                               "Wide band speech", "Enhanced Voice Recognition Status", "Voice Recognition Text", "Super Wide Band"]
+        case 0x111F?: table = ["Three-way calling", "EC/NR", "Voice recognition", "In-band ring tone", "Attach a number to a voice tag",
+                               "Wide band speech", "Enhanced Voice Recognition Status", "Voice Recognition Text", "Super Wide Band"]
+        case 0x110B?: table = ["Headphone", "Speaker", "Recorder", "Amplifier"]
+        case 0x110A?: table = ["Player", "Microphone", "Tuner", "Mixer"]
+        case 0x110C?: table = ["Category 1", "Category 2", "Category 3", "Category 4", "Player Application Settings", "Group Navigation",
+                               "Browsing", "Multiple Media Player Applications", "Cover Art"]
+        case 0x110E?, 0x110F?: table = ["Category 1", "Category 2", "Category 3", "Category 4", "", "", "Browsing",
+                                        "Cover Art GetImageProperties", "Cover Art GetImage", "Cover Art GetLinkedThumbnail"]
+        default: return []
+        }
+        return table.indices.filter { bits & (1 << $0) != 0 && !table[$0].isEmpty }.map { table[$0] }
+    }
+
+    /// How a service reads in a summary: "Handsfree (RFCOMM 1)", "Audio Sink (PSM 0x0019)".
+    static func summary(_ service: SDPState.Service) -> String {
+        var text = service.className ?? service.name ?? "Record"
+        if let channel = service.rfcommChannel {
+            text += " (RFCOMM \(channel))"
+        } else if let psm = service.psm {
+            text += " (PSM \(Hex.u16(psm)))"
+        }
+        return text
+    }
+
+    static func describe(_ uuid: BTUUID) -> String {
+        SDPNames.name(uuid).map { "\($0) (\(uuid.uuid16.map(Hex.u16) ?? uuid.description))" } ?? uuid.description
+    }
+
+    static let describeName: (BTUUID) -> String? = SDPNames.name
+
+    static func describe(_ error: Error) -> String {
+        switch error {
+        case SDPElement.ParseError.badSize(let type, let size): return "data element type \(type) cannot have size index \(size)"
+        case SDPElement.ParseError.tooDeep: return "data elements nested deeper than \(SDPElement.maximumDepth)"
+        case SDPElement.ParseError.reservedType(let type): return "reserved data element type \(type)"
+        case DecodeError.truncated(let needed, let available, _): return "a data element needs \(needed) bytes, \(available) left"
+        default: return "\(error)"
+        }
+    }
+}

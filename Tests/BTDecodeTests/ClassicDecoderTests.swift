@@ -1,0 +1,222 @@
+import XCTest
+import BTCapture
+import BTDecode
+
+/// BR/EDR profile decoders on bytes laid out from their specifications. The RFCOMM FCS values
+/// are the ones Linux's RFCOMM (through the kernel fixture) and TS 07.10's CRC agree on.
+final class ClassicDecoderTests: XCTestCase {
+    var decoder = Decoder()
+    var number = 0
+    static let handle: UInt16 = 0x000B
+
+    override func setUp() {
+        decoder = Decoder()
+        number = 0
+        // Connection Complete: status 0, handle 0x000B, 00:1A:7D:DA:71:13, ACL, no encryption.
+        feed(.event, .received, [0x03, 0x0B, 0x00, 0x0B, 0x00, 0x13, 0x71, 0xDA, 0x7D, 0x1A, 0x00, 0x01, 0x00])
+    }
+
+    @discardableResult
+    func feed(_ kind: FrameKind, _ direction: Direction, _ bytes: [UInt8]) -> Packet {
+        number += 1
+        return decoder.decode(Frame(number: number, timestamp: Int64(number) * 1000, kind: kind, direction: direction, bytes: bytes))
+    }
+
+    /// A whole L2CAP basic frame on `cid` in one ACL packet.
+    @discardableResult
+    func l2cap(_ cid: UInt16, _ payload: [UInt8], sent: Bool) -> Packet {
+        let pdu = [UInt8(payload.count & 0xFF), UInt8(payload.count >> 8), UInt8(cid & 0xFF), UInt8(cid >> 8)] + payload
+        return feed(.aclData, sent ? .sent : .received,
+                    [UInt8(Self.handle & 0xFF), UInt8(Self.handle >> 8) | 0x20, UInt8(pdu.count & 0xFF), UInt8(pdu.count >> 8)] + pdu)
+    }
+
+    /// Opens a channel for `psm`: the host's CID 0x0040, the peer's 0x0041.
+    func open(psm: UInt16) {
+        l2cap(0x0001, [0x02, 0x01, 0x04, 0x00, UInt8(psm & 0xFF), UInt8(psm >> 8), 0x40, 0x00], sent: true)
+        l2cap(0x0001, [0x03, 0x01, 0x08, 0x00, 0x41, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00], sent: false)
+    }
+
+    func values(_ packet: Packet, _ field: FieldDefinition) -> [String] {
+        packet.layers.flatMap { $0.fields.filter { $0.definition == field }.map(\.value.text) }
+    }
+
+    // MARK: RFCOMM
+
+    /// An RFCOMM frame the host sends: address, control, length (1 or 2 octets), information, FCS.
+    @discardableResult
+    func rfcomm(_ frame: [UInt8], sent: Bool = true) -> Packet {
+        l2cap(sent ? 0x0041 : 0x0040, frame, sent: sent)
+    }
+
+    func testFrameTypesAndTheirFCS() {
+        open(psm: 0x0003)
+        // SABM on DLCI 0 with P: the FCS covers address, control and length.
+        let sabm = rfcomm([0x03, 0x3F, 0x01, 0x1C])
+        XCTAssertEqual(sabm.typeLabel, "RFCOMM Send")
+        XCTAssertEqual(sabm.summary, "SABM - Multiplexer")
+        XCTAssertEqual(values(sabm, RFCOMMFields.frameType), ["0x2F"])
+        XCTAssertEqual(values(sabm, RFCOMMFields.pf), ["1"])
+        XCTAssertEqual(values(sabm, RFCOMMFields.fcsValid), ["1"])
+        XCTAssertNil(sabm.worstSeverity)
+        let ua = rfcomm([0x03, 0x73, 0x01, 0xD7], sent: false)
+        XCTAssertEqual(ua.summary, "UA - Multiplexer")
+        // UA for DLCI 24 (server channel 12).
+        let channelUA = rfcomm([0x63, 0x73, 0x01, 0x69], sent: false)
+        XCTAssertEqual(channelUA.summary, "UA - Channel 12 (DLCI 24)")
+        XCTAssertEqual(values(channelUA, RFCOMMFields.channel), ["12"])
+        XCTAssertNil(channelUA.worstSeverity)
+        // DISC and DM.
+        XCTAssertEqual(rfcomm([0x63, 0x53, 0x01, RFCOMMFCS.of([0x63, 0x53, 0x01])]).summary, "DISC - Channel 12 (DLCI 24)")
+        XCTAssertEqual(rfcomm([0x73, 0x1F, 0x01, RFCOMMFCS.of([0x73, 0x1F, 0x01])], sent: false).summary, "DM - Channel 14 (DLCI 28)")
+
+        // A wrong FCS is an error, and says what it should be.
+        let bad = rfcomm([0x03, 0x3F, 0x01, 0x1D])
+        XCTAssertTrue(bad.hasError)
+        XCTAssertEqual(values(bad, RFCOMMFields.fcsValid), ["0"])
+        XCTAssertTrue(bad.issues.contains { $0.message == "Bad FCS 0x1D, expected 0x1C" }, "\(bad.issues)")
+    }
+
+    func testMultiplexerCommands() {
+        open(psm: 0x0003)
+        // PN command for DLCI 24: credit-based flow requested, priority 7, frame size 667, 7 credits.
+        let pn = rfcomm([0x03, 0xEF, 0x15, 0x83, 0x11, 0x18, 0xF0, 0x07, 0x00, 0x9B, 0x02, 0x00, 0x07, 0x70])
+        XCTAssertEqual(pn.summary, "UIH - Multiplexer - PN Command - Channel 12 (DLCI 24) - Frame Size: 667 - Credits: 7")
+        XCTAssertEqual(values(pn, RFCOMMFields.mccType), ["0x20"])
+        XCTAssertEqual(values(pn, RFCOMMFields.pnCL), ["0xF"])
+        XCTAssertEqual(values(pn, RFCOMMFields.pnFrameSize), ["667"])
+        XCTAssertEqual(values(pn, RFCOMMFields.pnPriority), ["7"])
+        XCTAssertNil(pn.worstSeverity, "\(pn.issues)")
+        // MSC response (C/R 0) for DLCI 24: RTC, RTR and DV set.
+        let msc = rfcomm([0x01, 0xEF, 0x09, 0xE1, 0x05, 0x63, 0x8D, 0xAA], sent: false)
+        XCTAssertEqual(msc.summary, "UIH - Multiplexer - MSC Response - Channel 12 (DLCI 24) - Signals: RTC RTR DV")
+        XCTAssertEqual(values(msc, RFCOMMFields.mscDV), ["1"])
+        XCTAssertEqual(values(msc, RFCOMMFields.mscFC), ["0"])
+        XCTAssertNil(msc.worstSeverity, "\(msc.issues)")
+        // RPN command: 9600 baud, 8 data bits, 1 stop bit, no parity; RPN request (DLCI only).
+        func uih0(_ mcc: [UInt8]) -> [UInt8] { [0x03, 0xEF, UInt8(mcc.count << 1 | 1)] + mcc + [RFCOMMFCS.of([0x03, 0xEF])] }
+        let rpn = rfcomm(uih0([0x93, 0x11, 0x63, 0x03, 0x03, 0x00, 0x11, 0x13, 0xFF, 0x3F]))
+        XCTAssertEqual(rpn.summary, "UIH - Multiplexer - RPN Command - Channel 12 (DLCI 24) - 9600 baud, 8 data bits, 1 stop bit, no parity")
+        XCTAssertEqual(rfcomm(uih0([0x93, 0x03, 0x63])).summary, "UIH - Multiplexer - RPN Command - Channel 12 (DLCI 24) - Request")
+        // RLS with a framing error; NSC naming the command it did not know; Test; FCon.
+        XCTAssertEqual(rfcomm(uih0([0x53, 0x05, 0x63, 0x09])).summary, "UIH - Multiplexer - RLS Command - Channel 12 (DLCI 24) - Error: framing")
+        XCTAssertEqual(rfcomm(uih0([0x11, 0x03, 0x43]), sent: false).summary, "UIH - Multiplexer - NSC Response - PSC not supported")
+        XCTAssertEqual(rfcomm(uih0([0x23, 0x07, 0x01, 0x02, 0x03])).summary, "UIH - Multiplexer - Test Command - 3 bytes")
+        XCTAssertEqual(rfcomm(uih0([0xA3, 0x01])).summary, "UIH - Multiplexer - FCon Command")
+        // A PN too short for its parameters.
+        let short = rfcomm(uih0([0x83, 0x05, 0x18, 0xF0]))
+        XCTAssertTrue(short.issues.contains { $0.message == "PN with 2 bytes of value, too short" }, "\(short.issues)")
+    }
+
+    func testDataCreditsAndLongLength() {
+        open(psm: 0x0003)
+        // UIH on DLCI 24 with P/F: a credits octet, then "AT+BRSF=959\r" as printable text.
+        let text = Array("AT+BRSF=959\r".utf8)
+        let at = rfcomm([0x63, 0xFF, UInt8(text.count << 1 | 1), 0x21] + text + [RFCOMMFCS.of([0x63, 0xFF])])
+        XCTAssertEqual(at.summary, "UIH - Channel 12 (DLCI 24) - Credits: 33 - 12 bytes - \"AT+BRSF=959\\r\"")
+        XCTAssertEqual(values(at, RFCOMMFields.credits), ["33"])
+        XCTAssertNil(at.worstSeverity, "\(at.issues)")
+        // 667 bytes: the length takes two octets (EA 0).
+        let data = [UInt8](repeating: 0x07, count: 667)
+        let long = rfcomm([0x63, 0xEF, 0x36, 0x05] + data + [RFCOMMFCS.of([0x63, 0xEF])])
+        XCTAssertEqual(long.summary, "UIH - Channel 12 (DLCI 24) - 667 bytes")
+        XCTAssertEqual(values(long, RFCOMMFields.length), ["667"])
+        XCTAssertNil(long.worstSeverity, "\(long.issues)")
+        // A length larger than what follows (as BlueZ's emulator sends): said, and still decoded.
+        let liar = rfcomm([0x63, 0xEF, 0x19, 0x00, 0x01, 0x02, RFCOMMFCS.of([0x63, 0xEF])], sent: false)
+        XCTAssertEqual(values(liar, RFCOMMFields.payload), ["000102"])
+        XCTAssertTrue(liar.issues.contains { $0.message == "Length 12 but 3 bytes of information before the FCS" }, "\(liar.issues)")
+        // Truncated: one byte of RFCOMM.
+        XCTAssertTrue(rfcomm([0x63]).hasError)
+    }
+}
+
+extension ClassicDecoderTests {
+    // MARK: SDP
+
+    /// An SDP PDU: ID, transaction, parameter length (big-endian), parameters.
+    @discardableResult
+    func sdp(_ id: UInt8, _ transaction: UInt16, _ parameters: [UInt8], sent: Bool) -> Packet {
+        let pdu = [id, UInt8(transaction >> 8), UInt8(transaction & 0xFF), UInt8(parameters.count >> 8), UInt8(parameters.count & 0xFF)] + parameters
+        return l2cap(sent ? 0x0041 : 0x0040, pdu, sent: sent)
+    }
+
+    func testSDPRecordsTeachRFCOMMWhichProfileAChannelCarries() {
+        open(psm: 0x0001)
+        // Service Search Attribute Request: pattern (Handsfree Audio Gateway), 0xFFFF bytes, all attributes.
+        let request = sdp(0x06, 0x0001, [0x35, 0x03, 0x19, 0x11, 0x1F, 0xFF, 0xFF, 0x35, 0x05, 0x0A, 0x00, 0x00, 0xFF, 0xFF, 0x00], sent: true)
+        XCTAssertEqual(request.summary, "Service Search Attribute Request - Handsfree Audio Gateway - Attributes: 0x0000-0xFFFF")
+        XCTAssertEqual(values(request, SDPFields.uuid), ["111F"])
+        XCTAssertEqual(values(request, SDPFields.attributeRange), ["0x0000FFFF"])
+        // One record: classes (HFP AG, Generic Audio), L2CAP + RFCOMM channel 2, profile 1.9,
+        // a name with a 16-bit length (size index 6), features 0x0009 (three-way calling, in-band ring).
+        let name: [UInt8] = [0x26, 0x00, 0x0D] + Array("Voice Gateway".utf8)
+        let attributes: [UInt8] = [0x09, 0x00, 0x01, 0x35, 0x06, 0x19, 0x11, 0x1F, 0x19, 0x12, 0x03]
+            + [0x09, 0x00, 0x04, 0x35, 0x0C, 0x35, 0x03, 0x19, 0x01, 0x00, 0x35, 0x05, 0x19, 0x00, 0x03, 0x08, 0x02]
+            + [0x09, 0x00, 0x09, 0x35, 0x08, 0x35, 0x06, 0x19, 0x11, 0x1E, 0x09, 0x01, 0x09]
+            + [0x09, 0x01, 0x00] + name + [0x09, 0x03, 0x11, 0x09, 0x00, 0x09]
+        let record: [UInt8] = [0x35, UInt8(attributes.count)] + attributes
+        let lists: [UInt8] = [0x35, UInt8(record.count)] + record
+        let response = sdp(0x07, 0x0001, [0x00, UInt8(lists.count)] + lists + [0x00], sent: false)
+        XCTAssertEqual(response.summary, "Service Search Attribute Response - 1 record: Handsfree Audio Gateway (RFCOMM 2)")
+        XCTAssertEqual(values(response, SDPFields.rfcommChannel), ["2"])
+        XCTAssertEqual(values(response, SDPFields.psm), [])
+        XCTAssertEqual(values(response, SDPFields.serviceName), ["Voice Gateway"])
+        XCTAssertEqual(values(response, SDPFields.profileVersion), ["0x0109"])
+        XCTAssertEqual(values(response, SDPFields.serviceClass), ["111F", "1203"])
+        let features = response.layers.last!.fields.first { $0.definition == SDPFields.supportedFeatures }
+        XCTAssertEqual(features?.display, "0x0009 (Three-way calling, In-band ring tone)")
+        XCTAssertNil(response.worstSeverity, "\(response.issues)")
+        // RFCOMM on the same link now names channel 2.
+        open(psm: 0x0003)
+        let sabm = l2cap(0x0041, [0x13, 0x3F, 0x01, RFCOMMFCS.of([0x13, 0x3F, 0x01])], sent: true)
+        XCTAssertEqual(sabm.summary, "SABM - Channel 2 (DLCI 4, Handsfree Audio Gateway)")
+    }
+
+    func testSDPContinuationAndErrors() {
+        open(psm: 0x0001)
+        // An attribute list (ServiceRecordHandle, ServiceClassIDList: Audio Sink) in two parts.
+        let list: [UInt8] = [0x35, 0x10, 0x09, 0x00, 0x00, 0x0A, 0x00, 0x01, 0x00, 0x01, 0x09, 0x00, 0x01, 0x35, 0x03, 0x19, 0x11, 0x0B]
+        sdp(0x04, 7, [0x00, 0x01, 0x00, 0x01, 0x00, 0x08, 0x35, 0x03, 0x09, 0x00, 0x01, 0x00], sent: true)
+        let first = sdp(0x05, 7, [0x00, 0x08] + list.prefix(8) + [0x01, 0xAA], sent: false)
+        XCTAssertEqual(first.summary, "Service Attribute Response - 8 bytes, continued")
+        XCTAssertEqual(values(first, SDPFields.continuation), ["AA"])
+        let again = sdp(0x04, 8, [0x00, 0x01, 0x00, 0x01, 0x00, 0x10, 0x35, 0x03, 0x09, 0x00, 0x01, 0x01, 0xAA], sent: true)
+        XCTAssertEqual(again.summary, "Service Attribute Request - Record 0x00010001 - Attributes: ServiceClassIDList - Continuation")
+        let last = sdp(0x05, 8, [0x00, UInt8(list.count - 8)] + list.dropFirst(8) + [0x00], sent: false)
+        XCTAssertEqual(last.summary, "Service Attribute Response - Audio Sink - reassembled from 2 responses")
+        XCTAssertEqual(values(last, SDPFields.attribute), ["0x0000", "0x0001"])
+        XCTAssertEqual(values(last, SDPFields.fragments), ["2"])
+        XCTAssertEqual(last.reassembledPDU.map(Array.init), list)
+        // Error Response; a parameter length that lies; a data element with a size it cannot have.
+        let error = sdp(0x01, 9, [0x00, 0x05], sent: false)
+        XCTAssertEqual(error.summary, "Error Response - Invalid Continuation State (0x0005)")
+        XCTAssertTrue(error.hasWarning)
+        let lying = l2cap(0x0041, [0x02, 0x00, 0x0A, 0x00, 0x20, 0x35, 0x03, 0x19, 0x11, 0x0B, 0x00, 0x01, 0x00], sent: true)
+        XCTAssertTrue(lying.issues.contains { $0.message == "Parameter length 32 but 8 bytes follow" }, "\(lying.issues)")
+        let badSize = sdp(0x02, 11, [0x35, 0x03, 0x1D, 0x11, 0x0B, 0x00, 0x01, 0x00], sent: true)
+        XCTAssertTrue(badSize.issues.contains { $0.message == "SDP service search pattern: data element type 3 cannot have size index 5" }, "\(badSize.issues)")
+        // Sequences nested past the limit are refused, not followed.
+        var nested: [UInt8] = [0x19, 0x11, 0x0B]
+        for _ in 0 ..< 20 { nested = [0x35, UInt8(nested.count)] + nested }
+        let deep = sdp(0x02, 12, nested + [0x00, 0x01, 0x00], sent: true)
+        XCTAssertTrue(deep.issues.contains { $0.message.hasSuffix("nested deeper than 16") }, "\(deep.issues)")
+    }
+}
+
+/// TS 07.10's FCS computed bit by bit, independently of the decoder's table: CRC-8 with
+/// polynomial x^8 + x^2 + x + 1, reflected, initial value 0xFF, sent as its ones' complement.
+enum RFCOMMFCS {
+    static func of(_ bytes: [UInt8]) -> UInt8 {
+        var crc: UInt8 = 0xFF
+        for byte in bytes {
+            var bits = byte
+            for _ in 0 ..< 8 {
+                let feedback = (crc ^ bits) & 1
+                crc >>= 1
+                if feedback == 1 { crc ^= 0xE0 }
+                bits >>= 1
+            }
+        }
+        return ~crc
+    }
+}
