@@ -109,10 +109,11 @@ final class ClassicDecoderTests: XCTestCase {
 
     func testDataCreditsAndLongLength() {
         open(psm: 0x0003)
-        // UIH on DLCI 24 with P/F: a credits octet, then "AT+BRSF=959\r" as printable text.
-        let text = Array("AT+BRSF=959\r".utf8)
+        // UIH on DLCI 24 with P/F: a credits octet, then "AT+CGMI\r" as printable text (no
+        // profile recognised: AT+CGMI is no hands-free unit's first word).
+        let text = Array("AT+CGMI\r".utf8)
         let at = rfcomm([0x63, 0xFF, UInt8(text.count << 1 | 1), 0x21] + text + [RFCOMMFCS.of([0x63, 0xFF])])
-        XCTAssertEqual(at.summary, "UIH - Channel 12 (DLCI 24) - Credits: 33 - 12 bytes - \"AT+BRSF=959\\r\"")
+        XCTAssertEqual(at.summary, "UIH - Channel 12 (DLCI 24) - Credits: 33 - 8 bytes - \"AT+CGMI\\r\"")
         XCTAssertEqual(values(at, RFCOMMFields.credits), ["33"])
         XCTAssertNil(at.worstSeverity, "\(at.issues)")
         // 667 bytes: the length takes two octets (EA 0).
@@ -200,6 +201,62 @@ extension ClassicDecoderTests {
         for _ in 0 ..< 20 { nested = [0x35, UInt8(nested.count)] + nested }
         let deep = sdp(0x02, 12, nested + [0x00, 0x01, 0x00], sent: true)
         XCTAssertTrue(deep.issues.contains { $0.message.hasSuffix("nested deeper than 16") }, "\(deep.issues)")
+    }
+}
+
+extension ClassicDecoderTests {
+    // MARK: HFP
+
+    /// AT text on server channel 1 (DLCI 2) of an RFCOMM session the host started: commands
+    /// from the peer (the hands-free unit), results from the host (the audio gateway).
+    @discardableResult
+    func at(_ text: String, sent: Bool) -> Packet {
+        let address: UInt8 = 2 << 2 | (sent ? 0x02 : 0x00) | 0x01
+        let bytes = Array(text.utf8)
+        return l2cap(sent ? 0x0041 : 0x0040, [address, 0xEF, UInt8(bytes.count << 1 | 1)] + bytes + [RFCOMMFCS.of([address, 0xEF])], sent: sent)
+    }
+
+    func testHandsFreeCommandsWithoutSDP() {
+        open(psm: 0x0003)
+        // No SDP in this capture: AT+BRSF says the channel is Hands-Free.
+        let brsf = at("AT+BRSF=191\r", sent: false)
+        XCTAssertEqual(brsf.typeLabel, "HFP Receive")
+        XCTAssertEqual(brsf.summary, "AT+BRSF=191 (HF features: EC/NR, Three-way calling, CLI presentation, Voice recognition, Remote volume control, Enhanced call status, Codec negotiation)")
+        XCTAssertEqual(values(brsf, HFPFields.command), ["+BRSF"])
+        XCTAssertEqual(values(brsf, HFPFields.commandType), ["set"])
+        XCTAssertEqual(values(brsf, HFPFields.hfFeatures), ["0x000000BF"])
+        let agFeatures = at("\r\n+BRSF: 2048\r\n\r\nOK\r\n", sent: true)
+        XCTAssertEqual(agFeatures.summary, "+BRSF: 2048 (AG features: eSCO S4) - OK")
+        XCTAssertEqual(values(agFeatures, HFPFields.response), ["+BRSF", "OK"])
+        // A command split over two frames is joined on the second.
+        let first = at("AT+CIN", sent: false)
+        XCTAssertEqual(first.summary, "Partial command \"AT+CIN\", continued")
+        let second = at("D=?\r", sent: false)
+        XCTAssertEqual(second.summary, "AT+CIND=? (Indicators) (joined from 2 frames)")
+        XCTAssertEqual(values(second, HFPFields.joined), ["2"])
+        // The test result names the indicators; +CIEV then reads by name.
+        at("\r\n+CIND: (\"call\",(0,1)),(\"callsetup\",(0-3)),(\"signal\",(0-5))\r\n", sent: true)
+        let event = at("\r\n+CIEV: 3,4\r\n", sent: true)
+        XCTAssertEqual(event.summary, "+CIEV: 3,4 (signal 4)")
+        XCTAssertEqual(values(event, HFPFields.indicator), ["signal"])
+        XCTAssertEqual(values(event, HFPFields.indicatorValue), ["4"])
+        // Codec selection, gain, and an error with its meaning.
+        XCTAssertEqual(at("\r\n+BCS: 3\r\n", sent: true).summary, "+BCS: 3 (Codec Selection: LC3-SWB)")
+        XCTAssertEqual(decoder.session.hfp.codecs.values.first, 3)
+        XCTAssertEqual(at("AT+VGM=8\r", sent: false).summary, "AT+VGM=8 (Microphone Gain 8/15)")
+        let error = at("\r\n+CME ERROR: 30\r\n", sent: true)
+        XCTAssertEqual(error.summary, "+CME ERROR: 30 (No network service)")
+        XCTAssertTrue(error.hasWarning)
+        XCTAssertEqual(at("ATD0123456789;\r", sent: false).summary, "ATD0123456789; (Dial)")
+        XCTAssertEqual(at("\r\nRING\r\n", sent: true).summary, "RING")
+    }
+
+    func testOtherChannelsStayText() {
+        open(psm: 0x0003)
+        // Serial data that is not AT: shown as text on the RFCOMM layer, no HFP layer.
+        let serial = at("hello\r\n", sent: true)
+        XCTAssertEqual(serial.typeLabel, "RFCOMM Send")
+        XCTAssertEqual(serial.summary, "UIH - Channel 1 (DLCI 2) - 7 bytes - \"hello\\r\\n\"")
     }
 }
 

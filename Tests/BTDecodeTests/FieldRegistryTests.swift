@@ -66,7 +66,7 @@ final class FieldRegistryTests: XCTestCase {
         XCTAssertEqual(GATTValues.describe(BTUUID(UInt16(0x2A19)), [0x57]), "87%")
         XCTAssertNil(GATTValues.describe(BTUUID(UInt16(0x2A19)), []))
         XCTAssertNotNil(DissectorTables.manufacturerData[0x004C])
-        XCTAssertEqual(ProtocolCatalog.stateTypes.count, 5)
+        XCTAssertEqual(ProtocolCatalog.stateTypes.count, 7)
     }
 
     /// A copied Session (the fuzzer's warm start) keeps its own protocol states.

@@ -100,6 +100,32 @@ final class DifferentialTests: XCTestCase {
         XCTAssertGreaterThan(compared, 5000, "the comparison covered too little")
     }
 
+    /// HFP: the AT command and result names tshark finds (it follows SDP to the channel and
+    /// joins split commands, as btlog does) are the ones btlog finds, packet by packet.
+    func testHandsFreeCommandsAgreeWithTshark() throws {
+        guard let tshark = Tool.find("tshark") else { throw XCTSkip("tshark is not installed (apt-get install tshark)") }
+        let file = "Fixtures/bredr-handsfree.btsnoop"
+        let ts = try Tool.run(tshark, ["-r", file, "-Y", "bthfp", "-T", "fields", "-E", "separator=/t", "-e", "frame.number", "-e", "bthfp.at_cmd"])
+        XCTAssertEqual(ts.status, 0, ts.err)
+        let bt = try Tool.run(Tool.btlog, ["show", file, "--fields", "number,hfp.command,hfp.response"])
+        XCTAssertEqual(bt.status, 0, bt.err)
+        var ours: [String: Set<String>] = [:]
+        for row in bt.out.split(separator: "\n") {
+            let columns = row.split(separator: "\t", omittingEmptySubsequences: false)
+            guard columns.count == 3 else { continue }
+            ours[String(columns[0])] = Set((columns[1].split(separator: ",") + columns[2].split(separator: ",")).map(String.init))
+        }
+        var compared = 0
+        for row in ts.out.split(separator: "\n") {
+            let columns = row.split(separator: "\t", omittingEmptySubsequences: false)
+            guard columns.count == 2 else { continue }
+            let theirs = Set(columns[1].split(separator: ",").map(String.init))
+            XCTAssertEqual(ours[String(columns[0])] ?? [], theirs, "packet \(columns[0])")
+            compared += 1
+        }
+        XCTAssertGreaterThanOrEqual(compared, 15)
+    }
+
     /// The trace that crashes btmon 5.66: btlog decodes all four packets and names Heart Rate.
     func testBtmonCrashTraceDecodes() throws {
         let result = try Tool.run(Tool.btlog, ["show", "Fixtures/btmon-crash-heart-rate.btsnoop"])

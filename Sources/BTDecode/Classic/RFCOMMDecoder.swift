@@ -1,10 +1,45 @@
 import BTCapture
 
+/// Where an RFCOMM frame's information travels: the L2CAP channel, the DLCI, and the service
+/// class its server channel was found to carry.
+struct RFCOMMContext {
+    var l2cap: L2CAPContext
+    var dlci: UInt8
+    var serviceClass: UInt16
+}
+
+/// Per link: the service each server channel carries when SDP did not say but the traffic did
+/// (a hands-free unit's first command is always AT+BRSF).
+public struct RFCOMMState: ProtocolState {
+    public static let slot = ProtocolCatalog.slot(of: RFCOMMState.self)
+
+    struct ChannelKey: Hashable {
+        var link: Session.LinkKey
+        var channel: UInt8
+    }
+
+    var recognised: [ChannelKey: UInt16] = [:]
+
+    public init() {}
+
+    public mutating func close(_ link: Session.LinkKey) -> [String] {
+        recognised = recognised.filter { $0.key.link != link }
+        return []
+    }
+
+    public mutating func finish() -> [SessionReport] { [] }
+}
+
+extension Session {
+    public var rfcomm: RFCOMMState { _read { yield self[RFCOMMState.self] } _modify { yield &self[RFCOMMState.self] } }
+}
+
 /// RFCOMM (Bluetooth RFCOMM specification, a profile of 3GPP TS 07.10) on PSM 0x0003: the
 /// frame (address, control, length, credits, FCS), the multiplexer commands on DLCI 0, and the
 /// data of the server channels.
 enum RFCOMMDecoder {
-    static let descriptor = ProtocolDescriptor(name: "RFCOMM", fields: RFCOMMFields.all, registrations: [.psm(0x0003, decode)])
+    static let descriptor = ProtocolDescriptor(name: "RFCOMM", fields: RFCOMMFields.all, state: RFCOMMState.self,
+                                               registrations: [.psm(0x0003, decode)])
 
     /// Frame types by control field without the P/F bit (TS 07.10, 5.2.1.3).
     static let frameTypes: [UInt8: (short: String, name: String)] = [
@@ -17,7 +52,25 @@ enum RFCOMMDecoder {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
         var layer = packet.makeLayer("RFCOMM", over: c, showsDirection: true)
-        defer { packet.append(layer) }
+        var handOff: (ArraySlice<UInt8>, RFCOMMContext, RFCOMMServiceDecoder)?
+        do {
+            handOff = try decodeFrame(&c, &layer, session: &session, context: context)
+        } catch {
+            packet.append(layer)
+            throw error
+        }
+        packet.append(layer)
+        // The service's protocol stands on the RFCOMM layer.
+        if let (information, serviceContext, decodeService) = handOff {
+            var payload = ByteCursor(information)
+            try decodeService(&payload, &packet, &session, serviceContext)
+        }
+    }
+
+    /// The frame onto the layer; returns the information and its decoder when the server
+    /// channel carries a service some protocol registered for.
+    static func decodeFrame(_ c: inout ByteCursor, _ layer: inout Layer, session: inout Session,
+                            context: L2CAPContext) throws -> (ArraySlice<UInt8>, RFCOMMContext, RFCOMMServiceDecoder)? {
         let frame = c.bytes[c.index...]
         // Offsets in the layer's source of what `c` reads next.
         let base = layer.range.lowerBound - c.index
@@ -58,6 +111,10 @@ enum RFCOMMDecoder {
             layer.add(RFCOMMFields.credits, .count(Int(credits!)), at: at(headerEnd))
         }
         let information = c.rest()
+        if type == 0xEF, dlci != 0, serviceClass(dlci >> 1, session: session, link: context.link) == nil,
+           let recognised = recognise(information) {
+            session.rfcomm.recognised[RFCOMMState.ChannelKey(link: context.link, channel: dlci >> 1)] = recognised
+        }
         if information.count != length {
             layer.addIssue(.error, "Length \(length) but \(information.count) byte\(information.count == 1 ? "" : "s") of information before the FCS")
         }
@@ -73,8 +130,8 @@ enum RFCOMMDecoder {
         layer.summary.set("\(names?.short ?? "Unknown \(Hex.u8(type))")")
         if dlci == 0 {
             layer.summary += " - Multiplexer"
-        } else if let service = session.sdp.service(context.link, rfcommChannel: dlci >> 1)?.className {
-            // SDP said which profile the server channel carries.
+        } else if let service = serviceClass(dlci >> 1, session: session, link: context.link).flatMap({ SDPNames.serviceClasses[$0] }) {
+            // SDP (or the traffic) said which profile the server channel carries.
             layer.summary += " - Channel \(dlci >> 1) (DLCI \(dlci), \(service))"
         } else {
             layer.summary += " - Channel \(dlci >> 1) (DLCI \(dlci))"
@@ -82,19 +139,43 @@ enum RFCOMMDecoder {
         if let credits { layer.summary += " - Credits: \(credits)" }
         guard type == 0xEF, !information.isEmpty else {
             if type != 0xEF, !information.isEmpty { layer.addIssue(.warning, "\(names?.short ?? "Frame") with \(information.count) bytes of information") }
-            return
+            return nil
         }
         if dlci == 0 {
             var commands = ByteCursor(information)
             try decodeMultiplexer(&commands, &layer, base: base)
-        } else {
-            layer.add(RFCOMMFields.payload, .bytes(information), at: at(information.startIndex, information.count))
-            layer.summary += " - \(information.count) byte\(information.count == 1 ? "" : "s")"
-            if let text = printable(information) {
-                layer.add(RFCOMMFields.text, .text(text))
-                layer.summary += " - \"\(text)\""
-            }
+            return nil
         }
+        layer.add(RFCOMMFields.payload, .bytes(information), at: at(information.startIndex, information.count))
+        layer.summary += " - \(information.count) byte\(information.count == 1 ? "" : "s")"
+        let channel = dlci >> 1
+        if let service = serviceClass(channel, session: session, link: context.link),
+           let decodeService = DissectorTables.rfcommServices[service] {
+            return (information, RFCOMMContext(l2cap: context, dlci: dlci, serviceClass: service), decodeService)
+        }
+        if let text = printable(information) {
+            layer.add(RFCOMMFields.text, .text(text))
+            layer.summary += " - \"\(text)\""
+        }
+        return nil
+    }
+
+    /// The service class a server channel carries: from SDP, else from what the traffic showed.
+    static func serviceClass(_ channel: UInt8, session: Session, link: Session.LinkKey) -> UInt16? {
+        if let classes = session.sdp.service(link, rfcommChannel: channel)?.classes,
+           let known = classes.first(where: { DissectorTables.rfcommServices[$0] != nil }) ?? classes.first {
+            return known
+        }
+        return session.rfcomm.recognised[RFCOMMState.ChannelKey(link: link, channel: channel)]
+    }
+
+    /// A service whose first message says what it is: HFP's AT+BRSF (or its +BRSF answer), the
+    /// Headset profile's AT+CKPD. Nothing else is guessed.
+    static func recognise(_ information: ArraySlice<UInt8>) -> UInt16? {
+        let start = information.drop { $0 == 0x0D || $0 == 0x0A }
+        if start.starts(with: "AT+BRSF=".utf8) || start.starts(with: "+BRSF:".utf8) { return 0x111E }
+        if start.starts(with: "AT+CKPD".utf8) { return 0x1108 }
+        return nil
     }
 
     // MARK: Multiplexer control commands (TS 07.10, 5.4.6.3; RFCOMM 6.5)

@@ -41,7 +41,12 @@ enum Registration {
     case gattValue(BTUUID, GATTValueDescriber)
     /// Manufacturer-specific advertising data of this company, described in a line.
     case manufacturerData(UInt16, ManufacturerDataDescriber)
+    /// Data on an RFCOMM server channel whose SDP record lists this service class (0x111E Handsfree...).
+    case rfcommService(UInt16, RFCOMMServiceDecoder)
 }
+
+/// How a protocol carried on an RFCOMM server channel is handed a UIH frame's information.
+typealias RFCOMMServiceDecoder = (inout ByteCursor, inout Packet, inout Session, RFCOMMContext) throws -> Void
 
 /// A value's decoded meaning in one line; nil when the bytes do not fit the type's layout.
 typealias GATTValueDescriber = (ArraySlice<UInt8>) -> String?
@@ -62,6 +67,7 @@ public enum ProtocolCatalog {
         SMPDecoder.descriptor,
         SDPDecoder.descriptor,
         RFCOMMDecoder.descriptor,
+        HFPDecoder.descriptor,
         SystemDecoder.descriptor,
     ]
 
@@ -88,6 +94,9 @@ enum DissectorTables {
     static let gattValues: [BTUUID: GATTValueDescriber] = table { if case .gattValue(let uuid, let describe) = $0 { return (uuid, describe) } else { return nil } }
     static let manufacturerData: [UInt16: ManufacturerDataDescriber] = table {
         if case .manufacturerData(let company, let describe) = $0 { return (company, describe) } else { return nil }
+    }
+    static let rfcommServices: [UInt16: RFCOMMServiceDecoder] = table {
+        if case .rfcommService(let serviceClass, let decode) = $0 { return (serviceClass, decode) } else { return nil }
     }
 
     /// One table from every registration of one kind; a key registered twice is a programming error.
