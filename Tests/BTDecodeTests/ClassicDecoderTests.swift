@@ -260,6 +260,73 @@ extension ClassicDecoderTests {
     }
 }
 
+extension ClassicDecoderTests {
+    // MARK: AVDTP and A2DP
+
+    /// A signal on the link's first AVDTP channel (host CID 0x0040, peer 0x0041).
+    @discardableResult
+    func avdtp(_ bytes: [UInt8], sent: Bool) -> Packet { l2cap(sent ? 0x0041 : 0x0040, bytes, sent: sent) }
+
+    func testSignalsCapabilitiesAndCodecs() {
+        open(psm: 0x0019)
+        XCTAssertEqual(avdtp([0x10, 0x01], sent: true).summary, "Discover: Signal")
+        let discover = avdtp([0x12, 0x01, 0x04, 0x08, 0x0A, 0x00], sent: false)
+        XCTAssertEqual(discover.typeLabel, "A2DP Control")
+        XCTAssertEqual(discover.summary, "Discover: Accept-Response - SEID 1 Audio Sink, SEID 2 Audio Source (in use)")
+        XCTAssertEqual(values(discover, AVDTPFields.seid), ["1", "2"])
+        XCTAssertEqual(values(discover, AVDTPFields.tsep), ["1", "0"])
+        // Get All Capabilities response: media transport, AAC (MPEG-2/4 LC, 44.1 and 48 kHz,
+        // stereo, VBR, 320 kb/s), delay reporting.
+        let aac = avdtp([0x22, 0x0C, 0x01, 0x00, 0x07, 0x08, 0x00, 0x02, 0xC0, 0x01, 0x84, 0x84, 0xE2, 0x00, 0x08, 0x00], sent: false)
+        XCTAssertEqual(aac.summary, "Get All Capabilities: Accept-Response - AAC MPEG-2 AAC LC MPEG-4 AAC LC 44.1kHz 48kHz Stereo VBR 320 kb/s")
+        XCTAssertEqual(values(aac, AVDTPFields.category), ["0x01", "0x07", "0x08"])
+        XCTAssertEqual(values(aac, AVDTPFields.aacBitrate), ["320000"])
+        XCTAssertNil(aac.worstSeverity, "\(aac.issues)")
+        // Set Configuration: SEID 1 from 3, SBC 48 kHz stereo, 16 blocks, 8 subbands, loudness, bitpool 2-35.
+        let set = avdtp([0x30, 0x03, 0x04, 0x0C, 0x01, 0x00, 0x07, 0x06, 0x00, 0x00, 0x12, 0x15, 0x02, 0x23], sent: true)
+        XCTAssertEqual(set.summary, "Set Configuration: Signal - SEID 1 from 3 - SBC 48kHz Stereo 16 blocks 8 subbands Loudness bitpool 2-35")
+        XCTAssertEqual(values(set, AVDTPFields.intSEID), ["3"])
+        XCTAssertEqual(values(set, AVDTPFields.sbcMaxBitpool), ["35"])
+        // A reject names the category and the A2DP error; a vendor codec by its owner's ID.
+        let reject = avdtp([0x33, 0x03, 0x07, 0xC4], sent: false)
+        XCTAssertEqual(reject.summary, "Set Configuration: Reject-Response - Not Supported Sampling Frequency (0xC4)")
+        XCTAssertTrue(reject.hasWarning)
+        let aptX = avdtp([0x42, 0x02, 0x07, 0x09, 0x00, 0xFF, 0x4F, 0x00, 0x00, 0x00, 0x01, 0x00, 0x22], sent: false)
+        XCTAssertEqual(aptX.summary, "Get Capabilities: Accept-Response - aptX")
+        XCTAssertEqual(values(aptX, AVDTPFields.vendorID), ["0x0000004F"])
+        // Delay Report: 15 ms in tenths.
+        XCTAssertEqual(avdtp([0x50, 0x0D, 0x04, 0x00, 0x96], sent: false).summary, "Delay Report: Signal - SEID 1 - 15.0 ms")
+        // A signal in two packets: start (2 packets, Get Capabilities response), then end.
+        let start = avdtp([0x66, 0x02, 0x02, 0x01, 0x00, 0x07, 0x06], sent: false)
+        XCTAssertEqual(start.summary, "Get Capabilities: Accept-Response - fragment 1 of 2")
+        let end = avdtp([0x6E, 0x00, 0x00, 0x21, 0x15, 0x02, 0x35], sent: false)
+        XCTAssertEqual(end.summary, "Get Capabilities: Accept-Response - SBC 44.1kHz Joint Stereo 16 blocks 8 subbands Loudness bitpool 2-53")
+        XCTAssertTrue(avdtp([0x7A, 0x00], sent: false).hasWarning, "an end packet without a start")
+    }
+
+    func testMediaPacketsAndLostAudio() {
+        open(psm: 0x0019)
+        avdtp([0x30, 0x03, 0x04, 0x04, 0x01, 0x00, 0x07, 0x06, 0x00, 0x00, 0x21, 0x15, 0x02, 0x35], sent: true)
+        // The second AVDTP channel is media: host CID 0x0042, peer 0x0043.
+        l2cap(0x0001, [0x02, 0x05, 0x04, 0x00, 0x19, 0x00, 0x42, 0x00], sent: true)
+        l2cap(0x0001, [0x03, 0x05, 0x08, 0x00, 0x43, 0x00, 0x42, 0x00, 0x00, 0x00, 0x00, 0x00], sent: false)
+        // RTP (V2, PT 96), SBC media header (1 frame), frame header: 44.1 kHz, 16 blocks, joint stereo, loudness, 8 subbands, bitpool 53.
+        func media(_ sequence: UInt16) -> Packet {
+            let rtp: [UInt8] = [0x80, 0x60, UInt8(sequence >> 8), UInt8(sequence & 0xFF), 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x01]
+            return l2cap(0x0043, rtp + [0x01, 0x9C, 0xBD, 0x35, 0x00] + [UInt8](repeating: 0x11, count: 115), sent: true)
+        }
+        let first = media(100)
+        XCTAssertEqual(first.typeLabel, "A2DP Data")
+        XCTAssertEqual(first.summary, "RTP Seq 100 TS 4096 - SBC 1 frame - 44.1kHz Joint Stereo bitpool 53 (327 kb/s)")
+        XCTAssertEqual(values(first, MediaFields.bitrate), ["327993"]) // 8 × 119 bytes × 44100 / (8 subbands × 16 blocks)
+        XCTAssertNil(first.worstSeverity, "\(first.issues)")
+        XCTAssertNil(media(101).worstSeverity)
+        let gap = media(104)
+        XCTAssertTrue(gap.issues.contains { $0.message == "2 RTP packets lost (sequence 104 after 101)" }, "\(gap.issues)")
+        XCTAssertEqual(values(gap, MediaFields.lost), ["2"])
+    }
+}
+
 /// TS 07.10's FCS computed bit by bit, independently of the decoder's table: CRC-8 with
 /// polynomial x^8 + x^2 + x + 1, reflected, initial value 0xFF, sent as its ones' complement.
 enum RFCOMMFCS {

@@ -17,6 +17,11 @@ final class DifferentialTests: XCTestCase {
         ("btsdp.ssr.total_count", "sdp.total_records"), ("btsdp.ssr.current_count", "sdp.current_records"),
         ("btsdp.attribute_list_byte_count", "sdp.byte_count"), ("btsdp.maximum_attribute_byte_count", "sdp.max_bytes"),
         ("btsdp.maximum_service_record_count", "sdp.max_records"), ("btsdp.service.attribute", "sdp.attribute"),
+        ("btavdtp.signal_id", "avdtp.signal"), ("btavdtp.message_type", "avdtp.message_type"), ("btavdtp.transaction", "avdtp.transaction"),
+        ("btavdtp.packet_type", "avdtp.packet_type"), ("btavdtp.acp_seid", "avdtp.seid"), ("btavdtp.int_seid", "avdtp.int_seid"),
+        ("btavdtp.error_code", "avdtp.error_code"), ("btavdtp.service_category", "avdtp.category"),
+        ("btavdtp.media_codec_audio_type", "avdtp.codec"), ("btavdtp.delay", "avdtp.delay"),
+        ("rtp.seq", "rtp.sequence"), ("rtp.timestamp", "rtp.timestamp"), ("rtp.ssrc", "rtp.ssrc"), ("sbc.bitpool", "sbc.bitpool"),
     ]
 
     /// Files tshark reads. Not compared: btsnoop datalinks 1003/1004 (H5/BCSP), which Wireshark
@@ -72,6 +77,9 @@ final class DifferentialTests: XCTestCase {
                         // Wireshark also calls the value handle inside a characteristic
                         // declaration btatt.handle; btlog keeps it apart as att.value_handle.
                         ours.formUnion(Self.values(b[fields.count - 2]))
+                    case "avdtp.seid" where theirs.isEmpty && Self.values(b[Self.pairs.firstIndex { $0.btlog == "avdtp.signal" }!]) == [0x01]:
+                        // A Discover response's endpoints are btavdtp.sep_seid in Wireshark.
+                        continue
                     case "sdp.attribute":
                         // Wireshark calls the IDs a request asks for btsdp.service.attribute too;
                         // btlog keeps them apart as sdp.attribute_id.

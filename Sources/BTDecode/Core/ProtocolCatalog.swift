@@ -67,6 +67,7 @@ public enum ProtocolCatalog {
         SMPDecoder.descriptor,
         SDPDecoder.descriptor,
         RFCOMMDecoder.descriptor,
+        AVDTPDecoder.descriptor,
         HFPDecoder.descriptor,
         SystemDecoder.descriptor,
     ]

@@ -1,0 +1,127 @@
+import BTCapture
+
+/// The media channel's fields: RTP (RFC 3550) and the SBC payload (A2DP 1.4, 4.3.4; SBC frame
+/// header, A2DP Appendix B).
+public enum MediaFields {
+    static let rtp = FieldDefinition.maker("rtp")
+    static let sbc = FieldDefinition.maker("sbc")
+    public static let version = rtp("version", "Version", .uint8, "RTP version (2)")
+    public static let marker = rtp("marker", "Marker", .bool, "RTP marker bit")
+    public static let payloadType = rtp("payload_type", "Payload Type", .uint8, "RTP payload type (dynamic, 96-127, for A2DP)")
+    public static let sequence = rtp("sequence", "Sequence Number", .uint16, "RTP sequence number: a gap is lost audio")
+    public static let timestamp = rtp("timestamp", "Timestamp", .uint32, "RTP timestamp, in samples")
+    public static let ssrc = rtp("ssrc", "SSRC", .uint32, "RTP synchronization source")
+    public static let lost = rtp("lost", "Lost Packets", .uint16, "RTP packets missing before this one")
+    public static let frames = sbc("frames", "Frames", .uint8, "SBC frames in the packet (or fragments of one)")
+    public static let fragmented = sbc("fragmented", "Fragmented", .bool, "The packet carries a fragment of an SBC frame")
+    public static let sampling = sbc("sampling", "Sampling Frequency", .uint32, "Hz, from the first frame header")
+    public static let blocks = sbc("blocks", "Blocks", .uint8, "4, 8, 12 or 16")
+    public static let channelMode = sbc("channel_mode", "Channel Mode", .uint8, "0 mono, 1 dual channel, 2 stereo, 3 joint stereo")
+    public static let allocation = sbc("allocation", "Allocation Method", .uint8, "0 loudness, 1 SNR")
+    public static let subbands = sbc("subbands", "Subbands", .uint8, "4 or 8")
+    public static let bitpool = sbc("bitpool", "Bitpool", .uint8, "The first frame's bitpool")
+    public static let bitrate = sbc("bitrate", "Bit Rate", .uint32, "bit/s the frame size and sampling give")
+    public static let payload = rtp("payload", "Media Payload", .bytes, "The codec's data")
+
+    public static let all = [version, marker, payloadType, sequence, timestamp, ssrc, lost, frames, fragmented, sampling, blocks,
+                             channelMode, allocation, subbands, bitpool, bitrate, payload]
+}
+
+/// A2DP media packets on an AVDTP media channel, decoded without allocating: they are most of
+/// an audio capture.
+enum MediaDecoder {
+    static let samplingRates: [UInt32] = [16000, 32000, 44100, 48000]
+    static let modeNames = ["Mono", "Dual Channel", "Stereo", "Joint Stereo"]
+
+    static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
+        var layer = packet.makeLayer("A2DP Data", over: c)
+        defer { packet.append(layer) }
+        let base = layer.range.lowerBound - c.index
+        func at(_ start: Int, _ count: Int = 1) -> Range<Int> { base + start ..< base + start + count }
+
+        let first = try c.u8()
+        let version = first >> 6, padding = first & 0x20 != 0, extensionBit = first & 0x10 != 0, csrcCount = Int(first & 0x0F)
+        layer.add(MediaFields.version, .count(Int(version)), at: at(c.index - 1))
+        let second = try c.u8()
+        layer.add(MediaFields.marker, .bool(second & 0x80 != 0), at: at(c.index - 1))
+        layer.add(MediaFields.payloadType, .count(Int(second & 0x7F)), at: at(c.index - 1))
+        let sequence = try c.u16be()
+        layer.add(MediaFields.sequence, .count(Int(sequence)), at: at(c.index - 2, 2))
+        let timestamp = try c.u32be()
+        layer.add(MediaFields.timestamp, .count(Int(timestamp)), at: at(c.index - 4, 4))
+        let ssrc = try c.u32be()
+        layer.add(MediaFields.ssrc, .u32(ssrc), at: at(c.index - 4, 4))
+        if version != 2 { layer.addIssue(.warning, "RTP version \(version), not 2") }
+        try c.skip(4 * csrcCount)
+        if extensionBit {
+            try c.skip(2)
+            let words = try c.u16be()
+            try c.skip(4 * Int(words))
+        }
+        if padding, let count = c.bytes.last, Int(count) <= c.remaining { _ = try c.trailer(Int(count)) }
+        layer.summary.set("RTP Seq \(sequence) TS \(timestamp)")
+
+        // A gap in the sequence is lost audio.
+        let flow = AVDTPState.FlowKey(link: context.link, sent: context.sent)
+        if let last = session.avdtp.lastSequence[flow] {
+            let step = sequence &- last
+            if step > 1 && step < 0x8000 {
+                let lost = step - 1
+                layer.add(MediaFields.lost, .count(Int(lost)))
+                layer.addIssue(.warning, "\(lost) RTP packet\(lost == 1 ? "" : "s") lost (sequence \(sequence) after \(last))")
+            } else if step == 0 || step >= 0x8000 {
+                layer.addIssue(.note, "RTP sequence \(sequence) after \(last): repeated or out of order")
+            }
+        }
+        session.avdtp.lastSequence[flow] = sequence
+
+        let codec = session.avdtp.codecTypes[context.link] ?? 0x00
+        guard codec == 0x00, !c.isAtEnd else {
+            let payload = c.rest()
+            layer.add(MediaFields.payload, .bytes(payload))
+            layer.summary += " - \(A2DPCodecs.codecNames[codec] ?? "Vendor codec") \(payload.count) bytes"
+            return
+        }
+        // SBC: the media payload header, then the first frame's header.
+        let header = try c.u8()
+        let fragmented = header & 0x80 != 0, count = header & 0x0F
+        layer.add(MediaFields.fragmented, .bool(fragmented), at: at(c.index - 1))
+        layer.add(MediaFields.frames, .count(Int(count)), at: at(c.index - 1))
+        if fragmented {
+            layer.summary += " - SBC fragment\(header & 0x40 != 0 ? " (start)" : header & 0x20 != 0 ? " (last)" : ""), \(count) left"
+        } else {
+            layer.summary += " - SBC \(count) frame\(count == 1 ? "" : "s")"
+        }
+        let frame = c.rest()
+        layer.add(MediaFields.payload, .bytes(frame), at: at(frame.startIndex, frame.count))
+        guard !fragmented || header & 0x40 != 0 else { return }
+        var f = ByteCursor(frame)
+        guard let sync = try? f.u8(), sync == 0x9C, let settings = try? f.u8(), let bitpool = try? f.u8() else {
+            layer.addIssue(.warning, "SBC frame without its sync word 0x9C")
+            return
+        }
+        let rate = samplingRates[Int(settings >> 6)]
+        let blocks = 4 * (Int(settings >> 4 & 0x03) + 1)
+        let mode = Int(settings >> 2 & 0x03)
+        let subbands = settings & 0x01 == 0 ? 4 : 8
+        let channels = mode == 0 ? 1 : 2
+        let frameLength: Int
+        switch mode {
+        case 0, 1: frameLength = 4 + 4 * subbands * channels / 8 + (blocks * channels * Int(bitpool) + 7) / 8
+        case 2: frameLength = 4 + 4 * subbands * 2 / 8 + (blocks * Int(bitpool) + 7) / 8
+        default: frameLength = 4 + 4 * subbands * 2 / 8 + (subbands + blocks * Int(bitpool) + 7) / 8
+        }
+        let bitrate = UInt32(8 * frameLength * Int(rate) / (subbands * blocks))
+        let headerStart = frame.startIndex + 1
+        // Sampling, blocks and subbands are values the header's codes stand for: no range of their own.
+        layer.add(MediaFields.sampling, .count(Int(rate)))
+        layer.add(MediaFields.blocks, .count(blocks))
+        layer.add(MediaFields.channelMode, .count(mode), modeNames[mode], at: at(headerStart))
+        layer.add(MediaFields.allocation, .count(Int(settings >> 1 & 1)), settings & 0x02 == 0 ? "Loudness" : "SNR", at: at(headerStart))
+        layer.add(MediaFields.subbands, .count(subbands))
+        layer.add(MediaFields.bitpool, .count(Int(bitpool)), at: at(headerStart + 1))
+        layer.add(MediaFields.bitrate, .count(Int(bitrate)))
+        layer.summary += rate % 1000 == 0 ? " - \(rate / 1000)kHz" : " - \(rate / 1000).\(rate % 1000 / 100)kHz"
+        layer.summary += " \(modeNames[mode]) bitpool \(bitpool) (\(bitrate / 1000) kb/s)"
+    }
+}
