@@ -36,21 +36,19 @@ enum MediaDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
         var layer = packet.makeLayer("A2DP Data", over: c)
         defer { packet.append(layer) }
-        let base = layer.range.lowerBound - c.index
-        func at(_ start: Int, _ count: Int = 1) -> Range<Int> { base + start ..< base + start + count }
 
         let first = try c.u8()
         let version = first >> 6, padding = first & 0x20 != 0, extensionBit = first & 0x10 != 0, csrcCount = Int(first & 0x0F)
-        layer.add(MediaFields.version, .count(Int(version)), at: at(c.index - 1))
+        layer.add(MediaFields.version, .count(Int(version)), at: layer.range(at: c.index - 1))
         let second = try c.u8()
-        layer.add(MediaFields.marker, .bool(second & 0x80 != 0), at: at(c.index - 1))
-        layer.add(MediaFields.payloadType, .count(Int(second & 0x7F)), at: at(c.index - 1))
+        layer.add(MediaFields.marker, .bool(second & 0x80 != 0), at: layer.range(at: c.index - 1))
+        layer.add(MediaFields.payloadType, .count(Int(second & 0x7F)), at: layer.range(at: c.index - 1))
         let sequence = try c.u16be()
-        layer.add(MediaFields.sequence, .count(Int(sequence)), at: at(c.index - 2, 2))
+        layer.add(MediaFields.sequence, .count(Int(sequence)), at: layer.range(at: c.index - 2, count: 2))
         let timestamp = try c.u32be()
-        layer.add(MediaFields.timestamp, .count(Int(timestamp)), at: at(c.index - 4, 4))
+        layer.add(MediaFields.timestamp, .count(Int(timestamp)), at: layer.range(at: c.index - 4, count: 4))
         let ssrc = try c.u32be()
-        layer.add(MediaFields.ssrc, .u32(ssrc), at: at(c.index - 4, 4))
+        layer.add(MediaFields.ssrc, .u32(ssrc), at: layer.range(at: c.index - 4, count: 4))
         if version != 2 { layer.addIssue(.warning, "RTP version \(version), not 2") }
         try c.skip(4 * csrcCount)
         if extensionBit {
@@ -85,15 +83,15 @@ enum MediaDecoder {
         // SBC: the media payload header, then the first frame's header.
         let header = try c.u8()
         let fragmented = header & 0x80 != 0, count = header & 0x0F
-        layer.add(MediaFields.fragmented, .bool(fragmented), at: at(c.index - 1))
-        layer.add(MediaFields.frames, .count(Int(count)), at: at(c.index - 1))
+        layer.add(MediaFields.fragmented, .bool(fragmented), at: layer.range(at: c.index - 1))
+        layer.add(MediaFields.frames, .count(Int(count)), at: layer.range(at: c.index - 1))
         if fragmented {
             layer.summary += " - SBC fragment\(header & 0x40 != 0 ? " (start)" : header & 0x20 != 0 ? " (last)" : ""), \(count) left"
         } else {
             layer.summary += " - SBC \(count) frame\(count == 1 ? "" : "s")"
         }
         let frame = c.rest()
-        layer.add(MediaFields.payload, .bytes(frame), at: at(frame.startIndex, frame.count))
+        layer.add(MediaFields.payload, .bytes(frame), at: layer.range(at: frame.startIndex, count: frame.count))
         guard !fragmented || header & 0x40 != 0 else { return }
         var f = ByteCursor(frame)
         guard let sync = try? f.u8(), sync == 0x9C, let settings = try? f.u8(), let bitpool = try? f.u8() else {
@@ -116,10 +114,10 @@ enum MediaDecoder {
         // Sampling, blocks and subbands are values the header's codes stand for: no range of their own.
         layer.add(MediaFields.sampling, .count(Int(rate)))
         layer.add(MediaFields.blocks, .count(blocks))
-        layer.add(MediaFields.channelMode, .count(mode), modeNames[mode], at: at(headerStart))
-        layer.add(MediaFields.allocation, .count(Int(settings >> 1 & 1)), settings & 0x02 == 0 ? "Loudness" : "SNR", at: at(headerStart))
+        layer.add(MediaFields.channelMode, .count(mode), modeNames[mode], at: layer.range(at: headerStart))
+        layer.add(MediaFields.allocation, .count(Int(settings >> 1 & 1)), settings & 0x02 == 0 ? "Loudness" : "SNR", at: layer.range(at: headerStart))
         layer.add(MediaFields.subbands, .count(subbands))
-        layer.add(MediaFields.bitpool, .count(Int(bitpool)), at: at(headerStart + 1))
+        layer.add(MediaFields.bitpool, .count(Int(bitpool)), at: layer.range(at: headerStart + 1))
         layer.add(MediaFields.bitrate, .count(Int(bitrate)))
         layer.summary += rate % 1000 == 0 ? " - \(rate / 1000)kHz" : " - \(rate / 1000).\(rate % 1000 / 100)kHz"
         layer.summary += " \(modeNames[mode]) bitpool \(bitpool) (\(bitrate / 1000) kb/s)"

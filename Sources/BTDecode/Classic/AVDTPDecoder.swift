@@ -97,14 +97,12 @@ enum AVDTPDecoder {
     static func decodeSignal(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
         var layer = packet.makeLayer("A2DP Control", over: c)
         defer { packet.append(layer) }
-        let base = layer.range.lowerBound - c.index
-        func at(_ start: Int, _ count: Int = 1) -> Range<Int> { base + start ..< base + start + count }
 
         let header = try c.u8()
         let label = header >> 4, packetType = header >> 2 & 0x03, messageType = header & 0x03
-        layer.add(AVDTPFields.transaction, .count(Int(label)), at: at(c.index - 1))
-        layer.add(AVDTPFields.packetType, .count(Int(packetType)), ["Single", "Start", "Continue", "End"][Int(packetType)], at: at(c.index - 1))
-        layer.add(AVDTPFields.messageType, .count(Int(messageType)), messageTypes[Int(messageType)], at: at(c.index - 1))
+        layer.add(AVDTPFields.transaction, .count(Int(label)), at: layer.range(at: c.index - 1))
+        layer.add(AVDTPFields.packetType, .count(Int(packetType)), ["Single", "Start", "Continue", "End"][Int(packetType)], at: layer.range(at: c.index - 1))
+        layer.add(AVDTPFields.messageType, .count(Int(messageType)), messageTypes[Int(messageType)], at: layer.range(at: c.index - 1))
         let flow = AVDTPState.FlowKey(link: context.link, sent: context.sent)
 
         var signal: UInt8
@@ -112,13 +110,13 @@ enum AVDTPDecoder {
         switch packetType {
         case 0: // single
             signal = try c.u8() & 0x3F
-            layer.add(AVDTPFields.signal, .u8(signal), signalNames[signal].map { "\($0) (\(Hex.u8(signal)))" }, at: at(c.index - 1))
+            layer.add(AVDTPFields.signal, .u8(signal), signalNames[signal].map { "\($0) (\(Hex.u8(signal)))" }, at: layer.range(at: c.index - 1))
             body = c
         case 1: // start: number of packets, then the signal
             let count = try c.u8()
-            layer.add(AVDTPFields.signalPackets, .count(Int(count)), at: at(c.index - 1))
+            layer.add(AVDTPFields.signalPackets, .count(Int(count)), at: layer.range(at: c.index - 1))
             signal = try c.u8() & 0x3F
-            layer.add(AVDTPFields.signal, .u8(signal), signalNames[signal].map { "\($0) (\(Hex.u8(signal)))" }, at: at(c.index - 1))
+            layer.add(AVDTPFields.signal, .u8(signal), signalNames[signal].map { "\($0) (\(Hex.u8(signal)))" }, at: layer.range(at: c.index - 1))
             session.avdtp.fragments[flow] = AVDTPState.Fragmented(signal: signal, messageType: messageType, bytes: Array(c.rest()),
                                                                    firstFrame: packet.frame.number)
             layer.summary.set("\(signalNames[signal] ?? "Signal \(Hex.u8(signal))"): \(messageTypes[Int(messageType)]) - fragment 1 of \(count)")

@@ -73,8 +73,6 @@ enum RFCOMMDecoder {
                             context: L2CAPContext) throws -> (ArraySlice<UInt8>, RFCOMMContext, RFCOMMServiceDecoder)? {
         let frame = c.bytes[c.index...]
         // Offsets in the layer's source of what `c` reads next.
-        let base = layer.range.lowerBound - c.index
-        func at(_ start: Int, _ count: Int = 1) -> Range<Int> { base + start ..< base + start + count }
 
         // The FCS is the frame's last octet (as the kernel and btmon read it), whatever the
         // length field says.
@@ -84,31 +82,31 @@ enum RFCOMMDecoder {
 
         let address = try c.u8()
         let dlci = address >> 2
-        layer.add(RFCOMMFields.dlci, .u8(dlci), String(dlci), at: at(frame.startIndex))
-        layer.add(RFCOMMFields.channel, .count(Int(dlci >> 1)), at: at(frame.startIndex))
-        layer.add(RFCOMMFields.direction, .count(Int(dlci & 1)), at: at(frame.startIndex))
-        layer.add(RFCOMMFields.cr, .count(Int(address >> 1 & 1)), at: at(frame.startIndex))
+        layer.add(RFCOMMFields.dlci, .u8(dlci), String(dlci), at: layer.range(at: frame.startIndex))
+        layer.add(RFCOMMFields.channel, .count(Int(dlci >> 1)), at: layer.range(at: frame.startIndex))
+        layer.add(RFCOMMFields.direction, .count(Int(dlci & 1)), at: layer.range(at: frame.startIndex))
+        layer.add(RFCOMMFields.cr, .count(Int(address >> 1 & 1)), at: layer.range(at: frame.startIndex))
         if address & 1 == 0 { layer.addIssue(.warning, "Address EA bit is 0: a longer address is not used by RFCOMM") }
 
         let control = try c.u8()
         let type = control & 0xEF, pf = control >> 4 & 1
         let names = frameTypes[type]
-        layer.add(RFCOMMFields.frameType, .u8(type), "\(names?.name ?? "Unknown") (\(Hex.u8(type)))", at: at(frame.startIndex + 1))
-        layer.add(RFCOMMFields.pf, .count(Int(pf)), at: at(frame.startIndex + 1))
+        layer.add(RFCOMMFields.frameType, .u8(type), "\(names?.name ?? "Unknown") (\(Hex.u8(type)))", at: layer.range(at: frame.startIndex + 1))
+        layer.add(RFCOMMFields.pf, .count(Int(pf)), at: layer.range(at: frame.startIndex + 1))
         if names == nil { layer.addIssue(.error, "Unknown RFCOMM frame type \(Hex.u8(type))") }
 
         // The length: 7 bits with EA set, else 15 bits over two octets.
         let lengthStart = c.index
         let first = try c.u8()
         let length = first & 1 == 1 ? Int(first >> 1) : Int(first >> 1) | Int(try c.u8()) << 7
-        layer.add(RFCOMMFields.length, .count(length), at: at(lengthStart, c.index - lengthStart))
+        layer.add(RFCOMMFields.length, .count(length), at: layer.range(at: lengthStart, count: c.index - lengthStart))
         let headerEnd = c.index
 
         var credits: UInt8?
         if type == 0xEF, dlci != 0, pf == 1 {
             // With credit-based flow control, P/F on UIH data says a credits octet comes first.
             credits = try c.u8()
-            layer.add(RFCOMMFields.credits, .count(Int(credits!)), at: at(headerEnd))
+            layer.add(RFCOMMFields.credits, .count(Int(credits!)), at: layer.range(at: headerEnd))
         }
         let information = c.rest()
         if type == 0xEF, dlci != 0, serviceClass(dlci >> 1, session: session, link: context.link) == nil,
@@ -123,7 +121,7 @@ enum RFCOMMDecoder {
         let covered = frame[frame.startIndex ..< (type == 0xEF ? frame.startIndex + 2 : headerEnd)]
         let expected = Self.fcs(covered)
         layer.add(RFCOMMFields.fcs, .u8(fcs), fcs == expected ? "\(Hex.u8(fcs)) (correct)" : "\(Hex.u8(fcs)) (incorrect, should be \(Hex.u8(expected)))",
-                  at: at(fcsIndex))
+                  at: layer.range(at: fcsIndex))
         layer.add(RFCOMMFields.fcsValid, .bool(fcs == expected))
         if fcs != expected { layer.addIssue(.error, "Bad FCS \(Hex.u8(fcs)), expected \(Hex.u8(expected))") }
 
@@ -143,10 +141,10 @@ enum RFCOMMDecoder {
         }
         if dlci == 0 {
             var commands = ByteCursor(information)
-            try decodeMultiplexer(&commands, &layer, base: base)
+            try decodeMultiplexer(&commands, &layer)
             return nil
         }
-        layer.add(RFCOMMFields.payload, .bytes(information), at: at(information.startIndex, information.count))
+        layer.add(RFCOMMFields.payload, .bytes(information), at: layer.range(at: information.startIndex, count: information.count))
         layer.summary += " - \(information.count) byte\(information.count == 1 ? "" : "s")"
         let channel = dlci >> 1
         if let service = serviceClass(channel, session: session, link: context.link),
@@ -188,15 +186,14 @@ enum RFCOMMDecoder {
     ]
     static let baudRates = ["2400", "4800", "7200", "9600", "19200", "38400", "57600", "115200", "230400"]
 
-    static func decodeMultiplexer(_ c: inout ByteCursor, _ layer: inout Layer, base: Int) throws {
-        func at(_ start: Int, _ count: Int = 1) -> Range<Int> { base + start ..< base + start + count }
+    static func decodeMultiplexer(_ c: inout ByteCursor, _ layer: inout Layer) throws {
         while !c.isAtEnd {
             let typeIndex = c.index
             let typeOctet = try c.u8()
             let type = typeOctet >> 2, isCommand = typeOctet & 0x02 != 0
             let names = commandNames[type]
-            layer.add(RFCOMMFields.mccType, .u8(type), "\(names?.name ?? "Unknown") (\(Hex.u8(type)))", at: at(typeIndex))
-            layer.add(RFCOMMFields.mccCR, .count(isCommand ? 1 : 0), isCommand ? "Command" : "Response", at: at(typeIndex))
+            layer.add(RFCOMMFields.mccType, .u8(type), "\(names?.name ?? "Unknown") (\(Hex.u8(type)))", at: layer.range(at: typeIndex))
+            layer.add(RFCOMMFields.mccCR, .count(isCommand ? 1 : 0), isCommand ? "Command" : "Response", at: layer.range(at: typeIndex))
             let lengthIndex = c.index
             var length = 0, shift = 0
             while true {
@@ -205,7 +202,7 @@ enum RFCOMMDecoder {
                 shift += 7
                 if octet & 1 == 1 || shift > 14 { break }
             }
-            layer.add(RFCOMMFields.mccLength, .count(length), at: at(lengthIndex, c.index - lengthIndex))
+            layer.add(RFCOMMFields.mccLength, .count(length), at: layer.range(at: lengthIndex, count: c.index - lengthIndex))
             let value = try c.slice(length)
             var v = ByteCursor(value)
             layer.summary += " - \(names?.short ?? "Unknown Command \(Hex.u8(type))") \(isCommand ? "Command" : "Response")"
@@ -214,31 +211,31 @@ enum RFCOMMDecoder {
             func dlciOctet() throws {
                 let index = v.index
                 let dlci = try v.u8() >> 2
-                layer.add(RFCOMMFields.mccDLCI, .u8(dlci), String(dlci), at: at(index))
-                layer.add(RFCOMMFields.mccChannel, .count(Int(dlci >> 1)), at: at(index))
+                layer.add(RFCOMMFields.mccDLCI, .u8(dlci), String(dlci), at: layer.range(at: index))
+                layer.add(RFCOMMFields.mccChannel, .count(Int(dlci >> 1)), at: layer.range(at: index))
                 layer.summary += " - Channel \(dlci >> 1) (DLCI \(dlci))"
             }
             switch type {
             case 0x20 where length >= 8: // PN
                 let dlciIndex = v.index
                 let dlci = try v.u8() & 0x3F
-                layer.add(RFCOMMFields.mccDLCI, .u8(dlci), String(dlci), at: at(dlciIndex))
-                layer.add(RFCOMMFields.mccChannel, .count(Int(dlci >> 1)), at: at(dlciIndex))
+                layer.add(RFCOMMFields.mccDLCI, .u8(dlci), String(dlci), at: layer.range(at: dlciIndex))
+                layer.add(RFCOMMFields.mccChannel, .count(Int(dlci >> 1)), at: layer.range(at: dlciIndex))
                 let flags = try v.u8()
                 let cl = flags >> 4
-                layer.add(RFCOMMFields.pnFrameType, .unsigned(UInt64(flags & 0x0F), width: 1), flags & 0x0F == 0 ? "UIH frames (0x0)" : nil, at: at(v.index - 1))
+                layer.add(RFCOMMFields.pnFrameType, .unsigned(UInt64(flags & 0x0F), width: 1), flags & 0x0F == 0 ? "UIH frames (0x0)" : nil, at: layer.range(at: v.index - 1))
                 let clName = cl == 0xF ? "Credit-based flow control requested" : cl == 0xE ? "Credit-based flow control accepted" : cl == 0 ? "No credit-based flow control" : "Reserved"
-                layer.add(RFCOMMFields.pnCL, .unsigned(UInt64(cl), width: 1), "\(clName) (\(Hex.format(cl, width: 1)))", at: at(v.index - 1))
+                layer.add(RFCOMMFields.pnCL, .unsigned(UInt64(cl), width: 1), "\(clName) (\(Hex.format(cl, width: 1)))", at: layer.range(at: v.index - 1))
                 let priority = try v.u8() & 0x3F
-                layer.add(RFCOMMFields.pnPriority, .count(Int(priority)), at: at(v.index - 1))
+                layer.add(RFCOMMFields.pnPriority, .count(Int(priority)), at: layer.range(at: v.index - 1))
                 let timer = try v.u8()
-                layer.add(RFCOMMFields.pnTimer, .count(Int(timer)), at: at(v.index - 1))
+                layer.add(RFCOMMFields.pnTimer, .count(Int(timer)), at: layer.range(at: v.index - 1))
                 let frameSize = try v.u16()
-                layer.add(RFCOMMFields.pnFrameSize, .count(Int(frameSize)), at: at(v.index - 2, 2))
+                layer.add(RFCOMMFields.pnFrameSize, .count(Int(frameSize)), at: layer.range(at: v.index - 2, count: 2))
                 let retransmissions = try v.u8()
-                layer.add(RFCOMMFields.pnRetransmissions, .count(Int(retransmissions)), at: at(v.index - 1))
+                layer.add(RFCOMMFields.pnRetransmissions, .count(Int(retransmissions)), at: layer.range(at: v.index - 1))
                 let credits = try v.u8() & 0x07
-                layer.add(RFCOMMFields.pnCredits, .count(Int(credits)), at: at(v.index - 1))
+                layer.add(RFCOMMFields.pnCredits, .count(Int(credits)), at: layer.range(at: v.index - 1))
                 layer.summary += " - Channel \(dlci >> 1) (DLCI \(dlci)) - Frame Size: \(frameSize)"
                 if cl == 0xF || cl == 0xE { layer.summary += " - Credits: \(credits)" }
             case 0x38 where length >= 2: // MSC
@@ -249,14 +246,14 @@ enum RFCOMMDecoder {
                                                                 (RFCOMMFields.mscDV, 0x80, "DV")]
                 var set: [String] = []
                 for (field, mask, name) in bits {
-                    layer.add(field, .bool(signals & mask != 0), at: at(v.index - 1))
+                    layer.add(field, .bool(signals & mask != 0), at: layer.range(at: v.index - 1))
                     if signals & mask != 0 { set.append(name) }
                 }
                 layer.summary += " - Signals: \(set.isEmpty ? "none" : set.joined(separator: " "))"
                 if !v.isAtEnd {
                     let breakOctet = try v.u8()
                     layer.add(RFCOMMFields.mscBreak, .u8(breakOctet), breakOctet & 0x02 != 0 ? "Break, \(Int(breakOctet >> 4) * 200) ms" : "No break",
-                              at: at(v.index - 1))
+                              at: layer.range(at: v.index - 1))
                 }
             case 0x24 where length >= 1: // RPN
                 try dlciOctet()
@@ -265,40 +262,40 @@ enum RFCOMMDecoder {
                     break
                 }
                 let baud = try v.u8()
-                layer.add(RFCOMMFields.rpnBaud, .u8(baud), "\(baudRates[safe: Int(baud)].map { "\($0) baud" } ?? "Reserved") (\(Hex.u8(baud)))", at: at(v.index - 1))
+                layer.add(RFCOMMFields.rpnBaud, .u8(baud), "\(baudRates[safe: Int(baud)].map { "\($0) baud" } ?? "Reserved") (\(Hex.u8(baud)))", at: layer.range(at: v.index - 1))
                 let line = try v.u8()
                 let parityNames = ["odd", "even", "mark", "space"]
                 let lineText = "\(5 + Int(line & 0x03)) data bits, \(line & 0x04 == 0 ? "1" : "1.5") stop bit\(line & 0x04 == 0 ? "" : "s"), "
                     + (line & 0x08 == 0 ? "no parity" : "\(parityNames[Int(line >> 4 & 0x03)]) parity")
-                layer.add(RFCOMMFields.rpnLine, .u8(line), lineText, at: at(v.index - 1))
+                layer.add(RFCOMMFields.rpnLine, .u8(line), lineText, at: layer.range(at: v.index - 1))
                 let flow = try v.u8()
-                layer.add(RFCOMMFields.rpnFlow, .u8(flow), at: at(v.index - 1))
-                layer.add(RFCOMMFields.rpnXON, .u8(try v.u8()), at: at(v.index - 1))
-                layer.add(RFCOMMFields.rpnXOFF, .u8(try v.u8()), at: at(v.index - 1))
-                layer.add(RFCOMMFields.rpnMask, .u16(try v.u16()), at: at(v.index - 2, 2))
+                layer.add(RFCOMMFields.rpnFlow, .u8(flow), at: layer.range(at: v.index - 1))
+                layer.add(RFCOMMFields.rpnXON, .u8(try v.u8()), at: layer.range(at: v.index - 1))
+                layer.add(RFCOMMFields.rpnXOFF, .u8(try v.u8()), at: layer.range(at: v.index - 1))
+                layer.add(RFCOMMFields.rpnMask, .u16(try v.u16()), at: layer.range(at: v.index - 2, count: 2))
                 layer.summary += " - \(baudRates[safe: Int(baud)] ?? "reserved") baud, \(lineText)"
             case 0x14 where length >= 2: // RLS
                 try dlciOctet()
                 let status = try v.u8()
                 let errors = [(0x02, "overrun"), (0x04, "parity"), (0x08, "framing")].filter { status & UInt8($0.0) != 0 }.map(\.1)
                 layer.add(RFCOMMFields.rlsStatus, .u8(status), status & 1 == 0 ? "No error" : "Error: \(errors.joined(separator: ", "))",
-                          at: at(v.index - 1))
+                          at: layer.range(at: v.index - 1))
                 layer.summary += status & 1 == 0 ? " - No error" : " - Error: \(errors.joined(separator: ", "))"
             case 0x04 where length >= 1: // NSC
                 let octet = try v.u8()
                 let unsupported = octet >> 2
                 layer.add(RFCOMMFields.nscType, .u8(unsupported), "\(commandNames[unsupported]?.name ?? "Unknown") (\(Hex.u8(unsupported)))",
-                          at: at(v.index - 1))
+                          at: layer.range(at: v.index - 1))
                 layer.summary += " - \(commandNames[unsupported]?.short ?? Hex.u8(unsupported)) not supported"
             case 0x08: // Test
-                if !value.isEmpty { layer.add(RFCOMMFields.testData, .bytes(value), at: at(value.startIndex, value.count)) }
+                if !value.isEmpty { layer.add(RFCOMMFields.testData, .bytes(value), at: layer.range(at: value.startIndex, count: value.count)) }
                 layer.summary += " - \(value.count) byte\(value.count == 1 ? "" : "s")"
             case 0x28, 0x18, 0x10, 0x30:
                 break
             case 0x20, 0x38, 0x24, 0x14, 0x04:
                 layer.addIssue(.error, "\(names!.short) with \(length) bytes of value, too short")
             default:
-                if !value.isEmpty { layer.add(RFCOMMFields.payload, .bytes(value), at: at(value.startIndex, value.count)) }
+                if !value.isEmpty { layer.add(RFCOMMFields.payload, .bytes(value), at: layer.range(at: value.startIndex, count: value.count)) }
             }
         }
     }

@@ -89,16 +89,14 @@ enum SDPDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
         var layer = packet.makeLayer("SDP", over: c, showsDirection: true)
         defer { packet.append(layer) }
-        let base = layer.range.lowerBound - c.index
-        func at(_ start: Int, _ count: Int) -> Range<Int> { base + start ..< base + start + count }
 
         let pdu = try c.u8()
         let name = pduNames[pdu]
-        layer.add(SDPFields.pdu, .u8(pdu), "\(name ?? "Unknown") (\(Hex.u8(pdu)))", at: at(c.index - 1, 1))
+        layer.add(SDPFields.pdu, .u8(pdu), "\(name ?? "Unknown") (\(Hex.u8(pdu)))", at: layer.range(at: c.index - 1, count: 1))
         let transaction = try c.u16be()
-        layer.add(SDPFields.transaction, .u16(transaction), at: at(c.index - 2, 2))
+        layer.add(SDPFields.transaction, .u16(transaction), at: layer.range(at: c.index - 2, count: 2))
         let length = try c.u16be()
-        layer.add(SDPFields.length, .count(Int(length)), at: at(c.index - 2, 2))
+        layer.add(SDPFields.length, .count(Int(length)), at: layer.range(at: c.index - 2, count: 2))
         layer.summary.set("\(name ?? "Unknown PDU \(Hex.u8(pdu))")")
         guard name != nil else {
             layer.addIssue(.warning, "Unknown SDP PDU \(Hex.u8(pdu))")
@@ -115,7 +113,7 @@ enum SDPDecoder {
         case 0x01:
             let code = try p.u16be()
             let codeName = errorNames[code] ?? "Reserved"
-            layer.add(SDPFields.errorCode, .u16(code), "\(codeName) (\(Hex.u16(code)))", at: at(p.index - 2, 2))
+            layer.add(SDPFields.errorCode, .u16(code), "\(codeName) (\(Hex.u16(code)))", at: layer.range(at: p.index - 2, count: 2))
             layer.summary += " - \(codeName) (\(hex: code))"
             layer.addIssue(.warning, "SDP error: \(codeName) (\(Hex.u16(code)))")
         case 0x02, 0x06:
@@ -125,43 +123,43 @@ enum SDPDecoder {
             layer.summary += " - \(uuids.map { SDPNames.name($0) ?? $0.description }.joined(separator: ", "))"
             if pdu == 0x02 {
                 let maximum = try p.u16be()
-                layer.add(SDPFields.maxRecords, .count(Int(maximum)), at: at(p.index - 2, 2))
+                layer.add(SDPFields.maxRecords, .count(Int(maximum)), at: layer.range(at: p.index - 2, count: 2))
             } else {
                 let maximum = try p.u16be()
-                layer.add(SDPFields.maxBytes, .count(Int(maximum)), at: at(p.index - 2, 2))
+                layer.add(SDPFields.maxBytes, .count(Int(maximum)), at: layer.range(at: p.index - 2, count: 2))
                 try attributeIDList(&p, &layer)
             }
-            try continuation(&p, &layer, base: base, request: true)
+            try continuation(&p, &layer, request: true)
             // A new request (no continuation) ends whatever the responder was still sending.
             session.sdp.partial[SDPState.FlowKey(link: context.link, sent: !context.sent)] = nil
         case 0x04:
             let handle = try p.u32be()
-            layer.add(SDPFields.recordHandle, .u32(handle), at: at(p.index - 4, 4))
+            layer.add(SDPFields.recordHandle, .u32(handle), at: layer.range(at: p.index - 4, count: 4))
             let maximum = try p.u16be()
-            layer.add(SDPFields.maxBytes, .count(Int(maximum)), at: at(p.index - 2, 2))
+            layer.add(SDPFields.maxBytes, .count(Int(maximum)), at: layer.range(at: p.index - 2, count: 2))
             layer.summary += " - Record \(hex: handle)"
             try attributeIDList(&p, &layer)
-            try continuation(&p, &layer, base: base, request: true)
+            try continuation(&p, &layer, request: true)
             session.sdp.partial[SDPState.FlowKey(link: context.link, sent: !context.sent)] = nil
         case 0x03:
             let total = try p.u16be()
-            layer.add(SDPFields.totalRecords, .count(Int(total)), at: at(p.index - 2, 2))
+            layer.add(SDPFields.totalRecords, .count(Int(total)), at: layer.range(at: p.index - 2, count: 2))
             let current = try p.u16be()
-            layer.add(SDPFields.currentRecords, .count(Int(current)), at: at(p.index - 2, 2))
+            layer.add(SDPFields.currentRecords, .count(Int(current)), at: layer.range(at: p.index - 2, count: 2))
             var handles: [String] = []
             for _ in 0 ..< current {
                 let handle = try p.u32be()
-                layer.add(SDPFields.recordHandle, .u32(handle), at: at(p.index - 4, 4))
+                layer.add(SDPFields.recordHandle, .u32(handle), at: layer.range(at: p.index - 4, count: 4))
                 handles.append(Hex.format(handle, width: 8))
             }
             layer.summary += " - \(current) of \(total) record\(total == 1 ? "" : "s")"
             if !handles.isEmpty { layer.summary += ": \(handles.joined(separator: ", "))" }
-            try continuation(&p, &layer, base: base, request: false)
+            try continuation(&p, &layer, request: false)
         case 0x05, 0x07:
             let count = try p.u16be()
-            layer.add(SDPFields.byteCount, .count(Int(count)), at: at(p.index - 2, 2))
+            layer.add(SDPFields.byteCount, .count(Int(count)), at: layer.range(at: p.index - 2, count: 2))
             let part = try p.slice(Int(count))
-            let more = try continuation(&p, &layer, base: base, request: false)
+            let more = try continuation(&p, &layer, request: false)
             var pending = session.sdp.partial.removeValue(forKey: flow) ?? SDPState.Partial(bytes: [], responses: 0, firstFrame: packet.frame.number)
             pending.bytes += part
             pending.responses += 1
@@ -237,7 +235,7 @@ enum SDPDecoder {
 
     /// The continuation state; returns whether more of the response follows.
     @discardableResult
-    static func continuation(_ c: inout ByteCursor, _ layer: inout Layer, base: Int, request: Bool) throws -> Bool {
+    static func continuation(_ c: inout ByteCursor, _ layer: inout Layer, request: Bool) throws -> Bool {
         let count = try c.u8()
         guard count <= 16 else {
             layer.addIssue(.error, "Continuation state of \(count) bytes (at most 16)")
@@ -245,7 +243,7 @@ enum SDPDecoder {
         }
         let state = try c.slice(Int(count))
         if count > 0 {
-            layer.add(SDPFields.continuation, .bytes(state), at: base + state.startIndex ..< base + state.endIndex)
+            layer.add(SDPFields.continuation, .bytes(state), at: layer.range(at: state.startIndex, count: state.count))
             if request { layer.summary += " - Continuation" }
         }
         return count > 0

@@ -99,7 +99,9 @@ public struct Packet {
     /// A layer whose bytes are what `cursor` has left to read: its range in the layer's source.
     public mutating func makeLayer(_ name: String, over cursor: ByteCursor, showsDirection: Bool = false) -> Layer {
         let start = cursor.index - (reassembledPDU?.startIndex ?? frame.bytes.startIndex)
-        return makeLayer(name, range: start ..< start + cursor.remaining, showsDirection: showsDirection)
+        var layer = makeLayer(name, range: start ..< start + cursor.remaining, showsDirection: showsDirection)
+        layer.cursorBase = cursor.index - start
+        return layer
     }
 
     /// The bytes a layer (or a field of it) covers, from the frame or the buffer it was decoded from.
@@ -198,6 +200,9 @@ public struct Layer {
 
     /// The layer's bytes: offsets from 0 in its source, as are its fields' ranges.
     public var range: Range<Int>
+    /// For a layer made over a cursor: the cursor's index of the source's first byte, so that
+    /// `range(at:)` turns what a decoder's cursor reads into a field's range.
+    var cursorBase = 0
     public private(set) var source: Source
     /// Data layers say Send/Receive in the Type column ("ACL Send"); HCI commands do not.
     public var showsDirection: Bool
@@ -223,6 +228,7 @@ public struct Layer {
         self.source = source
         self.showsDirection = showsDirection
         self.keepsDisplays = keepsDisplays
+        cursorBase = 0
         fields.removeAll(keepingCapacity: true)
         issues.removeAll(keepingCapacity: true)
     }
@@ -230,6 +236,12 @@ public struct Layer {
     public mutating func add(_ definition: FieldDefinition, _ value: FieldValue, _ display: @autoclosure () -> String? = nil,
                              at range: Range<Int>? = nil) {
         fields.append(Field(definition: definition, value: value, display: keepsDisplays ? display() : nil, range: range))
+    }
+
+    /// The range in the layer's source of `count` bytes its decoder's cursor read at `index`
+    /// (for a layer made with `Packet.makeLayer(_:over:)`).
+    public func range(at index: Int, count: Int = 1) -> Range<Int> {
+        index - cursorBase ..< index - cursorBase + count
     }
 
     /// An issue on this layer (its index in the packet is set when the layer is appended).
