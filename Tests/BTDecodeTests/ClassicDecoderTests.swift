@@ -327,6 +327,25 @@ extension ClassicDecoderTests {
     }
 }
 
+extension ClassicDecoderTests {
+    /// A peer that never ends a fragmented signal or a continued attribute list: the
+    /// reassembly stops at its bound with an error instead of growing with the capture.
+    func testEndlessReassemblyIsBounded() {
+        open(psm: 0x0019)
+        avdtp([0x66, 0x02, 0x02, 0x01, 0x00, 0x07, 0x06], sent: false)
+        // Continue packets (label 6, packet type 2) of 1000 bytes: the 66th passes 64 KiB.
+        let chunk = [0x6A] + [UInt8](repeating: 0x00, count: 999)
+        var packets: [Packet] = []
+        for _ in 0 ..< 70 { packets.append(avdtp(chunk, sent: false)) }
+        XCTAssertEqual(packets.firstIndex { $0.hasError }, 65)
+        XCTAssertTrue(packets[65].issues.contains { $0.message.hasPrefix("AVDTP signal started in packet") && $0.message.hasSuffix("grew past 65536 bytes: dropped") },
+                      "\(packets[65].issues)")
+        let dropped = packets[66]
+        XCTAssertFalse(dropped.hasError, "after the drop, a continue packet has no start: a warning")
+        XCTAssertTrue(dropped.hasWarning)
+    }
+}
+
 /// TS 07.10's FCS computed bit by bit, independently of the decoder's table: CRC-8 with
 /// polynomial x^8 + x^2 + x + 1, reflected, initial value 0xFF, sent as its ones' complement.
 enum RFCOMMFCS {

@@ -25,6 +25,8 @@ public struct AVDTPState: ProtocolState {
     /// The codec type last configured on each link (0x00 SBC...), which the media decode follows.
     var codecTypes: [Session.LinkKey: UInt8] = [:]
     var lastSequence: [FlowKey: UInt16] = [:]
+    /// A signal is a few hundred bytes; continue packets past this are not one.
+    static let maximumSignal = 1 << 16
 
     public init() {}
 
@@ -130,6 +132,11 @@ enum AVDTPDecoder {
             pending.bytes += c.rest()
             signal = pending.signal
             layer.add(AVDTPFields.signal, .u8(signal))
+            guard pending.bytes.count <= AVDTPState.maximumSignal else {
+                layer.summary.set("\(signalNames[signal] ?? "Signal \(Hex.u8(signal))"): fragments dropped")
+                layer.addIssue(.error, "AVDTP signal started in packet \(pending.firstFrame) grew past \(AVDTPState.maximumSignal) bytes: dropped")
+                return
+            }
             if packetType == 2 {
                 session.avdtp.fragments[flow] = pending
                 layer.summary.set("\(signalNames[signal] ?? "Signal \(Hex.u8(signal))"): continued (started in packet \(pending.firstFrame))")

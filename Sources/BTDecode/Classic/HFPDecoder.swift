@@ -50,7 +50,7 @@ enum HFPDecoder {
                                      showsDirection: true)
         defer { packet.append(layer) }
         let key = HFPState.StreamKey(link: context.l2cap.link, dlci: context.dlci, sent: context.l2cap.sent)
-        guard c.bytes[c.index...].allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0D || $0 == 0x0A || $0 == 0x09 }) else {
+        guard ReadableText.isLineText(c.bytes[c.index...]) else {
             // Not AT text: said, shown as bytes, and whatever was pending is dropped.
             session.hfp.partial[key] = nil
             layer.summary.set("\(c.remaining) bytes that are not AT text")

@@ -109,9 +109,10 @@ enum RFCOMMDecoder {
             layer.add(RFCOMMFields.credits, .count(Int(credits!)), at: layer.range(at: headerEnd))
         }
         let information = c.rest()
-        if type == 0xEF, dlci != 0, serviceClass(dlci >> 1, session: session, link: context.link) == nil,
-           let recognised = recognise(information) {
+        var service = dlci == 0 ? nil : serviceClass(dlci >> 1, session: session, link: context.link)
+        if type == 0xEF, dlci != 0, service == nil, let recognised = recognise(information) {
             session.rfcomm.recognised[RFCOMMState.ChannelKey(link: context.link, channel: dlci >> 1)] = recognised
+            service = recognised
         }
         if information.count != length {
             layer.addIssue(.error, "Length \(length) but \(information.count) byte\(information.count == 1 ? "" : "s") of information before the FCS")
@@ -128,9 +129,9 @@ enum RFCOMMDecoder {
         layer.summary.set("\(names?.short ?? "Unknown \(Hex.u8(type))")")
         if dlci == 0 {
             layer.summary += " - Multiplexer"
-        } else if let service = serviceClass(dlci >> 1, session: session, link: context.link).flatMap({ SDPNames.serviceClasses[$0] }) {
+        } else if let name = service.flatMap({ SDPNames.serviceClasses[$0] }) {
             // SDP (or the traffic) said which profile the server channel carries.
-            layer.summary += " - Channel \(dlci >> 1) (DLCI \(dlci), \(service))"
+            layer.summary += " - Channel \(dlci >> 1) (DLCI \(dlci), \(name))"
         } else {
             layer.summary += " - Channel \(dlci >> 1) (DLCI \(dlci))"
         }
@@ -146,9 +147,7 @@ enum RFCOMMDecoder {
         }
         layer.add(RFCOMMFields.payload, .bytes(information), at: layer.range(at: information.startIndex, count: information.count))
         layer.summary += " - \(information.count) byte\(information.count == 1 ? "" : "s")"
-        let channel = dlci >> 1
-        if let service = serviceClass(channel, session: session, link: context.link),
-           let decodeService = DissectorTables.rfcommServices[service] {
+        if let service, let decodeService = DissectorTables.rfcommServices[service] {
             return (information, RFCOMMContext(l2cap: context, dlci: dlci, serviceClass: service), decodeService)
         }
         if let text = printable(information) {
@@ -319,7 +318,7 @@ enum RFCOMMDecoder {
     /// The data as text when every byte is printable ASCII, CR, LF or tab (AT commands,
     /// serial consoles), with those three escaped; nil otherwise.
     static func printable(_ bytes: ArraySlice<UInt8>) -> String? {
-        guard bytes.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0D || $0 == 0x0A || $0 == 0x09 }) else { return nil }
+        guard ReadableText.isLineText(bytes) else { return nil }
         var text = ""
         text.reserveCapacity(bytes.count + 8)
         for byte in bytes {

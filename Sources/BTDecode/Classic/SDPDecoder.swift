@@ -31,6 +31,8 @@ public struct SDPState: ProtocolState {
 
     public internal(set) var services: [Session.LinkKey: [Service]] = [:]
     var partial: [FlowKey: Partial] = [:]
+    /// Attribute lists are a few kilobytes; continuations past this are not one.
+    static let maximumList = 1 << 20
 
     public init() {}
 
@@ -163,6 +165,11 @@ enum SDPDecoder {
             var pending = session.sdp.partial.removeValue(forKey: flow) ?? SDPState.Partial(bytes: [], responses: 0, firstFrame: packet.frame.number)
             pending.bytes += part
             pending.responses += 1
+            guard pending.bytes.count <= SDPState.maximumList else {
+                layer.summary += " - \(count) bytes, dropped"
+                layer.addIssue(.error, "SDP attribute list started in packet \(pending.firstFrame) grew past \(SDPState.maximumList) bytes: dropped")
+                return
+            }
             if more {
                 session.sdp.partial[flow] = pending
                 layer.summary += " - \(count) bytes, continued"

@@ -32,6 +32,12 @@ public enum ReadableText {
         return String(out)
     }
 
+    /// Whether bytes are line-oriented text: printable ASCII, CR, LF and tab (AT commands, serial
+    /// consoles). RFCOMM shows such data as text; HFP refuses anything else as not AT.
+    public static func isLineText<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
+        bytes.allSatisfy { ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0D || $0 == 0x0A || $0 == 0x09 }
+    }
+
     /// The text up to the first NUL (fixed-size name fields are NUL-padded).
     public static func untilNUL(_ bytes: ArraySlice<UInt8>) -> String {
         decode(bytes.prefix { $0 != 0 })
