@@ -35,8 +35,10 @@ public struct SummaryText: Equatable, CustomStringConvertible {
 }
 
 /// The text `+=` appends to a summary: a literal with interpolations, formatted into a small
-/// buffer on the stack (spilling to the heap only past 128 bytes). Besides what String
-/// interpolation takes, `\(hex: v)` writes an unsigned integer as 0x and two digits per byte.
+/// buffer on the stack (spilling to the heap only past 128 bytes). It takes strings, integers,
+/// addresses and anything CustomStringConvertible; `\(hex: v)` writes an unsigned integer as 0x
+/// and two digits per byte. Unlike String interpolation it has no catch-all, so an Optional in
+/// a summary is a compile error rather than "Optional(...)" on screen.
 public struct SummaryPiece: ExpressibleByStringInterpolation {
     fileprivate var interpolation: StringInterpolation
 
@@ -149,8 +151,5 @@ public struct SummaryPiece: ExpressibleByStringInterpolation {
             appendInterpolation(value.description)
         }
 
-        public mutating func appendInterpolation<T>(_ value: T) {
-            appendInterpolation(String(describing: value))
-        }
     }
 }
