@@ -21,6 +21,13 @@ final class DifferentialTests: XCTestCase {
         ("btavdtp.packet_type", "avdtp.packet_type"), ("btavdtp.acp_seid", "avdtp.seid"), ("btavdtp.int_seid", "avdtp.int_seid"),
         ("btavdtp.error_code", "avdtp.error_code"), ("btavdtp.service_category", "avdtp.category"),
         ("btavdtp.media_codec_audio_type", "avdtp.codec"), ("btavdtp.delay", "avdtp.delay"),
+        ("btavctp.transaction", "avctp.transaction"), ("btavctp.cr", "avctp.cr"), ("btavctp.packet_type", "avctp.packet_type"),
+        ("btavctp.pid", "avctp.pid"), ("btavrcp.ctype", "avrcp.ctype"), ("btavrcp.opcode", "avrcp.opcode"), ("btavrcp.pdu_id", "avrcp.pdu"),
+        ("btavrcp.passthrough.operation", "avrcp.operation"), ("btavrcp.notification.event_id", "avrcp.event"),
+        ("btavrcp.attribute", "avrcp.attribute"), ("btavrcp.volume", "avrcp.volume"), ("btavrcp.status", "avrcp.status"),
+        ("btavrcp.length", "avrcp.length"), ("btavrcp.packet_type", "avrcp.packet_type"), ("btavrcp.scope", "avrcp.scope"),
+        ("btavrcp.uid_counter", "avrcp.uid_counter"), ("btavrcp.number_of_items", "avrcp.number_of_items"),
+        ("btavrcp.player_id", "avrcp.player_id"), ("btavrcp.play_status", "avrcp.play_status"),
         ("rtp.seq", "rtp.sequence"), ("rtp.timestamp", "rtp.timestamp"), ("rtp.ssrc", "rtp.ssrc"), ("sbc.bitpool", "sbc.bitpool"),
     ]
 
@@ -93,6 +100,14 @@ final class DifferentialTests: XCTestCase {
                         // Wireshark reads no FCS when the length field runs past the frame (BlueZ's
                         // emulator sends such frames); btlog, like the kernel and btmon, takes the
                         // last octet and reports the length.
+                        continue
+                    case "avrcp.scope", "avrcp.uid_counter", "avrcp.number_of_items"
+                        where theirs.isEmpty && Self.values(b[Self.pairs.firstIndex { $0.btlog == "avrcp.pdu" }!]) == [0x75]:
+                        // Wireshark 4.0 does not decode AVRCP 1.6's Get Total Number of Items (0x75).
+                        continue
+                    case "avctp.pid" where theirs.isEmpty:
+                        // btlog gives the continue and end packets of a fragmented AVCTP message
+                        // the start packet's profile; Wireshark only the start packet.
                         continue
                     case "l2cap.psm" where theirs.isEmpty:
                         // btlog labels every PDU of a channel with its PSM (responses, S-frames,

@@ -61,9 +61,11 @@ public struct ByteCursor {
         return UInt64(low) | UInt64(try u32()) << 32
     }
 
-    /// Big-endian (network order) reads, for the few formats that use it (iBeacon, RTP, SDP).
+    /// Big-endian (network order) reads, for the formats that use it (iBeacon, RTP, SDP, AV/C).
     public mutating func u16be() throws -> UInt16 { try u16().byteSwapped }
+    public mutating func u24be() throws -> UInt32 { try u24().byteSwapped >> 8 }
     public mutating func u32be() throws -> UInt32 { try u32().byteSwapped }
+    public mutating func u64be() throws -> UInt64 { try u64().byteSwapped }
 
     /// The next byte or 16-bit value, without moving.
     public func peekU8() throws -> UInt8 {

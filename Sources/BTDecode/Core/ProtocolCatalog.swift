@@ -68,6 +68,7 @@ public enum ProtocolCatalog {
         SDPDecoder.descriptor,
         RFCOMMDecoder.descriptor,
         AVDTPDecoder.descriptor,
+        AVCTPDecoder.descriptor,
         HFPDecoder.descriptor,
         SystemDecoder.descriptor,
     ]
