@@ -7,7 +7,8 @@ enum DataElement {
     static func uint32(_ v: UInt32) -> [UInt8] { [0x0A] + be32(v) }
     static func uuid16(_ v: UInt16) -> [UInt8] { [0x19] + be16(v) }
     static func bool(_ v: Bool) -> [UInt8] { [0x28, v ? 1 : 0] }
-    static func text(_ s: String) -> [UInt8] { [0x25, UInt8(s.utf8.count)] + Array(s.utf8) }
+    static func text(_ s: String) -> [UInt8] { text(Array(s.utf8)) }
+    static func text(_ bytes: [UInt8]) -> [UInt8] { [0x25, UInt8(bytes.count)] + bytes }
     static func sequence(_ content: [UInt8]) -> [UInt8] {
         content.count < 256 ? [0x35, UInt8(content.count)] + content : [0x36] + be16(UInt16(content.count)) + content
     }

@@ -124,8 +124,8 @@ extension Scenarios {
         rc.avctpFragmented(RemoteControl.vendor(ctype: 0x00, pdu: 0x17, [0xFF] + Array(charsets[0 ..< 510])), size: 200, sent: true, response: false)
         rc.avctp(RemoteControl.vendor(ctype: 0x09, pdu: 0x17, []), sent: false, response: true)
         // A profile the phone does not serve on this channel.
-        rc.avctp([0x01, 0x48, 0x00], sent: true, response: false, pid: 0x1124)
-        rc.avctp([], sent: false, response: true, pid: 0x1124, ipid: true)
+        rc.avctp([0x01, 0x48, 0x00], sent: true, response: false, pid: 0x1200)
+        rc.avctp([], sent: false, response: true, pid: 0x1200, ipid: true)
 
         // Browsing.
         rc.browse(0x71, [0x00] + be32(0) + be32(9) + [0x00], sent: true)                                  // players

@@ -29,6 +29,11 @@ public enum FuzzSeeds {
         BenchmarkSessions.audioSession(packets: 300) { audio += $0 }
 
         for (name, bytes) in LiteralInput.seeds { try save(.literal, name, bytes) }
+        // HID: the scenario keyboard's descriptor with a report of each of its kinds.
+        for (index, report) in [[UInt8]]([[0x01, 0x02, 0x00, 0x0B, 0, 0, 0, 0, 0], [0x02, 0x01], [0x03, 0x01, 0x05, 0xFD, 0xFF], [0x01, 0x02]])
+            .enumerated() {
+            try save(.hidDescriptor, "keyboard-\(index).bin", HIDReportInput.encode(descriptor: KeyboardDescriptor.bytes, report: report))
+        }
 
         // Channel protocols: what each PSM's channel carried in the audio session, the classic
         // scenario and the fixture files, per protocol and direction as it came.

@@ -35,6 +35,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// later): the first byte picks the PSM among `L2CAPProtocols.decodedPSMs`, the rest are
     /// SDUs (ChannelInput records) delivered on a channel opened for it.
     case channel
+    /// A HID report descriptor (as a peer's SDP record carries it) and a report read through it:
+    /// [descriptor length, 2 bytes LE][descriptor][report] (HIDReportInput).
+    case hidDescriptor = "hid-descriptor"
 
     /// Runs the input; returns normally for every input (errors are the expected outcome of
     /// most inputs), crashes only on a bug.
@@ -68,6 +71,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             LiteralInput.run(input)
         case .channel:
             FuzzDecoder.shared.run(ChannelInput.frames(from: input))
+        case .hidDescriptor:
+            HIDReportInput.run(input)
         }
     }
 

@@ -47,6 +47,8 @@ try save("le-heart-rate.pklg", try FixtureContainers.encode(Scenarios.heartRateS
 try save("bredr-l2cap.btsnoop", try FixtureContainers.encode(Scenarios.classicL2CAPSession(), as: .btsnoopH4))
 try save("bredr-handsfree.btsnoop", try FixtureContainers.encode(Scenarios.handsfreeSession(), as: .btsnoopH4))
 try save("avrcp-remote.btsnoop", try FixtureContainers.encode(Scenarios.remoteControlSession(), as: .btsnoopH4))
+try save("hid-keyboard.btsnoop", try FixtureContainers.encode(Scenarios.hidSession(), as: .btsnoopH4))
+try save("bnep-pan.btsnoop", try FixtureContainers.encode(Scenarios.panSession(), as: .btsnoopH4))
 var audio: [Frame] = []
 BenchmarkSessions.audioSession(packets: 600) { audio += $0 }
 try save("a2dp-stream.btsnoop", try FixtureContainers.encode(audio, as: .btsnoopH4))

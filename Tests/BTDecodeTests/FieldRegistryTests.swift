@@ -58,15 +58,15 @@ final class FieldRegistryTests: XCTestCase {
     }
 
     /// The dissector tables are built from the registrations: ATT on its fixed channel and PSMs,
-    /// SMP on both of its channels, signaling on 0x0001 and 0x0005, SDP, RFCOMM, AVCTP (control and browsing) and AVDTP on their PSMs; GATT formats by UUID.
+    /// SMP on both of its channels, signaling on 0x0001 and 0x0005, SDP, RFCOMM, BNEP, HID (control and interrupt), AVCTP (control and browsing) and AVDTP on their PSMs; GATT formats by UUID.
     func testDissectorTablesComeFromTheCatalog() {
         XCTAssertEqual(DissectorTables.fixedChannels.indices.filter { DissectorTables.fixedChannels[$0] != nil }, [0x0001, 0x0004, 0x0005, 0x0006, 0x0007])
-        XCTAssertEqual(DissectorTables.psms.keys.sorted(), [0x0001, 0x0003, 0x0017, 0x0019, 0x001B, 0x001F, 0x0027])
+        XCTAssertEqual(DissectorTables.psms.keys.sorted(), [0x0001, 0x0003, 0x000F, 0x0011, 0x0013, 0x0017, 0x0019, 0x001B, 0x001F, 0x0027])
         XCTAssertNotNil(DissectorTables.gattValues[BTUUID(UInt16(0x2A37))])
         XCTAssertEqual(GATTValues.describe(BTUUID(UInt16(0x2A19)), [0x57]), "87%")
         XCTAssertNil(GATTValues.describe(BTUUID(UInt16(0x2A19)), []))
         XCTAssertNotNil(DissectorTables.manufacturerData[0x004C])
-        XCTAssertEqual(ProtocolCatalog.stateTypes.count, 9)
+        XCTAssertEqual(ProtocolCatalog.stateTypes.count, 10)
     }
 
     /// A copied Session (the fuzzer's warm start) keeps its own protocol states.

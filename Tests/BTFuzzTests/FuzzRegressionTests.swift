@@ -88,4 +88,15 @@ final class FuzzRegressionTests: XCTestCase {
         // A length past the end takes what is there.
         XCTAssertEqual(DecoderInput.frames(from: [0x01, 0xFF, 0xFF, 0x0E]).map { Array($0.bytes) }, [[0x0E]])
     }
+
+    /// A report descriptor whose array field's logical minimum is above a value the report
+    /// holds: the value selected usage index -1, and reading the usage list there trapped.
+    func testHIDArrayValueBelowLogicalMinimum() throws {
+        let input = try bytes("hid-descriptor", "array-index-below-logical-minimum.bin")
+        XCTAssertNotNil(HIDReportInput.read(descriptor: input[2 ..< 2 + Int(input[0])], report: input[(2 + Int(input[0]))...]))
+        // Logical minimum 5, usages 0x04 and 0x05 listed one by one, a value of 1: nothing selected.
+        let descriptor: [UInt8] = [0x05, 0x07, 0x15, 0x05, 0x25, 0x06, 0x09, 0x04, 0x09, 0x05, 0x75, 0x08, 0x95, 0x01, 0x81, 0x00]
+        XCTAssertEqual(HIDReportInput.read(descriptor: descriptor[...], report: [0x01][...]), [])
+        XCTAssertEqual(HIDReportInput.read(descriptor: descriptor[...], report: [0x06][...]), ["B"])
+    }
 }

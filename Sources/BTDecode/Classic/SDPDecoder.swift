@@ -12,6 +12,8 @@ public struct SDPState: ProtocolState {
         public var psm: UInt16?
         public var rfcommChannel: UInt8?
         public var supportedFeatures: UInt16?
+        /// A HID device's report descriptor (HIDDescriptorList, 0x0206), which HID reads reports by.
+        public var hidDescriptor: [UInt8]?
 
         /// "Handsfree", "Audio Sink": the first named class.
         public var className: String? { classes.lazy.compactMap { SDPNames.serviceClasses[$0] }.first }
@@ -301,6 +303,18 @@ enum SDPDecoder {
                 if let string = value.string {
                     service.name = string
                     layer.add(SDPFields.serviceName, .text(string))
+                }
+            case 0x0206 where service.classes.contains(0x1124):
+                // HIDDescriptorList: (type, descriptor) pairs; type 0x22 is the report descriptor.
+                for entry in value.elements where entry.elements.first?.integer == 0x22 {
+                    guard case .text(let bytes)? = entry.elements.dropFirst().first else { continue }
+                    service.hidDescriptor = Array(bytes)
+                    if let parsed = try? HIDReportDescriptor(bytes) {
+                        text = "Report descriptor, \(bytes.count) bytes: \(parsed.inputSummary)"
+                    } else {
+                        text = "Report descriptor, \(bytes.count) bytes (malformed)"
+                        layer.addIssue(.warning, "HID report descriptor of \(bytes.count) bytes is malformed")
+                    }
                 }
             case 0x0311:
                 if let features = value.integer {

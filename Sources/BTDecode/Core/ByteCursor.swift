@@ -134,6 +134,12 @@ public struct BDAddr: Hashable, Sendable, CustomStringConvertible {
         bytes = (raw[s + 5], raw[s + 4], raw[s + 3], raw[s + 2], raw[s + 1], raw[s])
     }
 
+    /// An IEEE 802 MAC address as Ethernet writes it, first octet first (BNEP).
+    public init(networkOrder raw: ArraySlice<UInt8>) {
+        let s = raw.startIndex
+        bytes = (raw[s], raw[s + 1], raw[s + 2], raw[s + 3], raw[s + 4], raw[s + 5])
+    }
+
     public init(_ text: String) {
         let parts = text.split(separator: ":").map { UInt8($0, radix: 16) ?? 0 }
         let p = parts + Array(repeating: 0, count: max(0, 6 - parts.count))

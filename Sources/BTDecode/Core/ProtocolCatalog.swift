@@ -70,6 +70,8 @@ public enum ProtocolCatalog {
         AVDTPDecoder.descriptor,
         AVCTPDecoder.descriptor,
         HFPDecoder.descriptor,
+        HIDDecoder.descriptor,
+        BNEPDecoder.descriptor,
         SystemDecoder.descriptor,
     ]
 
