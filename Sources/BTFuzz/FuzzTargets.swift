@@ -38,6 +38,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// A HID report descriptor (as a peer's SDP record carries it) and a report read through it:
     /// [descriptor length, 2 bytes LE][descriptor][report] (HIDReportInput).
     case hidDescriptor = "hid-descriptor"
+    /// The profiles above GATT (ANCS, AMS, and every one registered later) on an LE link whose
+    /// discovery declared each of their characteristics: GATTValueInput records.
+    case gattValue = "gatt-value"
 
     /// Runs the input; returns normally for every input (errors are the expected outcome of
     /// most inputs), crashes only on a bug.
@@ -73,6 +76,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             FuzzDecoder.shared.run(ChannelInput.frames(from: input))
         case .hidDescriptor:
             HIDReportInput.run(input)
+        case .gattValue:
+            FuzzDecoder.shared.run(GATTValueInput.frames(from: input))
         }
     }
 
@@ -219,6 +224,71 @@ public enum ChannelInput {
         var bytes = [UInt8(index)]
         for sdu in sdus where sdu.bytes.count <= 0xFFF0 {
             bytes += [sdu.received ? 1 : 0, UInt8(sdu.bytes.count & 0xFF), UInt8(sdu.bytes.count >> 8)] + sdu.bytes
+        }
+        return bytes
+    }
+}
+
+/// The gatt-value target's input: records of [characteristic selector][opcode selector]
+/// [length][value]. The frames connect an LE link whose GATT discovery declared every
+/// characteristic a profile registers (`GATTProfiles.characteristics`, value handles 0x0101,
+/// 0x0104 ...); each record writes (request or command), notifies, indicates, reads, or answers
+/// a write with an Error Response (the value's first byte the error code), as the opcode
+/// selector says.
+public enum GATTValueInput {
+    static let handle: UInt16 = 0x0002
+    public static let opcodes: [UInt8] = [0x12, 0x52, 0x1B, 0x1D, 0x0B, 0x01]
+
+    static func valueHandle(_ index: Int) -> UInt16 { UInt16(0x0101 + 3 * index) }
+
+    public static func frames(from input: [UInt8]) -> [Frame] {
+        let characteristics = GATTProfiles.characteristics
+        guard !characteristics.isEmpty else { return [] }
+        var frames: [Frame] = []
+        func add(_ kind: FrameKind, _ direction: Direction, _ bytes: [UInt8]) {
+            frames.append(Frame(number: frames.count + 1, timestamp: Int64(frames.count) * 1000, kind: kind, direction: direction, bytes: bytes))
+        }
+        func att(_ pdu: [UInt8], received: Bool) {
+            let l2cap = [UInt8(pdu.count & 0xFF), UInt8(pdu.count >> 8), 0x04, 0x00] + pdu
+            add(.aclData, received ? .received : .sent,
+                [UInt8(handle & 0xFF), UInt8(handle >> 8) | 0x20, UInt8(l2cap.count & 0xFF), UInt8(l2cap.count >> 8)] + l2cap)
+        }
+        func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        // LE Connection Complete, then one characteristic declaration per registered UUID.
+        add(.event, .received, [0x3E, 0x13, 0x01, 0x00] + le16(handle) + [0x00, 0x00, 0x33, 0x22, 0x11, 0xE6, 0xF7, 0x5C, 0x18, 0x00, 0x00, 0x00, 0x48, 0x00, 0x00])
+        for (index, uuid) in characteristics.enumerated() {
+            let declaration = valueHandle(index) - 1
+            let bytes = uuid.uuid16.map { le16($0) } ?? uuid.littleEndianBytes
+            att([0x08] + le16(declaration) + [0xFF, 0xFF, 0x03, 0x28], received: false)
+            att([0x09, UInt8(5 + bytes.count)] + le16(declaration) + [0x3A] + le16(declaration + 1) + bytes, received: true)
+        }
+        var i = 0
+        while i + 2 < input.count {
+            let index = Int(input[i]) % characteristics.count, opcode = opcodes[Int(input[i + 1]) % opcodes.count]
+            let start = i + 3, end = min(start + Int(input[i + 2]), input.count)
+            let value = Array(input[start ..< end])
+            let handle = le16(valueHandle(index))
+            switch opcode {
+            case 0x0B:
+                att([0x0A] + handle, received: false)
+                att([0x0B] + value, received: true)
+            case 0x01:
+                att([0x12] + handle + value, received: false)
+                att([0x01, 0x12] + handle + [value.first ?? 0xA0], received: true)
+            default:
+                att([opcode] + handle + value, received: opcode == 0x1B || opcode == 0x1D)
+            }
+            i = end
+        }
+        return frames
+    }
+
+    public static func encode(_ records: [(characteristic: BTUUID, opcode: UInt8, value: ArraySlice<UInt8>)]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for record in records where record.value.count < 256 {
+            guard let index = GATTProfiles.characteristics.firstIndex(of: record.characteristic),
+                  let opcode = opcodes.firstIndex(of: record.opcode) else { continue }
+            bytes += [UInt8(index), UInt8(opcode), UInt8(record.value.count)] + record.value
         }
         return bytes
     }

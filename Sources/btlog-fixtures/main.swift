@@ -49,6 +49,7 @@ try save("bredr-handsfree.btsnoop", try FixtureContainers.encode(Scenarios.hands
 try save("avrcp-remote.btsnoop", try FixtureContainers.encode(Scenarios.remoteControlSession(), as: .btsnoopH4))
 try save("hid-keyboard.btsnoop", try FixtureContainers.encode(Scenarios.hidSession(), as: .btsnoopH4))
 try save("bnep-pan.btsnoop", try FixtureContainers.encode(Scenarios.panSession(), as: .btsnoopH4))
+try save("le-apple.btsnoop", try FixtureContainers.encode(Scenarios.appleSession(), as: .btsnoopH4))
 var audio: [Frame] = []
 BenchmarkSessions.audioSession(packets: 600) { audio += $0 }
 try save("a2dp-stream.btsnoop", try FixtureContainers.encode(audio, as: .btsnoopH4))

@@ -66,7 +66,8 @@ final class FieldRegistryTests: XCTestCase {
         XCTAssertEqual(GATTValues.describe(BTUUID(UInt16(0x2A19)), [0x57]), "87%")
         XCTAssertNil(GATTValues.describe(BTUUID(UInt16(0x2A19)), []))
         XCTAssertNotNil(DissectorTables.manufacturerData[0x004C])
-        XCTAssertEqual(ProtocolCatalog.stateTypes.count, 10)
+        XCTAssertEqual(DissectorTables.gattCharacteristics.count, 6, "ANCS's three characteristics and AMS's three")
+        XCTAssertEqual(ProtocolCatalog.stateTypes.count, 11)
     }
 
     /// A copied Session (the fuzzer's warm start) keeps its own protocol states.

@@ -99,4 +99,17 @@ final class FuzzRegressionTests: XCTestCase {
         XCTAssertEqual(HIDReportInput.read(descriptor: descriptor[...], report: [0x01][...]), [])
         XCTAssertEqual(HIDReportInput.read(descriptor: descriptor[...], report: [0x06][...]), ["B"])
     }
+
+    /// The gatt-value harness reaches the profiles: its discovery declares their
+    /// characteristics, so a Notification Source value decodes as ANCS, an Entity Update as AMS.
+    func testGATTValueInputReachesTheProfiles() throws {
+        let source = try XCTUnwrap(BTUUID("9FBF120D-6301-42D9-8C58-25E699A21DBD"))
+        let update = try XCTUnwrap(BTUUID("2F7CABCE-808D-411F-9A0C-BB92BA96C102"))
+        let input = GATTValueInput.encode([(source, 0x1B, [0x00, 0x02, 0x01, 0x01, 0x12, 0x00, 0x00, 0x00]),
+                                           (update, 0x1B, [0x02, 0x02, 0x00, 0x41]), (update, 0x01, [0xA0])])
+        let decoder = Decoder()
+        let packets = GATTValueInput.frames(from: input).map { decoder.decode($0) }
+        XCTAssertEqual(packets.compactMap { $0.layers.last?.name }.filter { $0 != "ATT" && $0.hasPrefix("A") }, ["ANCS", "AMS", "AMS", "AMS"], "the error record writes, then answers")
+        XCTAssertEqual(packets.last?.summary, "Error: Invalid State")
+    }
 }

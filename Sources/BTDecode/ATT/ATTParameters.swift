@@ -8,6 +8,8 @@ extension ATTDecoder {
         var layer: Layer
         var pdu: PDU
         var request: ATTState.Transaction?
+        /// A value a profile above GATT decodes once the ATT layer is done (ANCS, AMS).
+        var handoff: (decode: GATTCharacteristicDecoder, value: ByteCursor, context: GATTValueContext)?
 
         init(c: ByteCursor, layer: Layer, pdu: PDU) {
             self.c = c
@@ -48,12 +50,22 @@ extension ATTDecoder {
         }
 
         mutating func value(_ handle: UInt16?, _ session: inout Session) {
+            let value = c
             let bytes = c.rest()
             layer.add(ATTFields.value, .bytes(bytes))
             guard let handle else { return }
-            pdu.describeValue(handle, bytes, database(session), &layer)
+            let database = database(session)
+            pdu.describeValue(handle, bytes, database, &layer)
+            if [0x0B, 0x12, 0x52, 0x1B, 0x1D].contains(opcode) { handOff(handle, value, database) }
             // A Write Request's value counts only once the server accepts it.
             if opcode == 0x12 { pdu.writtenValue = Array(bytes.prefix(512)) } else { session.gatt.databases[key]?.recordValue(handle, bytes) }
+        }
+
+        /// Marks the value for the profile registered for its characteristic, if any.
+        mutating func handOff(_ handle: UInt16, _ value: ByteCursor, _ database: GATTDatabase) {
+            guard !DissectorTables.gattCharacteristics.isEmpty, let type = database.attributes[handle]?.type,
+                  let decode = DissectorTables.gattCharacteristics[type] else { return }
+            handoff = (decode, value, GATTValueContext(l2cap: pdu.context, opcode: opcode, handle: handle, characteristic: type))
         }
 
         mutating func errorResponse(_ session: inout Session) throws {
@@ -64,15 +76,16 @@ extension ATTDecoder {
             layer.summary += " - \(opcodeName(requestOpcode)) - Attribute Handle: \(hex: handle)"
             if let name = database(session).name(of: handle, names: pdu.names) { layer.summary += " - \(name)" }
             layer.summary += " - Error Code: \(errorName(error)) (\(hex: error))"
+            handOff(handle, ByteCursor(c.bytes[c.index - 1 ..< c.index]), database(session))
             // Attribute Not Found ends every discovery procedure: expected, not a fault.
             let discovery: Set<UInt8> = [0x04, 0x06, 0x08, 0x10]
             if error == 0x0A && discovery.contains(requestOpcode) {
                 layer.addIssue(.note, "Attribute Not Found: end of discovery")
             } else if [0x05, 0x08, 0x0C, 0x0F].contains(error) {
                 layer.addIssue(.warning, "ATT error: \(errorName(error)) (\(Hex.u8(error))) - the client should pair or encrypt and retry")
-            } else {
+            } else if handoff == nil {
                 layer.addIssue(.error, "ATT error: \(errorName(error)) (\(Hex.u8(error))) for \(opcodeName(requestOpcode))")
-            }
+            } // else the profile of the characteristic names the error (ANCS's 0xA0-0xA3) and reports it
             if let request, request.opcode != requestOpcode {
                 layer.addIssue(.warning, "Error Response names \(opcodeName(requestOpcode)) but the pending request is \(opcodeName(request.opcode))")
             }

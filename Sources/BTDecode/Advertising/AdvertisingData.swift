@@ -4,8 +4,7 @@ import BTCapture
 /// (Core Vol 3, Part C, 11; Core Specification Supplement, Part A; Assigned Numbers 2.3).
 public enum AdvertisingData {
     /// Advertising data, scan responses and EIR; manufacturer formats register by company.
-    static let descriptor = ProtocolDescriptor(name: "Advertising Data", fields: AdvertisingFields.all,
-                                               registrations: [.manufacturerData(0x004C, iBeacon)])
+    static let descriptor = ProtocolDescriptor(name: "Advertising Data", fields: AdvertisingFields.all)
 
     static let typeNames: [UInt8: String] = [
         0x01: "Flags", 0x02: "Incomplete List of 16-bit Service UUIDs", 0x03: "Complete List of 16-bit Service UUIDs",
@@ -152,19 +151,13 @@ public enum AdvertisingData {
             let companyName = AssignedNumbers.company(company) ?? "Unknown"
             layer.add(AdvertisingFields.company, .u16(company), "\(companyName) (\(Hex.u16(company)))")
             layer.add(AdvertisingFields.manufacturerData, .bytes(data))
-            if wantsText, let describe = DissectorTables.manufacturerData[company], let text = describe(data) { return "\(companyName): \(text)" }
+            if let describe = DissectorTables.manufacturerData[company], let text = describe(data, &layer) {
+                return wantsText ? "\(companyName): \(text)" : ""
+            }
             return wantsText ? "\(companyName) (\(Hex.u16(company))): \(Hex.bytes(data))" : ""
         default:
             return nil
         }
-    }
-
-    /// Apple's iBeacon: type 0x02, length 0x15, proximity UUID, major, minor (big-endian), power.
-    static func iBeacon(_ data: ArraySlice<UInt8>) -> String? {
-        var c = ByteCursor(data)
-        guard data.count == 23, (try? c.u8()) == 0x02, (try? c.u8()) == 0x15, let bytes = try? c.slice(16), let uuid = BTUUID(bigEndian: bytes),
-              let major = try? c.u16be(), let minor = try? c.u16be(), let power = try? c.i8() else { return nil }
-        return "iBeacon \(uuid.longForm) Major: \(major) Minor: \(minor) Measured Power: \(power) dBm"
     }
 }
 

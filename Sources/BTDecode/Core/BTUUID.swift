@@ -74,6 +74,11 @@ public struct BTUUID: Hashable, Sendable, CustomStringConvertible {
         return longForm
     }
 
+    /// The 16 bytes as ATT and SDP-over-LE carry them, least significant first.
+    public var littleEndianBytes: [UInt8] {
+        (0 ..< 8).map { UInt8(truncatingIfNeeded: low >> (8 * $0)) } + (0 ..< 8).map { UInt8(truncatingIfNeeded: high >> (8 * $0)) }
+    }
+
     public var longForm: String {
         let h = String(Hex.format(high, width: 16).dropFirst(2)), l = String(Hex.format(low, width: 16).dropFirst(2))
         return "\(h.prefix(8))-\(h.dropFirst(8).prefix(4))-\(h.suffix(4))-\(l.prefix(4))-\(l.suffix(12))"

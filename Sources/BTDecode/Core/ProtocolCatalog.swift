@@ -43,15 +43,33 @@ enum Registration {
     case manufacturerData(UInt16, ManufacturerDataDescriber)
     /// Data on an RFCOMM server channel whose SDP record lists this service class (0x111E Handsfree...).
     case rfcommService(UInt16, RFCOMMServiceDecoder)
+    /// A characteristic's value (read, written, notified or indicated) once GATT discovery has
+    /// shown which characteristic the handle is: a profile above GATT, as its own layer (ANCS).
+    case gattCharacteristic(BTUUID, GATTCharacteristicDecoder)
 }
+
+/// What ATT hands a profile decoding one characteristic's value.
+public struct GATTValueContext {
+    public var l2cap: L2CAPContext
+    /// The ATT opcode carrying the value: 0x0B Read Response, 0x12/0x52 writes, 0x1B
+    /// notification, 0x1D indication; 0x01 for an Error Response about the characteristic,
+    /// whose value is then the one-byte error code.
+    public var opcode: UInt8
+    public var handle: UInt16
+    public var characteristic: BTUUID
+}
+
+/// How a profile above GATT is handed a characteristic's value.
+typealias GATTCharacteristicDecoder = (inout ByteCursor, inout Packet, inout Session, GATTValueContext) throws -> Void
 
 /// How a protocol carried on an RFCOMM server channel is handed a UIH frame's information.
 typealias RFCOMMServiceDecoder = (inout ByteCursor, inout Packet, inout Session, RFCOMMContext) throws -> Void
 
 /// A value's decoded meaning in one line; nil when the bytes do not fit the type's layout.
 typealias GATTValueDescriber = (ArraySlice<UInt8>) -> String?
-/// Manufacturer data after the company identifier; nil when it is not a format this knows.
-typealias ManufacturerDataDescriber = (ArraySlice<UInt8>) -> String?
+/// Manufacturer data after the company identifier, as fields on the layer and (when the layer
+/// keeps display text) a line; nil when it is not a format this knows.
+typealias ManufacturerDataDescriber = (ArraySlice<UInt8>, inout Layer) -> String?
 
 /// Every protocol btlog decodes, in the order `btlog fields` lists them. Adding a protocol is
 /// a folder with its decoder, fields and descriptor, and one line here.
@@ -60,6 +78,7 @@ public enum ProtocolCatalog {
         FrameFields.descriptor,
         HCIProtocol.descriptor,
         AdvertisingData.descriptor,
+        AppleAdvertising.descriptor,
         DataDecoder.descriptor,
         L2CAPDecoder.descriptor,
         ATTDecoder.descriptor,
@@ -72,6 +91,8 @@ public enum ProtocolCatalog {
         HFPDecoder.descriptor,
         HIDDecoder.descriptor,
         BNEPDecoder.descriptor,
+        ANCSDecoder.descriptor,
+        AMSDecoder.descriptor,
         SystemDecoder.descriptor,
     ]
 
@@ -84,6 +105,12 @@ public enum ProtocolCatalog {
         }
         return index
     }
+}
+
+/// The characteristics profiles above GATT decode (ANCS, AMS...), in a stable order: what the
+/// fuzzer declares in its GATT database.
+public enum GATTProfiles {
+    public static let characteristics: [BTUUID] = DissectorTables.gattCharacteristics.keys.sorted { $0.description < $1.description }
 }
 
 /// Decoders by the keys that select them, built once from the catalog's registrations.
@@ -101,6 +128,9 @@ enum DissectorTables {
     }
     static let rfcommServices: [UInt16: RFCOMMServiceDecoder] = table {
         if case .rfcommService(let serviceClass, let decode) = $0 { return (serviceClass, decode) } else { return nil }
+    }
+    static let gattCharacteristics: [BTUUID: GATTCharacteristicDecoder] = table {
+        if case .gattCharacteristic(let uuid, let decode) = $0 { return (uuid, decode) } else { return nil }
     }
 
     /// One table from every registration of one kind; a key registered twice is a programming error.
