@@ -62,7 +62,8 @@ extension Scenarios {
     /// Search, a Service Attribute response split over three continuation responses, a Service
     /// Search Attribute for PnP Information, an error for a bad record handle), then RFCOMM on
     /// the server channel SDP named: multiplexer start-up (PN with credit-based flow, MSC), the
-    /// HFP service level connection's AT commands with one split across two frames, RPN, RLS,
+    /// HFP service level connection's AT commands with one split across two frames, mSBC audio
+    /// over eSCO (H2 frames, one lost, one partially lost), RPN, RLS,
     /// Test, an NSC for an unknown command, a frame with a bad FCS, a refused channel (DM), and
     /// the shutdown.
     public static func handsfreeSession() -> [Frame] {
@@ -150,6 +151,20 @@ extension Scenarios {
         at("\r\n+BCS: 2\r\n", sent: true, credits: nil)
         at("AT+BCS=2\r", sent: false, credits: nil)
         at("\r\nOK\r\n", sent: true, credits: nil)
+        // The audio link for mSBC: eSCO, transparent air mode, 60-byte packets each holding one
+        // H2-framed mSBC frame; the car kit's side loses one frame and reports one partially lost.
+        link.b.command(0x0428, le16(0x000D) + le32(8000) + le32(8000) + le16(0x000D) + le16(0x0063) + [0x02] + le16(0x0380))
+        link.b.commandStatus(0x0428)
+        link.b.event(0x2C, [0x00] + le16(0x0101) + addressBytes(carKit) + [0x02, 0x0C, 0x04] + le16(60) + le16(60) + [0x03])
+        let h2: [UInt8] = [0x08, 0x38, 0xC8, 0xF8]
+        for (index, (sent, sequence, status)) in [(true, 0, 0), (false, 0, 0), (true, 1, 0), (false, 1, 0), (true, 2, 0), (false, 3, 0),
+                                                  (true, 3, 0), (false, 0, 3), (true, 0, 0), (false, 1, 0)].enumerated() {
+            let frame = [0x01, h2[sequence], 0xAD, 0x00, 0x00] + (0 ..< 54).map { UInt8(truncatingIfNeeded: $0 * 7 + index) } + [0x00]
+            link.b.add(.scoData, sent ? .sent : .received, le16(0x0101 | UInt16(status) << 12) + [UInt8(frame.count)] + frame, after: 3750)
+        }
+        link.b.command(0x0406, le16(0x0101) + [0x13])
+        link.b.commandStatus(0x0406)
+        link.b.disconnectionComplete(handle: 0x0101, reason: 0x16)
         // Port settings: the car kit asks, the phone sets 115200 8N1; a line status error.
         link.rfcomm(rfcomm, dlci: 0, control: 0xEF, [0x93, 0x03, dlci << 2 | 0x03], sent: false)
         link.rfcomm(rfcomm, dlci: 0, control: 0xEF, [0x91, 0x11, dlci << 2 | 0x03, 0x07, 0x03, 0x00, 0x11, 0x13, 0xFF, 0x3F], sent: true)

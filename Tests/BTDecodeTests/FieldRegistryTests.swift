@@ -67,7 +67,7 @@ final class FieldRegistryTests: XCTestCase {
         XCTAssertNil(GATTValues.describe(BTUUID(UInt16(0x2A19)), []))
         XCTAssertNotNil(DissectorTables.manufacturerData[0x004C])
         XCTAssertEqual(DissectorTables.gattCharacteristics.count, 6, "ANCS's three characteristics and AMS's three")
-        XCTAssertEqual(ProtocolCatalog.stateTypes.count, 11)
+        XCTAssertEqual(ProtocolCatalog.stateTypes.count, 12)
     }
 
     /// A copied Session (the fuzzer's warm start) keeps its own protocol states.

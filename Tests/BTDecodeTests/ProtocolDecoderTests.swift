@@ -117,6 +117,31 @@ final class ProtocolDecoderTests: XCTestCase {
         XCTAssertEqual(values(note, GATTFields.service), ["180D"])
     }
 
+    /// A client that walks the database with Find Information and reads each declaration (as
+    /// some stacks do) teaches the database as much as Read By Type would; a vendor service
+    /// whose name ends in "Service" is not named "… Service Service".
+    func testDeclarationsReadOneByOneAndServiceNames() {
+        // Primary service 0x0010-0x0013: Nordic UART (6E400001-B5A3-F393-E0A9-E50E24DCCA9E, little-endian).
+        let uart: [UInt8] = [0x9E, 0xCA, 0xDC, 0x24, 0x0E, 0xE5, 0xA9, 0xE0, 0x93, 0xF3, 0xA3, 0xB5, 0x01, 0x00, 0x40, 0x6E]
+        l2cap(0x0004, [0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28], sent: true)
+        l2cap(0x0004, [0x11, 0x14, 0x10, 0x00, 0x13, 0x00] + uart, sent: false)
+        l2cap(0x0004, [0x04, 0x10, 0x00, 0x13, 0x00], sent: true)
+        let types = l2cap(0x0004, [0x05, 0x01, 0x10, 0x00, 0x00, 0x28, 0x11, 0x00, 0x03, 0x28, 0x12, 0x00, 0x37, 0x2A, 0x13, 0x00, 0x02, 0x29],
+                          sent: false)
+        XCTAssertEqual(types.summary, "Find Information Response - 0x0010: Nordic UART Service, 0x0011: Characteristic, 0x0012: Heart Rate Measurement, 0x0013: Configuration")
+        // Read the declaration at 0x0011: Notify, value handle 0x0012, Heart Rate Measurement.
+        l2cap(0x0004, [0x0A, 0x11, 0x00], sent: true)
+        let read = l2cap(0x0004, [0x0B, 0x10, 0x12, 0x00, 0x37, 0x2A], sent: false)
+        XCTAssertEqual(read.summary, "Read Response - Handle: 0x0011 - Characteristic Declaration - Heart Rate Measurement (0x0012: Notify)")
+        XCTAssertEqual(values(read, ATTFields.valueHandle), ["0x0012"])
+        let note = l2cap(0x0004, [0x1B, 0x12, 0x00, 0x00, 0x48], sent: false)
+        XCTAssertEqual(note.summary, "Handle Value Notification - Handle: 0x0012 - Heart Rate Measurement - 72 bpm")
+        let cccd = l2cap(0x0004, [0x12, 0x13, 0x00, 0x01, 0x00], sent: true)
+        XCTAssertEqual(cccd.summary, "Write Request - Handle: 0x0013 - Heart Rate Measurement - Configuration - Notification")
+        let service = l2cap(0x0004, [0x0A, 0x10, 0x00], sent: true)
+        XCTAssertEqual(service.summary, "Read Request - Handle: 0x0010 - Nordic UART Service")
+    }
+
     func testErrorsAndUnansweredRequests() {
         l2cap(0x0004, [0x0A, 0x11, 0x00], sent: true)
         let error = l2cap(0x0004, [0x01, 0x0A, 0x11, 0x00, 0x05], sent: false)

@@ -35,6 +35,8 @@ final class DifferentialTests: XCTestCase {
         ("btbnep.list_length", "bnep.list_length"), ("btbnep.network_type_start", "bnep.network_type_start"),
         ("btbnep.network_type_end", "bnep.network_type_end"), ("btbnep.extension_type", "bnep.extension_type"),
         ("btbnep.extension_length", "bnep.extension_length"), ("btbnep.uuid_size", "bnep.uuid_size"),
+        ("bthci_sco.chandle", "sco.handle"), ("bthci_sco.packet_status", "sco.status"), ("bthci_iso.chandle", "iso.handle"),
+        ("bthci_iso.pb_flag", "iso.pb"), ("bthci_iso_data.packet_seq_num", "iso.sequence"), ("bthci_iso_data.sdu_length", "iso.sdu_length"),
         ("rtp.seq", "rtp.sequence"), ("rtp.timestamp", "rtp.timestamp"), ("rtp.ssrc", "rtp.ssrc"), ("sbc.bitpool", "sbc.bitpool"),
     ]
 
@@ -121,6 +123,10 @@ final class DifferentialTests: XCTestCase {
                         // Wireshark 4.0 starts an extension header's control packet one byte early
                         // (it reads the extension type as the control type); btlog reads it where
                         // BNEP 1.0 and Linux's bnep_rx_extension put it, after type and length.
+                        continue
+                    case "iso.handle", "iso.pb", "iso.sequence", "iso.sdu_length" where theirs.isEmpty && file.hasPrefix("Fixtures/kernel-"):
+                        // The kernel harness writes btmon's monitor format, whose ISO opcodes (18, 19)
+                        // Wireshark 4.0 does not know; the H4 fixtures compare ISO in full.
                         continue
                     case "avctp.pid" where theirs.isEmpty:
                         // btlog gives the continue and end packets of a fragmented AVCTP message

@@ -183,17 +183,7 @@ extension ATTDecoder {
                 let bytes = entry.rest()
                 switch type?.uuid16 {
                 case 0x2803 where bytes.count == 5 || bytes.count == 19:
-                    var declaration = ByteCursor(bytes)
-                    let properties = try declaration.u8(), valueHandle = try declaration.u16()
-                    let characteristic = BTUUID(littleEndian: declaration.rest())!
-                    layer.add(ATTFields.properties, .u8(properties), "\(Hex.u8(properties)) (\(GATTNames.properties(properties)))")
-                    layer.add(ATTFields.valueHandle, .u16(valueHandle))
-                    layer.add(ATTFields.uuid, .uuid(characteristic), pdu.names.labelled(characteristic))
-                    var db = session.gatt.databases[key, default: GATTDatabase()]
-                    db.set(handle, .declaration(uuid: characteristic, properties: properties, valueHandle: valueHandle))
-                    db.set(valueHandle, .value(characteristic: characteristic))
-                    session.gatt.databases[key] = db
-                    entries.append("\(pdu.names.characteristic(characteristic)) (\(Hex.u16(valueHandle)): \(GATTNames.properties(properties)))")
+                    entries.append(try declaration(handle, bytes, &session))
                 case 0x2802 where bytes.count == 4 || bytes.count == 6:
                     var include = ByteCursor(bytes)
                     let start = try include.u16(), end = try include.u16()
@@ -219,6 +209,22 @@ extension ATTDecoder {
             if !c.isAtEnd { layer.addIssue(.error, "\(opcodeName(opcode)): \(c.remaining) bytes do not fill an entry of \(length)") }
         }
 
+        /// A characteristic declaration (properties, value handle, UUID), learnt into the database
+        /// whether Read By Type or a Read Request of a handle Find Information typed 0x2803 found it.
+        mutating func declaration(_ handle: UInt16, _ bytes: ArraySlice<UInt8>, _ session: inout Session) throws -> String {
+            var declaration = ByteCursor(bytes)
+            let properties = try declaration.u8(), valueHandle = try declaration.u16()
+            guard let characteristic = BTUUID(littleEndian: declaration.rest()) else { throw DecodeError.malformed("characteristic declaration of \(bytes.count) bytes") }
+            layer.add(ATTFields.properties, .u8(properties), "\(Hex.u8(properties)) (\(GATTNames.properties(properties)))")
+            layer.add(ATTFields.valueHandle, .u16(valueHandle))
+            layer.add(ATTFields.uuid, .uuid(characteristic), pdu.names.labelled(characteristic))
+            var db = session.gatt.databases[key, default: GATTDatabase()]
+            db.set(handle, .declaration(uuid: characteristic, properties: properties, valueHandle: valueHandle))
+            db.set(valueHandle, .value(characteristic: characteristic))
+            session.gatt.databases[key] = db
+            return "\(pdu.names.characteristic(characteristic)) (\(Hex.u16(valueHandle)): \(GATTNames.properties(properties)))"
+        }
+
         mutating func readRequest(_ session: inout Session) throws {
             let handle = try c.u16()
             layer.add(ATTFields.handle, .u16(handle))
@@ -230,6 +236,18 @@ extension ATTDecoder {
             if let handle = request?.handle {
                 // The handle the request named, as a field too (Wireshark does the same).
                 layer.add(ATTFields.handle, .u16(handle))
+                // A declaration (one Find Information typed, or one known already) read on its own:
+                // learnt as Read By Type would.
+                let role = database(session).attributes[handle]?.role
+                var isDeclaration = false
+                if case .typed(let type)? = role { isDeclaration = type.uuid16 == 0x2803 }
+                if case .declaration? = role { isDeclaration = true }
+                if isDeclaration, c.remaining == 5 || c.remaining == 19 {
+                    let bytes = c.rest()
+                    layer.add(ATTFields.value, .bytes(bytes))
+                    layer.summary += " - Handle: \(hex: handle) - Characteristic Declaration - \(try declaration(handle, bytes, &session))"
+                    return
+                }
                 layer.summary += " - \(pdu.handleText(handle, database(session), &layer))"
             }
             value(request?.handle, &session)

@@ -31,8 +31,8 @@ public final class Decoder {
             case .command: try HCICommandDecoder.decode(&cursor, into: &packet, session: &session)
             case .event: try HCIEventDecoder.decode(&cursor, into: &packet, session: &session)
             case .aclData: try DataDecoder.decodeACL(&cursor, into: &packet, session: &session)
-            case .scoData: try DataDecoder.decodeSCO(&cursor, into: &packet, session: session)
-            case .isoData: try DataDecoder.decodeISO(&cursor, into: &packet, session: session)
+            case .scoData: try DataDecoder.decodeSCO(&cursor, into: &packet, session: &session)
+            case .isoData: try DataDecoder.decodeISO(&cursor, into: &packet, session: &session)
             default: try SystemDecoder.decode(&cursor, into: &packet, session: &session)
             }
         } catch DecodeError.truncated(let needed, let available, let at) {

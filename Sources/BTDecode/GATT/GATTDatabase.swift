@@ -76,7 +76,11 @@ public struct GATTDatabase: Sendable {
             // Discovery placed it already; only a type seen in a Read By Type answer gives way.
             guard case .typed(let type) = known.role, type != uuid else { return }
         }
-        if let short = uuid.uuid16, (0x2800 ... 0x2803).contains(short) { return }
+        if let short = uuid.uuid16, (0x2800 ... 0x2803).contains(short) {
+            // A declaration Find Information showed: typed until a read or Read By Type fills it in.
+            if attributes[handle] == nil { set(handle, .typed(uuid)) }
+            return
+        }
         set(handle, .descriptor(uuid: uuid, characteristic: characteristic(containing: handle)?.uuid))
     }
 
@@ -120,7 +124,10 @@ public struct GATTDatabase: Sendable {
         guard let attribute = attributes[handle] else { return nil }
         switch attribute.role {
         case .service(let uuid, _, let primary):
-            return "\(names.service(uuid)) \(primary ? "Service" : "Secondary Service")"
+            // Vendor names often end in "Service" already ("Nordic UART Service").
+            let name = names.service(uuid)
+            if name.hasSuffix("Service") { return primary ? name : "\(name) (Secondary)" }
+            return "\(name) \(primary ? "Service" : "Secondary Service")"
         case .include(_, _, let uuid):
             return "Include" + (uuid.map { " \(names.service($0))" } ?? "")
         case .declaration(let uuid, _, _):

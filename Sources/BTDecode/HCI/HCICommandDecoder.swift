@@ -19,6 +19,7 @@ enum HCICommandDecoder {
             layer.addIssue(.warning, "Parameter length \(length) but \(c.remaining) bytes follow")
         }
         var params = try c.cursor(min(Int(length), c.remaining))
+        if opcode == 0x2064 { SynchronousLinks.learn(command: opcode, params.bytes[params.index...], controller: packet.frame.controller, &session) }
         try decodeParameters(opcode, &params, &layer, &packet, &session)
         if !params.isAtEnd {
             let at = params.offset + 3

@@ -16,6 +16,9 @@ enum HCIEventDecoder {
         }
         var params = try c.cursor(min(Int(length), c.remaining))
         let controller = packet.frame.controller
+        if code == 0x03 || code == 0x2C || code == 0x3E {
+            SynchronousLinks.learn(event: code, params.bytes[params.index...], controller: controller, &session)
+        }
         switch code {
         case 0x0E: // Command Complete
             layer.add(HCIFields.numCommands, .u8(try params.u8()))
@@ -24,6 +27,9 @@ enum HCIEventDecoder {
             layer.add(HCIFields.commandOpcode, .u16(opcode), "\(commandName) (\(Hex.u16(opcode)))")
             layer.summary.set("Command Complete: \(commandName)")
             if !params.isAtEnd {
+                if opcode == 0x2062 || opcode == 0x2063 {
+                    SynchronousLinks.learn(return: opcode, params.bytes[params.index...], controller: controller, &session)
+                }
                 let status = try params.u8()
                 addStatus(status, &layer)
                 do {

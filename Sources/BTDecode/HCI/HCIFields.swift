@@ -80,7 +80,13 @@ public enum DataFields {
     public static let isoPB = FieldDefinition("iso.pb", "Packet Boundary Flag", .uint8, "0 first fragment, 1 continuation, 2 complete, 3 last")
     public static let isoTS = FieldDefinition("iso.ts", "Time Stamp Flag", .uint8, "1 when a time stamp is present")
     public static let isoLength = FieldDefinition("iso.length", "Data Total Length", .uint16, "ISO data load length")
+    public static let scoCodec = FieldDefinition("sco.codec", "Codec", .string, "What the link carries: CVSD, mSBC, LC3-SWB (HFP's choice on the ACL link) or the air mode")
+    public static let scoH2Sequence = FieldDefinition("sco.h2_sequence", "H2 Sequence", .uint8, "mSBC/LC3-SWB frame sequence number 0-3 from the H2 header")
+    public static let isoTimestamp = FieldDefinition("iso.timestamp", "Time Stamp", .uint32, "SDU time stamp in microseconds")
+    public static let isoSequence = FieldDefinition("iso.sequence", "Packet Sequence Number", .uint16, "SDU sequence number; a gap is lost data")
+    public static let isoSDULength = FieldDefinition("iso.sdu_length", "ISO SDU Length", .uint16, "Length of the whole SDU")
+    public static let isoStatus = FieldDefinition("iso.status", "Packet Status Flag", .uint8, "Received SDU: 0 valid, 1 possibly invalid, 2 lost data")
     public static let payload = FieldDefinition("data.payload", "Data", .bytes, "Payload not decoded further")
-    public static let all = [aclHandle, aclPB, aclBC, aclLength, scoHandle, scoStatus, scoLength, isoHandle, isoPB,
-                             isoTS, isoLength, payload]
+    public static let all = [aclHandle, aclPB, aclBC, aclLength, scoHandle, scoStatus, scoLength, scoCodec, scoH2Sequence, isoHandle, isoPB,
+                             isoTS, isoLength, isoTimestamp, isoSequence, isoSDULength, isoStatus, payload]
 }

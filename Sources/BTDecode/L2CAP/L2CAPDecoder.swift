@@ -25,6 +25,24 @@ enum L2CAPDecoder {
         let key = L2CAPState.FlowKey(link: link, sent: sent)
         let base = payload.startIndex - packet.frame.bytes.startIndex
 
+        // Not L2CAP: Android controllers put vendor debug data on the pseudo-handle 0x0EDC, and a
+        // start on a handle no connection event announced whose basic header is shorter than what
+        // follows is no PDU either. (A capture that begins mid-connection has consistent framing
+        // and decodes as usual.)
+        if session.connections[link] == nil {
+            let declared = pb != 1 ? (try? ByteCursor(payload).peekU16()).map { Int($0) + 4 } : nil
+            if handle == 0x0EDC || declared.map({ $0 < payload.count }) == true {
+                var layer = packet.makeLayer("Vendor Data", range: base ..< base + payload.count, showsDirection: true)
+                layer.summary.set("\(payload.count) bytes on handle \(hex: handle) [\(preview: payload)]")
+                layer.add(DataFields.payload, .bytes(payload), at: base ..< base + payload.count)
+                layer.addIssue(.note, handle == 0x0EDC
+                    ? "Handle 0x0EDC carries the controller vendor's debug data (Android): not L2CAP"
+                    : "No connection event announced handle \(Hex.u16(handle)), and the L2CAP length \(declared! - 4) is shorter than the \(payload.count - 4) bytes that follow: not decoded as L2CAP")
+                packet.append(layer)
+                return
+            }
+        }
+
         if pb == 1 { // continuing fragment
             guard var pending = session.l2cap.reassembly[key] else {
                 var layer = packet.makeLayer("L2CAP", summary: "Continuation fragment without a start", range: base ..< base + payload.count, showsDirection: true)
