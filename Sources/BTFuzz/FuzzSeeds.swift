@@ -29,11 +29,11 @@ public enum FuzzSeeds {
         BenchmarkSessions.audioSession(packets: 300) { audio += $0 }
 
         for (name, bytes) in LiteralInput.seeds { try save(.literal, name, bytes) }
-        // Profiles above GATT: each value the Apple scenario carries to ANCS or AMS, in order.
+        // Profiles above GATT: each value the Apple and LE Audio scenarios carry to a profile, in order.
         var records: [(characteristic: BTUUID, opcode: UInt8, value: ArraySlice<UInt8>)] = []
-        let appleDecoder = Decoder()
-        for frame in Scenarios.appleSession() {
-            let packet = appleDecoder.decode(frame)
+        let profileDecoder = Decoder()
+        for frame in Scenarios.appleSession() + Scenarios.leAudioSession() {
+            let packet = profileDecoder.decode(frame)
             guard let att = packet.layers.first(where: { $0.name == "ATT" }), packet.layers.last?.name != "ATT",
                   case .uuid(let characteristic)? = att.fields.first(where: { $0.definition == GATTFields.characteristic })?.value,
                   case .unsigned(let opcode, _)? = att.fields.first(where: { $0.definition == ATTFields.opcode })?.value else { continue }
@@ -46,7 +46,7 @@ public enum FuzzSeeds {
             records.append((characteristic, UInt8(opcode), value))
         }
         for (index, chunk) in stride(from: 0, to: records.count, by: 8).enumerated() {
-            try save(.gattValue, "apple-\(index).bin", GATTValueInput.encode(Array(records[chunk ..< min(chunk + 8, records.count)])))
+            try save(.gattValue, "profiles-\(index).bin", GATTValueInput.encode(Array(records[chunk ..< min(chunk + 8, records.count)])))
         }
         // HID: the scenario keyboard's descriptor with a report of each of its kinds.
         for (index, report) in [[UInt8]]([[0x01, 0x02, 0x00, 0x0B, 0, 0, 0, 0, 0], [0x02, 0x01], [0x03, 0x01, 0x05, 0xFD, 0xFF], [0x01, 0x02]])

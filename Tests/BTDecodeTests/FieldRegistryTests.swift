@@ -66,7 +66,10 @@ final class FieldRegistryTests: XCTestCase {
         XCTAssertEqual(GATTValues.describe(BTUUID(UInt16(0x2A19)), [0x57]), "87%")
         XCTAssertNil(GATTValues.describe(BTUUID(UInt16(0x2A19)), []))
         XCTAssertNotNil(DissectorTables.manufacturerData[0x004C])
-        XCTAssertEqual(DissectorTables.gattCharacteristics.count, 6, "ANCS's three characteristics and AMS's three")
+        // Profiles above GATT: ANCS and AMS three characteristics each, PACS 6, ASCS 3, BASS 2, VCS 3,
+        // VOCS 4, AICS 6, MCS 4, TBS 4, CSIS 4.
+        XCTAssertEqual(DissectorTables.gattCharacteristics.count, 42)
+        XCTAssertNotNil(DissectorTables.gattCharacteristics[BTUUID(UInt16(0x2BC6))], "ASE Control Point")
         XCTAssertEqual(ProtocolCatalog.stateTypes.count, 12)
     }
 

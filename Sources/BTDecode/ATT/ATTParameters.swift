@@ -76,7 +76,7 @@ extension ATTDecoder {
             layer.summary += " - \(opcodeName(requestOpcode)) - Attribute Handle: \(hex: handle)"
             if let name = database(session).name(of: handle, names: pdu.names) { layer.summary += " - \(name)" }
             layer.summary += " - Error Code: \(errorName(error)) (\(hex: error))"
-            handOff(handle, ByteCursor(c.bytes[c.index - 1 ..< c.index]), database(session))
+            if GATTProfileError.applicationRange.contains(error) { handOff(handle, ByteCursor(c.bytes[c.index - 1 ..< c.index]), database(session)) }
             // Attribute Not Found ends every discovery procedure: expected, not a fault.
             let discovery: Set<UInt8> = [0x04, 0x06, 0x08, 0x10]
             if error == 0x0A && discovery.contains(requestOpcode) {
@@ -85,7 +85,7 @@ extension ATTDecoder {
                 layer.addIssue(.warning, "ATT error: \(errorName(error)) (\(Hex.u8(error))) - the client should pair or encrypt and retry")
             } else if handoff == nil {
                 layer.addIssue(.error, "ATT error: \(errorName(error)) (\(Hex.u8(error))) for \(opcodeName(requestOpcode))")
-            } // else the profile of the characteristic names the error (ANCS's 0xA0-0xA3) and reports it
+            } // else the characteristic's profile names the application error (ANCS's 0xA0-0xA3) and reports it
             if let request, request.opcode != requestOpcode {
                 layer.addIssue(.warning, "Error Response names \(opcodeName(requestOpcode)) but the pending request is \(opcodeName(request.opcode))")
             }

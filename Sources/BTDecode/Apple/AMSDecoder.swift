@@ -36,16 +36,9 @@ enum AMSDecoder {
     static let errors: [UInt8: String] = [0xA0: "Invalid State", 0xA1: "Invalid Command", 0xA2: "Absent Attribute"]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
+        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "AMS", errors, field: AMSFields.error) }
         var layer = packet.makeLayer("AMS", over: c, showsDirection: true)
         defer { packet.append(layer) }
-        if context.opcode == 0x01 {
-            let code = try c.u8()
-            let name = errors[code] ?? "ATT error \(Hex.u8(code))"
-            layer.add(AMSFields.error, .u8(code), "\(name) (\(Hex.u8(code)))", at: layer.range(at: c.index - 1))
-            layer.summary.set("Error: \(name)")
-            layer.addIssue(.error, "AMS error: \(name) (\(Hex.u8(code)))")
-            return
-        }
         let notified = context.opcode == 0x1B || context.opcode == 0x1D
         switch context.characteristic {
         case remoteCommand:

@@ -92,17 +92,12 @@ enum ANCSDecoder {
     static let errors: [UInt8: String] = [0xA0: "Unknown Command", 0xA1: "Invalid Command", 0xA2: "Invalid Parameter", 0xA3: "Action Failed"]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
+        if context.opcode == 0x01 {
+            session.ancs.requests[context.l2cap.link] = nil
+            return try GATTProfileError.report(&c, &packet, layer: "ANCS", errors, field: ANCSFields.error)
+        }
         var layer = packet.makeLayer("ANCS", over: c, showsDirection: true)
         defer { packet.append(layer) }
-        if context.opcode == 0x01 {
-            let code = try c.u8()
-            let name = errors[code] ?? "ATT error \(Hex.u8(code))"
-            layer.add(ANCSFields.error, .u8(code), "\(name) (\(Hex.u8(code)))", at: layer.range(at: c.index - 1))
-            layer.summary.set("Error: \(name)")
-            layer.addIssue(.error, "ANCS \(context.characteristic == controlPoint ? "Control Point" : "") error: \(name) (\(Hex.u8(code)))")
-            session.ancs.requests[context.l2cap.link] = nil
-            return
-        }
         switch context.characteristic {
         case notificationSource: try notification(&c, &layer)
         case controlPoint: try command(&c, &layer, &session, context)

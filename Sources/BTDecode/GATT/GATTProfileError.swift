@@ -1,0 +1,20 @@
+import BTCapture
+
+/// An Error Response about a profile's characteristic with a code from the application range
+/// (0x80-0xDF: VCS's 0x80 Invalid Change Counter, ANCS's 0xA0-0xA3...). ATT hands it to the
+/// profile, which names it as its own layer and reports it as an error; codes outside the range
+/// are ATT's, reported by ATT.
+enum GATTProfileError {
+    static let applicationRange: ClosedRange<UInt8> = 0x80 ... 0xDF
+
+    static func report(_ c: inout ByteCursor, _ packet: inout Packet, layer name: String, _ names: [UInt8: String],
+                       field: FieldDefinition? = nil) throws {
+        var layer = packet.makeLayer(name, over: c, showsDirection: true)
+        defer { packet.append(layer) }
+        let code = try c.u8()
+        let text = names[code] ?? "Application Error"
+        if let field { layer.add(field, .u8(code), "\(text) (\(Hex.u8(code)))", at: layer.range(at: c.index - 1)) }
+        layer.summary.set("Error: \(text)")
+        layer.addIssue(.error, "\(name) error: \(text) (\(Hex.u8(code)))")
+    }
+}

@@ -1,0 +1,42 @@
+import BTCapture
+
+/// Published Audio Capabilities Service (PACS 1.0, service 0x1850): PAC records with their
+/// codec capabilities and metadata, audio locations and audio contexts.
+enum PACSDecoder {
+    static let descriptor = ProtocolDescriptor(name: "PACS", fields: LEAudioFields.all,
+                                               registrations: [0x2BC9, 0x2BCA, 0x2BCB, 0x2BCC, 0x2BCD, 0x2BCE].map {
+                                                   .gattCharacteristic(BTUUID(UInt16($0)), decode)
+                                               })
+
+    static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
+        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "PACS", [:]) }
+        var layer = packet.makeLayer("PACS", over: c, showsDirection: true)
+        defer { packet.append(layer) }
+        let uuid = context.characteristic.uuid16 ?? 0
+        let direction = uuid == 0x2BC9 || uuid == 0x2BCA ? "Sink" : "Source"
+        switch uuid {
+        case 0x2BC9, 0x2BCB:
+            let count = try c.u8()
+            var records: [String] = []
+            for _ in 0 ..< count {
+                let codec = try LEAudioValues.codecID(&c, &layer)
+                let capabilities = try c.slice(Int(try c.u8()))
+                var parts = LEAudioValues.ltvs(capabilities, .capabilities, lc3: codec.format == 0x06, &layer)
+                let metadata = try c.slice(Int(try c.u8()))
+                parts += LEAudioValues.ltvs(metadata, .metadata, lc3: false, &layer)
+                records.append(([codec.name] + parts).joined(separator: " "))
+            }
+            layer.summary.set("\(direction) PAC: \(records.isEmpty ? "no records" : records.joined(separator: "; "))")
+        case 0x2BCA, 0x2BCC:
+            let locations = try c.u32()
+            layer.add(LEAudioFields.locations, .u32(locations), LEAudioValues.locations(locations), at: layer.range(at: c.index - 4, count: 4))
+            layer.summary.set("\(direction) Audio Locations: \(LEAudioValues.locations(locations))")
+        default:
+            let sink = try c.u16(), source = try c.u16()
+            layer.add(LEAudioFields.contexts, .u16(sink), "Sink: \(LEAudioValues.contexts(sink))", at: layer.range(at: c.index - 4, count: 2))
+            layer.add(LEAudioFields.contexts, .u16(source), "Source: \(LEAudioValues.contexts(source))", at: layer.range(at: c.index - 2, count: 2))
+            layer.summary.set("\(uuid == 0x2BCD ? "Available" : "Supported") Audio Contexts - Sink: \(LEAudioValues.contexts(sink)) - Source: \(LEAudioValues.contexts(source))")
+        }
+        if !c.isAtEnd { layer.addIssue(.warning, "\(c.remaining) bytes after the PACS value") }
+    }
+}
