@@ -51,6 +51,7 @@ try save("hid-keyboard.btsnoop", try FixtureContainers.encode(Scenarios.hidSessi
 try save("bnep-pan.btsnoop", try FixtureContainers.encode(Scenarios.panSession(), as: .btsnoopH4))
 try save("le-apple.btsnoop", try FixtureContainers.encode(Scenarios.appleSession(), as: .btsnoopH4))
 try save("le-audio-unicast.btsnoop", try FixtureContainers.encode(Scenarios.leAudioSession(), as: .btsnoopH4))
+try save("a2dp-codecs.btsnoop", try FixtureContainers.encode(Scenarios.a2dpSession(), as: .btsnoopH4))
 var audio: [Frame] = []
 BenchmarkSessions.audioSession(packets: 600) { audio += $0 }
 try save("a2dp-stream.btsnoop", try FixtureContainers.encode(audio, as: .btsnoopH4))

@@ -1,6 +1,6 @@
 import XCTest
 import BTCapture
-import BTDecode
+@testable import BTDecode
 
 /// BR/EDR profile decoders on bytes laid out from their specifications. The RFCOMM FCS values
 /// are the ones Linux's RFCOMM (through the kernel fixture) and TS 07.10's CRC agree on.
@@ -257,7 +257,7 @@ extension ClassicDecoderTests {
         XCTAssertEqual(reject.summary, "Set Configuration: Reject-Response - Not Supported Sampling Frequency (0xC4)")
         XCTAssertTrue(reject.hasWarning)
         let aptX = avdtp([0x42, 0x02, 0x07, 0x09, 0x00, 0xFF, 0x4F, 0x00, 0x00, 0x00, 0x01, 0x00, 0x22], sent: false)
-        XCTAssertEqual(aptX.summary, "Get Capabilities: Accept-Response - aptX")
+        XCTAssertEqual(aptX.summary, "Get Capabilities: Accept-Response - aptX 44.1kHz Stereo")
         XCTAssertEqual(values(aptX, AVDTPFields.vendorID), ["0x0000004F"])
         // Delay Report: 15 ms in tenths.
         XCTAssertEqual(avdtp([0x50, 0x0D, 0x04, 0x00, 0x96], sent: false).summary, "Delay Report: Signal - SEID 1 - 15.0 ms")
@@ -289,6 +289,30 @@ extension ClassicDecoderTests {
         let gap = media(104)
         XCTAssertTrue(gap.issues.contains { $0.message == "2 RTP packets lost (sequence 104 after 101)" }, "\(gap.issues)")
         XCTAssertEqual(values(gap, MediaFields.lost), ["2"])
+    }
+
+    /// AAC media: an ADTS frame's length from its header (ISO/IEC 13818-7 ADTS: 13 bits over
+    /// bytes 3-5), LATM named and not parsed; vendor codec settings where their layout is public.
+    func testAACMediaAndVendorCodecSettings() {
+        open(psm: 0x0019)
+        // Set Configuration: MPEG-2 AAC LC, 48 kHz, stereo, VBR, bit rate 0.
+        avdtp([0x30, 0x03, 0x04, 0x04, 0x01, 0x00, 0x07, 0x08, 0x00, 0x02, 0x80, 0x00, 0x84, 0x80, 0x00, 0x00], sent: true)
+        l2cap(0x0001, [0x02, 0x05, 0x04, 0x00, 0x19, 0x00, 0x42, 0x00], sent: true)
+        l2cap(0x0001, [0x03, 0x05, 0x08, 0x00, 0x43, 0x00, 0x42, 0x00, 0x00, 0x00, 0x00, 0x00], sent: false)
+        let rtp: [UInt8] = [0x80, 0x60, 0x00, 0x01, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x02]
+        // ADTS header: 0xFFF1, LC, 48 kHz (index 3), 2 channels, frame length 0x0123 = 291.
+        let adts = l2cap(0x0043, rtp + [0xFF, 0xF1, 0x4C, 0x80, 0x24, 0x7F, 0xFC, 0x21], sent: true)
+        XCTAssertEqual(adts.summary, "RTP Seq 1 TS 1024 - AAC ADTS frame 291 bytes")
+        XCTAssertEqual(values(adts, MediaFields.aacLength), ["291"])
+        XCTAssertEqual(adts.issues.map(\.message), ["ADTS frame of 291 bytes in a 8-byte payload"])
+        let latm = l2cap(0x0043, [0x80, 0x60, 0x00, 0x02, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x02, 0x47, 0xFC, 0x00, 0x00], sent: true)
+        XCTAssertEqual(latm.summary, "RTP Seq 2 TS 2048 - AAC LATM 4 bytes")
+        // aptX: 48 kHz stereo (0x12); LDAC: 96 kHz (0x04), stereo (0x01).
+        XCTAssertEqual(A2DPCodecs.vendorSettings(0x4F, 0x0001, [0x12]).rates, ["48kHz"])
+        XCTAssertEqual(A2DPCodecs.vendorSettings(0x4F, 0x0001, [0x12]).modes, ["Stereo"])
+        XCTAssertEqual(A2DPCodecs.vendorSettings(0x12D, 0x00AA, [0x04, 0x01]).rates, ["96kHz"])
+        XCTAssertEqual(A2DPCodecs.vendorSettings(0x12D, 0x00AA, [0x04, 0x01]).modes, ["Stereo"])
+        XCTAssertTrue(A2DPCodecs.vendorSettings(0x12D, 0x00AB, [0x04]).rates.isEmpty, "an unknown codec's bytes are not guessed at")
     }
 }
 

@@ -75,7 +75,12 @@ enum A2DPCodecs {
             guard info.count >= 6, let vendor = try? c.u32(), let id = try? c.u16() else { break }
             layer.add(AVDTPFields.vendorID, .u32(vendor), AssignedNumbers.company(UInt16(truncatingIfNeeded: vendor)).map { "\($0) (\(Hex.format(vendor, width: 8)))" })
             layer.add(AVDTPFields.vendorCodec, .u16(id))
-            if let name = vendorCodecs[vendor]?[id] { return name }
+            if let name = vendorCodecs[vendor]?[id] {
+                let settings = vendorSettings(vendor, id, c.rest())
+                if !settings.rates.isEmpty { layer.add(AVDTPFields.samplingFrequencies, .text(settings.rates.joined(separator: " "))) }
+                if !settings.modes.isEmpty { layer.add(AVDTPFields.channelModes, .text(settings.modes.joined(separator: ", "))) }
+                return ([name] + settings.rates + settings.modes).joined(separator: " ")
+            }
             let company = vendor <= 0xFFFF ? AssignedNumbers.company(UInt16(vendor)) : nil
             return "Vendor codec \(Hex.u16(id)) of \(company ?? Hex.format(vendor, width: 8))"
         default:
@@ -83,5 +88,22 @@ enum A2DPCodecs {
         }
         layer.addIssue(.warning, "\(codecNames[codec] ?? "Vendor codec") information element of \(info.count) bytes, too short")
         return codecNames[codec] ?? "Vendor codec"
+    }
+
+    /// The settings byte of the vendor codecs whose layout is public (the BlueZ and Android A2DP
+    /// codec headers): aptX and aptX HD put the sampling frequencies in the high nibble and the
+    /// channel modes in the low one; LDAC has a frequency byte, then a channel-mode byte.
+    static func vendorSettings(_ vendor: UInt32, _ id: UInt16, _ rest: ArraySlice<UInt8>) -> (rates: [String], modes: [String]) {
+        guard let first = rest.first else { return ([], []) }
+        switch (vendor, id) {
+        case (0x0000_004F, 0x0001), (0x0000_00D7, 0x0024):
+            return (bits(first, [(0x80, "16kHz"), (0x40, "32kHz"), (0x20, "44.1kHz"), (0x10, "48kHz")]),
+                    bits(first, [(0x01, "Mono"), (0x02, "Stereo")]))
+        case (0x0000_012D, 0x00AA):
+            let modes = rest.dropFirst().first.map { bits($0, [(0x04, "Mono"), (0x02, "Dual Channel"), (0x01, "Stereo")]) } ?? []
+            return (bits(first, [(0x20, "44.1kHz"), (0x10, "48kHz"), (0x08, "88.2kHz"), (0x04, "96kHz"), (0x02, "176.4kHz"), (0x01, "192kHz")]), modes)
+        default:
+            return ([], [])
+        }
     }
 }

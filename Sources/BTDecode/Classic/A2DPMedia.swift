@@ -22,9 +22,12 @@ public enum MediaFields {
     public static let bitpool = sbc("bitpool", "Bitpool", .uint8, "The first frame's bitpool")
     public static let bitrate = sbc("bitrate", "Bit Rate", .uint32, "bit/s the frame size and sampling give")
     public static let payload = rtp("payload", "Media Payload", .bytes, "The codec's data")
+    static let aac = FieldDefinition.maker("aac")
+    public static let aacTransport = aac("transport", "Transport", .string, "How the AAC frames travel: LATM (RFC 3016 AudioMuxElement) or ADTS")
+    public static let aacLength = aac("frame_length", "Frame Length", .uint16, "Bytes of an ADTS frame, from its header")
 
     public static let all = [version, marker, payloadType, sequence, timestamp, ssrc, lost, frames, fragmented, sampling, blocks,
-                             channelMode, allocation, subbands, bitpool, bitrate, payload]
+                             channelMode, allocation, subbands, bitpool, bitrate, payload, aacTransport, aacLength]
 }
 
 /// A2DP media packets on an AVDTP media channel, decoded without allocating: they are most of
@@ -74,6 +77,10 @@ enum MediaDecoder {
         session.avdtp.lastSequence[flow] = sequence
 
         let codec = session.avdtp.codecTypes[context.link] ?? 0x00
+        if codec == 0x02, !c.isAtEnd {
+            aac(&c, &layer)
+            return
+        }
         guard codec == 0x00, !c.isAtEnd else {
             let payload = c.rest()
             layer.add(MediaFields.payload, .bytes(payload))
@@ -121,5 +128,25 @@ enum MediaDecoder {
         layer.add(MediaFields.bitrate, .count(Int(bitrate)))
         layer.summary += rate % 1000 == 0 ? " - \(rate / 1000)kHz" : " - \(rate / 1000).\(rate % 1000 / 100)kHz"
         layer.summary += " \(modeNames[mode]) bitpool \(bitpool) (\(bitrate / 1000) kb/s)"
+    }
+
+    /// MPEG-2,4 AAC: ADTS frames start with the 12-bit sync 0xFFF (their length is in the header);
+    /// anything else is LATM (RFC 3016), whose lengths depend on a StreamMuxConfig that may travel
+    /// out of band, so they are not guessed at.
+    static func aac(_ c: inout ByteCursor, _ layer: inout Layer) {
+        let start = c.index
+        let bytes = c.rest()
+        layer.add(MediaFields.payload, .bytes(bytes), at: layer.range(at: start, count: bytes.count))
+        if bytes.count >= 7, bytes[bytes.startIndex] == 0xFF, bytes[bytes.startIndex + 1] & 0xF0 == 0xF0 {
+            let b3 = Int(bytes[bytes.startIndex + 3]), b4 = Int(bytes[bytes.startIndex + 4]), b5 = Int(bytes[bytes.startIndex + 5])
+            let length = (b3 & 0x03) << 11 | b4 << 3 | b5 >> 5
+            layer.add(MediaFields.aacTransport, .text("ADTS"))
+            layer.add(MediaFields.aacLength, .count(length))
+            layer.summary += " - AAC ADTS frame \(length) bytes"
+            if length > bytes.count { layer.addIssue(.warning, "ADTS frame of \(length) bytes in a \(bytes.count)-byte payload") }
+            return
+        }
+        layer.add(MediaFields.aacTransport, .text("LATM"))
+        layer.summary += " - AAC LATM \(bytes.count) bytes"
     }
 }
