@@ -67,6 +67,34 @@ public enum Hex {
         out.put(ascii(byte & 0xF))
     }
 
+    /// Writes up to `limit` bytes as space-separated pairs into a stack buffer and hands it to
+    /// `body` in one piece: outputs that take a buffer copy it once instead of byte by byte.
+    @inlinable
+    public static func withSpacedPairs<R>(_ data: ArraySlice<UInt8>, limit: Int = 32, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let count = min(data.count, limit)
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, count * 3)) { buffer in
+            var at = 0
+            for byte in data.prefix(count) {
+                if at > 0 { buffer[at] = UInt8(ascii: " "); at += 1 }
+                buffer[at] = ascii(byte >> 4)
+                buffer[at + 1] = ascii(byte & 0xF)
+                at += 2
+            }
+            return body(UnsafeBufferPointer(rebasing: buffer[0 ..< at]))
+        }
+    }
+
+    /// Space-separated byte pairs onto an array, formatted on the stack and copied once.
+    @inlinable
+    public static func append(bytes data: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        var rest = data
+        while !rest.isEmpty {
+            if rest.startIndex != data.startIndex { out.append(UInt8(ascii: " ")) }
+            withSpacedPairs(rest, limit: 256) { out.append(contentsOf: $0) }
+            rest = rest.dropFirst(256)
+        }
+    }
+
     /// Writes space-separated byte pairs.
     @inlinable @inline(__always)
     public static func append<O: ASCIIOutput, C: Collection>(bytes data: C, to out: inout O) where C.Element == UInt8 {

@@ -57,37 +57,22 @@ final class SpeedPathTests: XCTestCase {
                                     .u32(0x0102_0304), .unsigned(0xABCDEF, width: 6), .signed(-67), .signed(0),
                                     .bytes([0x00, 0x7F, 0xFF][...]), .bytes([][...]),
                                     .address(BDAddr("C0:FF:EE:12:34:56")), .text("name"), .bool(true)]
-        let path = NSTemporaryDirectory() + "btlog-tree-values-\(getpid())"
-        let fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0o600)
-        defer { unlink(path) }
-        let out = OutputWriter(fd: fd)
-        let tree = TreeRenderer(options: RenderOptions())
-        for value in values {
-            tree.appendValue(value, to: out)
-            try out.endLine()
+        let written = values.map { value -> String in
+            var text: [UInt8] = []
+            TreeRenderer.appendValue(value, to: &text)
+            return String(decoding: text, as: UTF8.self)
         }
-        try out.flush()
-        close(fd)
-        let written = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-        XCTAssertEqual(Array(written.dropLast()).map(String.init), values.map(\.displayText))
+        XCTAssertEqual(written, values.map(\.displayText))
         XCTAssertEqual(values.map(\.displayText)[2 ... 6], ["0x0A", "0xBEEF", "0x01020304", "0xABCDEF", "-67"])
     }
 
     /// A media payload of 608 bytes is not 1,800 characters of tree: its first 32 bytes and
     /// its length; 64 bytes still print whole.
     func testTreeShortensLongPayloads() throws {
-        let path = NSTemporaryDirectory() + "btlog-tree-long-\(getpid())"
-        let fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0o600)
-        defer { unlink(path) }
-        let out = OutputWriter(fd: fd)
-        let tree = TreeRenderer(options: RenderOptions())
-        tree.appendValue(.bytes([UInt8](repeating: 0xAB, count: 64)[...]), to: out)
-        try out.endLine()
-        tree.appendValue(.bytes((0 ..< 608).map { UInt8(truncatingIfNeeded: $0) }[...]), to: out)
-        try out.endLine()
-        try out.flush()
-        close(fd)
-        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        var short: [UInt8] = [], long: [UInt8] = []
+        TreeRenderer.appendValue(.bytes([UInt8](repeating: 0xAB, count: 64)[...]), to: &short)
+        TreeRenderer.appendValue(.bytes((0 ..< 608).map { UInt8(truncatingIfNeeded: $0) }[...]), to: &long)
+        let lines = [String(decoding: short, as: UTF8.self), String(decoding: long, as: UTF8.self)]
         XCTAssertEqual(lines[0], Array(repeating: "AB", count: 64).joined(separator: " "))
         XCTAssertEqual(lines[1], (0 ..< 32).map { Hex.bytes([UInt8($0)][...]) }.joined(separator: " ") + " … (608 bytes)")
     }
@@ -118,4 +103,25 @@ final class SpeedPathTests: XCTestCase {
         XCTAssertEqual(Microseconds.secondsText(-1_500_000), "-1.500000")
         XCTAssertEqual(Microseconds.secondsText(0), "0.000000")
     }
+
+    /// The block hex formatter (stack buffer, one copy) writes what the byte-by-byte one does,
+    /// across its 256-byte chunks too.
+    func testBlockHexMatchesBytewiseHex() {
+        for count in [0, 1, 16, 255, 256, 257, 600] {
+            let bytes = (0 ..< count).map { UInt8(truncatingIfNeeded: $0 * 37) }[...]
+            var block: [UInt8] = [], bytewise = FixedBytes()
+            Hex.append(bytes: bytes, to: &block)
+            Hex.append(bytes: bytes, to: &bytewise)
+            XCTAssertEqual(block, bytewise.bytes, "\(count) bytes")
+        }
+        var preview = SummaryText()
+        preview += "\(preview: (0 ..< 20).map { UInt8($0) }[...])"
+        XCTAssertEqual(preview.description, "00 01 02 03 04 05 06 07 08 09 0A 0B 0C 0D 0E 0F …")
+    }
+}
+
+/// An ASCIIOutput that takes the generic, byte-by-byte path.
+struct FixedBytes: ASCIIOutput {
+    var bytes: [UInt8] = []
+    mutating func put(_ byte: UInt8) { bytes.append(byte) }
 }

@@ -11,12 +11,15 @@ public struct FieldDefinition: Hashable, Sendable {
         let label: String
         let type: FieldType
         let help: String
+        /// "        Label: ", as the tree begins the field's line: built once, not per packet.
+        let treePrefix: [UInt8]
 
         init(name: String, label: String, type: FieldType, help: String) {
             self.name = name
             self.label = label
             self.type = type
             self.help = help
+            treePrefix = Array("        \(label): ".utf8)
         }
     }
 
@@ -33,6 +36,8 @@ public struct FieldDefinition: Hashable, Sendable {
     public var label: String { description.label }
     public var type: FieldType { description.type }
     public var help: String { description.help }
+    /// The tree's indentation and label before a value ("        Handle: ").
+    public var treePrefix: [UInt8] { description.treePrefix }
 
     /// "att" for att.opcode, "frame" for frame.number.
     public var protocolName: String { String(name.prefix { $0 != "." }) }

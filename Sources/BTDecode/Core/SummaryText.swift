@@ -137,7 +137,7 @@ public struct SummaryPiece: ExpressibleByStringInterpolation {
 
         /// A payload's first 16 bytes as spaced hex pairs, then " …" if there are more.
         public mutating func appendInterpolation(preview bytes: ArraySlice<UInt8>) {
-            Hex.append(bytes: bytes.prefix(16), to: &self)
+            Hex.withSpacedPairs(bytes, limit: 16) { put($0) }
             if bytes.count > 16 { appendLiteral(" …") }
         }
 

@@ -116,8 +116,9 @@ enum L2CAPDecoder {
         var layer = packet.makeLayer("L2CAP", over: ByteCursor(pdu), showsDirection: true)
         layer.issues = issues
         layer.add(L2CAPFields.length, .u16(length), String(length))
-        layer.add(L2CAPFields.cid, .u16(cid), protocolName.map { "\(Hex.u16(cid)) (\($0))" } ?? Hex.u16(cid))
-        if let channel { layer.add(L2CAPFields.psm, .u16(channel.psm), "\(Hex.u16(channel.psm)) (\(channel.protocolName))") }
+        let displays = layer.keepsDisplays ? session.l2cap.displays(cid: cid, psm: channel?.psm, protocolName: protocolName) : nil
+        layer.add(L2CAPFields.cid, .u16(cid), displays?.cid)
+        if let channel { layer.add(L2CAPFields.psm, .u16(channel.psm), displays?.psm) }
         if let protocolName { layer.add(L2CAPFields.channelProtocol, .text(protocolName)) }
         if fragments > 1 { layer.add(L2CAPFields.fragmentCount, .u16(UInt16(clamping: fragments)), "\(fragments) fragments") }
         let body = c.rest()

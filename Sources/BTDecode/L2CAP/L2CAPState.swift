@@ -36,8 +36,21 @@ public struct L2CAPState: ProtocolState {
     var reassembly: [FlowKey: PendingPDU] = [:]
     var requests: [RequestKey: PendingRequest] = [:]
     public internal(set) var channels: [Session.LinkKey: [L2CAPChannel]] = [:]
+    /// The tree's text for a CID and its PSM ("0x0052 (AVDTP)"), made once per pair rather than
+    /// once per packet; bounded, as a capture has few channels.
+    var displays: [UInt32: (cid: String, psm: String?)] = [:]
 
     public init() {}
+
+    mutating func displays(cid: UInt16, psm: UInt16?, protocolName: String?) -> (cid: String, psm: String?) {
+        let key = UInt32(psm ?? 0xFFFF) << 16 | UInt32(cid)
+        if let known = displays[key] { return known }
+        let made = (cid: protocolName.map { "\(Hex.u16(cid)) (\($0))" } ?? Hex.u16(cid),
+                    psm: psm.map { "\(Hex.u16($0)) (\(L2CAPProtocols.name(psm: $0)))" })
+        if displays.count >= 4096 { displays.removeAll(keepingCapacity: true) }
+        displays[key] = made
+        return made
+    }
 
     /// The channel a PDU with this destination CID travels on: a PDU the host sends goes to
     /// the remote endpoint's CID; one it receives, to its own.

@@ -43,6 +43,13 @@ public final class OutputWriter {
     // Pieces of a line, for renderers that assemble it in place; `endLine()` completes it.
     @inline(__always) func append(_ text: String) { ASCII.append(text, to: &buffer) }
 
+    /// Lends the buffer for a block of lines (appending to it in place is cheaper than through
+    /// the class, append by append), then flushes as `line` would.
+    func lines(_ write: (inout [UInt8]) -> Void) throws {
+        write(&buffer)
+        if lineBuffered || buffer.count >= capacity { try flush() }
+    }
+
     func endLine() throws {
         buffer.append(0x0A)
         if lineBuffered || buffer.count >= capacity { try flush() }

@@ -18,6 +18,8 @@ public struct TreeRenderer: PacketRenderer {
         self.table = TableRenderer(options: plain)
     }
 
+    static let layerIndent = Array("    ".utf8), arrow = Array(" ▼ ".utf8)
+
     public mutating func render(_ packet: Packet, to out: OutputWriter) throws {
         if options.style.enabled {
             try out.line(table.row(packet))
@@ -25,23 +27,33 @@ public struct TreeRenderer: PacketRenderer {
             table.build(packet)
             try out.line(bytes: table.line)
         }
-        for layer in packet.layers.reversed() {
-            out.append("    ")
-            if options.style.enabled {
-                out.append(options.style.paint(padded(layer.name, 12), Style.bold))
-            } else {
-                out.append(layer.name)
-                ASCII.appendSpaces(12 - layer.name.count, to: &out.buffer)
-            }
-            out.append(" ▼ ")
-            out.buffer.append(contentsOf: layer.summary.bytes)
-            try out.endLine()
-            for field in layer.fields {
-                out.append("        ")
-                out.append(field.definition.label)
-                out.append(": ")
-                if let display = field.display { out.append(display) } else { appendValue(field.value, to: out) }
-                try out.endLine()
+        let style = options.style
+        // Layers and fields are read in place (through buffer pointers), not copied out one by one.
+        try out.lines { text in
+            packet.layers.withUnsafeBufferPointer { layers in
+                for index in layers.indices.reversed() {
+                    text.append(contentsOf: Self.layerIndent)
+                    if style.enabled {
+                        ASCII.append(style.paint(padded(layers[index].name, 12), Style.bold), to: &text)
+                    } else {
+                        ASCII.append(layers[index].name, to: &text)
+                        ASCII.appendSpaces(12 - layers[index].name.count, to: &text)
+                    }
+                    text.append(contentsOf: Self.arrow)
+                    text.append(contentsOf: layers[index].summary.bytes)
+                    text.append(0x0A)
+                    layers[index].fields.withUnsafeBufferPointer { fields in
+                        for field in fields.indices {
+                            text.append(contentsOf: fields[field].definition.treePrefix)
+                            if let display = fields[field].display {
+                                ASCII.append(display, to: &text)
+                            } else {
+                                Self.appendValue(fields[field].value, to: &text)
+                            }
+                            text.append(0x0A)
+                        }
+                    }
+                }
             }
         }
         for layer in packet.layers {
@@ -62,14 +74,14 @@ public struct TreeRenderer: PacketRenderer {
 
     /// A value as the tree shows it: its display text, written in place; a long byte string
     /// shows its start and its length, as tshark's tree does (-x prints every byte).
-    func appendValue(_ value: FieldValue, to out: OutputWriter) {
+    static func appendValue(_ value: FieldValue, to text: inout [UInt8]) {
         guard case .bytes(let bytes) = value, bytes.count > TreeRenderer.longBytes else {
-            return value.appendDisplayText(to: &out.buffer)
+            return value.appendDisplayText(to: &text)
         }
-        Hex.append(bytes: bytes.prefix(TreeRenderer.shownBytes), to: &out.buffer)
-        out.append(" … (")
-        ASCII.appendDecimal(UInt64(bytes.count), to: &out.buffer)
-        out.append(" bytes)")
+        Hex.append(bytes: bytes.prefix(TreeRenderer.shownBytes), to: &text)
+        ASCII.append(" … (", to: &text)
+        ASCII.appendDecimal(UInt64(bytes.count), to: &text)
+        ASCII.append(" bytes)", to: &text)
     }
 
     public mutating func finish(_ statistics: CaptureStatistics, to out: OutputWriter) throws {
