@@ -28,7 +28,7 @@ extension ATTDecoder {
             layer.add(ATTFields.startHandle, .u16(start))
             layer.add(ATTFields.endHandle, .u16(end))
             if start == end {
-                layer.summary += " - \(pdu.handleText(start, database(session), &layer))"
+                pdu.appendHandle(start, database(session), &layer)
             } else {
                 layer.summary += " - Start Handle: \(hex: start) - End Handle: \(hex: end)"
             }
@@ -228,7 +228,7 @@ extension ATTDecoder {
         mutating func readRequest(_ session: inout Session) throws {
             let handle = try c.u16()
             layer.add(ATTFields.handle, .u16(handle))
-            layer.summary += " - \(pdu.handleText(handle, database(session), &layer))"
+            pdu.appendHandle(handle, database(session), &layer)
             pdu.handle = handle
         }
 
@@ -248,7 +248,7 @@ extension ATTDecoder {
                     layer.summary += " - Handle: \(hex: handle) - Characteristic Declaration - \(try declaration(handle, bytes, &session))"
                     return
                 }
-                layer.summary += " - \(pdu.handleText(handle, database(session), &layer))"
+                pdu.appendHandle(handle, database(session), &layer)
             }
             value(request?.handle, &session)
         }
@@ -257,7 +257,8 @@ extension ATTDecoder {
             let handle = try c.u16(), offset = try c.u16()
             layer.add(ATTFields.handle, .u16(handle))
             layer.add(ATTFields.offset, .u16(offset), String(offset))
-            layer.summary += " - \(pdu.handleText(handle, database(session), &layer) + " - Offset: \(offset)")"
+            pdu.appendHandle(handle, database(session), &layer)
+            layer.summary += " - Offset: \(offset)"
             pdu.handle = handle
         }
 
@@ -276,7 +277,7 @@ extension ATTDecoder {
             // Write Response and Confirmation carry no handle: name the one their request had.
             if let handle = request?.handle {
                 layer.add(ATTFields.handle, .u16(handle))
-                layer.summary += " - \(pdu.handleText(handle, database(session), &layer))"
+                pdu.appendHandle(handle, database(session), &layer)
                 if let written = request?.value { session.gatt.databases[key]?.recordValue(handle, written[...]) }
             }
         }
@@ -300,7 +301,7 @@ extension ATTDecoder {
         mutating func handleAndValue(_ session: inout Session) throws {
             let handle = try c.u16()
             layer.add(ATTFields.handle, .u16(handle))
-            layer.summary += " - \(pdu.handleText(handle, database(session), &layer))"
+            pdu.appendHandle(handle, database(session), &layer)
             pdu.handle = handle
             value(handle, &session)
         }
@@ -308,7 +309,7 @@ extension ATTDecoder {
         mutating func signedWriteCommand(_ session: inout Session) throws {
             let handle = try c.u16()
             layer.add(ATTFields.handle, .u16(handle))
-            layer.summary += " - \(pdu.handleText(handle, database(session), &layer))"
+            pdu.appendHandle(handle, database(session), &layer)
             guard c.remaining >= 12 else {
                 layer.addIssue(.error, "Signed Write Command without its 12-byte signature")
                 value(handle, &session)
@@ -323,7 +324,8 @@ extension ATTDecoder {
             let handle = try c.u16(), offset = try c.u16()
             layer.add(ATTFields.handle, .u16(handle))
             layer.add(ATTFields.offset, .u16(offset), String(offset))
-            layer.summary += " - \(pdu.handleText(handle, database(session), &layer) + " - Offset: \(offset)")"
+            pdu.appendHandle(handle, database(session), &layer)
+            layer.summary += " - Offset: \(offset)"
             layer.add(ATTFields.value, .bytes(c.rest()))
             pdu.handle = handle
         }

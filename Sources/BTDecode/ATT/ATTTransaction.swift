@@ -76,15 +76,15 @@ extension ATTDecoder {
             }
         }
 
-        /// "Handle: 0x0009 - Service Changed - Configuration", with the name as fields too.
-        func handleText(_ handle: UInt16, _ database: GATTDatabase, _ layer: inout Layer) -> String {
-            var text = "Handle: \(Hex.u16(handle))"
-            guard let name = database.name(of: handle, names: names) else { return text }
-            text += " - " + name
+        /// " - Handle: 0x0009 - Service Changed - Configuration" onto the summary, written in place,
+        /// with the name as fields too.
+        func appendHandle(_ handle: UInt16, _ database: GATTDatabase, _ layer: inout Layer) {
+            layer.summary += " - Handle: \(hex: handle)"
+            guard let name = database.name(of: handle, names: names) else { return }
+            layer.summary += " - \(name)"
             layer.add(ATTFields.name, .text(name))
             if let service = database.service(containing: handle) { layer.add(GATTFields.service, .uuid(service.uuid), names.labelled(service.uuid)) }
             if let characteristic = database.characteristicUUID(of: handle) { layer.add(GATTFields.characteristic, .uuid(characteristic), names.labelled(characteristic)) }
-            return text
         }
 
         /// A value written, read or notified: decoded when its type is well known.
