@@ -10,10 +10,7 @@ extension Scenarios {
     public static func a2dpSession() -> [Frame] {
         typealias E = DataElement
         let headphones = "00:1B:66:AA:BB:CC"
-        var link = ClassicLink(b: PacketBuilder(start: demoStart + 27_000_000_000), handle: 0x0021)
-        link.b.command(0x0405, addressBytes(headphones) + [0x18, 0xCC, 0x02, 0x00, 0x00, 0x00, 0x01])
-        link.b.commandStatus(0x0405)
-        link.b.connectionComplete(handle: 0x0021, peer: headphones)
+        var link = ClassicLink.connect(to: headphones, handle: 0x0021, at: demoStart + 27_000_000_000)
 
         let sdp: (local: UInt16, remote: UInt16) = (0x0040, 0x0070)
         link.open(psm: 0x0001, sdp)
@@ -87,9 +84,7 @@ extension Scenarios {
         command(0x3E, []); link.send(signaling, [label << 4 | 0x01, 0x3E], sent: false)  // an unknown signal: General Reject
         link.close(media)
         link.close(signaling)
-        link.b.command(0x0406, le16(0x0021) + [0x13])
-        link.b.commandStatus(0x0406)
-        link.b.disconnectionComplete(handle: 0x0021, reason: 0x16)
+        link.disconnect()
         return link.b.frames
     }
 }

@@ -22,6 +22,22 @@ struct ClassicLink {
     let handle: UInt16
     var identifier: UInt8 = 0
 
+    /// The host connects to `peer` at `start`: Create Connection, Command Status, Connection Complete.
+    static func connect(to peer: String, handle: UInt16, at start: Int64) -> ClassicLink {
+        var link = ClassicLink(b: PacketBuilder(start: start), handle: handle)
+        link.b.command(0x0405, addressBytes(peer) + [0x18, 0xCC, 0x02, 0x00, 0x00, 0x00, 0x01])
+        link.b.commandStatus(0x0405)
+        link.b.connectionComplete(handle: handle, peer: peer)
+        return link
+    }
+
+    /// The host ends the link: Disconnect (remote user terminated), Command Status, Disconnection Complete.
+    mutating func disconnect() {
+        b.command(0x0406, le16(handle) + [0x13])
+        b.commandStatus(0x0406)
+        b.disconnectionComplete(handle: handle, reason: 0x16)
+    }
+
     mutating func signal(_ code: UInt8, _ data: [UInt8], sent: Bool, reply: Bool = false) {
         if !reply { identifier = identifier == 0xFF ? 1 : identifier + 1 }
         b.l2cap(handle: handle, cid: 0x0001, [code, identifier] + le16(UInt16(data.count)) + data, sent: sent)
@@ -69,10 +85,7 @@ extension Scenarios {
     public static func handsfreeSession() -> [Frame] {
         typealias E = DataElement
         let carKit = "00:0D:18:A1:B2:C3"
-        var link = ClassicLink(b: PacketBuilder(start: demoStart + 9_000_000_000), handle: 0x000D)
-        link.b.command(0x0405, addressBytes(carKit) + [0x18, 0xCC, 0x02, 0x00, 0x00, 0x00, 0x01]) // Create Connection
-        link.b.commandStatus(0x0405)
-        link.b.connectionComplete(handle: 0x000D, peer: carKit)
+        var link = ClassicLink.connect(to: carKit, handle: 0x000D, at: demoStart + 9_000_000_000)
 
         // SDP
         let sdp: (local: UInt16, remote: UInt16) = (0x0040, 0x0060)
@@ -162,7 +175,7 @@ extension Scenarios {
             let frame = [0x01, h2[sequence], 0xAD, 0x00, 0x00] + (0 ..< 54).map { UInt8(truncatingIfNeeded: $0 * 7 + index) } + [0x00]
             link.b.add(.scoData, sent ? .sent : .received, le16(0x0101 | UInt16(status) << 12) + [UInt8(frame.count)] + frame, after: 3750)
         }
-        link.b.command(0x0406, le16(0x0101) + [0x13])
+        link.b.command(0x0406, le16(0x0101) + [0x13])                                         // the eSCO link ends
         link.b.commandStatus(0x0406)
         link.b.disconnectionComplete(handle: 0x0101, reason: 0x16)
         // Port settings: the car kit asks, the phone sets 115200 8N1; a line status error.
@@ -184,9 +197,7 @@ extension Scenarios {
         link.rfcomm(rfcomm, dlci: 0, control: 0x53, [], sent: true)
         link.rfcomm(rfcomm, dlci: 0, control: 0x73, [], sent: false)
         link.close(rfcomm)
-        link.b.command(0x0406, le16(0x000D) + [0x13])
-        link.b.commandStatus(0x0406)
-        link.b.disconnectionComplete(handle: 0x000D, reason: 0x16)
+        link.disconnect()
         return link.b.frames
     }
 }

@@ -35,10 +35,7 @@ extension Scenarios {
     public static func hidSession() -> [Frame] {
         typealias E = DataElement
         let keyboard = "DC:2C:26:40:50:60"
-        var link = ClassicLink(b: PacketBuilder(start: demoStart + 15_000_000_000), handle: 0x0015)
-        link.b.command(0x0405, addressBytes(keyboard) + [0x18, 0xCC, 0x02, 0x00, 0x00, 0x00, 0x01])
-        link.b.commandStatus(0x0405)
-        link.b.connectionComplete(handle: 0x0015, peer: keyboard)
+        var link = ClassicLink.connect(to: keyboard, handle: 0x0015, at: demoStart + 15_000_000_000)
 
         let sdp: (local: UInt16, remote: UInt16) = (0x0040, 0x0040)
         link.open(psm: 0x0001, sdp)
@@ -101,10 +98,7 @@ extension Scenarios {
     /// the four Ethernet framings.
     public static func panSession() -> [Frame] {
         let laptop = "00:1B:DC:0F:AA:01", phone = "F0:99:B6:12:34:56"
-        var link = ClassicLink(b: PacketBuilder(start: demoStart + 18_000_000_000), handle: 0x0019)
-        link.b.command(0x0405, addressBytes(laptop) + [0x18, 0xCC, 0x02, 0x00, 0x00, 0x00, 0x01])
-        link.b.commandStatus(0x0405)
-        link.b.connectionComplete(handle: 0x0019, peer: laptop)
+        var link = ClassicLink.connect(to: laptop, handle: 0x0019, at: demoStart + 18_000_000_000)
         let bnep: (local: UInt16, remote: UInt16) = (0x0043, 0x0063)
         link.open(psm: 0x000F, bnep)
         func send(_ bytes: [UInt8], sent: Bool) { link.send(bnep, bytes, sent: sent) }
@@ -146,9 +140,7 @@ extension Scenarios {
         send([0x01, 0x07, 0x00], sent: false)                                           // an unknown control type
         send([0x01, 0x00, 0x07], sent: true)                                            // Command Not Understood
         link.close(bnep)
-        link.b.command(0x0406, le16(0x0019) + [0x13])
-        link.b.commandStatus(0x0406)
-        link.b.disconnectionComplete(handle: 0x0019, reason: 0x16)
+        link.disconnect()
         return link.b.frames
     }
 

@@ -68,10 +68,7 @@ extension Scenarios {
     /// search and a general reject.
     public static func remoteControlSession() -> [Frame] {
         let phone = "3C:22:FB:10:20:30"
-        var link = ClassicLink(b: PacketBuilder(start: demoStart + 12_000_000_000), handle: 0x0011)
-        link.b.command(0x0405, addressBytes(phone) + [0x18, 0xCC, 0x02, 0x00, 0x00, 0x00, 0x01])
-        link.b.commandStatus(0x0405)
-        link.b.connectionComplete(handle: 0x0011, peer: phone)
+        var link = ClassicLink.connect(to: phone, handle: 0x0011, at: demoStart + 12_000_000_000)
         let control: (local: UInt16, remote: UInt16) = (0x0045, 0x0071), browsing: (local: UInt16, remote: UInt16) = (0x0046, 0x0072)
         link.open(psm: 0x0017, control)
         link.open(psm: 0x001B, browsing)
@@ -153,9 +150,7 @@ extension Scenarios {
         link = rc.link
         link.close(browsing)
         link.close(control)
-        link.b.command(0x0406, le16(0x0011) + [0x13])
-        link.b.commandStatus(0x0406)
-        link.b.disconnectionComplete(handle: 0x0011, reason: 0x16)
+        link.disconnect()
         return link.b.frames
     }
 }
