@@ -56,7 +56,10 @@ extension ATTDecoder {
             guard let handle else { return }
             let database = database(session)
             pdu.describeValue(handle, bytes, database, &layer)
-            if [0x0B, 0x12, 0x52, 0x1B, 0x1D].contains(opcode) { handOff(handle, value, database) }
+            switch opcode {
+            case 0x0B, 0x12, 0x52, 0x1B, 0x1D: handOff(handle, value, database) // values whole, not in pieces
+            default: break
+            }
             // A Write Request's value counts only once the server accepts it.
             if opcode == 0x12 { pdu.writtenValue = Array(bytes.prefix(512)) } else { session.gatt.databases[key]?.recordValue(handle, bytes) }
         }

@@ -59,11 +59,11 @@ enum AppleAdvertising {
                 layer.addIssue(.warning, "Apple manufacturer data: a byte left after the last message")
                 break
             }
-            let name = types[type] ?? "Type \(Hex.u8(type))"
+            let name = layer.keepsDisplays ? types[type] ?? "Type \(Hex.u8(type))" : ""
             layer.add(AppleFields.type, .u8(type), "\(name) (\(Hex.u8(type)))")
             layer.add(AppleFields.length, .count(Int(length)))
             guard let value = try? c.slice(Int(length)) else {
-                layer.addIssue(.warning, "Apple \(name) message of length \(length) runs past the data (\(c.remaining) bytes left)")
+                layer.addIssue(.warning, "Apple \(types[type] ?? "type \(Hex.u8(type))") message of length \(length) runs past the data (\(c.remaining) bytes left)")
                 layer.add(AppleFields.data, .bytes(c.rest()))
                 shown.append("\(name) (truncated)")
                 break
@@ -84,19 +84,23 @@ enum AppleAdvertising {
             layer.add(AppleFields.major, .count(Int(major)))
             layer.add(AppleFields.minor, .count(Int(minor)))
             layer.add(AppleFields.power, .signed(Int64(power)), "\(power) dBm")
+            guard layer.keepsDisplays else { return "" }
             return "iBeacon \(uuid.longForm) Major: \(major) Minor: \(minor) Measured Power: \(power) dBm"
         case 0x07 where value.count >= 3:
             _ = try? c.u8()
             guard let model = try? c.u16be() else { break }
             layer.add(AppleFields.model, .u16(model), models[model].map { "\($0) (\(Hex.u16(model)))" })
+            guard layer.keepsDisplays else { return "" }
             return "Proximity Pairing: \(models[model] ?? "model \(Hex.u16(model))") - \(value.count) bytes"
         case 0x10 where value.count >= 1:
             let action = value[value.startIndex] & 0x0F
             layer.add(AppleFields.action, .u8(action), nearbyActions[action].map { "\($0) (\(Hex.u8(action)))" })
+            guard layer.keepsDisplays else { return "" }
             return "Nearby Info: \(nearbyActions[action] ?? "action \(Hex.u8(action))") - \(value.count) bytes"
         case 0x0F where value.count >= 2:
             let actionType = value[value.startIndex + 1]
             layer.add(AppleFields.actionType, .u8(actionType), nearbyActionTypes[actionType].map { "\($0) (\(Hex.u8(actionType)))" })
+            guard layer.keepsDisplays else { return "" }
             return "Nearby Action: \(nearbyActionTypes[actionType] ?? "type \(Hex.u8(actionType))") - \(value.count) bytes"
         default:
             break
