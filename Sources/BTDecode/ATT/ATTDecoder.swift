@@ -107,14 +107,14 @@ enum ATTDecoder {
     static func isResponse(_ opcode: UInt8) -> Bool { kinds[Int(opcode)] == .response }
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
-        var handoff: (decode: GATTCharacteristicDecoder, value: ByteCursor, context: GATTValueContext)?
+        var handoff: GATTHandoff?
         try decodePDU(&c, into: &packet, session: &session, context: context, handoff: &handoff)
         // The profile's layer goes above ATT's, after it.
         if var handoff { try handoff.decode(&handoff.value, &packet, &session, handoff.context) }
     }
 
     static func decodePDU(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext,
-                          handoff: inout (decode: GATTCharacteristicDecoder, value: ByteCursor, context: GATTValueContext)?) throws {
+                          handoff: inout GATTHandoff?) throws {
         guard let opcode = try? c.peekU8() else {
             var layer = packet.makeLayer("ATT", over: c, showsDirection: true)
             layer.addIssue(.error, "Empty ATT PDU")

@@ -9,7 +9,7 @@ extension ATTDecoder {
         var pdu: PDU
         var request: ATTState.Transaction?
         /// A value a profile above GATT decodes once the ATT layer is done (ANCS, AMS).
-        var handoff: (decode: GATTCharacteristicDecoder, value: ByteCursor, context: GATTValueContext)?
+        var handoff: GATTHandoff?
 
         init(c: ByteCursor, layer: Layer, pdu: PDU) {
             self.c = c
@@ -68,7 +68,7 @@ extension ATTDecoder {
         mutating func handOff(_ handle: UInt16, _ value: ByteCursor, _ database: GATTDatabase) {
             guard !DissectorTables.gattCharacteristics.isEmpty, let type = database.attributes[handle]?.type,
                   let decode = DissectorTables.gattCharacteristics[type] else { return }
-            handoff = (decode, value, GATTValueContext(l2cap: pdu.context, opcode: opcode, handle: handle, characteristic: type))
+            handoff = GATTHandoff(decode: decode, value: value, context: GATTValueContext(l2cap: pdu.context, opcode: opcode, handle: handle, characteristic: type))
         }
 
         mutating func errorResponse(_ session: inout Session) throws {

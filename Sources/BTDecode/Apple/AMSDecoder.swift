@@ -81,7 +81,7 @@ enum AMSDecoder {
         default:
             if context.opcode == 0x0B {
                 let text = try value(&c, &layer)
-                layer.summary.set("Entity Attribute: \"\(text.count > 60 ? String(text.prefix(60)) + "…" : text)\"")
+                layer.summary.set("Entity Attribute: \"\(ReadableText.clipped(text, to: 60))\"")
             } else {
                 let entity = try c.u8()
                 layer.add(AMSFields.entity, .count(Int(entity)), entities[safe: Int(entity)], at: layer.range(at: c.index - 1))
@@ -124,7 +124,7 @@ enum AMSDecoder {
             let whole = Int(seconds)
             return "\(whole / 60):\(whole % 60 < 10 ? "0" : "")\(whole % 60)"
         default:
-            return "\"\(text.count > 60 ? String(text.prefix(60)) + "…" : text)\""
+            return "\"\(ReadableText.clipped(text, to: 60))\""
         }
     }
 }

@@ -41,8 +41,9 @@ public struct ANCSState: ProtocolState {
 
     var requests: [Session.LinkKey: Request] = [:]
     var pending: [Session.LinkKey: Pending] = [:]
-    /// An answer is a few kilobytes at most (each attribute's length is 16-bit).
-    static let maximumAnswer = 1 << 18
+    /// An answer is a few kilobytes (the client caps Title, Subtitle and Message); it is parsed
+    /// again as each part arrives, so a hostile one is cut at this size, not left to grow.
+    static let maximumAnswer = 1 << 16
 
     public init() {}
 
@@ -229,7 +230,7 @@ enum ANCSDecoder {
                 fields.append((ANCSFields.attribute, .count(Int(attribute)), name))
                 fields.append((ANCSFields.length, .count(length), nil))
                 fields.append((ANCSFields.value, .text(text), "\(name): \(text)"))
-                shown.append(attribute == 5 && command == 0 ? "\(name) \(date(text))" : "\(name) \"\(text.count > 40 ? String(text.prefix(40)) + "…" : text)\"")
+                shown.append(attribute == 5 && command == 0 ? "\(name) \(date(text))" : "\(name) \"\(ReadableText.clipped(text))\"")
                 if let index = remaining?.firstIndex(of: attribute) { remaining?.remove(at: index) }
             }
             complete = remaining.map(\.isEmpty) ?? true

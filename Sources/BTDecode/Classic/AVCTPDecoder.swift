@@ -27,15 +27,21 @@ public struct AVCTPState: ProtocolState {
 
     struct Fragmented {
         var pid: UInt16
-        var header: UInt8
         var bytes: [UInt8]
         var firstFrame: Int
         var packets: Int
     }
 
+    /// An AVRCP vendor-dependent response arriving in parts: its PDU and the parameters so far.
+    struct AVRCPParts {
+        var pdu: UInt8
+        var bytes: [UInt8]
+        var firstFrame: Int
+        var parts: Int
+    }
+
     var fragments: [FlowKey: Fragmented] = [:]
-    /// AVRCP vendor-dependent responses in parts: the PDU and the parameters so far.
-    var avrcpParts: [FlowKey: Fragmented] = [:]
+    var avrcpParts: [FlowKey: AVRCPParts] = [:]
     /// A message or AVRCP response is at most a few kilobytes; more is not one.
     static let maximumMessage = 1 << 16
 
@@ -96,7 +102,7 @@ enum AVCTPDecoder {
             layer.add(AVCTPFields.packets, .count(Int(count)), at: layer.range(at: c.index - 1))
             pid = try c.u16be()
             layer.add(AVCTPFields.pid, .u16(pid), "\(pidName(pid)) (\(Hex.u16(pid)))", at: layer.range(at: c.index - 2, count: 2))
-            session.avctp.fragments[flow] = .init(pid: pid, header: header, bytes: Array(c.rest()), firstFrame: packet.frame.number,
+            session.avctp.fragments[flow] = .init(pid: pid, bytes: Array(c.rest()), firstFrame: packet.frame.number,
                                                   packets: Int(count))
             layer.summary.set("\(kind) - \(pidName(pid)) - fragment 1 of \(count)")
             packet.append(layer)

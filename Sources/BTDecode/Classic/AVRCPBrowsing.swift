@@ -73,7 +73,7 @@ enum AVRCPBrowsing {
         case (0x80, false):
             let charset = try r.u16(AVRCPFields.characterSet)
             let length = Int(try r.c.u16be())
-            r.layer.summary += " - \"\(AVRCPDecoder.clipped(try r.text(AVRCPFields.search, length: length, charset: charset)))\""
+            r.layer.summary += " - \"\(ReadableText.clipped(try r.text(AVRCPFields.search, length: length, charset: charset)))\""
         case (0xA0, _):
             _ = try r.status()
         default:
@@ -117,7 +117,7 @@ enum AVRCPBrowsing {
             let name = try body.text(AVRCPFields.name, length: nameLength, charset: charset)
             let count = try body.count8(AVRCPFields.attributeCount)
             _ = try body.attributeValues(count)
-            return "\"\(AVRCPDecoder.clipped(name))\"\(media == 1 ? " (video)" : "")"
+            return "\"\(ReadableText.clipped(name))\"\(media == 1 ? " (video)" : "")"
         default:
             body.rest(AVRCPFields.parameters)
             return "item type \(Hex.u8(type))"

@@ -78,7 +78,7 @@ struct AVRCPReader {
             let length = Int(try c.u16be())
             let value = try text(AVRCPFields.value, length: length, charset: charset)
             let name = AVRCPNames.attributes[id] ?? "Attribute \(Hex.format(id, width: 8))"
-            shown.append(id == 0x7 ? "\(name) \(AVRCPDecoder.playingTime(value))" : "\(name) \"\(AVRCPDecoder.clipped(value))\"")
+            shown.append(id == 0x7 ? "\(name) \(AVRCPDecoder.playingTime(value))" : "\(name) \"\(ReadableText.clipped(value))\"")
         }
         return shown
     }
@@ -193,33 +193,32 @@ enum AVRCPDecoder {
         let flow = AVCTPState.FlowKey(link: context.l2cap.link, sent: context.l2cap.sent, browsing: false)
         switch packetType {
         case 1:
-            session.avctp.avrcpParts[flow] = .init(pid: UInt16(pdu), header: ctype, bytes: Array(reader.c.rest()),
-                                                   firstFrame: packet.frame.number, packets: 1)
+            session.avctp.avrcpParts[flow] = .init(pdu: pdu, bytes: Array(reader.c.rest()), firstFrame: packet.frame.number, parts: 1)
             reader.layer.summary += " - part 1, more follow"
             return
         case 2, 3:
-            guard var pending = session.avctp.avrcpParts.removeValue(forKey: flow), pending.pid == UInt16(pdu) else {
+            guard var pending = session.avctp.avrcpParts.removeValue(forKey: flow), pending.pdu == pdu else {
                 reader.layer.summary += " - part without a start"
                 reader.layer.addIssue(.warning, "AVRCP \(packetType == 2 ? "continue" : "end") part without a start part")
                 reader.rest(AVRCPFields.parameters)
                 return
             }
             pending.bytes += reader.c.rest()
-            pending.packets += 1
+            pending.parts += 1
             guard pending.bytes.count <= AVCTPState.maximumMessage else {
                 reader.layer.addIssue(.error, "AVRCP response started in packet \(pending.firstFrame) grew past \(AVCTPState.maximumMessage) bytes: dropped")
                 return
             }
             if packetType == 2 {
                 session.avctp.avrcpParts[flow] = pending
-                reader.layer.summary += " - part \(pending.packets), more follow"
+                reader.layer.summary += " - part \(pending.parts), more follow"
                 return
             }
-            reader.layer.add(AVRCPFields.joined, .count(pending.packets))
+            reader.layer.add(AVRCPFields.joined, .count(pending.parts))
             var joined = AVRCPReader(c: ByteCursor(pending.bytes[...]), layer: reader.layer, ranged: false)
             try parameters(pdu, ctype: ctype, &joined)
             reader.layer = joined.layer
-            reader.layer.summary += " (joined from \(pending.packets) parts)"
+            reader.layer.summary += " (joined from \(pending.parts) parts)"
         default:
             try parameters(pdu, ctype: ctype, &reader)
         }
@@ -280,7 +279,7 @@ enum AVRCPDecoder {
                 let id = try r.u8(pdu == 0x15 ? AVRCPFields.settingAttribute : AVRCPFields.settingValue)
                 let charset = try r.u16(AVRCPFields.characterSet)
                 let length = Int(try r.c.u8())
-                texts.append("\(Hex.u8(id)) \"\(clipped(try r.text(AVRCPFields.value, length: length, charset: charset)))\"")
+                texts.append("\(Hex.u8(id)) \"\(ReadableText.clipped(try r.text(AVRCPFields.value, length: length, charset: charset)))\"")
             }
             r.layer.summary += " - \(texts.joined(separator: ", "))"
         case (0x16, false):
@@ -410,6 +409,5 @@ enum AVRCPDecoder {
         return "\(seconds / 60):\(seconds % 60 < 10 ? "0" : "")\(seconds % 60)"
     }
     /// Playing Time is milliseconds written as decimal text.
-    static func playingTime(_ text: String) -> String { UInt32(text).map(milliseconds) ?? "\"\(clipped(text))\"" }
-    static func clipped(_ text: String) -> String { text.count > 40 ? String(text.prefix(40)) + "…" : text }
+    static func playingTime(_ text: String) -> String { UInt32(text).map(milliseconds) ?? "\"\(ReadableText.clipped(text))\"" }
 }

@@ -62,6 +62,13 @@ public struct GATTValueContext {
 /// How a profile above GATT is handed a characteristic's value.
 typealias GATTCharacteristicDecoder = (inout ByteCursor, inout Packet, inout Session, GATTValueContext) throws -> Void
 
+/// A value ATT found for a profile: decoded once the ATT layer is done, as the layer above it.
+struct GATTHandoff {
+    var decode: GATTCharacteristicDecoder
+    var value: ByteCursor
+    var context: GATTValueContext
+}
+
 /// How a protocol carried on an RFCOMM server channel is handed a UIH frame's information.
 typealias RFCOMMServiceDecoder = (inout ByteCursor, inout Packet, inout Session, RFCOMMContext) throws -> Void
 

@@ -29,7 +29,7 @@ enum L2CAPDecoder {
         // start on a handle no connection event announced whose basic header is shorter than what
         // follows is no PDU either. (A capture that begins mid-connection has consistent framing
         // and decodes as usual.)
-        if session.connections[link] == nil {
+        if packet.peer == nil { // no connection event announced this handle (DataDecoder looked it up)
             let declared = pb != 1 ? (try? ByteCursor(payload).peekU16()).map { Int($0) + 4 } : nil
             if handle == 0x0EDC || declared.map({ $0 < payload.count }) == true {
                 var layer = packet.makeLayer("Vendor Data", range: base ..< base + payload.count, showsDirection: true)
