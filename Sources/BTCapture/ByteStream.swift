@@ -153,13 +153,16 @@ public final class BufferedReader {
         if buffer.count - start < count {
             // Not enough room after the unread bytes: move them to the front of a new buffer.
             // A new array (rather than compacting in place) leaves slices already handed out intact.
-            var fresh = [UInt8](repeating: 0, count: max(chunkSize, count))
-            if end > start {
-                fresh.withUnsafeMutableBytes { target in
+            // Not zeroed first: everything past the unread bytes is written by the stream before
+            // it is read (`end` bounds every read).
+            let unread = end - start
+            let fresh = [UInt8](unsafeUninitializedCapacity: max(chunkSize, count)) { target, initialized in
+                if unread > 0 {
                     buffer.withUnsafeBytes { source in
-                        target.baseAddress!.copyMemory(from: source.baseAddress! + start, byteCount: end - start)
+                        UnsafeMutableRawPointer(target.baseAddress!).copyMemory(from: source.baseAddress! + start, byteCount: unread)
                     }
                 }
+                initialized = target.count
             }
             end -= start
             start = 0

@@ -2,10 +2,13 @@
 /// String being made (`ASCII.string`). One writer per format serves both, specialised for each.
 public protocol ASCIIOutput {
     mutating func put(_ byte: UInt8)
+    /// Bytes already formatted (a name, a label, a run of hex pairs made on the stack).
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>)
 }
 
 extension Array: ASCIIOutput where Element == UInt8 {
     @inlinable @inline(__always) public mutating func put(_ byte: UInt8) { append(byte) }
+    @inlinable @inline(__always) public mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) { append(contentsOf: bytes) }
 }
 
 /// A String's uninitialised storage of known capacity; writes past it are dropped.
@@ -17,6 +20,9 @@ public struct FixedASCIIOutput: ASCIIOutput {
         guard count < base.count else { return }
         base[count] = byte
         count += 1
+    }
+    @inlinable public mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        for byte in bytes { put(byte) }
     }
 }
 
@@ -84,13 +90,13 @@ public enum Hex {
         }
     }
 
-    /// Space-separated byte pairs onto an array, formatted on the stack and copied once.
+    /// Space-separated byte pairs, formatted on the stack and copied once.
     @inlinable
-    public static func append(bytes data: ArraySlice<UInt8>, to out: inout [UInt8]) {
+    public static func append<O: ASCIIOutput>(bytes data: ArraySlice<UInt8>, to out: inout O) {
         var rest = data
         while !rest.isEmpty {
-            if rest.startIndex != data.startIndex { out.append(UInt8(ascii: " ")) }
-            withSpacedPairs(rest, limit: 256) { out.append(contentsOf: $0) }
+            if rest.startIndex != data.startIndex { out.put(UInt8(ascii: " ")) }
+            withSpacedPairs(rest, limit: 256) { out.put($0) }
             rest = rest.dropFirst(256)
         }
     }
@@ -140,9 +146,13 @@ public enum ASCII {
 
     /// Appends a string's UTF-8 bytes with one copy (the generic path goes byte by byte; small
     /// strings, which most names are, have no contiguous storage but `withUTF8` lends one).
-    @inlinable @inline(__always) public static func append(_ text: String, to out: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { out.append(contentsOf: $0) }
+    @inlinable @inline(__always) public static func append<O: ASCIIOutput>(_ text: String, to out: inout O) {
+        // Native and small strings lend their bytes without a copy of the String; others
+        // (bridged, never here on Linux) are made contiguous first.
+        if text.utf8.withContiguousStorageIfAvailable({ out.put($0) }) == nil {
+            var text = text
+            text.withUTF8 { out.put($0) }
+        }
     }
 
     /// A String written by `write` straight into its storage; `capacity` must cover it.

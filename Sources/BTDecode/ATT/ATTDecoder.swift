@@ -118,7 +118,7 @@ enum ATTDecoder {
         guard let opcode = try? c.peekU8() else {
             var layer = packet.makeLayer("ATT", over: c, showsDirection: true)
             layer.addIssue(.error, "Empty ATT PDU")
-            packet.append(layer)
+            packet.append(taking: &layer)
             return
         }
         // Built in place (not copied in): the layer, cursor and PDU are the Body's from here on.

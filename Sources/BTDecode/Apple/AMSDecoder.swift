@@ -38,7 +38,7 @@ enum AMSDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
         if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "AMS", errors, field: AMSFields.error) }
         var layer = packet.makeLayer("AMS", over: c, showsDirection: true)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         let notified = context.opcode == 0x1B || context.opcode == 0x1D
         switch context.characteristic {
         case remoteCommand:

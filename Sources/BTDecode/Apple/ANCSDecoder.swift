@@ -98,7 +98,7 @@ enum ANCSDecoder {
             return try GATTProfileError.report(&c, &packet, layer: "ANCS", errors, field: ANCSFields.error)
         }
         var layer = packet.makeLayer("ANCS", over: c, showsDirection: true)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         switch context.characteristic {
         case notificationSource: try notification(&c, &layer)
         case controlPoint: try command(&c, &layer, &session, context)

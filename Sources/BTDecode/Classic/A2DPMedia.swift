@@ -38,7 +38,7 @@ enum MediaDecoder {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
         var layer = packet.makeLayer("A2DP Data", over: c)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
 
         let first = try c.u8()
         let version = first >> 6, padding = first & 0x20 != 0, extensionBit = first & 0x10 != 0, csrcCount = Int(first & 0x0F)

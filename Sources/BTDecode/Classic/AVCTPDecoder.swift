@@ -105,13 +105,13 @@ enum AVCTPDecoder {
             session.avctp.fragments[flow] = .init(pid: pid, bytes: Array(c.rest()), firstFrame: packet.frame.number,
                                                   packets: Int(count))
             layer.summary.set("\(kind) - \(pidName(pid)) - fragment 1 of \(count)")
-            packet.append(layer)
+            packet.append(taking: &layer)
             return
         default:
             guard var pending = session.avctp.fragments.removeValue(forKey: flow) else {
                 layer.summary.set("\(packetTypes[Int(packetType)]) packet without a start")
                 layer.addIssue(.warning, "AVCTP \(packetTypes[Int(packetType)].lowercased()) packet without a start packet")
-                packet.append(layer)
+                packet.append(taking: &layer)
                 return
             }
             pending.bytes += c.rest()
@@ -120,13 +120,13 @@ enum AVCTPDecoder {
             guard pending.bytes.count <= AVCTPState.maximumMessage else {
                 layer.summary.set("\(kind) - fragments dropped")
                 layer.addIssue(.error, "AVCTP message started in packet \(pending.firstFrame) grew past \(AVCTPState.maximumMessage) bytes: dropped")
-                packet.append(layer)
+                packet.append(taking: &layer)
                 return
             }
             if packetType == 2 {
                 session.avctp.fragments[flow] = pending
                 layer.summary.set("\(kind) - \(pidName(pid)) - continued (started in packet \(pending.firstFrame))")
-                packet.append(layer)
+                packet.append(taking: &layer)
                 return
             }
             packet.reassembledPDU = pending.bytes[...]
@@ -136,10 +136,10 @@ enum AVCTPDecoder {
         if invalidPID { layer.addIssue(.warning, "The target does not support profile \(pidName(pid)) (IPID set)") }
         guard pid == remoteControl, !invalidPID else {
             if !message.isAtEnd { layer.add(AVCTPFields.payload, .bytes(message.rest())) }
-            packet.append(layer)
+            packet.append(taking: &layer)
             return
         }
-        packet.append(layer)
+        packet.append(taking: &layer)
         let avctp = AVCTPContext(l2cap: context, browsing: browsing, isResponse: isResponse, transaction: transaction)
         if browsing {
             try AVRCPBrowsing.decode(&message, into: &packet, session: &session, context: avctp)

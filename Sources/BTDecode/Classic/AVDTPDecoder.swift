@@ -98,7 +98,7 @@ enum AVDTPDecoder {
 
     static func decodeSignal(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
         var layer = packet.makeLayer("A2DP Control", over: c)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
 
         let header = try c.u8()
         let label = header >> 4, packetType = header >> 2 & 0x03, messageType = header & 0x03

@@ -6,7 +6,7 @@ import BTCapture
 enum AVRCPBrowsing {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: AVCTPContext) throws {
         var r = AVRCPReader(c: c, layer: packet.makeLayer("AVRCP", over: c, showsDirection: true), ranged: true)
-        defer { packet.append(r.layer) }
+        defer { packet.append(taking: &r.layer) }
         let pdu = try r.u8(AVRCPFields.pdu) { AVRCPNames.named(AVRCPNames.pdus, $0, Hex.u8($0)) }
         let length = try r.count16(AVRCPFields.length)
         let name = AVRCPNames.pdus[pdu] ?? "PDU \(Hex.u8(pdu))"

@@ -100,7 +100,7 @@ enum AVRCPDecoder {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: AVCTPContext) throws {
         var reader = AVRCPReader(c: c, layer: packet.makeLayer("AVRCP", over: c, showsDirection: true), ranged: true)
-        defer { packet.append(reader.layer) }
+        defer { packet.append(taking: &reader.layer) }
         let ctype = try reader.u8(AVRCPFields.ctype) { AVRCPNames.named(AVRCPNames.ctypes, $0 & 0x0F, Hex.u8($0 & 0x0F)) } & 0x0F
         let subunitByte = try reader.c.u8()
         let subunitType = subunitByte >> 3

@@ -57,7 +57,7 @@ enum BNEPDecoder {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
         var layer = packet.makeLayer("BNEP", over: c, showsDirection: true)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         let header = try c.u8()
         let type = header & 0x7F, hasExtensions = header & 0x80 != 0
         let typeName = types[safe: Int(type)] ?? "Reserved \(Hex.u8(type))"

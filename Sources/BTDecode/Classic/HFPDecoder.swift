@@ -48,7 +48,7 @@ enum HFPDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: RFCOMMContext) throws {
         var layer = packet.makeLayer(context.serviceClass == 0x111E || context.serviceClass == 0x111F ? "HFP" : "HSP", over: c,
                                      showsDirection: true)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         let key = HFPState.StreamKey(link: context.l2cap.link, dlci: context.dlci, sent: context.l2cap.sent)
         guard ReadableText.isLineText(c.bytes[c.index...]) else {
             // Not AT text: said, shown as bytes, and whatever was pending is dropped.

@@ -79,7 +79,7 @@ enum HIDDecoder {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
         var layer = packet.makeLayer("HID", over: c, showsDirection: true)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         let onControl = context.channel?.psm != 0x0013
         let header = try c.u8()
         let type = header >> 4, parameter = header & 0x0F

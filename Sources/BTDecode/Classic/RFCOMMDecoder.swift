@@ -56,10 +56,10 @@ enum RFCOMMDecoder {
         do {
             handOff = try decodeFrame(&c, &layer, session: &session, context: context)
         } catch {
-            packet.append(layer)
+            packet.append(taking: &layer)
             throw error
         }
-        packet.append(layer)
+        packet.append(taking: &layer)
         // The service's protocol stands on the RFCOMM layer.
         if let (information, serviceContext, decodeService) = handOff {
             var payload = ByteCursor(information)

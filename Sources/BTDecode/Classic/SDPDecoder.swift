@@ -92,7 +92,7 @@ enum SDPDecoder {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
         var layer = packet.makeLayer("SDP", over: c, showsDirection: true)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
 
         let pdu = try c.u8()
         let name = pduNames[pdu]

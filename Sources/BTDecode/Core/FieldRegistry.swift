@@ -6,20 +6,24 @@
 /// process (definitions are made by the protocols' static tables, a bounded number), and
 /// therefore held without reference counting.
 public struct FieldDefinition: Hashable, Sendable {
-    final class Description: Sendable {
+    final class Description: @unchecked Sendable { // immutable; treePrefix is never written after init
         let name: String
         let label: String
         let type: FieldType
         let help: String
-        /// "        Label: ", as the tree begins the field's line: built once, not per packet.
-        let treePrefix: [UInt8]
+        /// "        Label: ", as the tree begins the field's line: built once, never freed (as the
+        /// description itself), so that the tree reads it without retaining an array per field.
+        let treePrefix: UnsafeBufferPointer<UInt8>
 
         init(name: String, label: String, type: FieldType, help: String) {
             self.name = name
             self.label = label
             self.type = type
             self.help = help
-            treePrefix = Array("        \(label): ".utf8)
+            let prefix = Array("        \(label): ".utf8)
+            let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: prefix.count)
+            _ = storage.initialize(from: prefix)
+            treePrefix = UnsafeBufferPointer(storage)
         }
     }
 
@@ -37,7 +41,7 @@ public struct FieldDefinition: Hashable, Sendable {
     public var type: FieldType { description.type }
     public var help: String { description.help }
     /// The tree's indentation and label before a value ("        Handle: ").
-    public var treePrefix: [UInt8] { description.treePrefix }
+    public var treePrefix: UnsafeBufferPointer<UInt8> { description.treePrefix }
 
     /// "att" for att.opcode, "frame" for frame.number.
     public var protocolName: String { String(name.prefix { $0 != "." }) }

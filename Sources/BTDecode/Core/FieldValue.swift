@@ -41,7 +41,18 @@ public enum FieldValue: Equatable {
     }
 
     /// Appends `displayText` to a line being built (the tree prints every field this way).
-    public func appendDisplayText(to out: inout [UInt8]) {
+    /// A byte string's length (0 for other values), read without copying the value.
+    public var byteCount: Int {
+        switch self {
+        case .bytes(let b): return b.count
+        default: return 0
+        }
+    }
+
+    public func appendDisplayText(to out: inout [UInt8]) { writeDisplayText(to: &out) }
+    public func appendDisplayText(to out: inout OutputBuffer) { writeDisplayText(to: &out) }
+
+    @inlinable @inline(__always) public func writeDisplayText<O: ASCIIOutput>(to out: inout O) {
         switch self {
         case .unsigned(let v, 0): ASCII.appendDecimal(v, to: &out)
         case .unsigned(let v, let width): Hex.append(v, width: width, to: &out)

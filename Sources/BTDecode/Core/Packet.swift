@@ -118,13 +118,25 @@ public struct Packet {
 
     /// Puts a finished (or started) layer on top; the issues it carries are now this packet's.
     @inline(__always)
-    public mutating func append(_ layer: Layer) {
+    public mutating func append(_ layer: __owned Layer) {
         layers.append(layer)
         let index = layers.count - 1
         for i in layers[index].issues.indices {
             layers[index].issues[i].layer = index
             noteSeverity(layers[index].issues[i].severity)
         }
+    }
+
+    /// `append` for a decoder's `defer`: moves the layer in, leaving an empty one behind, where
+    /// passing it would copy it (a retain and a release of each of its arrays) every packet.
+    @inline(__always)
+    public mutating func append(taking layer: inout Layer) {
+        let taken = withUnsafeMutablePointer(to: &layer) { slot in
+            let taken = slot.move()
+            slot.initialize(to: Layer(name: "", range: 0 ..< 0, source: .frame, showsDirection: false, keepsDisplays: false, reserving: 0))
+            return taken
+        }
+        append(taken)
     }
 
     /// An issue on the highest layer appended so far (a decoder's own once it appended it).
@@ -211,13 +223,13 @@ public struct Layer {
     public private(set) var keepsDisplays: Bool
 
     /// Layers are made by `Packet.makeLayer`, which knows the decode options.
-    init(name: String, range: Range<Int>, source: Source, showsDirection: Bool, keepsDisplays: Bool) {
+    init(name: String, range: Range<Int>, source: Source, showsDirection: Bool, keepsDisplays: Bool, reserving fieldCount: Int = 8) {
         self.name = name
         self.range = range
         self.source = source
         self.showsDirection = showsDirection
         self.keepsDisplays = keepsDisplays
-        fields.reserveCapacity(8)
+        if fieldCount > 0 { fields.reserveCapacity(fieldCount) }
     }
 
     /// The layer made new for another packet, keeping its arrays' capacity.
@@ -233,7 +245,7 @@ public struct Layer {
         issues.removeAll(keepingCapacity: true)
     }
 
-    public mutating func add(_ definition: FieldDefinition, _ value: FieldValue, _ display: @autoclosure () -> String? = nil,
+    public mutating func add(_ definition: FieldDefinition, _ value: __owned FieldValue, _ display: @autoclosure () -> String? = nil,
                              at range: Range<Int>? = nil) {
         fields.append(Field(definition: definition, value: value, display: keepsDisplays ? display() : nil, range: range))
     }

@@ -109,12 +109,9 @@ public struct SummaryPiece: ExpressibleByStringInterpolation {
             }
         }
 
-        public mutating func appendLiteral(_ literal: String) { appendInterpolation(literal) }
+        @inlinable @inline(__always) public mutating func appendLiteral(_ literal: String) { ASCII.append(literal, to: &self) }
 
-        public mutating func appendInterpolation(_ string: String) {
-            var string = string
-            string.withUTF8 { put($0) }
-        }
+        @inlinable @inline(__always) public mutating func appendInterpolation(_ string: String) { ASCII.append(string, to: &self) }
 
         public mutating func appendInterpolation(_ string: Substring) {
             var string = string

@@ -10,7 +10,7 @@ enum GATTProfileError {
     static func report(_ c: inout ByteCursor, _ packet: inout Packet, layer name: String, _ names: [UInt8: String],
                        field: FieldDefinition? = nil) throws {
         var layer = packet.makeLayer(name, over: c, showsDirection: true)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         let code = try c.u8()
         let text = names[code] ?? "Application Error"
         if let field { layer.add(field, .u8(code), "\(text) (\(Hex.u8(code)))", at: layer.range(at: c.index - 1)) }

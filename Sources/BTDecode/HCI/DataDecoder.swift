@@ -20,7 +20,7 @@ enum DataDecoder {
         let lengthMismatch = Int(length) != c.remaining
         let payload = c.rest()
         let index = packet.layers.count
-        packet.append(layer)
+        packet.append(taking: &layer)
         defer {
             packet.setSummaryIfShown(at: index) {
                 $0 += "Data [Handle: \(hex: handle), Packet Boundary Flags: \(hex: pb), Length: \(hex: length) (\(length))]"
@@ -52,7 +52,7 @@ enum DataDecoder {
 
     static func decodeSCO(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
         var layer = packet.makeLayer("SCO", over: c, showsDirection: true)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         let word = try c.u16()
         let handle = word & 0x0FFF
         let status = UInt8(word >> 12 & 0x3)
@@ -98,7 +98,7 @@ enum DataDecoder {
 
     static func decodeISO(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
         var layer = packet.makeLayer("ISO", over: c, showsDirection: true)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         let word = try c.u16()
         let handle = word & 0x0FFF
         let pb = UInt8(word >> 12 & 0x3), ts = UInt8(word >> 14 & 0x1)

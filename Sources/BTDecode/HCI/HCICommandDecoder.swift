@@ -4,7 +4,7 @@ enum HCICommandDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
         let start = c.offset
         var layer = packet.makeLayer("HCI Command", over: c)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         let opcode = try c.u16()
         let name = HCICommandNames.name(opcode)
         let ogf = UInt8(opcode >> 10), ocf = opcode & 0x3FF

@@ -3,7 +3,7 @@ import BTCapture
 enum HCIEventDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
         var layer = packet.makeLayer("HCI Event", over: c)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         let code = try c.u8()
         let name = HCIEventNames.name(code)
         layer.add(HCIFields.event, .u8(code), "\(name ?? "Unknown") (\(Hex.u8(code)))", at: 0 ..< 1)

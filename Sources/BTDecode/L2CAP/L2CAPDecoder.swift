@@ -38,7 +38,7 @@ enum L2CAPDecoder {
                 layer.addIssue(.note, handle == 0x0EDC
                     ? "Handle 0x0EDC carries the controller vendor's debug data (Android): not L2CAP"
                     : "No connection event announced handle \(Hex.u16(handle)), and the L2CAP length \(declared! - 4) is shorter than the \(payload.count - 4) bytes that follow: not decoded as L2CAP")
-                packet.append(layer)
+                packet.append(taking: &layer)
                 return
             }
         }
@@ -48,7 +48,7 @@ enum L2CAPDecoder {
                 var layer = packet.makeLayer("L2CAP", summary: "Continuation fragment without a start", range: base ..< base + payload.count, showsDirection: true)
                 layer.add(L2CAPFields.payload, .bytes(payload))
                 layer.addIssue(.error, "ACL continuation fragment without a start: \(payload.count) bytes dropped")
-                packet.append(layer)
+                packet.append(taking: &layer)
                 return
             }
             pending.data.append(contentsOf: payload)
@@ -94,7 +94,7 @@ enum L2CAPDecoder {
         session.l2cap.reassembly[key] = pending
         var layer = fragmentLayer(pending, range: base ..< base + payload.count, &packet)
         layer.issues += issues
-        packet.append(layer)
+        packet.append(taking: &layer)
     }
 
     static func fragmentLayer(_ pending: L2CAPState.PendingPDU, range: Range<Int>, _ packet: inout Packet) -> Layer {
@@ -133,7 +133,7 @@ enum L2CAPDecoder {
         let framed = channel.map { $0.mode != .basic } ?? false
         if framed { summary(&layer.summary) }
         let index = packet.layers.count
-        packet.append(layer)
+        packet.append(taking: &layer)
         defer { packet.setSummaryIfShown(at: index, summary) }
         var context = L2CAPContext(link: link, sent: sent, cid: cid, channel: channel)
         var payload = ByteCursor(body)

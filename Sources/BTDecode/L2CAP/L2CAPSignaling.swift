@@ -20,7 +20,7 @@ enum L2CAPSignaling {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
         var layer = packet.layers.removeLast()
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         var summaries: [String] = []
         defer { if !summaries.isEmpty { layer.summary.set("\(summaries.joined(separator: "; "))") } }
         repeat {

@@ -19,7 +19,7 @@ enum AICSDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
         if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "AICS", errors) }
         var layer = packet.makeLayer("AICS", over: c, showsDirection: true)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         switch context.characteristic.uuid16 {
         case 0x2B77:
             let gain = try c.i8(), mute = try c.u8(), mode = try c.u8(), counter = try c.u8()

@@ -43,7 +43,7 @@ enum ASCSDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
         if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "ASCS", [:]) }
         var layer = packet.makeLayer("ASCS", over: c, showsDirection: true)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         if context.characteristic.uuid16 == 0x2BC6 {
             if context.opcode == 0x1B || context.opcode == 0x1D {
                 try controlPointResponse(&c, &layer)

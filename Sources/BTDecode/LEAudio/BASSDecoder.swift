@@ -29,7 +29,7 @@ enum BASSDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
         if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "BASS", errors) }
         var layer = packet.makeLayer("BASS", over: c, showsDirection: true)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         if context.characteristic.uuid16 == 0x2BC7 {
             try controlPoint(&c, &layer)
         } else {

@@ -23,7 +23,7 @@ enum CSISDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
         if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "CSIS", errors) }
         var layer = packet.makeLayer("CSIS", over: c, showsDirection: true)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         let value = try c.u8()
         switch context.characteristic.uuid16 {
         case 0x2B84:

@@ -11,7 +11,7 @@ enum PACSDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
         if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "PACS", [:]) }
         var layer = packet.makeLayer("PACS", over: c, showsDirection: true)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         let uuid = context.characteristic.uuid16 ?? 0
         let direction = uuid == 0x2BC9 || uuid == 0x2BCA ? "Sink" : "Source"
         switch uuid {

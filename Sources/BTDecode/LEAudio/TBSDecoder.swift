@@ -26,7 +26,7 @@ enum TBSDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
         if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "TBS", [:]) }
         var layer = packet.makeLayer("TBS", over: c, showsDirection: true)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         let notified = context.opcode == 0x1B || context.opcode == 0x1D
         switch context.characteristic.uuid16 {
         case 0x2BBE:

@@ -24,7 +24,7 @@ enum VCSDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
         if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "VCS", errors) }
         var layer = packet.makeLayer("VCS", over: c, showsDirection: true)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         switch context.characteristic.uuid16 {
         case 0x2B7D:
             let volume = try c.u8(), mute = try c.u8(), counter = try c.u8()

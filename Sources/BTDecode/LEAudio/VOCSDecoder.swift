@@ -11,7 +11,7 @@ enum VOCSDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
         if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "VOCS", errors) }
         var layer = packet.makeLayer("VOCS", over: c, showsDirection: true)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         switch context.characteristic.uuid16 {
         case 0x2B80:
             let offset = Int16(bitPattern: try c.u16()), counter = try c.u8()

@@ -60,7 +60,7 @@ enum SMPDecoder {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
         var layer = packet.makeLayer("SMP", over: c, showsDirection: true)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         let code = try c.u8()
         let name = codeNames[code] ?? "Unknown Command \(Hex.u8(code))"
         layer.add(SMPFields.code, .u8(code), "\(name) (\(Hex.u8(code)))")

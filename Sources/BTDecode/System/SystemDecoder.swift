@@ -42,7 +42,7 @@ public enum SystemDecoder {
         let kind = packet.frame.kind
         var layer = packet.makeLayer(kindName(kind), over: c,
                           showsDirection: kind == .lmp || kind == .vendorDiagnostic)
-        defer { packet.append(layer) }
+        defer { packet.append(taking: &layer) }
         switch kind {
         case _ where kind.isText:
             let text = readableText(c.rest())

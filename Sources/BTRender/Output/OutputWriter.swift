@@ -9,7 +9,7 @@ import Darwin
 /// blocks. A closed pipe (`btlog show f | head`) is reported as `OutputClosed`, not a crash.
 public final class OutputWriter {
     let fd: Int32
-    var buffer: [UInt8] = []
+    var buffer: OutputBuffer
     let capacity: Int
     /// Flush after every line (live output to a terminal or a pipe that someone watches).
     public var lineBuffered = false
@@ -22,21 +22,23 @@ public final class OutputWriter {
     public init(fd: Int32 = 1, capacity: Int = 1 << 16) {
         self.fd = fd
         self.capacity = capacity
-        buffer.reserveCapacity(capacity + 4096)
+        buffer = OutputBuffer(capacity: capacity + 4096)
     }
+
+    deinit { buffer.deallocate() }
 
     public var isTerminal: Bool { isatty(fd) != 0 }
 
     public func write(_ text: String) throws {
         var text = text
-        text.withUTF8 { buffer.append(contentsOf: $0) }
+        text.withUTF8 { buffer.put($0) }
         if buffer.count >= capacity { try flush() }
     }
 
     public func line(_ text: String) throws {
         var text = text
-        text.withUTF8 { buffer.append(contentsOf: $0) }
-        buffer.append(0x0A)
+        text.withUTF8 { buffer.put($0) }
+        buffer.put(0x0A)
         if lineBuffered || buffer.count >= capacity { try flush() }
     }
 
@@ -45,26 +47,26 @@ public final class OutputWriter {
 
     /// Lends the buffer for a block of lines (appending to it in place is cheaper than through
     /// the class, append by append), then flushes as `line` would.
-    func lines(_ write: (inout [UInt8]) -> Void) throws {
+    func lines(_ write: (inout OutputBuffer) -> Void) throws {
         write(&buffer)
         if lineBuffered || buffer.count >= capacity { try flush() }
     }
 
     func endLine() throws {
-        buffer.append(0x0A)
+        buffer.put(0x0A)
         if lineBuffered || buffer.count >= capacity { try flush() }
     }
 
     /// A line already encoded as UTF-8.
     public func line(bytes: [UInt8]) throws {
-        buffer.append(contentsOf: bytes)
-        buffer.append(0x0A)
+        buffer.put(bytes)
+        buffer.put(0x0A)
         if lineBuffered || buffer.count >= capacity { try flush() }
     }
 
     public func flush() throws {
-        defer { buffer.removeAll(keepingCapacity: true) }
-        guard let code = buffer.withUnsafeBytes({ writeFully(fd, $0) }) else { return }
+        defer { buffer.removeAll() }
+        guard let code = buffer.withBytes({ writeFully(fd, $0) }) else { return }
         if code == EPIPE { throw OutputClosed() }
         throw OutputFailed(description: "write to output failed: \(String(cString: strerror(code)))")
     }

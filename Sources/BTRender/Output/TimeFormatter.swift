@@ -37,7 +37,7 @@ public struct TimeFormatter {
     }
 
     /// Appends the time as ASCII to a line being built.
-    public mutating func append(_ micros: Int64, to out: inout [UInt8]) {
+    public mutating func append<O: ASCIIOutput>(_ micros: Int64, to out: inout O) {
         defer { previous = micros; if first == nil { first = micros } }
         switch mode {
         case .abs:
@@ -59,7 +59,7 @@ public struct TimeFormatter {
                 ASCII.appendDecimal(UInt64(parts.tm_sec), width: 2, to: &cachedPrefix)
                 cachedPrefix.append(UInt8(ascii: "."))
             }
-            out.append(contentsOf: cachedPrefix)
+            cachedPrefix.withUnsafeBufferPointer { out.put($0) }
             ASCII.appendDecimal(UInt64(split.micros / 1000), width: 3, to: &out)
         case .rel:
             Microseconds.appendSeconds(Microseconds.difference(micros, first ?? micros), to: &out)

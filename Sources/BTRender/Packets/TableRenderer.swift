@@ -23,10 +23,13 @@ public struct TableRenderer: PacketRenderer {
     }
 
     public mutating func render(_ packet: Packet, to out: OutputWriter) throws {
-        build(packet)
         if options.width == nil && !options.style.enabled {
-            try out.line(bytes: line)
+            try out.lines { text in
+                build(packet, into: &text)
+                text.put(0x0A)
+            }
         } else {
+            build(packet)
             try out.line(decorated(packet))
         }
     }
@@ -46,44 +49,55 @@ public struct TableRenderer: PacketRenderer {
         return text
     }
 
+    /// The row into `line`.
     mutating func build(_ packet: Packet) {
-        line.removeAll(keepingCapacity: true)
+        var row: [UInt8] = []
+        swap(&row, &line) // `line` is written while self is borrowed: lent out, then returned
+        row.removeAll(keepingCapacity: true)
+        build(packet, into: &row)
+        swap(&row, &line)
+    }
+
+    /// The row written to `line` (the output's buffer for a plain row: no copy in between).
+    mutating func build<O: ASCIIOutput>(_ packet: Packet, into line: inout O) {
         ASCII.appendDecimal(UInt64(max(0, packet.frame.number)), width: 6, fill: UInt8(ascii: " "), to: &line)
         ASCII.appendSpaces(2, to: &line)
         clock.append(packet.frame.timestamp, to: &line)
         ASCII.appendSpaces(2, to: &line)
-        appendTypeLabel(packet)
+        appendTypeLabel(packet, to: &line)
         ASCII.appendSpaces(2, to: &line)
         if let handle = packet.handle { Hex.append(UInt64(handle), width: 4, to: &line) } else { ASCII.appendSpaces(6, to: &line) }
         ASCII.appendSpaces(2, to: &line)
         if let peer = packet.peer { peer.appendText(to: &line) } else { ASCII.appendSpaces(17, to: &line) }
         ASCII.appendSpaces(2, to: &line)
-        appendControllerTag(packet.frame.controller)
-        let summaryStart = line.count
-        if let top = packet.layers.indices.last { line.append(contentsOf: packet.layers[top].summary.bytes) }
-        let hasSummary = line.count > summaryStart
+        appendControllerTag(packet.frame.controller, to: &line)
+        var hasSummary = false
+        if let top = packet.layers.indices.last {
+            packet.layers[top].summary.bytes.withUnsafeBufferPointer { line.put($0) }
+            hasSummary = !packet.layers[top].summary.isEmpty
+        }
         if let issue = packet.worstIssue, issue.severity >= .warning,
-           !ByteSearch.contains(line[summaryStart...], issue.message.utf8) {
+           !(packet.layers.last.map { ByteSearch.contains($0.summary.bytes[...], issue.message.utf8) } ?? false) {
             if hasSummary { ASCII.append("  [", to: &line) }
             ASCII.append(issue.message, to: &line)
-            if hasSummary { line.append(UInt8(ascii: "]")) }
+            if hasSummary { line.put(UInt8(ascii: "]")) }
         }
     }
 
     /// PacketLogger's Type column (Packet.typeLabel), padded to its width.
-    mutating func appendTypeLabel(_ packet: Packet) {
-        let start = line.count
+    func appendTypeLabel<O: ASCIIOutput>(_ packet: Packet, to line: inout O) {
         let name = packet.typeName, suffix = packet.directionSuffix
         ASCII.append(name, to: &line)
         ASCII.append(suffix, to: &line)
-        let written = line[start...]
-        let width = written.allSatisfy({ $0 < 0x80 }) ? written.count : name.count + suffix.count
+        // Columns, not bytes, should a name ever hold more than ASCII.
+        let ascii = name.utf8.allSatisfy { $0 < 0x80 } && suffix.utf8.allSatisfy { $0 < 0x80 }
+        let width = ascii ? name.utf8.count + suffix.utf8.count : name.count + suffix.count
         ASCII.appendSpaces(TableRenderer.typeWidth - width, to: &line)
     }
 
     /// "{hci1} " as btmon writes it, when a capture holds more than one controller (a monitor
     /// capture with hci0 and hci1); nothing for single-controller captures and system frames.
-    mutating func appendControllerTag(_ controller: UInt16) {
+    mutating func appendControllerTag<O: ASCIIOutput>(_ controller: UInt16, to line: inout O) {
         guard controller != Frame.systemController else { return }
         if !severalControllers {
             if firstController == nil { firstController = controller }

@@ -24,33 +24,34 @@ public struct TreeRenderer: PacketRenderer {
         if options.style.enabled {
             try out.line(table.row(packet))
         } else {
-            table.build(packet)
-            try out.line(bytes: table.line)
+            try table.render(packet, to: out)
         }
         let style = options.style
         // Layers and fields are read in place (through buffer pointers), not copied out one by one.
         try out.lines { text in
             packet.layers.withUnsafeBufferPointer { layers in
                 for index in layers.indices.reversed() {
-                    text.append(contentsOf: Self.layerIndent)
+                    Self.layerIndent.withUnsafeBufferPointer { text.put($0) }
                     if style.enabled {
                         ASCII.append(style.paint(padded(layers[index].name, 12), Style.bold), to: &text)
                     } else {
                         ASCII.append(layers[index].name, to: &text)
-                        ASCII.appendSpaces(12 - layers[index].name.count, to: &text)
+                        ASCII.appendSpaces(12 - layers[index].name.utf8.count, to: &text) // layer names are ASCII
                     }
-                    text.append(contentsOf: Self.arrow)
-                    text.append(contentsOf: layers[index].summary.bytes)
-                    text.append(0x0A)
+                    Self.arrow.withUnsafeBufferPointer { text.put($0) }
+                    layers[index].summary.bytes.withUnsafeBufferPointer { text.put($0) }
+                    text.put(0x0A)
                     layers[index].fields.withUnsafeBufferPointer { fields in
-                        for field in fields.indices {
-                            text.append(contentsOf: fields[field].definition.treePrefix)
-                            if let display = fields[field].display {
-                                ASCII.append(display, to: &text)
+                        guard var field = fields.baseAddress else { return }
+                        for _ in 0 ..< fields.count {
+                            text.put(field.pointee.definition.treePrefix)
+                            if field.pointee.display != nil {
+                                ASCII.append(field.pointee.display!, to: &text)
                             } else {
-                                Self.appendValue(fields[field].value, to: &text)
+                                Self.appendValue(of: field, to: &text)
                             }
-                            text.append(0x0A)
+                            text.put(0x0A)
+                            field += 1
                         }
                     }
                 }
@@ -74,9 +75,10 @@ public struct TreeRenderer: PacketRenderer {
 
     /// A value as the tree shows it: its display text, written in place; a long byte string
     /// shows its start and its length, as tshark's tree does (-x prints every byte).
-    static func appendValue(_ value: FieldValue, to text: inout [UInt8]) {
-        guard case .bytes(let bytes) = value, bytes.count > TreeRenderer.longBytes else {
-            return value.appendDisplayText(to: &text)
+    /// (Read through the field's address: a copy of the value would retain its bytes or text.)
+    static func appendValue(of field: UnsafePointer<Field>, to text: inout OutputBuffer) {
+        guard field.pointee.value.byteCount > TreeRenderer.longBytes, case .bytes(let bytes) = field.pointee.value else {
+            return field.pointee.value.writeDisplayText(to: &text)
         }
         Hex.append(bytes: bytes.prefix(TreeRenderer.shownBytes), to: &text)
         ASCII.append(" … (", to: &text)
