@@ -6,6 +6,13 @@ public protocol ASCIIOutput {
     mutating func put(_ bytes: UnsafeBufferPointer<UInt8>)
 }
 
+extension ASCIIOutput {
+    /// Byte by byte, for outputs with nothing faster.
+    @inlinable public mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        for byte in bytes { put(byte) }
+    }
+}
+
 extension Array: ASCIIOutput where Element == UInt8 {
     @inlinable @inline(__always) public mutating func put(_ byte: UInt8) { append(byte) }
     @inlinable @inline(__always) public mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) { append(contentsOf: bytes) }
@@ -20,9 +27,6 @@ public struct FixedASCIIOutput: ASCIIOutput {
         guard count < base.count else { return }
         base[count] = byte
         count += 1
-    }
-    @inlinable public mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-        for byte in bytes { put(byte) }
     }
 }
 
@@ -79,14 +83,20 @@ public enum Hex {
     public static func withSpacedPairs<R>(_ data: ArraySlice<UInt8>, limit: Int = 32, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         let count = min(data.count, limit)
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, count * 3)) { buffer in
-            var at = 0
-            for byte in data.prefix(count) {
-                if at > 0 { buffer[at] = UInt8(ascii: " "); at += 1 }
-                buffer[at] = ascii(byte >> 4)
-                buffer[at + 1] = ascii(byte & 0xF)
-                at += 2
+            guard count > 0, let out = buffer.baseAddress else { return body(UnsafeBufferPointer(start: buffer.baseAddress, count: 0)) }
+            // Through pointers: this runs for every payload preview and byte field on screen.
+            data.withUnsafeBufferPointer { bytes in
+                var at = out
+                for index in 0 ..< count {
+                    let byte = bytes[index]
+                    at[0] = UInt8(ascii: " ")
+                    at[1] = ascii(byte >> 4)
+                    at[2] = ascii(byte & 0xF)
+                    at += 3
+                }
             }
-            return body(UnsafeBufferPointer(rebasing: buffer[0 ..< at]))
+            // The first pair has no space before it.
+            return body(UnsafeBufferPointer(start: out + 1, count: count * 3 - 1))
         }
     }
 

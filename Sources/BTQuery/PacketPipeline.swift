@@ -36,22 +36,20 @@ public struct PacketPipeline {
 
     public mutating func run<Sink: PacketSink>(_ reader: FrameReader, into sink: inout Sink) throws {
         drainWarnings(reader)
-        // One Packet for the whole run: each frame is decoded into it, reusing its storage.
+        // One Packet for the whole run: each frame is decoded into it, reusing its storage (in
+        // place: a copy of it would retain and release everything it holds).
         var reused: Packet?
         reading: while let frame = try reader.next() {
             drainWarnings(reader)
             try tap?(frame)
-            var packet: Packet
-            if var previous = reused.take() {
-                decoder.decode(frame, into: &previous)
-                packet = previous
+            if reused == nil {
+                reused = decoder.decode(frame)
             } else {
-                packet = decoder.decode(frame)
+                decoder.decode(frame, into: &reused!)
             }
-            defer { reused = packet }
             var kept = true, stop = false
             for index in stages.indices {
-                switch stages[index].process(&packet) {
+                switch stages[index].process(&reused!) {
                 case .keep: continue
                 case .keepAndStop: stop = true
                 case .drop: kept = false
@@ -59,8 +57,8 @@ public struct PacketPipeline {
                 if !kept { break }
             }
             if kept {
-                try sink.consume(packet)
-                statistics.add(packet)
+                try sink.consume(reused!)
+                statistics.add(reused!)
             }
             // A stage that saw its last packet ends the reading, even if a later stage dropped it.
             if stop {

@@ -61,7 +61,9 @@ final class FieldRegistryTests: XCTestCase {
     /// SMP on both of its channels, signaling on 0x0001 and 0x0005, SDP, RFCOMM, BNEP, HID (control and interrupt), AVCTP (control and browsing) and AVDTP on their PSMs; GATT formats by UUID.
     func testDissectorTablesComeFromTheCatalog() {
         XCTAssertEqual(DissectorTables.fixedChannels.indices.filter { DissectorTables.fixedChannels[$0] != nil }, [0x0001, 0x0004, 0x0005, 0x0006, 0x0007])
-        XCTAssertEqual(DissectorTables.psms.keys.sorted(), [0x0001, 0x0003, 0x000F, 0x0011, 0x0013, 0x0017, 0x0019, 0x001B, 0x001F, 0x0027])
+        XCTAssertEqual(DissectorTables.psmTable.keys.sorted(), [0x0001, 0x0003, 0x000F, 0x0011, 0x0013, 0x0017, 0x0019, 0x001B, 0x001F, 0x0027])
+        XCTAssertEqual(DissectorTables.psms.indices.filter { DissectorTables.psm(UInt16($0)) != nil }.map(UInt16.init), DissectorTables.psmTable.keys.sorted())
+        XCTAssertNil(DissectorTables.psm(0x1001)) // dynamic PSMs: no decoder by number
         XCTAssertNotNil(DissectorTables.gattValues[BTUUID(UInt16(0x2A37))])
         XCTAssertEqual(GATTValues.describe(BTUUID(UInt16(0x2A19)), [0x57]), "87%")
         XCTAssertNil(GATTValues.describe(BTUUID(UInt16(0x2A19)), []))

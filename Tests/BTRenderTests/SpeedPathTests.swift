@@ -1,6 +1,6 @@
 import XCTest
 import BTCapture
-import BTDecode
+@testable import BTDecode
 @testable import BTRender
 import BTQuery
 import BTFixtures
@@ -57,22 +57,33 @@ final class SpeedPathTests: XCTestCase {
                                     .u32(0x0102_0304), .unsigned(0xABCDEF, width: 6), .signed(-67), .signed(0),
                                     .bytes([0x00, 0x7F, 0xFF][...]), .bytes([][...]),
                                     .address(BDAddr("C0:FF:EE:12:34:56")), .text("name"), .bool(true)]
-        let written = values.map { value -> String in
-            var text: [UInt8] = []
-            TreeRenderer.appendValue(value, to: &text)
-            return String(decoding: text, as: UTF8.self)
-        }
-        XCTAssertEqual(written, values.map(\.displayText))
+        XCTAssertEqual(values.map { Self.treeText(Field(definition: HCIFields.handle, value: $0)) }, values.map(\.displayText))
         XCTAssertEqual(values.map(\.displayText)[2 ... 6], ["0x0A", "0xBEEF", "0x01020304", "0xABCDEF", "-67"])
+    }
+
+    /// The forms the tree writes itself (a decimal length, "Name (0x0E)") read as the model's
+    /// String text does, which filters and searches use.
+    func testTreeFormsMatchFieldText() throws {
+        let fields = [Field(definition: HCIFields.parameterLength, value: .u16(0x0264), form: .decimal),
+                      Field(definition: HCIFields.event, value: .u8(0x0E), writtenDisplay: "Command Complete", form: .named),
+                      Field(definition: HCIFields.opcode, value: .u16(0x0C03), writtenDisplay: "Reset", form: .named),
+                      Field(definition: HCIFields.status, value: .u8(0), writtenDisplay: "Success (0x00)")]
+        XCTAssertEqual(fields.map(Self.treeText), ["612", "Command Complete (0x0E)", "Reset (0x0C03)", "Success (0x00)"])
+        XCTAssertEqual(fields.map(Self.treeText), fields.map(\.text))
+    }
+
+    static func treeText(_ field: Field) -> String {
+        var out = OutputBuffer(capacity: 8) // small: writing past it grows it
+        defer { out.deallocate() }
+        withUnsafePointer(to: field) { TreeRenderer.appendText(of: $0, to: &out) }
+        return out.withBytes { String(decoding: $0, as: UTF8.self) }
     }
 
     /// A media payload of 608 bytes is not 1,800 characters of tree: its first 32 bytes and
     /// its length; 64 bytes still print whole.
     func testTreeShortensLongPayloads() throws {
-        var short: [UInt8] = [], long: [UInt8] = []
-        TreeRenderer.appendValue(.bytes([UInt8](repeating: 0xAB, count: 64)[...]), to: &short)
-        TreeRenderer.appendValue(.bytes((0 ..< 608).map { UInt8(truncatingIfNeeded: $0) }[...]), to: &long)
-        let lines = [String(decoding: short, as: UTF8.self), String(decoding: long, as: UTF8.self)]
+        let lines = [Self.treeText(Field(definition: DataFields.payload, value: .bytes([UInt8](repeating: 0xAB, count: 64)[...]))),
+                     Self.treeText(Field(definition: DataFields.payload, value: .bytes((0 ..< 608).map { UInt8(truncatingIfNeeded: $0) }[...])))]
         XCTAssertEqual(lines[0], Array(repeating: "AB", count: 64).joined(separator: " "))
         XCTAssertEqual(lines[1], (0 ..< 32).map { Hex.bytes([UInt8($0)][...]) }.joined(separator: " ") + " … (608 bytes)")
     }

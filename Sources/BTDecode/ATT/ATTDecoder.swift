@@ -133,7 +133,7 @@ enum ATTDecoder {
         if !session.options.gattCache.isEmpty { session.gatt.seed(body.pdu.server, from: session.options.gattCache) }
         let row = byCode[Int(opcode)]
         let name = row?.name ?? "Unknown Opcode \(Hex.u8(opcode))"
-        body.layer.add(ATTFields.opcode, .u8(opcode), "\(name) (\(Hex.u8(opcode)))")
+        body.layer.add(ATTFields.opcode, .u8(opcode), named: name)
         body.layer.summary.set("\(name)")
         if row == nil { body.layer.addIssue(.warning, "Unknown ATT opcode \(Hex.u8(opcode))") }
         body.request = body.pdu.pair(&session, &body.layer)

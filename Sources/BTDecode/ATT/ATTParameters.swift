@@ -73,9 +73,9 @@ extension ATTDecoder {
 
         mutating func errorResponse(_ session: inout Session) throws {
             let requestOpcode = try c.u8(), handle = try c.u16(), error = try c.u8()
-            layer.add(ATTFields.requestOpcode, .u8(requestOpcode), "\(opcodeName(requestOpcode)) (\(Hex.u8(requestOpcode)))")
+            layer.add(ATTFields.requestOpcode, .u8(requestOpcode), named: opcodeName(requestOpcode))
             layer.add(ATTFields.handle, .u16(handle))
-            layer.add(ATTFields.error, .u8(error), "\(errorName(error)) (\(Hex.u8(error)))")
+            layer.add(ATTFields.error, .u8(error), named: errorName(error))
             layer.summary += " - \(opcodeName(requestOpcode)) - Attribute Handle: \(hex: handle)"
             if let name = database(session).name(of: handle, names: pdu.names) { layer.summary += " - \(name)" }
             layer.summary += " - Error Code: \(errorName(error)) (\(hex: error))"
@@ -96,7 +96,7 @@ extension ATTDecoder {
 
         mutating func exchangeMTU(_ session: inout Session) throws {
             let mtu = try c.u16()
-            layer.add(ATTFields.mtu, .u16(mtu), String(mtu))
+            layer.add(ATTFields.mtu, .u16(mtu), inDecimal: true)
             layer.summary += " - MTU: \(mtu)"
             if mtu < 23 { layer.addIssue(.warning, "ATT MTU \(mtu) is below the minimum of 23") }
         }
@@ -157,7 +157,7 @@ extension ATTDecoder {
 
         mutating func readByTypeResponse(_ session: inout Session) throws {
             let length = try c.u8()
-            layer.add(ATTFields.length, .u8(length), String(length))
+            layer.add(ATTFields.length, .u8(length), inDecimal: true)
             let minimum = opcode == 0x11 ? 4 : 2
             guard Int(length) > minimum || (opcode == 0x09 && length == 2) else {
                 layer.addIssue(.error, "\(opcodeName(opcode)): entry length \(length) is too short")
@@ -259,7 +259,7 @@ extension ATTDecoder {
         mutating func readBlobRequest(_ session: inout Session) throws {
             let handle = try c.u16(), offset = try c.u16()
             layer.add(ATTFields.handle, .u16(handle))
-            layer.add(ATTFields.offset, .u16(offset), String(offset))
+            layer.add(ATTFields.offset, .u16(offset), inDecimal: true)
             pdu.appendHandle(handle, database(session), &layer)
             layer.summary += " - Offset: \(offset)"
             pdu.handle = handle
@@ -326,7 +326,7 @@ extension ATTDecoder {
         mutating func prepareWrite(_ session: inout Session) throws {
             let handle = try c.u16(), offset = try c.u16()
             layer.add(ATTFields.handle, .u16(handle))
-            layer.add(ATTFields.offset, .u16(offset), String(offset))
+            layer.add(ATTFields.offset, .u16(offset), inDecimal: true)
             pdu.appendHandle(handle, database(session), &layer)
             layer.summary += " - Offset: \(offset)"
             layer.add(ATTFields.value, .bytes(c.rest()))

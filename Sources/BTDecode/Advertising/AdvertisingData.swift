@@ -55,7 +55,7 @@ public enum AdvertisingData {
             let text = describe(type, &v, &layer, &digest, uuidNames)
             // The structure's own line comes before the values decoded from it.
             let display = layer.keepsDisplays ? "\(name) (\(Hex.u8(type))): \(text ?? Hex.bytes(value))" : nil
-            layer.fields.insert(Field(definition: AdvertisingFields.adType, value: .u8(type), display: display), at: first)
+            layer.fields.insert(Field(definition: AdvertisingFields.adType, value: .u8(type), writtenDisplay: display), at: first)
             if !v.isAtEnd, type != 0xFF {
                 value = v.rest()
                 layer.addIssue(.warning, "\(name): \(value.count) unexpected bytes")
@@ -119,7 +119,7 @@ public enum AdvertisingData {
             return wantsText ? addresses.joined(separator: ", ") : ""
         case 0x19:
             guard let appearance = try? c.u16() else { return nil }
-            layer.add(AdvertisingFields.appearance, .u16(appearance), "\(AssignedNumbers.appearance(appearance) ?? "Unknown") (\(Hex.u16(appearance)))")
+            layer.add(AdvertisingFields.appearance, .u16(appearance), named: AssignedNumbers.appearance(appearance) ?? "Unknown")
             return wantsText ? "\(AssignedNumbers.appearance(appearance) ?? "Unknown") (\(Hex.u16(appearance)))" : ""
         case 0x1A:
             guard let interval = try? c.u16() else { return nil }
@@ -149,7 +149,7 @@ public enum AdvertisingData {
             guard let company = try? c.u16() else { return nil }
             let data = c.rest()
             let companyName = AssignedNumbers.company(company) ?? "Unknown"
-            layer.add(AdvertisingFields.company, .u16(company), "\(companyName) (\(Hex.u16(company)))")
+            layer.add(AdvertisingFields.company, .u16(company), named: companyName)
             layer.add(AdvertisingFields.manufacturerData, .bytes(data))
             if let describe = DissectorTables.manufacturerData[company], let text = describe(data, &layer) {
                 return wantsText ? "\(companyName): \(text)" : ""

@@ -60,7 +60,7 @@ enum AppleAdvertising {
                 break
             }
             let name = layer.keepsDisplays ? types[type] ?? "Type \(Hex.u8(type))" : ""
-            layer.add(AppleFields.type, .u8(type), "\(name) (\(Hex.u8(type)))")
+            layer.add(AppleFields.type, .u8(type), named: name)
             layer.add(AppleFields.length, .count(Int(length)))
             guard let value = try? c.slice(Int(length)) else {
                 layer.addIssue(.warning, "Apple \(types[type] ?? "type \(Hex.u8(type))") message of length \(length) runs past the data (\(c.remaining) bytes left)")

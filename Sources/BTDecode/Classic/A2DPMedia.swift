@@ -63,8 +63,9 @@ enum MediaDecoder {
         layer.summary.set("RTP Seq \(sequence) TS \(timestamp)")
 
         // A gap in the sequence is lost audio.
+        // One look-up for both the previous sequence number and the new one.
         let flow = AVDTPState.FlowKey(link: context.link, sent: context.sent)
-        if let last = session.avdtp.lastSequence[flow] {
+        if let last = session.avdtp.lastSequence.updateValue(sequence, forKey: flow) {
             let step = sequence &- last
             if step > 1 && step < 0x8000 {
                 let lost = step - 1
@@ -74,7 +75,6 @@ enum MediaDecoder {
                 layer.addIssue(.note, "RTP sequence \(sequence) after \(last): repeated or out of order")
             }
         }
-        session.avdtp.lastSequence[flow] = sequence
 
         let codec = session.avdtp.codecTypes[context.link] ?? 0x00
         if codec == 0x02, !c.isAtEnd {

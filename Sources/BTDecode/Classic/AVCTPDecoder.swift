@@ -94,14 +94,14 @@ enum AVCTPDecoder {
         switch packetType {
         case 0:
             pid = try c.u16be()
-            layer.add(AVCTPFields.pid, .u16(pid), "\(pidName(pid)) (\(Hex.u16(pid)))", at: layer.range(at: c.index - 2, count: 2))
+            layer.add(AVCTPFields.pid, .u16(pid), named: pidName(pid), at: layer.range(at: c.index - 2, count: 2))
             message = c
             layer.summary.set("\(kind) - \(pidName(pid))")
         case 1:
             let count = try c.u8()
             layer.add(AVCTPFields.packets, .count(Int(count)), at: layer.range(at: c.index - 1))
             pid = try c.u16be()
-            layer.add(AVCTPFields.pid, .u16(pid), "\(pidName(pid)) (\(Hex.u16(pid)))", at: layer.range(at: c.index - 2, count: 2))
+            layer.add(AVCTPFields.pid, .u16(pid), named: pidName(pid), at: layer.range(at: c.index - 2, count: 2))
             session.avctp.fragments[flow] = .init(pid: pid, bytes: Array(c.rest()), firstFrame: packet.frame.number,
                                                   packets: Int(count))
             layer.summary.set("\(kind) - \(pidName(pid)) - fragment 1 of \(count)")
@@ -116,7 +116,7 @@ enum AVCTPDecoder {
             }
             pending.bytes += c.rest()
             pid = pending.pid
-            layer.add(AVCTPFields.pid, .u16(pid), "\(pidName(pid)) (\(Hex.u16(pid)))")
+            layer.add(AVCTPFields.pid, .u16(pid), named: pidName(pid))
             guard pending.bytes.count <= AVCTPState.maximumMessage else {
                 layer.summary.set("\(kind) - fragments dropped")
                 layer.addIssue(.error, "AVCTP message started in packet \(pending.firstFrame) grew past \(AVCTPState.maximumMessage) bytes: dropped")

@@ -162,7 +162,7 @@ enum AVDTPDecoder {
         func error() throws {
             let code = try c.u8()
             let name = errorNames[code] ?? "Reserved"
-            layer.add(AVDTPFields.errorCode, .u8(code), "\(name) (\(Hex.u8(code)))")
+            layer.add(AVDTPFields.errorCode, .u8(code), named: name)
             layer.summary += " - \(name) (\(hex: code))"
             layer.addIssue(.warning, "AVDTP reject: \(name) (\(Hex.u8(code)))")
         }
@@ -240,7 +240,7 @@ enum AVDTPDecoder {
         while !c.isAtEnd {
             let category = try c.u8()
             let length = try c.u8()
-            layer.add(AVDTPFields.category, .u8(category), "\(categoryNames[category] ?? "Reserved") (\(Hex.u8(category)))")
+            layer.add(AVDTPFields.category, .u8(category), named: categoryNames[category] ?? "Reserved")
             let info = try c.slice(Int(length))
             switch category {
             case 0x07:
@@ -251,7 +251,7 @@ enum AVDTPDecoder {
                 let media = info[info.startIndex] >> 4, codec = info[info.startIndex + 1]
                 codecType = codec
                 layer.add(AVDTPFields.mediaType, .count(Int(media)), ["Audio", "Video", "Multimedia"][safe: Int(media)])
-                layer.add(AVDTPFields.codec, .u8(codec), "\(A2DPCodecs.codecNames[codec] ?? (codec == 0xFF ? "Vendor" : "Reserved")) (\(Hex.u8(codec)))")
+                layer.add(AVDTPFields.codec, .u8(codec), named: A2DPCodecs.codecNames[codec] ?? (codec == 0xFF ? "Vendor" : "Reserved"))
                 let element = info.dropFirst(2)
                 if !element.isEmpty { layer.add(AVDTPFields.codecInfo, .bytes(element)) }
                 codecs.append(media == 0 ? A2DPCodecs.decode(codec: codec, element, &layer) : "Video codec \(Hex.u8(codec))")

@@ -61,7 +61,7 @@ enum BNEPDecoder {
         let header = try c.u8()
         let type = header & 0x7F, hasExtensions = header & 0x80 != 0
         let typeName = types[safe: Int(type)] ?? "Reserved \(Hex.u8(type))"
-        layer.add(BNEPFields.type, .u8(type), "\(typeName) (\(Hex.u8(type)))", at: layer.range(at: c.index - 1))
+        layer.add(BNEPFields.type, .u8(type), named: typeName, at: layer.range(at: c.index - 1))
         layer.add(BNEPFields.extensionFlag, .bool(hasExtensions), at: layer.range(at: c.index - 1))
 
         switch type {
@@ -108,7 +108,7 @@ enum BNEPDecoder {
     static func control(_ c: inout ByteCursor, _ layer: inout Layer) throws {
         let type = try c.u8()
         let name = controlTypes[safe: Int(type)] ?? "Reserved Control \(Hex.u8(type))"
-        layer.add(BNEPFields.controlType, .u8(type), "\(name) (\(Hex.u8(type)))", at: layer.range(at: c.index - 1))
+        layer.add(BNEPFields.controlType, .u8(type), named: name, at: layer.range(at: c.index - 1))
         layer.summary.set("\(name)")
         switch type {
         case 0x00:

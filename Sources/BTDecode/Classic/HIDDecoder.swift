@@ -84,7 +84,7 @@ enum HIDDecoder {
         let header = try c.u8()
         let type = header >> 4, parameter = header & 0x0F
         let typeName = types[type] ?? "Reserved \(Hex.u8(type))"
-        layer.add(HIDFields.type, .u8(type), "\(typeName) (\(Hex.u8(type)))", at: layer.range(at: c.index - 1))
+        layer.add(HIDFields.type, .u8(type), named: typeName, at: layer.range(at: c.index - 1))
         layer.summary.set("\(typeName)")
         let link = context.link
 

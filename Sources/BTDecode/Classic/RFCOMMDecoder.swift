@@ -82,7 +82,7 @@ enum RFCOMMDecoder {
 
         let address = try c.u8()
         let dlci = address >> 2
-        layer.add(RFCOMMFields.dlci, .u8(dlci), String(dlci), at: layer.range(at: frame.startIndex))
+        layer.add(RFCOMMFields.dlci, .u8(dlci), inDecimal: true, at: layer.range(at: frame.startIndex))
         layer.add(RFCOMMFields.channel, .count(Int(dlci >> 1)), at: layer.range(at: frame.startIndex))
         layer.add(RFCOMMFields.direction, .count(Int(dlci & 1)), at: layer.range(at: frame.startIndex))
         layer.add(RFCOMMFields.cr, .count(Int(address >> 1 & 1)), at: layer.range(at: frame.startIndex))
@@ -91,7 +91,7 @@ enum RFCOMMDecoder {
         let control = try c.u8()
         let type = control & 0xEF, pf = control >> 4 & 1
         let names = frameTypes[type]
-        layer.add(RFCOMMFields.frameType, .u8(type), "\(names?.name ?? "Unknown") (\(Hex.u8(type)))", at: layer.range(at: frame.startIndex + 1))
+        layer.add(RFCOMMFields.frameType, .u8(type), named: names?.name ?? "Unknown", at: layer.range(at: frame.startIndex + 1))
         layer.add(RFCOMMFields.pf, .count(Int(pf)), at: layer.range(at: frame.startIndex + 1))
         if names == nil { layer.addIssue(.error, "Unknown RFCOMM frame type \(Hex.u8(type))") }
 
@@ -191,7 +191,7 @@ enum RFCOMMDecoder {
             let typeOctet = try c.u8()
             let type = typeOctet >> 2, isCommand = typeOctet & 0x02 != 0
             let names = commandNames[type]
-            layer.add(RFCOMMFields.mccType, .u8(type), "\(names?.name ?? "Unknown") (\(Hex.u8(type)))", at: layer.range(at: typeIndex))
+            layer.add(RFCOMMFields.mccType, .u8(type), named: names?.name ?? "Unknown", at: layer.range(at: typeIndex))
             layer.add(RFCOMMFields.mccCR, .count(isCommand ? 1 : 0), isCommand ? "Command" : "Response", at: layer.range(at: typeIndex))
             let lengthIndex = c.index
             var length = 0, shift = 0
@@ -210,7 +210,7 @@ enum RFCOMMDecoder {
             func dlciOctet() throws {
                 let index = v.index
                 let dlci = try v.u8() >> 2
-                layer.add(RFCOMMFields.mccDLCI, .u8(dlci), String(dlci), at: layer.range(at: index))
+                layer.add(RFCOMMFields.mccDLCI, .u8(dlci), inDecimal: true, at: layer.range(at: index))
                 layer.add(RFCOMMFields.mccChannel, .count(Int(dlci >> 1)), at: layer.range(at: index))
                 layer.summary += " - Channel \(dlci >> 1) (DLCI \(dlci))"
             }
@@ -218,7 +218,7 @@ enum RFCOMMDecoder {
             case 0x20 where length >= 8: // PN
                 let dlciIndex = v.index
                 let dlci = try v.u8() & 0x3F
-                layer.add(RFCOMMFields.mccDLCI, .u8(dlci), String(dlci), at: layer.range(at: dlciIndex))
+                layer.add(RFCOMMFields.mccDLCI, .u8(dlci), inDecimal: true, at: layer.range(at: dlciIndex))
                 layer.add(RFCOMMFields.mccChannel, .count(Int(dlci >> 1)), at: layer.range(at: dlciIndex))
                 let flags = try v.u8()
                 let cl = flags >> 4
@@ -261,7 +261,7 @@ enum RFCOMMDecoder {
                     break
                 }
                 let baud = try v.u8()
-                layer.add(RFCOMMFields.rpnBaud, .u8(baud), "\(baudRates[safe: Int(baud)].map { "\($0) baud" } ?? "Reserved") (\(Hex.u8(baud)))", at: layer.range(at: v.index - 1))
+                layer.add(RFCOMMFields.rpnBaud, .u8(baud), named: baudRates[safe: Int(baud)].map { "\($0) baud" } ?? "Reserved", at: layer.range(at: v.index - 1))
                 let line = try v.u8()
                 let parityNames = ["odd", "even", "mark", "space"]
                 let lineText = "\(5 + Int(line & 0x03)) data bits, \(line & 0x04 == 0 ? "1" : "1.5") stop bit\(line & 0x04 == 0 ? "" : "s"), "
@@ -283,7 +283,7 @@ enum RFCOMMDecoder {
             case 0x04 where length >= 1: // NSC
                 let octet = try v.u8()
                 let unsupported = octet >> 2
-                layer.add(RFCOMMFields.nscType, .u8(unsupported), "\(commandNames[unsupported]?.name ?? "Unknown") (\(Hex.u8(unsupported)))",
+                layer.add(RFCOMMFields.nscType, .u8(unsupported), named: commandNames[unsupported]?.name ?? "Unknown",
                           at: layer.range(at: v.index - 1))
                 layer.summary += " - \(commandNames[unsupported]?.short ?? Hex.u8(unsupported)) not supported"
             case 0x08: // Test

@@ -96,7 +96,7 @@ enum SDPDecoder {
 
         let pdu = try c.u8()
         let name = pduNames[pdu]
-        layer.add(SDPFields.pdu, .u8(pdu), "\(name ?? "Unknown") (\(Hex.u8(pdu)))", at: layer.range(at: c.index - 1, count: 1))
+        layer.add(SDPFields.pdu, .u8(pdu), named: name ?? "Unknown", at: layer.range(at: c.index - 1, count: 1))
         let transaction = try c.u16be()
         layer.add(SDPFields.transaction, .u16(transaction), at: layer.range(at: c.index - 2, count: 2))
         let length = try c.u16be()
@@ -117,7 +117,7 @@ enum SDPDecoder {
         case 0x01:
             let code = try p.u16be()
             let codeName = errorNames[code] ?? "Reserved"
-            layer.add(SDPFields.errorCode, .u16(code), "\(codeName) (\(Hex.u16(code)))", at: layer.range(at: p.index - 2, count: 2))
+            layer.add(SDPFields.errorCode, .u16(code), named: codeName, at: layer.range(at: p.index - 2, count: 2))
             layer.summary += " - \(codeName) (\(hex: code))"
             layer.addIssue(.warning, "SDP error: \(codeName) (\(Hex.u16(code)))")
         case 0x02, 0x06:

@@ -24,10 +24,9 @@ public final class Decoder {
     }
 
     private func decodeLayers(into packet: inout Packet) {
-        let frame = packet.frame
-        var cursor = ByteCursor(frame.bytes)
+        var cursor = ByteCursor(packet.frame.bytes)
         do {
-            switch frame.kind {
+            switch packet.frame.kind {
             case .command: try HCICommandDecoder.decode(&cursor, into: &packet, session: &session)
             case .event: try HCIEventDecoder.decode(&cursor, into: &packet, session: &session)
             case .aclData: try DataDecoder.decodeACL(&cursor, into: &packet, session: &session)
@@ -37,7 +36,7 @@ public final class Decoder {
             }
         } catch DecodeError.truncated(let needed, let available, let at) {
             if packet.layers.isEmpty {
-                packet.append(packet.makeLayer(SystemDecoder.kindName(frame.kind), summary: "Malformed", range: 0 ..< frame.bytes.count))
+                packet.append(packet.makeLayer(SystemDecoder.kindName(packet.frame.kind), summary: "Malformed", range: 0 ..< packet.frame.bytes.count))
             }
             packet.addIssue(.error, "Truncated: needed \(needed) bytes at offset \(at), \(available) left")
         } catch DecodeError.malformed(let message) {
@@ -45,8 +44,8 @@ public final class Decoder {
         } catch {
             packet.addIssue(.error, "\(error)")
         }
-        if frame.isTruncated {
-            packet.addIssue(.warning, "Captured \(frame.bytes.count) of \(frame.originalLength) bytes")
+        if packet.frame.isTruncated {
+            packet.addIssue(.warning, "Captured \(packet.frame.bytes.count) of \(packet.frame.originalLength) bytes")
         }
     }
 

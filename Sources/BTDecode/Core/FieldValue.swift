@@ -41,6 +41,22 @@ public enum FieldValue: Equatable {
     }
 
     /// Appends `displayText` to a line being built (the tree prints every field this way).
+    /// An integer in decimal (what `inDecimal` fields show); other values their display text.
+    public var decimalText: String {
+        switch self {
+        case .unsigned(let v, _): return String(v)
+        default: return displayText
+        }
+    }
+
+    /// Writes an integer in decimal; other values as their display text.
+    @inlinable @inline(__always) public func writeDecimal<O: ASCIIOutput>(to out: inout O) {
+        switch self {
+        case .unsigned(let v, _): ASCII.appendDecimal(v, to: &out)
+        default: writeDisplayText(to: &out)
+        }
+    }
+
     /// A byte string's length (0 for other values), read without copying the value.
     public var byteCount: Int {
         switch self {

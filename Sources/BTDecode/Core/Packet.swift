@@ -247,7 +247,23 @@ public struct Layer {
 
     public mutating func add(_ definition: FieldDefinition, _ value: __owned FieldValue, _ display: @autoclosure () -> String? = nil,
                              at range: Range<Int>? = nil) {
-        fields.append(Field(definition: definition, value: value, display: keepsDisplays ? display() : nil, range: range))
+        fields.append(Field(definition: definition, value: value, writtenDisplay: keepsDisplays ? display() : nil, range: range))
+    }
+
+    /// A code or length whose value is hex (`--fields` prints 0x0264) that a person reads in
+    /// decimal ("612"): the tree writes the digits itself, no String made per packet.
+    public mutating func add(_ definition: FieldDefinition, _ value: __owned FieldValue, inDecimal: Bool, at range: Range<Int>? = nil) {
+        fields.append(Field(definition: definition, value: value, writtenDisplay: nil, range: range,
+                            form: inDecimal && keepsDisplays ? .decimal : .text))
+    }
+
+    /// A code with its name, shown as "Name (0x0E)": the tree writes the value after the name,
+    /// no String made per packet.
+    public mutating func add(_ definition: FieldDefinition, _ value: __owned FieldValue, named name: @autoclosure () -> String,
+                             at range: Range<Int>? = nil) {
+        let shown = keepsDisplays
+        fields.append(Field(definition: definition, value: value, writtenDisplay: shown ? name() : nil, range: range,
+                            form: shown ? .named : .text))
     }
 
     /// The range in the layer's source of `count` bytes its decoder's cursor read at `index`
@@ -265,9 +281,33 @@ public struct Layer {
 public struct Field {
     public let definition: FieldDefinition
     public var value: FieldValue
-    /// How a person reads it ("LE Set Scan Enable (0x200C)"); nil: the value's own text.
-    public var display: String?
+    /// How a person reads it, when not the value's own text ("LE Set Scan Enable (0x200C)"),
+    /// as its decoder wrote it (see `form`).
+    public internal(set) var writtenDisplay: String?
     public var range: Range<Int>?
+    /// How `writtenDisplay` and the value make the text a person reads.
+    public internal(set) var form = Form.text
+
+    public enum Form: UInt8 {
+        /// `writtenDisplay`, or the value's own text.
+        case text
+        /// The integer value in decimal (`Layer.add(_:_:inDecimal:at:)`).
+        case decimal
+        /// `writtenDisplay` as a name, then the value: "Command Complete (0x0E)".
+        case named
+    }
+
+    /// How a person reads it ("LE Set Scan Enable (0x200C)", "612"); nil: the value's own text.
+    public var display: String? {
+        get {
+            switch form {
+            case .text: return writtenDisplay
+            case .decimal: return value.decimalText
+            case .named: return writtenDisplay.map { "\($0) (\(value.displayText))" }
+            }
+        }
+        set { writtenDisplay = newValue; form = .text }
+    }
 
     /// How the tree shows it.
     public var text: String { display ?? value.displayText }

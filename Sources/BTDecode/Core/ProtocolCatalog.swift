@@ -137,7 +137,14 @@ enum DissectorTables {
         precondition(byCID.keys.allSatisfy { $0 < 0x0040 }, "a fixed channel's CID is below 0x0040")
         return (0 ..< 0x0040).map { byCID[UInt16($0)] }
     }()
-    static let psms: [UInt16: ChannelDecoder] = table { if case .psm(let psm, let decode) = $0 { return (psm, decode) } else { return nil } }
+    static let psmTable: [UInt16: ChannelDecoder] = table { if case .psm(let psm, let decode) = $0 { return (psm, decode) } else { return nil } }
+    /// Indexed by PSM (the assigned ones, which decoders register, are below 0x0100): no hashing
+    /// on every packet of a dynamic channel.
+    static let psms: [ChannelDecoder?] = {
+        precondition(psmTable.keys.allSatisfy { $0 < 0x0100 }, "a registered PSM is an assigned one, below 0x0100")
+        return (0 ..< 0x0100).map { psmTable[UInt16($0)] }
+    }()
+    @inline(__always) static func psm(_ psm: UInt16) -> ChannelDecoder? { psm < 0x0100 ? psms[Int(psm)] : nil }
     static let gattValues: [BTUUID: GATTValueDescriber] = table { if case .gattValue(let uuid, let describe) = $0 { return (uuid, describe) } else { return nil } }
     static let manufacturerData: [UInt16: ManufacturerDataDescriber] = table {
         if case .manufacturerData(let company, let describe) = $0 { return (company, describe) } else { return nil }

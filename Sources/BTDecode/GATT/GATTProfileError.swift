@@ -13,7 +13,7 @@ enum GATTProfileError {
         defer { packet.append(taking: &layer) }
         let code = try c.u8()
         let text = names[code] ?? "Application Error"
-        if let field { layer.add(field, .u8(code), "\(text) (\(Hex.u8(code)))", at: layer.range(at: c.index - 1)) }
+        if let field { layer.add(field, .u8(code), named: text, at: layer.range(at: c.index - 1)) }
         layer.summary.set("Error: \(text)")
         layer.addIssue(.error, "\(name) error: \(text) (\(Hex.u8(code)))")
     }

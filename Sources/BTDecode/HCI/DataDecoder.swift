@@ -14,7 +14,7 @@ enum DataDecoder {
         layer.add(DataFields.aclHandle, .u16(handle), at: 0 ..< 2)
         layer.add(DataFields.aclPB, .u8(pb), pbName(pb), at: 0 ..< 2)
         layer.add(DataFields.aclBC, .u8(bc), bc == 0 ? "Point-to-point" : "Broadcast", at: 0 ..< 2)
-        layer.add(DataFields.aclLength, .u16(length), String(length), at: 2 ..< 4)
+        layer.add(DataFields.aclLength, .u16(length), inDecimal: true, at: 2 ..< 4)
         packet.handle = handle
         packet.peer = session.connection(controller: packet.frame.controller, handle: handle)?.peer
         let lengthMismatch = Int(length) != c.remaining
@@ -59,7 +59,7 @@ enum DataDecoder {
         let length = try c.u8()
         layer.add(DataFields.scoHandle, .u16(handle), at: 0 ..< 2)
         layer.add(DataFields.scoStatus, .u8(status), "\(scoStatuses[Int(status)]) (\(status))", at: 0 ..< 2)
-        layer.add(DataFields.scoLength, .u8(length), String(length), at: 2 ..< 3)
+        layer.add(DataFields.scoLength, .u8(length), inDecimal: true, at: 2 ..< 3)
         packet.handle = handle
         let key = Session.LinkKey(controller: packet.frame.controller, handle: handle)
         let link = session.synchronousLinks.sco[key]
@@ -106,7 +106,7 @@ enum DataDecoder {
         layer.add(DataFields.isoHandle, .u16(handle), at: 0 ..< 2)
         layer.add(DataFields.isoPB, .u8(pb), isoBoundaries[Int(pb)], at: 0 ..< 2)
         layer.add(DataFields.isoTS, .u8(ts), at: 0 ..< 2)
-        layer.add(DataFields.isoLength, .u16(length), String(length), at: 2 ..< 4)
+        layer.add(DataFields.isoLength, .u16(length), inDecimal: true, at: 2 ..< 4)
         packet.handle = handle
         let key = Session.LinkKey(controller: packet.frame.controller, handle: handle)
         let link = session.synchronousLinks.iso[key]

@@ -8,11 +8,11 @@ enum HCICommandDecoder {
         let opcode = try c.u16()
         let name = HCICommandNames.name(opcode)
         let ogf = UInt8(opcode >> 10), ocf = opcode & 0x3FF
-        layer.add(HCIFields.opcode, .u16(opcode), "\(name ?? "Unknown") (\(Hex.u16(opcode)))", at: start ..< start + 2)
+        layer.add(HCIFields.opcode, .u16(opcode), named: name ?? "Unknown", at: start ..< start + 2)
         layer.add(HCIFields.ogf, .u8(ogf), at: start ..< start + 2)
         layer.add(HCIFields.ocf, .unsigned(UInt64(ocf), width: 3), at: start ..< start + 2)
         let length = try c.u8()
-        layer.add(HCIFields.parameterLength, .u8(length), String(length), at: 2 ..< 3)
+        layer.add(HCIFields.parameterLength, .u8(length), inDecimal: true, at: 2 ..< 3)
         if let name, name != "Vendor" { layer.summary.set("\(name)") } else { layer.summary.set("\(name == nil ? "Unknown" : "Vendor") Command \(hex: opcode)") }
         if name == nil { layer.addIssue(.warning, "Unknown command opcode \(Hex.u16(opcode))") }
         if Int(length) != c.remaining {

@@ -6,9 +6,9 @@ enum HCIEventDecoder {
         defer { packet.append(taking: &layer) }
         let code = try c.u8()
         let name = HCIEventNames.name(code)
-        layer.add(HCIFields.event, .u8(code), "\(name ?? "Unknown") (\(Hex.u8(code)))", at: 0 ..< 1)
+        layer.add(HCIFields.event, .u8(code), named: name ?? "Unknown", at: 0 ..< 1)
         let length = try c.u8()
-        layer.add(HCIFields.parameterLength, .u8(length), String(length), at: 1 ..< 2)
+        layer.add(HCIFields.parameterLength, .u8(length), inDecimal: true, at: 1 ..< 2)
         if let name { layer.summary.set("\(name)") } else { layer.summary.set("Unknown Event \(hex: code)") }
         if name == nil { layer.addIssue(.warning, "Unknown event code \(Hex.u8(code))") }
         if Int(length) != c.remaining {
@@ -24,7 +24,7 @@ enum HCIEventDecoder {
             layer.add(HCIFields.numCommands, .u8(try params.u8()))
             let opcode = try params.u16()
             let commandName = HCICommandNames.name(opcode) ?? "Unknown \(Hex.u16(opcode))"
-            layer.add(HCIFields.commandOpcode, .u16(opcode), "\(commandName) (\(Hex.u16(opcode)))")
+            layer.add(HCIFields.commandOpcode, .u16(opcode), named: commandName)
             layer.summary.set("Command Complete: \(commandName)")
             if !params.isAtEnd {
                 if opcode == 0x2062 || opcode == 0x2063 {
@@ -45,7 +45,7 @@ enum HCIEventDecoder {
             layer.add(HCIFields.numCommands, .u8(try params.u8()))
             let opcode = try params.u16()
             let commandName = HCICommandNames.name(opcode) ?? "Unknown \(Hex.u16(opcode))"
-            layer.add(HCIFields.commandOpcode, .u16(opcode), "\(commandName) (\(Hex.u16(opcode)))")
+            layer.add(HCIFields.commandOpcode, .u16(opcode), named: commandName)
             layer.summary.set("Command Status: \(commandName)")
             addStatus(status, &layer)
         case 0x03: // Connection Complete
@@ -70,7 +70,7 @@ enum HCIEventDecoder {
             let reason = try params.u8()
             addStatus(status, &layer)
             layer.add(HCIFields.handle, .u16(handle))
-            layer.add(HCIFields.reason, .u8(reason), "\(HCIErrorNames.name(reason)) (\(Hex.u8(reason)))")
+            layer.add(HCIFields.reason, .u8(reason), named: HCIErrorNames.name(reason))
             layer.summary += " - Handle: \(hex: handle) - Reason: \(HCIErrorNames.name(reason))"
             packet.handle = handle
             let key = Session.LinkKey(controller: controller, handle: handle)
@@ -107,7 +107,7 @@ enum HCIEventDecoder {
                 let handle = try params.u16() & 0x0FFF
                 let completed = try params.u16()
                 layer.add(HCIFields.handle, .u16(handle))
-                layer.add(HCIFields.completedPackets, .u16(completed), String(completed))
+                layer.add(HCIFields.completedPackets, .u16(completed), inDecimal: true)
                 layer.summary += "\(first ? " - " : ", ")\(hex: handle): \(completed)"
                 first = false
                 if packet.handle == nil {
@@ -131,7 +131,7 @@ enum HCIEventDecoder {
     }
 
     static func addStatus(_ status: UInt8, _ layer: inout Layer) {
-        layer.add(HCIFields.status, .u8(status), "\(HCIErrorNames.name(status)) (\(Hex.u8(status)))")
+        layer.add(HCIFields.status, .u8(status), named: HCIErrorNames.name(status))
         if status != 0 {
             layer.summary += " - \(HCIErrorNames.name(status))"
             layer.addIssue(HCIErrorNames.severity(ofStatus: status), "Status: \(HCIErrorNames.name(status)) (\(Hex.u8(status)))")
@@ -158,7 +158,7 @@ enum HCIEventDecoder {
     static func decodeLEMeta(_ c: inout ByteCursor, _ layer: inout Layer, _ packet: inout Packet, _ session: inout Session) throws {
         let subevent = try c.u8()
         let name = HCIEventNames.subeventName(subevent)
-        layer.add(HCIFields.subevent, .u8(subevent), "\(name ?? "Unknown") (\(Hex.u8(subevent)))", at: 2 ..< 3)
+        layer.add(HCIFields.subevent, .u8(subevent), named: name ?? "Unknown", at: 2 ..< 3)
         if let name { layer.summary.set("LE - \(name)") } else { layer.summary.set("LE - Unknown Subevent \(hex: subevent)") }
         let controller = packet.frame.controller
         switch subevent {
@@ -176,7 +176,7 @@ enum HCIEventDecoder {
             layer.add(HCIFields.addressType, .u8(addressType), HCICommandDecoder.addressTypeName(addressType))
             layer.add(HCIFields.address, .address(address))
             layer.add(HCIFields.interval, .u16(interval), Units.milliseconds(interval, 1.25))
-            layer.add(HCIFields.latency, .u16(latency), String(latency))
+            layer.add(HCIFields.latency, .u16(latency), inDecimal: true)
             layer.add(HCIFields.timeout, .u16(timeout), "\(Int(timeout) * 10) ms")
             layer.summary += " - Handle: \(hex: handle) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address)"
             packet.handle = handle
@@ -188,7 +188,7 @@ enum HCIEventDecoder {
             _ = c.rest()
         case 0x02: // Advertising Report
             let count = try c.u8()
-            layer.add(HCIFields.numReports, .u8(count), String(count))
+            layer.add(HCIFields.numReports, .u8(count), inDecimal: true)
             layer.summary += " - \(count) Report\(count == 1 ? "" : "s")"
             for _ in 0 ..< count {
                 let eventType = try c.u8()
@@ -210,14 +210,14 @@ enum HCIEventDecoder {
             addStatus(status, &layer)
             layer.add(HCIFields.handle, .u16(handle))
             layer.add(HCIFields.interval, .u16(interval), Units.milliseconds(interval, 1.25))
-            layer.add(HCIFields.latency, .u16(latency), String(latency))
+            layer.add(HCIFields.latency, .u16(latency), inDecimal: true)
             layer.add(HCIFields.timeout, .u16(timeout), "\(Int(timeout) * 10) ms")
             layer.summary += " - Handle: \(hex: handle) - Interval: \(Units.milliseconds(interval, 1.25)) - Latency: \(latency) - Timeout: \(Units.milliseconds(timeout, 10))"
             packet.handle = handle
             packet.peer = session.connection(controller: controller, handle: handle)?.peer
         case 0x0D: // Extended Advertising Report
             let count = try c.u8()
-            layer.add(HCIFields.numReports, .u8(count), String(count))
+            layer.add(HCIFields.numReports, .u8(count), inDecimal: true)
             layer.summary.set("LE - Extended Advertising Report - \(count) Report\(count == 1 ? "" : "s")")
             for _ in 0 ..< count {
                 let eventType = try c.u16(), addressType = try c.u8(), address = try c.address()

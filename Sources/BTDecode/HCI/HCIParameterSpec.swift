@@ -208,7 +208,7 @@ struct HCIParameterReader {
         case .S:
             let v = try c.u8()
             let name = HCIErrorNames.name(v)
-            layer.add(p.field, .u8(v), "\(name) (\(Hex.u8(v)))")
+            layer.add(p.field, .u8(v), named: name)
             if v != 0 {
                 layer.summary += " - \(name)"
                 layer.addIssue(HCIErrorNames.severity(ofStatus: v), "Status: \(name) (\(Hex.u8(v)))")
@@ -216,7 +216,7 @@ struct HCIParameterReader {
             return UInt64(v)
         case .R:
             let v = try c.u8()
-            layer.add(p.field, .u8(v), "\(HCIErrorNames.name(v)) (\(Hex.u8(v)))")
+            layer.add(p.field, .u8(v), named: HCIErrorNames.name(v))
             layer.summary += " - Reason: \(HCIErrorNames.name(v))"
             return UInt64(v)
         case .at: let v = try c.u8(); add(.u8(v), HCICommandDecoder.addressTypeName(v)); return UInt64(v)

@@ -115,7 +115,7 @@ enum L2CAPDecoder {
         let protocolName = channel?.protocolName ?? L2CAPProtocols.fixedName(cid: cid)
         var layer = packet.makeLayer("L2CAP", over: ByteCursor(pdu), showsDirection: true)
         layer.issues = issues
-        layer.add(L2CAPFields.length, .u16(length), String(length))
+        layer.add(L2CAPFields.length, .u16(length), inDecimal: true)
         let displays = layer.keepsDisplays ? session.l2cap.displays(cid: cid, psm: channel?.psm, protocolName: protocolName) : nil
         layer.add(L2CAPFields.cid, .u16(cid), displays?.cid)
         if let channel { layer.add(L2CAPFields.psm, .u16(channel.psm), displays?.psm) }
@@ -192,7 +192,7 @@ enum L2CAPDecoder {
                 return
             }
             let sduLength = try c.u16()
-            packet.layers[index].add(L2CAPFields.sduLength, .u16(sduLength), String(sduLength))
+            packet.layers[index].add(L2CAPFields.sduLength, .u16(sduLength), inDecimal: true)
             if c.remaining < Int(sduLength) {
                 let pending = L2CAPChannel.PendingSDU(data: Array(c.rest()), expected: Int(sduLength))
                 session.l2cap.update(context.link, cid: context.cid, sent: context.sent) { $0.sdu[direction] = pending }
@@ -223,19 +223,19 @@ enum L2CAPDecoder {
             let function = UInt8(control >> 2 & 0x3)
             let names = ["RR (Receiver Ready)", "REJ (Reject)", "RNR (Receiver Not Ready)", "SREJ (Selective Reject)"]
             packet.layers[index].add(L2CAPFields.supervisory, .u8(function), names[Int(function)])
-            packet.layers[index].add(L2CAPFields.reqSeq, .u8(reqSeq), String(reqSeq))
+            packet.layers[index].add(L2CAPFields.reqSeq, .u8(reqSeq), inDecimal: true)
             packet.layers[index].summary += " - S-frame \(names[Int(function)]) ReqSeq \(reqSeq)"
             return
         }
         let txSeq = UInt8(control >> 1 & 0x3F), sar = UInt8(control >> 14)
         let sarNames = ["Unsegmented", "Start", "End", "Continuation"]
-        packet.layers[index].add(L2CAPFields.txSeq, .u8(txSeq), String(txSeq))
-        packet.layers[index].add(L2CAPFields.reqSeq, .u8(reqSeq), String(reqSeq))
+        packet.layers[index].add(L2CAPFields.txSeq, .u8(txSeq), inDecimal: true)
+        packet.layers[index].add(L2CAPFields.reqSeq, .u8(reqSeq), inDecimal: true)
         packet.layers[index].add(L2CAPFields.sar, .u8(sar), sarNames[Int(sar)])
         packet.layers[index].summary += " - I-frame TxSeq \(txSeq) ReqSeq \(reqSeq) \(sarNames[Int(sar)])"
         if sar == 1 {
             let sduLength = try c.u16()
-            packet.layers[index].add(L2CAPFields.sduLength, .u16(sduLength), String(sduLength))
+            packet.layers[index].add(L2CAPFields.sduLength, .u16(sduLength), inDecimal: true)
         }
         if sar == 0 {
             try decodeSDU(&c, channel: channel, into: &packet, session: &session, context: context)
@@ -246,7 +246,7 @@ enum L2CAPDecoder {
 
     static func decodeSDU(_ c: inout ByteCursor, channel: L2CAPChannel, into packet: inout Packet,
                           session: inout Session, context: L2CAPContext) throws {
-        if let decode = DissectorTables.psms[channel.psm] {
+        if let decode = DissectorTables.psm(channel.psm) {
             try decode(&c, &packet, &session, context)
         } else {
             addPayload(&c, &packet)
@@ -273,11 +273,14 @@ public enum L2CAPProtocols {
     ]
 
     /// The PSMs some registered protocol decodes (the fuzzer's channel target walks them).
-    public static var decodedPSMs: [UInt16] { DissectorTables.psms.keys.sorted() }
+    public static var decodedPSMs: [UInt16] { DissectorTables.psmTable.keys.sorted() }
 
     public static func name(psm: UInt16) -> String {
-        psmNames[psm] ?? (psm >= 0x0080 && psm <= 0x00FF ? "LE Dynamic PSM \(Hex.u16(psm))" : "PSM \(Hex.u16(psm))")
+        if psm < 0x0100, let name = namesByPSM[Int(psm)] { return name }
+        return psm >= 0x0080 && psm <= 0x00FF ? "LE Dynamic PSM \(Hex.u16(psm))" : "PSM \(Hex.u16(psm))"
     }
+    /// `psmNames` by index (every assigned PSM is below 0x0100): read for every packet of a channel.
+    static let namesByPSM: [String?] = (0 ..< 0x0100).map { psmNames[UInt16($0)] }
 
     static func fixedName(cid: UInt16) -> String? {
         switch cid {

@@ -28,9 +28,9 @@ enum L2CAPSignaling {
             let ident = try c.u8()
             let length = try c.u16()
             let name = codeNames[code] ?? "Unknown Command \(Hex.u8(code))"
-            layer.add(L2CAPFields.code, .u8(code), "\(name) (\(Hex.u8(code)))")
+            layer.add(L2CAPFields.code, .u8(code), named: name)
             layer.add(L2CAPFields.ident, .u8(ident))
-            layer.add(L2CAPFields.commandLength, .u16(length), String(length))
+            layer.add(L2CAPFields.commandLength, .u16(length), inDecimal: true)
             if codeNames[code] == nil { layer.addIssue(.warning, "Unknown signaling command \(Hex.u8(code))") }
             if ident == 0 { layer.addIssue(.warning, "Signaling identifier 0x00 is not allowed") }
             if Int(length) > c.remaining {
@@ -57,7 +57,7 @@ enum L2CAPSignaling {
         func psmText(_ psm: UInt16) -> String { "\(L2CAPProtocols.name(psm: psm)) (\(Hex.u16(psm)))" }
         func result(_ value: UInt16, _ names: [UInt16: String], successes: Set<UInt16> = [0]) {
             let name = names[value] ?? "Reserved"
-            layer.add(L2CAPFields.result, .u16(value), "\(name) (\(Hex.u16(value)))")
+            layer.add(L2CAPFields.result, .u16(value), named: name)
             summary += " - Result: \(name)"
             if !successes.contains(value) { layer.addIssue(.warning, "\(codeNames[code] ?? ""): \(name)") }
         }
@@ -65,7 +65,7 @@ enum L2CAPSignaling {
         case 0x01:
             let reason = try c.u16()
             let reasons: [UInt16: String] = [0: "Command not understood", 1: "Signaling MTU exceeded", 2: "Invalid CID in request"]
-            layer.add(L2CAPFields.rejectReason, .u16(reason), "\(reasons[reason] ?? "Reserved") (\(Hex.u16(reason)))")
+            layer.add(L2CAPFields.rejectReason, .u16(reason), named: reasons[reason] ?? "Reserved")
             summary += " - Reason: \(reasons[reason] ?? "Reserved")"
             layer.addIssue(.warning, "Command Reject: \(reasons[reason] ?? "Reserved")")
             if reason == 1 { layer.add(L2CAPFields.mtu, .u16(try c.u16())) }
@@ -88,7 +88,7 @@ enum L2CAPSignaling {
             result(value, connectionResults, successes: [0, 1])
             if value == 1 {
                 let statuses: [UInt16: String] = [0: "No further information", 1: "Authentication pending", 2: "Authorization pending"]
-                layer.add(L2CAPFields.status, .u16(status), "\(statuses[status] ?? "Reserved") (\(Hex.u16(status)))")
+                layer.add(L2CAPFields.status, .u16(status), named: statuses[status] ?? "Reserved")
             }
             let key = L2CAPState.RequestKey(link: link, requesterIsLocal: !sent, ident: ident)
             if value == 0, let request = session.l2cap.requests.removeValue(forKey: key) {
@@ -135,18 +135,18 @@ enum L2CAPSignaling {
             if !data.isEmpty { layer.add(L2CAPFields.data, .bytes(data)) }
         case 0x0A:
             let type = try c.u16()
-            layer.add(L2CAPFields.infoType, .u16(type), "\(infoTypes[type] ?? "Reserved") (\(Hex.u16(type)))")
+            layer.add(L2CAPFields.infoType, .u16(type), named: infoTypes[type] ?? "Reserved")
             summary += " - \(infoTypes[type] ?? "Reserved")"
         case 0x0B:
             let type = try c.u16(), value = try c.u16()
-            layer.add(L2CAPFields.infoType, .u16(type), "\(infoTypes[type] ?? "Reserved") (\(Hex.u16(type)))")
+            layer.add(L2CAPFields.infoType, .u16(type), named: infoTypes[type] ?? "Reserved")
             summary += " - \(infoTypes[type] ?? "Reserved")"
             result(value, [0: "Success", 1: "Not supported"])
             guard value == 0 else { break }
             switch type {
             case 1:
                 let mtu = try c.u16()
-                layer.add(L2CAPFields.mtu, .u16(mtu), String(mtu))
+                layer.add(L2CAPFields.mtu, .u16(mtu), inDecimal: true)
                 summary += " - MTU: \(mtu)"
             case 2:
                 let mask = try c.u32()
@@ -172,7 +172,7 @@ enum L2CAPSignaling {
             let min = try c.u16(), max = try c.u16(), latency = try c.u16(), timeout = try c.u16()
             layer.add(L2CAPFields.intervalMin, .u16(min), Units.milliseconds(min, 1.25))
             layer.add(L2CAPFields.intervalMax, .u16(max), Units.milliseconds(max, 1.25))
-            layer.add(L2CAPFields.latency, .u16(latency), String(latency))
+            layer.add(L2CAPFields.latency, .u16(latency), inDecimal: true)
             layer.add(L2CAPFields.timeout, .u16(timeout), Units.milliseconds(timeout, 10))
             summary += " - Interval: \(Units.milliseconds(min, 1.25))-\(Units.milliseconds(max, 1.25)) - Latency: \(latency) - Timeout: \(Units.milliseconds(timeout, 10))"
             if min > max { layer.addIssue(.warning, "Interval minimum above maximum") }
@@ -201,7 +201,7 @@ enum L2CAPSignaling {
         case 0x16:
             let cid = try c.u16(), credits = try c.u16()
             layer.add(L2CAPFields.cid, .u16(cid))
-            layer.add(L2CAPFields.credits, .u16(credits), String(credits))
+            layer.add(L2CAPFields.credits, .u16(credits), inDecimal: true)
             summary += " - CID: \(Hex.u16(cid)) - Credits: \(credits)"
         case 0x17:
             let spsm = try c.u16(), mtu = try c.u16(), mps = try c.u16(), credits = try c.u16()
@@ -233,8 +233,8 @@ enum L2CAPSignaling {
             }
         case 0x19:
             let mtu = try c.u16(), mps = try c.u16()
-            layer.add(L2CAPFields.mtu, .u16(mtu), String(mtu))
-            layer.add(L2CAPFields.mps, .u16(mps), String(mps))
+            layer.add(L2CAPFields.mtu, .u16(mtu), inDecimal: true)
+            layer.add(L2CAPFields.mps, .u16(mps), inDecimal: true)
             summary += " - MTU: \(mtu) - MPS: \(mps)"
             while c.remaining >= 2 { layer.add(L2CAPFields.dcid, .u16(try c.u16())) }
         case 0x1A:
@@ -247,9 +247,9 @@ enum L2CAPSignaling {
     }
 
     static func creditFields(_ mtu: UInt16, _ mps: UInt16, _ credits: UInt16, _ layer: inout Layer, _ summary: inout String) {
-        layer.add(L2CAPFields.mtu, .u16(mtu), String(mtu))
-        layer.add(L2CAPFields.mps, .u16(mps), String(mps))
-        layer.add(L2CAPFields.credits, .u16(credits), String(credits))
+        layer.add(L2CAPFields.mtu, .u16(mtu), inDecimal: true)
+        layer.add(L2CAPFields.mps, .u16(mps), inDecimal: true)
+        layer.add(L2CAPFields.credits, .u16(credits), inDecimal: true)
         summary += " - MTU: \(mtu) - MPS: \(mps) - Credits: \(credits)"
     }
 
@@ -271,7 +271,7 @@ enum L2CAPSignaling {
             switch kind {
             case 0x01 where length == 2:
                 let mtu = try value.u16()
-                layer.add(L2CAPFields.mtu, .u16(mtu), String(mtu))
+                layer.add(L2CAPFields.mtu, .u16(mtu), inDecimal: true)
                 parts.append("MTU: \(mtu)")
             case 0x02 where length == 2:
                 let timeout = try value.u16()
@@ -292,13 +292,13 @@ enum L2CAPSignaling {
                 let mode = L2CAPChannel.Mode(rawValue: modeValue).flatMap { $0.isCreditBased ? nil : $0 }
                 layer.add(L2CAPFields.mode, .u8(modeValue), mode?.name ?? "Reserved")
                 let window = try value.u8(), transmit = try value.u8()
-                layer.add(L2CAPFields.txWindow, .u8(window), String(window))
-                layer.add(L2CAPFields.maxTransmit, .u8(transmit), String(transmit))
+                layer.add(L2CAPFields.txWindow, .u8(window), inDecimal: true)
+                layer.add(L2CAPFields.maxTransmit, .u8(transmit), inDecimal: true)
                 let retransmission = try value.u16(), monitor = try value.u16()
                 layer.add(L2CAPFields.retransmissionTimeout, .u16(retransmission), "\(retransmission) ms")
                 layer.add(L2CAPFields.monitorTimeout, .u16(monitor), "\(monitor) ms")
                 let mps = try value.u16()
-                layer.add(L2CAPFields.mps, .u16(mps), String(mps))
+                layer.add(L2CAPFields.mps, .u16(mps), inDecimal: true)
                 options.mode = mode
                 parts.append("Mode: \(mode?.name ?? "Reserved \(Hex.u8(modeValue))")")
             case 0x05 where length == 1:
@@ -317,7 +317,7 @@ enum L2CAPSignaling {
                 parts.append("Extended Flow Spec: \(serviceTypes[service] ?? "Reserved")")
             case 0x07 where length == 2:
                 let window = try value.u16()
-                layer.add(L2CAPFields.windowSize, .u16(window), String(window))
+                layer.add(L2CAPFields.windowSize, .u16(window), inDecimal: true)
                 parts.append("Extended Window: \(window)")
             default:
                 layer.add(L2CAPFields.optionData, .bytes(value.rest()))

@@ -117,7 +117,7 @@ enum ASCSDecoder {
     static func operation(_ c: inout ByteCursor, _ layer: inout Layer) throws {
         let opcode = try c.u8()
         let name = opcodes[opcode] ?? "Reserved Opcode \(Hex.u8(opcode))"
-        layer.add(ASCSFields.opcode, .u8(opcode), "\(name) (\(Hex.u8(opcode)))", at: layer.range(at: c.index - 1))
+        layer.add(ASCSFields.opcode, .u8(opcode), named: name, at: layer.range(at: c.index - 1))
         let count = try c.u8()
         layer.summary.set("\(name)")
         var parts: [String] = []
@@ -151,7 +151,7 @@ enum ASCSDecoder {
     static func controlPointResponse(_ c: inout ByteCursor, _ layer: inout Layer) throws {
         let opcode = try c.u8()
         let name = opcodes[opcode] ?? "Opcode \(Hex.u8(opcode))"
-        layer.add(ASCSFields.opcode, .u8(opcode), "\(name) (\(Hex.u8(opcode)))", at: layer.range(at: c.index - 1))
+        layer.add(ASCSFields.opcode, .u8(opcode), named: name, at: layer.range(at: c.index - 1))
         let count = try c.u8()
         layer.summary.set("\(name) Response")
         var parts: [String] = []

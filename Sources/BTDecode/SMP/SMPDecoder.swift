@@ -63,7 +63,7 @@ enum SMPDecoder {
         defer { packet.append(taking: &layer) }
         let code = try c.u8()
         let name = codeNames[code] ?? "Unknown Command \(Hex.u8(code))"
-        layer.add(SMPFields.code, .u8(code), "\(name) (\(Hex.u8(code)))")
+        layer.add(SMPFields.code, .u8(code), named: name)
         layer.summary.set("\(name)")
         if codeNames[code] == nil { layer.addIssue(.warning, "Unknown SMP code \(Hex.u8(code))") }
         let link = context.link
@@ -71,10 +71,10 @@ enum SMPDecoder {
         case 0x01, 0x02:
             let features = Features(io: try c.u8(), oob: try c.u8(), authReq: try c.u8())
             let keySize = try c.u8(), initiatorKeys = try c.u8(), responderKeys = try c.u8()
-            layer.add(SMPFields.ioCapability, .u8(features.io), "\(ioNames[features.io] ?? "Reserved") (\(Hex.u8(features.io)))")
+            layer.add(SMPFields.ioCapability, .u8(features.io), named: ioNames[features.io] ?? "Reserved")
             layer.add(SMPFields.oob, .u8(features.oob), features.oob == 1 ? "OOB data present" : "OOB data not present")
             authReqFields(features.authReq, &layer)
-            layer.add(SMPFields.maxKeySize, .u8(keySize), String(keySize))
+            layer.add(SMPFields.maxKeySize, .u8(keySize), inDecimal: true)
             layer.add(SMPFields.initiatorKeys, .u8(initiatorKeys), keyNames(initiatorKeys))
             layer.add(SMPFields.responderKeys, .u8(responderKeys), keyNames(responderKeys))
             layer.summary += " - \(ioNames[features.io] ?? "Reserved") - \(authReqSummary(features.authReq)) - Key Size: \(keySize)"
@@ -95,7 +95,7 @@ enum SMPDecoder {
         case 0x05:
             let reason = try c.u8()
             let reasonName = reasonNames[reason] ?? "Reserved"
-            layer.add(SMPFields.reason, .u8(reason), "\(reasonName) (\(Hex.u8(reason)))")
+            layer.add(SMPFields.reason, .u8(reason), named: reasonName)
             layer.summary += " - Reason: \(reasonName) (\(hex: reason))"
             layer.addIssue(.error, "Pairing failed: \(reasonName) (\(Hex.u8(reason)))")
             session.smp.pairings[link] = nil

@@ -89,10 +89,13 @@ public struct TableRenderer: PacketRenderer {
         let name = packet.typeName, suffix = packet.directionSuffix
         ASCII.append(name, to: &line)
         ASCII.append(suffix, to: &line)
-        // Columns, not bytes, should a name ever hold more than ASCII.
-        let ascii = name.utf8.allSatisfy { $0 < 0x80 } && suffix.utf8.allSatisfy { $0 < 0x80 }
-        let width = ascii ? name.utf8.count + suffix.utf8.count : name.count + suffix.count
-        ASCII.appendSpaces(TableRenderer.typeWidth - width, to: &line)
+        ASCII.appendSpaces(TableRenderer.typeWidth - Self.columns(name) - Self.columns(suffix), to: &line)
+    }
+
+    /// Columns, not bytes, should a name ever hold more than ASCII.
+    static func columns(_ text: String) -> Int {
+        let ascii = text.utf8.withContiguousStorageIfAvailable { bytes in !bytes.contains { $0 >= 0x80 } } ?? false
+        return ascii ? text.utf8.count : text.count
     }
 
     /// "{hci1} " as btmon writes it, when a capture holds more than one controller (a monitor

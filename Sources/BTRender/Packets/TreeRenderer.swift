@@ -45,11 +45,7 @@ public struct TreeRenderer: PacketRenderer {
                         guard var field = fields.baseAddress else { return }
                         for _ in 0 ..< fields.count {
                             text.put(field.pointee.definition.treePrefix)
-                            if field.pointee.display != nil {
-                                ASCII.append(field.pointee.display!, to: &text)
-                            } else {
-                                Self.appendValue(of: field, to: &text)
-                            }
+                            Self.appendText(of: field, to: &text)
                             text.put(0x0A)
                             field += 1
                         }
@@ -73,10 +69,24 @@ public struct TreeRenderer: PacketRenderer {
         try out.line("")
     }
 
-    /// A value as the tree shows it: its display text, written in place; a long byte string
+    /// A field as the tree shows it: the text `Field.text` makes, written in place (read through
+    /// the field's address: a copy would retain its value's bytes or text); a long byte string
     /// shows its start and its length, as tshark's tree does (-x prints every byte).
-    /// (Read through the field's address: a copy of the value would retain its bytes or text.)
-    static func appendValue(of field: UnsafePointer<Field>, to text: inout OutputBuffer) {
+    static func appendText(of field: UnsafePointer<Field>, to text: inout OutputBuffer) {
+        switch field.pointee.form {
+        case .decimal:
+            field.pointee.value.writeDecimal(to: &text)
+            return
+        case .named:
+            ASCII.append(field.pointee.writtenDisplay!, to: &text)
+            text.put(UInt8(ascii: " "))
+            text.put(UInt8(ascii: "("))
+            field.pointee.value.writeDisplayText(to: &text)
+            text.put(UInt8(ascii: ")"))
+            return
+        case .text:
+            if field.pointee.writtenDisplay != nil { return ASCII.append(field.pointee.writtenDisplay!, to: &text) }
+        }
         guard field.pointee.value.byteCount > TreeRenderer.longBytes, case .bytes(let bytes) = field.pointee.value else {
             return field.pointee.value.writeDisplayText(to: &text)
         }
