@@ -17,6 +17,7 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
+        .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         .systemLibrary(name: "CSystemZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Capture files in and out: Frame, readers, writers, containers (gz, tar, zip, btsnooz).
         .target(name: "BTCapture", dependencies: ["CPcap", "CSystemZlib"], swiftSettings: fast),
@@ -25,7 +26,7 @@ let package = Package(
                 swiftSettings: fast),
         // The packet chain: the pipeline every command wires and its stages (selection now;
         // filter, search, annotations and statistics join it), over decoded Packets.
-        .target(name: "BTQuery", dependencies: ["BTCapture", "BTDecode"], swiftSettings: fast),
+        .target(name: "BTQuery", dependencies: ["BTCapture", "BTDecode", "CPCRE2"], swiftSettings: fast),
         // Sinks that print Packets (table, tree, fields) and whole-capture reports (GATT,
         // controllers, what stayed open); colour, time formats, the buffered writer.
         .target(name: "BTRender", dependencies: ["BTCapture", "BTDecode", "BTQuery"], swiftSettings: fast),

@@ -14,7 +14,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then SUDO=sudo; fi
     export DEBIAN_FRONTEND=noninteractive
     $SUDO apt-get update -qq
-    $SUDO apt-get install -y -qq libpcap-dev zlib1g-dev "${missing[@]}" >/dev/null
+    $SUDO apt-get install -y -qq libpcap-dev libpcre2-dev zlib1g-dev "${missing[@]}" >/dev/null
 fi
 swift build -c release
 exec python3 Scripts/bench.py "$@"

@@ -1,6 +1,7 @@
 import BTCapture
 import BTDecode
 import BTFixtures
+import BTQuery
 import Foundation
 
 /// Seed corpora for every target, built from the fixture scenarios (and the capture files in a
@@ -29,6 +30,14 @@ public enum FuzzSeeds {
         BenchmarkSessions.audioSession(packets: 300) { audio += $0 }
 
         for (name, bytes) in LiteralInput.seeds { try save(.literal, name, bytes) }
+        for (index, expression) in FilterInput.seeds.enumerated() { try save(.filter, "expression-\(index).txt", Array(expression.utf8)) }
+        var notes = NotesDocument(capture: "le-heart-rate.btsnoop")
+        for (index, frame) in heartRate.prefix(40).enumerated() where index % 7 == 0 {
+            notes.notes[frame.number] = PacketNote(packet: frame.number, fingerprint: PacketFingerprint(frame),
+                                                   comment: index % 2 == 0 ? "note \"\(index)\"\n" : nil, flagged: index % 3 == 0)
+        }
+        try save(.notes, "notes.json", [UInt8](notes.serialized()))
+        try save(.notes, "empty.json", [UInt8](NotesDocument(capture: "").serialized()))
         // Profiles above GATT: each value the Apple and LE Audio scenarios carry to a profile, in order.
         var records: [(characteristic: BTUUID, opcode: UInt8, value: ArraySlice<UInt8>)] = []
         let profileDecoder = Decoder()

@@ -1,4 +1,5 @@
 import BTCapture
+import Foundation
 import BTDecode
 import BTFixtures
 import BTQuery
@@ -41,6 +42,13 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// The profiles above GATT (ANCS, AMS, and every one registered later) on an LE link whose
     /// discovery declared each of their characteristics: GATTValueInput records.
     case gattValue = "gatt-value"
+    /// A filter expression (the input as UTF-8): it compiles or is refused with a message whose
+    /// caret lies inside the expression; one that compiles is run over decoded packets of the
+    /// heart-rate and classic fixtures.
+    case filter
+    /// A notes file (`CAPTURE.btlog-notes.json`): parsed or refused with a reason; what parses
+    /// is written back and must read back the same.
+    case notes
 
     /// Runs the input; returns normally for every input (errors are the expected outcome of
     /// most inputs), crashes only on a bug.
@@ -78,6 +86,13 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             HIDReportInput.run(input)
         case .gattValue:
             FuzzDecoder.shared.run(GATTValueInput.frames(from: input))
+        case .filter:
+            FilterInput.run(input)
+        case .notes:
+            guard let document = try? NotesDocument.parse(Data(input)) else { return }
+            guard let again = try? NotesDocument.parse(document.serialized()), again == document else {
+                preconditionFailure("a notes file does not read back the same after writing")
+            }
         }
     }
 
@@ -333,4 +348,40 @@ final class FuzzDecoder {
         try? tree.finish(statistics, to: output)
         try? output.flush()
     }
+}
+
+/// The filter target: the whole input is one expression.
+public enum FilterInput {
+    /// Decoded once: what a compiled filter is run over.
+    static let packets: [Packet] = {
+        let decoder = Decoder()
+        return (Scenarios.heartRateSession() + Scenarios.classicL2CAPSession()).map { decoder.decode($0) }
+    }()
+
+    public static func run(_ input: [UInt8]) {
+        let expression = String(decoding: input.prefix(4096), as: UTF8.self)
+        do {
+            let filter = try PacketFilter(expression)
+            let context = StageContext(captureStart: packets.first?.frame.timestamp ?? 0)
+            for packet in packets { _ = filter.matches(packet, context: context) }
+        } catch let error as FilterError {
+            let length = expression.unicodeScalars.count
+            guard error.span.lowerBound >= 0, error.span.upperBound <= max(length, 1), !error.message.isEmpty else {
+                preconditionFailure("filter '\(expression)': span \(error.span) outside the expression (\(length))")
+            }
+            _ = error.description
+        } catch {
+            preconditionFailure("filter '\(expression)' threw \(error), not a FilterError")
+        }
+    }
+
+    /// Seeds: expressions of every form, valid and not.
+    public static let seeds: [String] = [
+        "att", "att.opcode == write_req and att.handle == 0x002a", "hci.event == disconnection_complete || smp",
+        "not (l2cap.cid in {0x0001 0x0005..0x0007})", "att.value contains 01:ff", "adv.name matches \"(?i)^hrm\"",
+        "all att.handle >= 0x10", "any att.handle != 1", "address == C0:FF:EE:12:34:56 and direction == sent",
+        "time >= \"23:04:39.8\" and reltime < 12.5", "number in {1..10 20}", "comment contains \"x\" or flagged or error",
+        "att.uuid == 2a37", "hci.status == connection_timeout", "att.opcod == 1", "(att and", "att.handle contains \"x\"",
+        "{..}", "\"unterminated", "a &", "!!!att", "att.opcode in {0x12..0x10}",
+    ]
 }

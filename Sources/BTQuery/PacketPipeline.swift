@@ -4,6 +4,12 @@ import BTDecode
 /// What a chain ends in: the packets every stage kept, one at a time (a renderer, an exporter).
 public protocol PacketSink {
     mutating func consume(_ packet: Packet) throws
+    /// True once the sink wants no more packets (grep -m, -l): reading stops.
+    var isSatisfied: Bool { get }
+}
+
+extension PacketSink {
+    public var isSatisfied: Bool { false }
 }
 
 /// Decodes nothing further and keeps nothing: for runs whose output is a report on the whole
@@ -39,9 +45,15 @@ public struct PacketPipeline {
         // One Packet for the whole run: each frame is decoded into it, reusing its storage (in
         // place: a copy of it would retain and release everything it holds).
         var reused: Packet?
+        var context = StageContext()
+        var first = true
         reading: while let frame = try reader.next() {
             drainWarnings(reader)
             try tap?(frame)
+            if first {
+                context.captureStart = frame.timestamp
+                first = false
+            }
             if reused == nil {
                 reused = decoder.decode(frame)
             } else {
@@ -49,7 +61,7 @@ public struct PacketPipeline {
             }
             var kept = true, stop = false
             for index in stages.indices {
-                switch stages[index].process(&reused!) {
+                switch stages[index].process(&reused!, context: context) {
                 case .keep: continue
                 case .keepAndStop: stop = true
                 case .drop: kept = false
@@ -59,6 +71,7 @@ public struct PacketPipeline {
             if kept {
                 try sink.consume(reused!)
                 statistics.add(reused!)
+                if sink.isSatisfied { stop = true }
             }
             // A stage that saw its last packet ends the reading, even if a later stage dropped it.
             if stop {

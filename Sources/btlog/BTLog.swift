@@ -1,5 +1,6 @@
 import ArgumentParser
 import BTCapture
+import BTQuery
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +15,7 @@ struct BTLog: ParsableCommand {
         found from the content. `btlog FILE` is short for `btlog show FILE`.
         """,
         version: "0.1.0",
-        subcommands: [Show.self, Capture.self, Gatt.self, Fields.self],
+        subcommands: [Show.self, Grep.self, Annotate.self, Capture.self, Gatt.self, Fields.self],
         defaultSubcommand: Show.self
     )
 
@@ -25,6 +26,15 @@ struct BTLog: ParsableCommand {
             try command.run()
         } catch let failure as Failure {
             Glibc.exit(failure.code)
+        } catch let error as FilterError {
+            FileHandleStderr.error(error.description)
+            Glibc.exit(2)
+        } catch let error as QuickFilterError {
+            FileHandleStderr.error(error.description)
+            Glibc.exit(2)
+        } catch let error as PatternError {
+            FileHandleStderr.error(error.description)
+            Glibc.exit(2)
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {

@@ -46,6 +46,7 @@ struct Capture: ParsableCommand {
     var monitorFD: Int32?
 
     @OptionGroup(title: "Selection") var selection: SelectionOptionGroup
+    @OptionGroup(title: "Selection") var limit: LimitOptionGroup
     @OptionGroup(title: "Display") var display: DisplayOptionGroup
     @OptionGroup(title: "Decoding") var decoding: DecodeOptionGroup
 
@@ -62,6 +63,7 @@ struct Capture: ParsableCommand {
 
     func run() throws {
         if list { return try listControllers() }
+        _ = try selection.stages(count: limit.count) // a bad filter is reported before the socket opens
         let monitor: (fd: Int32, realSocket: Bool)
         do {
             if let monitorFD {

@@ -59,7 +59,7 @@ final class LiveCaptureRun {
         announce()
 
         let decoders = try command.decoding.prepare()
-        var run = PrintedRun(decoders: decoders, selection: command.selection.selection, mode: command.display.mode,
+        var run = PrintedRun(decoders: decoders, stages: try command.selection.stages(count: command.limit.count), mode: command.display.mode,
                              options: command.display.renderOptions(for: out))
         run.quiet = command.quiet || toStdout
         run.pipeline.tap = { [self] frame in try record(frame) }

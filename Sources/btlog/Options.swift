@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import BTCapture
+import BTDecode
 import BTQuery
 import BTRender
 #if canImport(Glibc)
@@ -40,23 +41,94 @@ enum UTCOffset {
     }
 }
 
-/// Which packets: shared by show, capture and export. Filter expressions join this group later.
+/// Which packets: shared by show, capture and (later) grep, export and stats. The packet range
+/// and count, the filter expression and PacketLogger's quick filters, all ANDed.
 struct SelectionOptionGroup: ParsableArguments {
-    @Option(name: [.customShort("c"), .long], help: ArgumentHelp("Stop after N packets.", valueName: "N"))
-    var count: Int?
-
     @Option(help: ArgumentHelp("Only packets numbered in this range: 10-20, 10- or -20.", valueName: "RANGE"))
     var packets: String?
 
-    func validate() throws {
-        if let count, count < 1 { throw ValidationError("--count takes a number of packets, 1 or more") }
-        if let packets, PacketSelection.parseRange(packets) == nil {
-            throw ValidationError("--packets takes a range of packet numbers such as 10-20, 10- or -20, not '\(packets)'")
+    @Option(name: [.customShort("f"), .customShort("Y"), .long],
+            help: ArgumentHelp("Only packets the expression matches, e.g. 'att.opcode == write_req and att.handle == 0x2a' (see FILTER EXPRESSIONS in the man page; -Y as in tshark).", valueName: "EXPR"))
+    var filter: String?
+
+    @Option(name: .customLong("type"),
+            help: ArgumentHelp("Only these packet types: cmd, event, acl, sco, iso, or a protocol present in the packet (l2cap, att, smp, sdp, rfcomm, avdtp, avctp, hid, bnep...). Comma-separated or repeated.", valueName: "TYPE,..."))
+    var types: [String] = []
+
+    @Option(name: .customLong("device"), help: ArgumentHelp("Only packets about this device address (repeatable).", valueName: "ADDR"))
+    var devices: [String] = []
+
+    @Option(name: .customLong("handle"), help: ArgumentHelp("Only packets on this connection handle, e.g. 0x0040 or 64 (repeatable).", valueName: "HANDLE"))
+    var handles: [String] = []
+
+    @Flag(help: "Only packets with an error (a malformed packet, a non-zero status, an ATT Error Response...).")
+    var errors = false
+
+    @Flag(help: "Only packets flagged with 'btlog annotate --flag'.")
+    var flagged = false
+
+    @Option(help: ArgumentHelp("Leave out bulk traffic: nocp (Number Of Completed Packets), adv (advertising and inquiry reports), media (A2DP audio), iso, sco. Comma-separated or repeated.", valueName: "CLASS,..."))
+    var hide: [String] = []
+
+    private static func list(_ values: [String]) -> [String] {
+        values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    private var handleValues: [UInt16?] {
+        SelectionOptionGroup.list(handles).map { text in
+            let lower = text.lowercased()
+            return lower.hasPrefix("0x") ? UInt16(lower.dropFirst(2), radix: 16) : UInt16(lower)
         }
     }
 
-    var selection: PacketSelection {
-        PacketSelection(range: packets.flatMap(PacketSelection.parseRange), count: count)
+    func validate() throws {
+        if let packets, PacketSelection.parseRange(packets) == nil {
+            throw ValidationError("--packets takes a range of packet numbers such as 10-20, 10- or -20, not '\(packets)'")
+        }
+        for (text, value) in zip(SelectionOptionGroup.list(handles), handleValues) where value == nil || value! > 0x0EFF {
+            throw ValidationError("--handle takes a connection handle from 0 to 0x0EFF, such as 0x0040 or 64, not '\(text)'")
+        }
+        for device in SelectionOptionGroup.list(devices) where FieldValue.parse(device, as: .address) == nil {
+            throw ValidationError("--device takes a device address such as 00:1B:DC:F2:1E:4F, not '\(device)'")
+        }
+        for word in SelectionOptionGroup.list(hide) where QuickFilters.HiddenClass(rawValue: word.lowercased()) == nil {
+            throw ValidationError("--hide takes \(QuickFilters.HiddenClass.allCases.map(\.rawValue).joined(separator: ", ")), not '\(word)'")
+        }
+    }
+
+    var quickFilters: QuickFilters {
+        var quick = QuickFilters()
+        quick.types = SelectionOptionGroup.list(types)
+        quick.devices = SelectionOptionGroup.list(devices).map { BDAddr($0) }
+        quick.handles = handleValues.compactMap { $0 }
+        quick.errorsOnly = errors
+        quick.flaggedOnly = flagged
+        quick.hidden = SelectionOptionGroup.list(hide).compactMap { QuickFilters.HiddenClass(rawValue: $0.lowercased()) }
+        return quick
+    }
+
+    /// The packet range, then the filters, then the count (`-c` of show and capture): the
+    /// stages every command's chain begins with. Throws a FilterError or QuickFilterError
+    /// (usage errors, exit status 2).
+    func stages(count: Int? = nil) throws -> [any PacketStage] {
+        var filters: [PacketFilter] = []
+        if let filter { filters.append(try PacketFilter(filter)) }
+        if let quick = try quickFilters.filter() { filters.append(quick) }
+        let range = packets.flatMap(PacketSelection.parseRange)
+        var stages: [any PacketStage] = [PacketSelection(range: range)]
+        if let first = filters.first { stages.append(FilterStage(filters.dropFirst().reduce(first, &&))) }
+        if let count { stages.append(PacketSelection(count: count)) }
+        return stages
+    }
+}
+
+/// `-c N`: show and capture stop after N packets (grep's -c counts instead).
+struct LimitOptionGroup: ParsableArguments {
+    @Option(name: [.customShort("c"), .long], help: ArgumentHelp("Stop after N packets (counted after the filters).", valueName: "N"))
+    var count: Int?
+
+    func validate() throws {
+        if let count, count < 1 { throw ValidationError("--count takes a number of packets, 1 or more") }
     }
 }
 

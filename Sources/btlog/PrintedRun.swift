@@ -3,7 +3,7 @@ import BTDecode
 import BTQuery
 import BTRender
 
-/// The wiring `show` and `capture` share: the packet chain (selection first) into the chosen
+/// The wiring `show` and `capture` share: the packet chain (selection and filters first) into the chosen
 /// view, then what stayed open at the end (standard error), then the view's status line.
 struct PrintedRun {
     var pipeline: PacketPipeline
@@ -12,8 +12,7 @@ struct PrintedRun {
     /// Decode and count but print nothing (capture -q, capture -w -).
     var quiet = false
 
-    init(decoders: DecoderFactory, selection: PacketSelection, mode: RenderMode, options: RenderOptions) {
-        let stages: [any PacketStage] = [selection]
+    init(decoders: DecoderFactory, stages: [any PacketStage], mode: RenderMode, options: RenderOptions) {
         let decoder = decoders.make(buildsDisplayText: stages.needDisplayText(viewShowsFieldText: mode.showsFieldText))
         pipeline = PacketPipeline(decoder: decoder, stages: stages) { FileHandleStderr.warning($0.message) }
         self.mode = mode

@@ -17,19 +17,42 @@ struct Show: ParsableCommand {
     var follow = false
 
     @OptionGroup(title: "Input") var input: InputOptionGroup
+    @OptionGroup(title: "Notes") var notes: NotesOptionGroup
     @OptionGroup(title: "Selection") var selection: SelectionOptionGroup
+    @OptionGroup(title: "Selection") var limit: LimitOptionGroup
+
+    @Option(name: [.customShort("e"), .customLong("search")],
+            help: ArgumentHelp("Only packets whose printed text matches this regular expression, as 'btlog grep' searches.", valueName: "PATTERN"))
+    var search: String?
     @OptionGroup(title: "Display") var display: DisplayOptionGroup
     @OptionGroup(title: "Decoding") var decoding: DecodeOptionGroup
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("give a capture file to read (or '-' for standard input)") }
         if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input ('-') can be read only once") }
+        if notes.notes != nil && files.count != 1 { throw ValidationError("--notes names the notes of one capture; give one file") }
         if follow && (files.count != 1 || files[0] == "-") {
             throw ValidationError("--follow reads one capture file that is still being written (standard input is always read as it arrives)")
         }
     }
 
+    /// Selection and filters, the text search (-e), then the count.
+    func stages() throws -> [any PacketStage] {
+        var stages = try selection.stages()
+        if let search {
+            let pattern = try SearchPattern.compile(search, ignoringCase: false, fixed: false, option: "-e")
+            var options = display.renderOptions(for: OutputWriter.capturing())
+            options.style = Style(enabled: false)
+            options.width = nil
+            let renderer = display.mode.makeRenderer(options)
+            stages.append(SearchStage(search: TextSearch(pattern: pattern), renderer: renderer))
+        }
+        if let count = limit.count { stages.append(PacketSelection(count: count)) }
+        return stages
+    }
+
     func run() throws {
+        _ = try stages() // a bad filter or pattern is reported before any output
         let out = OutputWriter()
         let options = display.renderOptions(for: out)
         let decoders = try decoding.prepare()
@@ -42,8 +65,14 @@ struct Show: ParsableCommand {
             do {
                 var inputOptions = input.inputOptions
                 inputOptions.follow = follow
-                try ShowPipeline.run(file: file, input: inputOptions, selection: selection.selection,
-                                     mode: display.mode, options: options, decoders: decoders, out: out)
+                var fileOptions = options
+                var fileStages = try stages()
+                if let annotations = notes.stage(for: file) {
+                    fileStages.insert(annotations, at: 0)
+                    fileOptions.flagColumn = NotesOptionGroup.flagMark
+                }
+                try ShowPipeline.run(file: file, input: inputOptions, stages: fileStages,
+                                     mode: display.mode, options: fileOptions, decoders: decoders, out: out)
             } catch is OutputWriter.OutputClosed {
                 return
             } catch let error as CaptureError {
@@ -59,12 +88,12 @@ struct Show: ParsableCommand {
 
 /// Opens a capture file and runs it through the packet pipeline.
 enum ShowPipeline {
-    static func run(file: String, input: InputOptions, selection: PacketSelection, mode: RenderMode,
+    static func run(file: String, input: InputOptions, stages: [any PacketStage], mode: RenderMode,
                     options: RenderOptions, decoders: DecoderFactory, out: OutputWriter) throws {
         let reader = try CaptureInput.open(file, options: input)
         // A stream someone is still writing is shown as it arrives.
         if file == "-" || input.follow { out.lineBuffered = true }
-        var run = PrintedRun(decoders: decoders, selection: selection, mode: mode, options: options)
+        var run = PrintedRun(decoders: decoders, stages: stages, mode: mode, options: options)
         try run.run(reader, out: out)
     }
 }

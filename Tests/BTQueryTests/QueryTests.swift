@@ -45,7 +45,7 @@ final class PipelineTests: XCTestCase {
     /// Keeps packets whose number is even: stands for a filter stage.
     struct EvenNumbers: PacketStage {
         var seen = 0
-        mutating func process(_ packet: inout Packet) -> StageVerdict {
+        mutating func process(_ packet: inout Packet, context: StageContext) -> StageVerdict {
             seen += 1
             return packet.frame.number % 2 == 0 ? .keep : .drop
         }

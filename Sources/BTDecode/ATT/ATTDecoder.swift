@@ -5,7 +5,10 @@ import BTCapture
 enum ATTDecoder {
     /// On the LE fixed channel, and on BR/EDR and enhanced (EATT) dynamic channels.
     static let descriptor = ProtocolDescriptor(name: "ATT", fields: ATTFields.all, state: ATTState.self,
-                                               registrations: [.fixedChannel(0x0004, decode), .psm(0x001F, decode), .psm(0x0027, decode)])
+                                               registrations: [.fixedChannel(0x0004, decode), .psm(0x001F, decode), .psm(0x0027, decode)],
+                                               valueNames: [(ATTFields.opcode, opcodes.map { ValueName(UInt64($0.code), $0.name) }),
+                                                            (ATTFields.requestOpcode, opcodes.map { ValueName(UInt64($0.code), $0.name) }),
+                                                            (ATTFields.error, FieldValueNames.from(errorNames))])
 
     /// What kind of PDU an opcode is (Core Vol 3, Part F, 3.3): who sends it and what answers it.
     enum Kind {

@@ -72,7 +72,12 @@ struct AVCTPContext {
 /// L2CAP packets joined, and the message handed to AVRCP when the profile is A/V Remote Control.
 enum AVCTPDecoder {
     static let descriptor = ProtocolDescriptor(name: "AVCTP", fields: AVCTPFields.all + AVRCPFields.all, state: AVCTPState.self,
-                                               registrations: [.psm(0x0017, decode), .psm(0x001B, decode)])
+                                               registrations: [.psm(0x0017, decode), .psm(0x001B, decode)],
+                                               valueNames: [(AVRCPFields.ctype, FieldValueNames.from(AVRCPNames.ctypes)),
+                                                            (AVRCPFields.opcode, FieldValueNames.from(AVRCPNames.opcodes)),
+                                                            (AVRCPFields.operation, FieldValueNames.from(AVRCPNames.operations)),
+                                                            (AVRCPFields.pdu, FieldValueNames.from(AVRCPNames.pdus)),
+                                                            (AVRCPFields.status, FieldValueNames.from(AVRCPNames.statuses))])
 
     static let packetTypes = ["Single", "Start", "Continue", "End"]
     static let remoteControl: UInt16 = 0x110E

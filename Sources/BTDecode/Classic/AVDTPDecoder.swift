@@ -51,7 +51,9 @@ extension Session {
 /// media as RTP with the SBC payload header and first frame header.
 enum AVDTPDecoder {
     static let descriptor = ProtocolDescriptor(name: "AVDTP", fields: AVDTPFields.all + MediaFields.all, state: AVDTPState.self,
-                                               registrations: [.psm(0x0019, decode)])
+                                               registrations: [.psm(0x0019, decode)],
+                                               valueNames: [(AVDTPFields.signal, FieldValueNames.from(signalNames)),
+                                                            (AVDTPFields.errorCode, FieldValueNames.from(errorNames))])
 
     static let signalNames: [UInt8: String] = [
         0x01: "Discover", 0x02: "Get Capabilities", 0x03: "Set Configuration", 0x04: "Get Configuration", 0x05: "Reconfigure",

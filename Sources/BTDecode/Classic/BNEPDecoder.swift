@@ -41,7 +41,9 @@ public enum BNEPFields {
 /// filters; extension headers; and the packet carried named down to its addresses (IPv4,
 /// IPv6 with ICMPv6 messages, ARP).
 enum BNEPDecoder {
-    static let descriptor = ProtocolDescriptor(name: "BNEP", fields: BNEPFields.all, registrations: [.psm(0x000F, decode)])
+    static let descriptor = ProtocolDescriptor(name: "BNEP", fields: BNEPFields.all, registrations: [.psm(0x000F, decode)],
+                                               valueNames: [(BNEPFields.type, types.enumerated().map { ValueName(UInt64($0.offset), $0.element) }),
+                                                            (BNEPFields.controlType, controlTypes.enumerated().map { ValueName(UInt64($0.offset), $0.element) })])
 
     static let types = ["General Ethernet", "Control", "Compressed Ethernet", "Compressed Ethernet Source Only",
                         "Compressed Ethernet Destination Only"]

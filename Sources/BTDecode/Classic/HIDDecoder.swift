@@ -64,7 +64,9 @@ extension Session {
 /// Boot mode; otherwise the report's bytes.
 enum HIDDecoder {
     static let descriptor = ProtocolDescriptor(name: "HID", fields: HIDFields.all, state: HIDState.self,
-                                               registrations: [.psm(0x0011, decode), .psm(0x0013, decode)])
+                                               registrations: [.psm(0x0011, decode), .psm(0x0013, decode)],
+                                               valueNames: [(HIDFields.type, FieldValueNames.from(types)),
+                                                            (HIDFields.result, FieldValueNames.from(results))])
 
     static let types: [UInt8: String] = [
         0x0: "Handshake", 0x1: "HID Control", 0x4: "Get Report", 0x5: "Set Report", 0x6: "Get Protocol", 0x7: "Set Protocol",

@@ -39,7 +39,9 @@ extension Session {
 /// data of the server channels.
 enum RFCOMMDecoder {
     static let descriptor = ProtocolDescriptor(name: "RFCOMM", fields: RFCOMMFields.all, state: RFCOMMState.self,
-                                               registrations: [.psm(0x0003, decode)])
+                                               registrations: [.psm(0x0003, decode)],
+                                               valueNames: [(RFCOMMFields.frameType, frameTypes.map { ValueName(UInt64($0.key), $0.value.short) }),
+                                                            (RFCOMMFields.mccType, commandNames.map { ValueName(UInt64($0.key), $0.value.short) })])
 
     /// Frame types by control field without the P/F bit (TS 07.10, 5.2.1.3).
     static let frameTypes: [UInt8: (short: String, name: String)] = [

@@ -78,7 +78,9 @@ extension Session {
 /// responses, and what the records say about the services' channels.
 enum SDPDecoder {
     static let descriptor = ProtocolDescriptor(name: "SDP", fields: SDPFields.all, state: SDPState.self,
-                                               registrations: [.psm(0x0001, decode)])
+                                               registrations: [.psm(0x0001, decode)],
+                                               valueNames: [(SDPFields.pdu, FieldValueNames.from(pduNames)),
+                                                            (SDPFields.errorCode, FieldValueNames.from(errorNames))])
 
     static let pduNames: [UInt8: String] = [
         0x01: "Error Response", 0x02: "Service Search Request", 0x03: "Service Search Response",

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A field's stable dotted name and what it means. The same names are used by `--fields`,
 /// the filter language, JSON export and `btlog fields`; there is no second spelling.
 ///
@@ -14,9 +16,13 @@ public struct FieldDefinition: Hashable, Sendable {
         /// "        Label: ", as the tree begins the field's line: built once, never freed (as the
         /// description itself), so that the tree reads it without retaining an array per field.
         let treePrefix: UnsafeBufferPointer<UInt8>
+        /// The same for every definition of the same name (see `FieldIdentity`): what equality
+        /// and a filter compare, an integer instead of a string.
+        let id: Int
 
         init(name: String, label: String, type: FieldType, help: String) {
             self.name = name
+            id = FieldIdentity.id(for: name)
             self.label = label
             self.type = type
             self.help = help
@@ -51,11 +57,32 @@ public struct FieldDefinition: Hashable, Sendable {
         { FieldDefinition(protocolName + "." + $0, $1, $2, $3) }
     }
 
+    /// A small integer naming the field: equal for two definitions of the same name, below
+    /// `FieldIdentity.count` (a filter indexes tables by it).
+    public var id: Int { description.id }
+
     /// The same name is the same field, even when declared twice.
-    public static func == (a: FieldDefinition, b: FieldDefinition) -> Bool {
-        a.description === b.description || a.name == b.name
+    public static func == (a: FieldDefinition, b: FieldDefinition) -> Bool { a.description.id == b.description.id }
+    public func hash(into hasher: inout Hasher) { hasher.combine(description.id) }
+}
+
+/// Numbers field names in the order they are first declared, so that two definitions of the
+/// same name compare as one by an integer. Definitions are made by static tables, possibly on
+/// several threads at once: hence the lock, taken once per definition made.
+public enum FieldIdentity {
+    private static let table = Mutex<[String: Int]>([:])
+
+    static func id(for name: String) -> Int {
+        table.withLock { ids in
+            if let id = ids[name] { return id }
+            let id = ids.count
+            ids[name] = id
+            return id
+        }
     }
-    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+
+    /// One more than the largest id handed out so far.
+    public static var count: Int { table.withLock { $0.count } }
 }
 
 public enum FieldType: String, Sendable {

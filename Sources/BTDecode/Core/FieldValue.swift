@@ -227,7 +227,8 @@ extension FieldValue {
 }
 
 extension String {
-    var trimmingWhitespace: String {
+    /// Without white space at either end.
+    public var trimmingWhitespace: String {
         var slice = Substring(self)
         while let first = slice.first, first.isWhitespace { slice.removeFirst() }
         while let last = slice.last, last.isWhitespace { slice.removeLast() }

@@ -11,6 +11,11 @@ public struct Packet {
     public var handle: UInt16?
     /// The remote device the packet concerns (from the connection or the packet itself).
     public var peer: BDAddr?
+    /// A person's note on the packet (`btlog annotate`, a pcapng packet comment), attached by
+    /// the annotation stage.
+    public var comment: String?
+    /// Marked by a person as worth a second look (`btlog annotate --flag`).
+    public var flagged = false
     /// The L2CAP PDU and SDU this packet completed, in the order they were reassembled from
     /// several frames (a K-frame finishing an SDU can itself arrive in ACL fragments): each
     /// layer decoded from one says which (`Layer.Source.reassembled`).
@@ -50,6 +55,8 @@ public struct Packet {
         reassembled.removeAll(keepingCapacity: true)
         handle = nil
         peer = nil
+        comment = nil
+        flagged = false
         worstSeverity = nil
     }
 

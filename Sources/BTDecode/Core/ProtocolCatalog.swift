@@ -19,13 +19,17 @@ public struct ProtocolDescriptor {
     let state: (any ProtocolState.Type)?
     /// What selects it: the keys under which the dissector tables find its decoders.
     let registrations: [Registration]
+    /// The names its coded fields' values take (opcodes, error codes), from its own tables:
+    /// what the filter language accepts for them (`FieldValueNames`).
+    let valueNames: () -> [(FieldDefinition, [ValueName])]
 
     init(name: String, fields: @autoclosure @escaping () -> [FieldDefinition], state: (any ProtocolState.Type)? = nil,
-         registrations: [Registration] = []) {
+         registrations: [Registration] = [], valueNames: @autoclosure @escaping () -> [(FieldDefinition, [ValueName])] = []) {
         self.name = name
         makeFields = fields
         self.state = state
         self.registrations = registrations
+        self.valueNames = valueNames
     }
 }
 

@@ -5,5 +5,22 @@ import BTCapture
 enum HCIProtocol {
     static let descriptor = ProtocolDescriptor(
         name: "HCI",
-        fields: HCIFields.all + HCIParameterTables.fields.filter { HCIFields.byName[$0.name] == nil })
+        fields: HCIFields.all + HCIParameterTables.fields.filter { HCIFields.byName[$0.name] == nil },
+        valueNames: valueNames)
+
+    /// Commands, events and error codes by name, and every enumerated parameter's table.
+    static var valueNames: [(FieldDefinition, [ValueName])] {
+        let commands = FieldValueNames.from(HCICommandNames.table), errors = FieldValueNames.from(HCIErrorNames.errors)
+        var names: [(FieldDefinition, [ValueName])] = [
+            (HCIFields.opcode, commands), (HCIFields.commandOpcode, commands),
+            (HCIFields.event, FieldValueNames.from(HCIEventNames.events)),
+            (HCIFields.subevent, FieldValueNames.from(HCIEventNames.subevents)),
+            (HCIFields.status, errors), (HCIFields.reason, errors),
+        ]
+        let byName = Dictionary(HCIParameterTables.fields.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for (parameter, table) in HCIValueNames.tables.sorted(by: { $0.key < $1.key }) {
+            if let field = byName["hci." + parameter.lowercased()] { names.append((field, FieldValueNames.from(table))) }
+        }
+        return names
+    }
 }

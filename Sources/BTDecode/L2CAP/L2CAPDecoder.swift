@@ -15,7 +15,10 @@ enum L2CAPDecoder {
     /// Its own signaling channels; the protocols above register their channels and PSMs.
     static let descriptor = ProtocolDescriptor(name: "L2CAP", fields: L2CAPFields.all, state: L2CAPState.self,
                                                registrations: [.fixedChannel(0x0001, L2CAPSignaling.decode),
-                                                               .fixedChannel(0x0005, L2CAPSignaling.decode)])
+                                                               .fixedChannel(0x0005, L2CAPSignaling.decode)],
+                                               valueNames: [(L2CAPFields.code, FieldValueNames.from(L2CAPSignaling.codeNames)),
+                                                            (L2CAPFields.psm, FieldValueNames.from(L2CAPProtocols.psmNames)),
+                                                            (L2CAPFields.infoType, FieldValueNames.from(L2CAPSignaling.infoTypes))])
 
     /// One ACL payload; `pb` is the ACL packet-boundary flag.
     static func receive(_ payload: ArraySlice<UInt8>, pb: UInt8, into packet: inout Packet, session: inout Session) throws {

@@ -32,7 +32,10 @@ extension Session {
 /// The Security Manager Protocol (Core Vol 3, Part H, 3) on CID 0x0006 and 0x0007.
 enum SMPDecoder {
     static let descriptor = ProtocolDescriptor(name: "SMP", fields: SMPFields.all, state: SMPState.self,
-                                               registrations: [.fixedChannel(0x0006, decode), .fixedChannel(0x0007, decode)])
+                                               registrations: [.fixedChannel(0x0006, decode), .fixedChannel(0x0007, decode)],
+                                               valueNames: [(SMPFields.code, FieldValueNames.from(codeNames)),
+                                                            (SMPFields.reason, FieldValueNames.from(reasonNames)),
+                                                            (SMPFields.ioCapability, FieldValueNames.from(ioNames))])
 
     struct Features {
         var io: UInt8, oob: UInt8, authReq: UInt8

@@ -9,7 +9,7 @@ public protocol PacketStage {
     /// depends on what is shown.
     var readsDisplayText: Bool { get }
     /// May change the packet (an annotation stage attaches its comment and flag).
-    mutating func process(_ packet: inout Packet) -> StageVerdict
+    mutating func process(_ packet: inout Packet, context: StageContext) -> StageVerdict
 }
 
 extension PacketStage {
@@ -34,7 +34,7 @@ public enum StageVerdict: Equatable {
 
 extension PacketSelection: PacketStage {
     /// `--packets` and `-c`: the frame number against the range, then the count of packets kept.
-    public mutating func process(_ packet: inout Packet) -> StageVerdict {
+    public mutating func process(_ packet: inout Packet, context: StageContext) -> StageVerdict {
         guard includes(number: packet.frame.number) else { return .drop }
         kept += 1
         return isExhausted(afterNumber: packet.frame.number, shown: kept) ? .keepAndStop : .keep

@@ -25,6 +25,18 @@ public final class OutputWriter {
         buffer = OutputBuffer(capacity: capacity + 4096)
     }
 
+    /// A writer that keeps what is rendered into it until `drain` reads it (a search renders a
+    /// packet here to look at its text): it never writes anywhere.
+    public static func capturing() -> OutputWriter {
+        OutputWriter(fd: -1, capacity: 1 << 12)
+    }
+
+    /// Hands over what was written since the last drain, then forgets it.
+    public func drain<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        defer { buffer.removeAll() }
+        return try buffer.withBytes { try body($0.bindMemory(to: UInt8.self)) }
+    }
+
     deinit { buffer.deallocate() }
 
     public var isTerminal: Bool { isatty(fd) != 0 }
@@ -65,6 +77,7 @@ public final class OutputWriter {
     }
 
     public func flush() throws {
+        if fd < 0 { return } // capturing: kept for `drain`
         defer { buffer.removeAll() }
         guard let code = buffer.withBytes({ writeFully(fd, $0) }) else { return }
         if code == EPIPE { throw OutputClosed() }

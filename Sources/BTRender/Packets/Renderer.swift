@@ -16,6 +16,9 @@ public struct RenderOptions: Sendable {
     /// Cut lines to this many columns (a terminal); nil: never cut.
     public var width: Int?
     public var hex = false
+    /// A column after the number marks flagged packets (when the capture has notes), with
+    /// this mark: ⚑, or F where the terminal's encoding is not UTF-8.
+    public var flagColumn: String?
     public init() {}
 }
 

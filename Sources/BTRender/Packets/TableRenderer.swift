@@ -32,6 +32,13 @@ public struct TableRenderer: PacketRenderer {
             build(packet)
             try out.line(decorated(packet))
         }
+        if let comment = packet.comment { try out.line(Self.commentLine(comment)) }
+    }
+
+    /// A packet's comment under its row, on one line (line breaks and control characters
+    /// shown as spaces).
+    static func commentLine(_ comment: String) -> String {
+        "        Comment: " + String(String.UnicodeScalarView(comment.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
     }
 
     public mutating func row(_ packet: Packet) -> String {
@@ -61,6 +68,10 @@ public struct TableRenderer: PacketRenderer {
     /// The row written to `line` (the output's buffer for a plain row: no copy in between).
     mutating func build<O: ASCIIOutput>(_ packet: Packet, into line: inout O) {
         ASCII.appendDecimal(UInt64(max(0, packet.frame.number)), width: 6, fill: UInt8(ascii: " "), to: &line)
+        if let mark = options.flagColumn {
+            line.put(UInt8(ascii: " "))
+            if packet.flagged { ASCII.append(mark, to: &line) } else { line.put(UInt8(ascii: " ")) }
+        }
         ASCII.appendSpaces(2, to: &line)
         clock.append(packet.frame.timestamp, to: &line)
         ASCII.appendSpaces(2, to: &line)

@@ -1,0 +1,62 @@
+import BTCapture
+import BTDecode
+
+/// What every stage is told besides the packet: facts about the run, not the packet.
+public struct StageContext {
+    /// Timestamp of the first frame read (what `reltime` counts from).
+    public var captureStart: Int64 = 0
+
+    public init(captureStart: Int64 = 0) { self.captureStart = captureStart }
+}
+
+/// A compiled filter expression: a tree of closures over field ids, built once, asked once
+/// per packet. No name is looked up and no text is made while packets flow; a test on a
+/// field reads the values the decoder stored.
+public struct PacketFilter {
+    public let expression: String
+    let predicate: (Packet, StageContext) -> Bool
+    /// Whether the expression reads comments or flags (the annotation stage must run first).
+    public let readsAnnotations: Bool
+
+    /// Compiles an expression, or throws a `FilterError` pointing at what is wrong.
+    public init(_ expression: String) throws {
+        self.expression = expression
+        let syntax = try FilterParser.parse(expression)
+        var compiler = FilterCompiler(expression: expression)
+        predicate = try compiler.compile(syntax)
+        readsAnnotations = compiler.readsAnnotations
+    }
+
+    /// A filter from a predicate already built (quick filters).
+    init(expression: String, readsAnnotations: Bool = false, predicate: @escaping (Packet, StageContext) -> Bool) {
+        self.expression = expression
+        self.predicate = predicate
+        self.readsAnnotations = readsAnnotations
+    }
+
+    public func matches(_ packet: Packet, context: StageContext = StageContext()) -> Bool { predicate(packet, context) }
+
+    /// Both filters.
+    public static func && (a: PacketFilter, b: PacketFilter) -> PacketFilter {
+        let (p, q) = (a.predicate, b.predicate)
+        return PacketFilter(expression: "(\(a.expression)) and (\(b.expression))", readsAnnotations: a.readsAnnotations || b.readsAnnotations) {
+            p($0, $1) && q($0, $1)
+        }
+    }
+
+    /// The names a filter may start a test with besides fields and protocols: properties of
+    /// the packet as a whole.
+    public static let packetTerms = ["error", "warning", "flagged", "comment", "direction", "handle", "address",
+                                     "controller", "time", "reltime", "number"]
+}
+
+/// The filter as a link of the packet chain: drops what it does not match.
+public struct FilterStage: PacketStage {
+    public let filter: PacketFilter
+
+    public init(_ filter: PacketFilter) { self.filter = filter }
+
+    public mutating func process(_ packet: inout Packet, context: StageContext) -> StageVerdict {
+        filter.matches(packet, context: context) ? .keep : .drop
+    }
+}

@@ -1,0 +1,142 @@
+import ArgumentParser
+import BTCapture
+import BTDecode
+import BTQuery
+import BTRender
+
+struct Grep: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the packets whose text matches a regular expression, as grep prints lines.",
+        discussion: """
+        The text searched is what show prints for the packet: its one-line row, every line of its \
+        tree with -V, the hex dump too with -x, its columns with --fields. A packet matches when \
+        any of its lines does. The filters (-f, --type...) apply first. Exit status: 0 when a \
+        packet was selected, 1 when none was, 2 on an error, as grep's.
+        """
+    )
+
+    @Argument(help: ArgumentHelp("A regular expression (PCRE2, as grep -P; (?i) ignores case), or a fixed string with -F.", valueName: "PATTERN"))
+    var pattern: String
+
+    @Argument(help: ArgumentHelp("Capture files to read ('-' for standard input).", valueName: "FILE"))
+    var files: [String]
+
+    @Flag(name: [.customShort("F"), .customLong("fixed-strings")], help: "PATTERN is a plain string, not a regular expression.")
+    var fixedStrings = false
+
+    @Flag(name: [.customShort("i"), .customLong("ignore-case")], help: "Ignore case in the pattern and the text.")
+    var ignoreCase = false
+
+    @Flag(name: [.customShort("v"), .customLong("invert-match")], help: "Select the packets that do not match.")
+    var invertMatch = false
+
+    @Flag(name: [.customShort("c"), .customLong("count")], help: "Print only the number of selected packets (per file).")
+    var countOnly = false
+
+    @Flag(name: [.customShort("l"), .customLong("files-with-matches")], help: "Print only the names of files with a selected packet.")
+    var filesWithMatches = false
+
+    @Option(name: [.customShort("A"), .customLong("after-context")], help: ArgumentHelp("Also print N packets after each selected one.", valueName: "N"))
+    var afterContext: Int?
+
+    @Option(name: [.customShort("B"), .customLong("before-context")], help: ArgumentHelp("Also print N packets before each selected one.", valueName: "N"))
+    var beforeContext: Int?
+
+    @Option(name: [.customShort("C"), .customLong("context")], help: ArgumentHelp("Also print N packets before and after each selected one.", valueName: "N"))
+    var context: Int?
+
+    @Option(name: [.customShort("m"), .customLong("max-count")], help: ArgumentHelp("Stop reading a file after N selected packets.", valueName: "N"))
+    var maxCount: Int?
+
+    @OptionGroup(title: "Input") var input: InputOptionGroup
+    @OptionGroup(title: "Notes") var notes: NotesOptionGroup
+    @OptionGroup(title: "Selection") var selection: SelectionOptionGroup
+    @OptionGroup(title: "Display") var display: DisplayOptionGroup
+    @OptionGroup(title: "Decoding") var decoding: DecodeOptionGroup
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("give a capture file to search (or '-' for standard input)") }
+        if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input ('-') can be read only once") }
+        for (name, value) in [("-A", afterContext), ("-B", beforeContext), ("-C", context)] where (value ?? 0) < 0 {
+            throw ValidationError("\(name) takes a number of packets, 0 or more")
+        }
+        if let maxCount, maxCount < 1 { throw ValidationError("-m takes a number of packets, 1 or more") }
+        if notes.notes != nil && files.count != 1 { throw ValidationError("--notes names the notes of one capture; give one file") }
+        if countOnly && filesWithMatches { throw ValidationError("-c and -l choose different outputs; give one") }
+    }
+
+    func run() throws {
+        let compiled = try SearchPattern.compile(pattern, ignoringCase: ignoreCase, fixed: fixedStrings, option: "grep")
+        _ = try selection.stages() // a bad filter is reported before any output
+        let out = OutputWriter()
+        var options = display.renderOptions(for: out)
+        let highlight = options.style.enabled
+        // The text searched carries no colour; only the matches are coloured, as grep does.
+        options.style = Style(enabled: false)
+        options.width = nil
+        let decoders = try decoding.prepare()
+        let output: SearchingSink.Output = countOnly ? .count : filesWithMatches ? .fileName : .packets
+        var anySelected = false, failed = false, printedBefore = false
+        for file in files {
+            do {
+                let reader = try CaptureInput.open(file, options: input.inputOptions)
+                if file == "-" { out.lineBuffered = true }
+                var stages = try selection.stages()
+                var fileOptions = options
+                if let annotations = notes.stage(for: file) {
+                    stages.insert(annotations, at: 0)
+                    fileOptions.flagColumn = NotesOptionGroup.flagMark
+                }
+                let mode = display.mode
+                let decoder = decoders.make(buildsDisplayText: mode.showsFieldText)
+                var pipeline = PacketPipeline(decoder: decoder, stages: stages) { FileHandleStderr.warning($0.message) }
+                var sink = SearchingSink(
+                    renderer: mode.makeRenderer(fileOptions),
+                    search: TextSearch(pattern: compiled, invert: invertMatch),
+                    context: SearchContext(before: beforeContext ?? context ?? 0, after: afterContext ?? context ?? 0,
+                                           printedBefore: printedBefore),
+                    output: output, out: out, fileLabel: files.count > 1 ? file : nil, limit: maxCount, highlight: highlight)
+                try pipeline.run(reader, into: &sink)
+                try sink.finish(file: file)
+                if sink.selected > 0 { anySelected = true }
+                if sink.printedAny { printedBefore = true }
+            } catch is OutputWriter.OutputClosed {
+                throw Failure(code: anySelected ? 0 : 1)
+            } catch let error as CaptureError {
+                try? out.flush()
+                FileHandleStderr.error(error.message)
+                failed = true
+            }
+        }
+        do { try out.flush() } catch is OutputWriter.OutputClosed {}
+        // grep's rule: an error wins over a match.
+        if failed { throw Failure(code: 2) }
+        if !anySelected { throw Failure(code: 1) }
+    }
+}
+
+/// A search pattern from the command line, or a usage error pointing into it.
+enum SearchPattern {
+    static func compile(_ pattern: String, ignoringCase: Bool, fixed: Bool, option: String) throws -> TextPattern {
+        do {
+            return try TextPattern(pattern, ignoringCase: ignoringCase, fixed: fixed)
+        } catch let error as TextPattern.CompileError {
+            let column = String(decoding: pattern.utf8.prefix(error.offset), as: UTF8.self).unicodeScalars.count
+            let span = min(column, max(0, pattern.unicodeScalars.count - 1))
+            throw PatternError(option: option, pattern: pattern, message: error.message, column: span)
+        }
+    }
+}
+
+/// A pattern that does not compile: `btlog: grep: bad pattern 'a(': missing closing
+/// parenthesis`, with the pattern and a caret under the column (exit status 2).
+struct PatternError: Error, CustomStringConvertible {
+    let option: String
+    let pattern: String
+    let message: String
+    let column: Int
+
+    var description: String {
+        "\(option): bad pattern '\(pattern)': \(message)\n  \(pattern)\n  \(String(repeating: " ", count: column))^"
+    }
+}

@@ -1,0 +1,91 @@
+import XCTest
+import Foundation
+
+/// Filters and quick filters from the command line: what is printed, the status line, and how
+/// a bad expression or option is reported.
+final class FilterCommandTests: XCTestCase {
+    func btlog(_ arguments: String...) throws -> Tool.Result { try Tool.run(Tool.btlog, arguments) }
+
+    func numbers(_ arguments: String...) throws -> [Int] {
+        let result = try Tool.run(Tool.btlog, ["show"] + arguments + ["--fields", "number"])
+        XCTAssertEqual(result.status, 0, result.err)
+        return result.out.split(separator: "\n").compactMap { Int($0) }
+    }
+
+    func testFilterKeepsNumbersAndCountsWhatItKept() throws {
+        let file = "Fixtures/le-heart-rate.btsnoop"
+        let result = try btlog("show", file, "-f", "att.opcode == 0x1b")
+        XCTAssertEqual(result.status, 0, result.err)
+        let rows = result.out.split(separator: "\n").dropLast()
+        XCTAssertFalse(rows.isEmpty)
+        XCTAssertTrue(rows.allSatisfy { $0.contains("Handle Value Notification") }, result.out)
+        XCTAssertTrue(result.out.split(separator: "\n").last!.hasPrefix("\(rows.count) packets"), result.out)
+        // The packet keeps its number and reads as unfiltered (GATT names learnt from discovery).
+        let unfiltered = try btlog("show", file)
+        for row in rows { XCTAssertTrue(unfiltered.out.contains(row), String(row)) }
+        XCTAssertTrue(rows.contains { $0.contains("Heart Rate Measurement") })
+        // -Y and --filter are the same option; -c counts kept packets.
+        XCTAssertEqual(try numbers(file, "-Y", "att.opcode == 0x1b"), try numbers(file, "--filter", "att.opcode == 0x1b"))
+        XCTAssertEqual(try numbers(file, "-f", "att.opcode == 0x1b", "-c", "2"), Array(try numbers(file, "-f", "att.opcode == 0x1b").prefix(2)))
+        XCTAssertEqual(try numbers(file, "-f", "att", "--packets", "60-70"), try numbers(file, "-f", "att and number in {60..70}"))
+        // A filter that keeps nothing still prints the status line.
+        let none = try btlog("show", file, "-f", "hci.opcode == 0xfc00")
+        XCTAssertEqual(none.status, 0)
+        XCTAssertTrue(none.out.hasPrefix("0 packets"), none.out)
+    }
+
+    func testQuickFiltersAndTheirAND() throws {
+        let file = "Fixtures/le-heart-rate.btsnoop"
+        XCTAssertEqual(try numbers(file, "--type", "smp,cmd"), try numbers(file, "-f", "smp or hci.opcode"))
+        XCTAssertEqual(try numbers(file, "--type", "smp", "--type", "cmd"), try numbers(file, "-f", "smp or hci.opcode"))
+        XCTAssertEqual(try numbers(file, "--handle", "0x41", "--errors"), try numbers(file, "-f", "handle == 0x41 and error"))
+        XCTAssertEqual(try numbers(file, "--handle", "64", "-f", "att"), try numbers(file, "-f", "handle == 0x40 and att"))
+        XCTAssertEqual(try numbers(file, "--device", "c0:ff:ee:12:34:56"), try numbers(file, "-f", "address == C0:FF:EE:12:34:56"))
+        let all = try numbers(file)
+        let adv = try numbers(file, "-f", "hci.subevent == 0x02")
+        XCTAssertFalse(adv.isEmpty)
+        XCTAssertEqual(try numbers(file, "--hide", "adv"), all.filter { !adv.contains($0) })
+        XCTAssertEqual(try numbers(file, "--flagged"), [])
+    }
+
+    func testBadFiltersAreUsageErrorsWithACaret() throws {
+        let result = try btlog("show", "Fixtures/le-heart-rate.btsnoop", "-f", "att.opcod == 1")
+        XCTAssertEqual(result.status, 2)
+        XCTAssertEqual(result.out, "")
+        XCTAssertEqual(result.err, "btlog: filter: att.opcod == 1: unknown field 'att.opcod' (did you mean att.opcode?)\n  att.opcod == 1\n  ^~~~~~~~~\n")
+        let type = try btlog("show", "Fixtures/le-heart-rate.btsnoop", "-f", "att.handle contains \"x\"")
+        XCTAssertEqual(type.status, 2)
+        XCTAssertTrue(type.err.hasPrefix("btlog: filter: att.handle contains \"x\": 'contains' looks inside text and byte strings"), type.err)
+        let kind = try btlog("show", "Fixtures/le-heart-rate.btsnoop", "--type", "att,wifi")
+        XCTAssertEqual(kind.status, 2)
+        XCTAssertTrue(kind.err.contains("unknown packet type or protocol 'wifi'"), kind.err)
+        for (option, value) in [("--handle", "0xFFFF"), ("--handle", "x"), ("--device", "00:11"), ("--hide", "beacons")] {
+            let bad = try btlog("show", "Fixtures/le-heart-rate.btsnoop", option, value)
+            XCTAssertEqual(bad.status, 2, "\(option) \(value)")
+            XCTAssertTrue(bad.err.contains(option), bad.err)
+        }
+        // capture checks the filter before it opens the monitor socket (which needs privileges).
+        let capture = try btlog("capture", "-f", "att.opcod == 1")
+        XCTAssertEqual(capture.status, 2)
+        XCTAssertTrue(capture.err.contains("did you mean att.opcode?"), capture.err)
+    }
+
+    func testFieldValuesListing() throws {
+        let result = try btlog("fields", "att.opcode", "--values")
+        XCTAssertEqual(result.status, 0, result.err)
+        let lines = result.out.split(separator: "\n")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("0x12  write_request") && $0.hasSuffix("Write Request") }, result.out)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("0x1B  handle_value_notification") }, result.out)
+        let events = try btlog("fields", "hci.event", "--values")
+        XCTAssertTrue(events.out.contains("0x05  disconnection_complete"), events.out)
+        let status = try btlog("fields", "hci.status", "--values")
+        XCTAssertTrue(status.out.contains("0x08  connection_timeout"), status.out)
+        let none = try btlog("fields", "att.handle", "--values")
+        XCTAssertEqual(none.status, 1)
+        XCTAssertTrue(none.err.contains("att.handle has no named values"), none.err)
+        XCTAssertEqual(try btlog("fields", "--values").status, 2)
+        XCTAssertEqual(try btlog("fields", "att.nope", "--values").status, 2)
+        let one = try btlog("fields", "att.opcode")
+        XCTAssertEqual(one.out.split(separator: "\n").count, 1)
+    }
+}
