@@ -20,6 +20,8 @@ public struct Frame: Sendable, Equatable {
     /// Cumulative count of packets the source reported as dropped (btsnoop's drops field, the
     /// kernel's drop count in live capture).
     public var drops: UInt32
+    /// A comment the capture file holds for the record (a pcapng packet comment).
+    public var comment: String?
 
     public static let systemController: UInt16 = 0xFFFF
 

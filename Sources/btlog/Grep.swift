@@ -62,6 +62,7 @@ struct Grep: ParsableCommand {
         }
         if let maxCount, maxCount < 1 { throw ValidationError("-m takes a number of packets, 1 or more") }
         if notes.notes != nil && files.count != 1 { throw ValidationError("--notes names the notes of one capture; give one file") }
+        if display.collapse { throw ValidationError("--collapse folds show's table; grep prints each selected packet") }
         if countOnly && filesWithMatches { throw ValidationError("-c and -l choose different outputs; give one") }
     }
 

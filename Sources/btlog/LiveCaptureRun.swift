@@ -62,6 +62,7 @@ final class LiveCaptureRun {
         var run = PrintedRun(decoders: decoders, stages: try command.selection.stages(count: command.limit.count), mode: command.display.mode,
                              options: command.display.renderOptions(for: out))
         run.quiet = command.quiet || toStdout
+        run.collapse = command.display.collapse
         run.pipeline.tap = { [self] frame in try record(frame) }
         let reader = LiveFrameReader(receiver: receiver, name: "monitor")
         var failure: String?

@@ -164,11 +164,15 @@ struct DisplayOptionGroup: ParsableArguments {
     @Option(help: ArgumentHelp("Colour: auto (when the output is a terminal and NO_COLOR is unset), always or never.", valueName: "auto|always|never"))
     var color: ColorChoice = .auto
 
+    @Flag(help: "Fold runs of consecutive packets that differ only in counters (same type, handle and summary but for its decimal numbers) into one row ending '× N'; a packet with an issue, comment or flag is never folded. The table only.")
+    var collapse = false
+
     var fieldNames: [String]? {
         fields.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
     }
 
     func validate() throws {
+        if collapse && (tree || fields != nil) { throw ValidationError("--collapse folds rows of the table; not with --tree or --fields") }
         guard let names = fieldNames else { return }
         if names.isEmpty { throw ValidationError("--fields takes a comma-separated list of field names; 'btlog fields' lists them") }
         let unknown = FieldsRenderer.columns(for: names).unknown

@@ -11,6 +11,8 @@ struct PrintedRun {
     let options: RenderOptions
     /// Decode and count but print nothing (capture -q, capture -w -).
     var quiet = false
+    /// Fold runs of packets that differ only in counters (--collapse; the table only).
+    var collapse = false
 
     init(decoders: DecoderFactory, stages: [any PacketStage], mode: RenderMode, options: RenderOptions) {
         let decoder = decoders.make(buildsDisplayText: stages.needDisplayText(viewShowsFieldText: mode.showsFieldText))
@@ -22,20 +24,32 @@ struct PrintedRun {
     var statistics: CaptureStatistics { pipeline.statistics }
 
     mutating func run(_ reader: FrameReader, out: OutputWriter) throws {
-        var sink = RenderingSink(mode.makeRenderer(options), out: out)
+        let plain = RenderingSink(mode.makeRenderer(options), out: out)
+        if collapse && !quiet {
+            var folding = CollapsingSink(plain, times: NotesOptionGroup.flagMark == "F" ? "x" : "×")
+            try pipeline.run(reader, into: &folding)
+            try finish(out)
+            try folding.finish(pipeline.statistics)
+            return try out.flush()
+        }
+        var sink = plain
         if quiet {
             var nothing = DiscardingSink()
             try pipeline.run(reader, into: &nothing)
         } else {
             try pipeline.run(reader, into: &sink)
         }
-        if pipeline.readAll {
-            try out.flush()
-            let errors = OutputWriter(fd: 2)
-            try? OpenItemsReport(pipeline.finish()).render(to: errors)
-            try? errors.flush()
-        }
+        try finish(out)
         if !quiet { try sink.finish(pipeline.statistics) }
         try out.flush()
+    }
+
+    /// What stayed open at the end of a capture read to its end, on standard error.
+    private mutating func finish(_ out: OutputWriter) throws {
+        guard pipeline.readAll else { return }
+        try out.flush()
+        let errors = OutputWriter(fd: 2)
+        try? OpenItemsReport(pipeline.finish()).render(to: errors)
+        try? errors.flush()
     }
 }

@@ -71,8 +71,8 @@ struct Show: ParsableCommand {
                     fileStages.insert(annotations, at: 0)
                     fileOptions.flagColumn = NotesOptionGroup.flagMark
                 }
-                try ShowPipeline.run(file: file, input: inputOptions, stages: fileStages,
-                                     mode: display.mode, options: fileOptions, decoders: decoders, out: out)
+                try ShowPipeline.run(file: file, input: inputOptions, stages: fileStages, mode: display.mode,
+                                     options: fileOptions, collapse: display.collapse, decoders: decoders, out: out)
             } catch is OutputWriter.OutputClosed {
                 return
             } catch let error as CaptureError {
@@ -89,11 +89,12 @@ struct Show: ParsableCommand {
 /// Opens a capture file and runs it through the packet pipeline.
 enum ShowPipeline {
     static func run(file: String, input: InputOptions, stages: [any PacketStage], mode: RenderMode,
-                    options: RenderOptions, decoders: DecoderFactory, out: OutputWriter) throws {
+                    options: RenderOptions, collapse: Bool = false, decoders: DecoderFactory, out: OutputWriter) throws {
         let reader = try CaptureInput.open(file, options: input)
         // A stream someone is still writing is shown as it arrives.
         if file == "-" || input.follow { out.lineBuffered = true }
         var run = PrintedRun(decoders: decoders, stages: stages, mode: mode, options: options)
+        run.collapse = collapse
         try run.run(reader, out: out)
     }
 }

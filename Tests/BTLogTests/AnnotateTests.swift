@@ -152,4 +152,23 @@ final class AnnotateTests: XCTestCase {
             XCTAssertTrue(readOnly.err.contains("Permission denied"), readOnly.err)
         }
     }
+
+    /// Packet comments a pcapng holds (written here by Wireshark's editcap) read as comments,
+    /// for the same packets tshark's frame.comment names.
+    func testPcapNGPacketCommentsAreComments() throws {
+        guard let editcap = Tool.find("editcap"), let tshark = Tool.find("tshark") else {
+            throw XCTSkip("editcap and tshark are not installed (apt-get install tshark)")
+        }
+        let commented = "\(folder)/commented.pcapng"
+        let made = try Tool.run(editcap, ["-a", "3:first comment", "-a", "7:second, with ünïcode", "Fixtures/wwdc-dual.pcapng", commented])
+        XCTAssertEqual(made.status, 0, made.err)
+        let theirs = try Tool.run(tshark, ["-r", commented, "-Y", "frame.comment", "-T", "fields", "-e", "frame.number"])
+        XCTAssertEqual(try btlog("show", commented, "-f", "comment", "--fields", "number").out, theirs.out)
+        let shown = try btlog("show", commented, "--packets", "7")
+        XCTAssertEqual(shown.out.split(separator: "\n")[1], "        Comment: second, with ünïcode")
+        XCTAssertEqual(try btlog("show", commented, "-f", "comment contains \"first\"", "--fields", "number").out, "3\n")
+        // A note's comment stands before the file's.
+        XCTAssertEqual(try btlog("annotate", commented, "--packet", "3", "--comment", "mine").status, 0)
+        XCTAssertTrue(try btlog("show", commented, "--packets", "3").out.contains("Comment: mine\n"))
+    }
 }

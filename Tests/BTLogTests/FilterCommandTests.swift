@@ -88,4 +88,34 @@ final class FilterCommandTests: XCTestCase {
         let one = try btlog("fields", "att.opcode")
         XCTAssertEqual(one.out.split(separator: "\n").count, 1)
     }
+
+    /// --collapse: each folded row stands for a run of consecutive packets of the unfolded view
+    /// with the same type and handle; counts add up; nothing with an issue is folded.
+    func testCollapseFoldsRunsOfCountersOnly() throws {
+        let file = "Fixtures/a2dp-stream.btsnoop"
+        let plain = try btlog("show", file, "--hide", "nocp", "--color", "never")
+        let folded = try btlog("show", file, "--hide", "nocp", "--collapse", "--color", "never")
+        XCTAssertEqual(folded.status, 0, folded.err)
+        let rows = plain.out.split(separator: "\n").dropLast().map(String.init)
+        let foldedRows = folded.out.split(separator: "\n").dropLast().map(String.init)
+        XCTAssertLessThan(foldedRows.count, rows.count / 2)
+        XCTAssertEqual(folded.out.split(separator: "\n").last, plain.out.split(separator: "\n").last, "the status line counts every packet")
+        var position = 0
+        for row in foldedRows {
+            var count = 1, text = row
+            if let range = row.range(of: "  x ", options: .backwards) ?? row.range(of: "  × ", options: .backwards),
+               let n = Int(row[range.upperBound...]) {
+                count = n
+                text = String(row[..<range.lowerBound])
+            }
+            XCTAssertEqual(text, rows[position], "a folded row is the first of its run")
+            let run = rows[position ..< position + count]
+            let key = { (r: String) in String(r.dropFirst(32).prefix(24)) } // type and handle columns
+            XCTAssertTrue(run.allSatisfy { key($0) == key(text) }, "\(run)")
+            if count > 1 { XCTAssertFalse(run.contains { $0.contains("  [") }, "a packet with an issue is folded: \(run)") }
+            position += count
+        }
+        XCTAssertEqual(position, rows.count)
+        XCTAssertEqual(try btlog("show", file, "--collapse", "-V").status, 2)
+    }
 }

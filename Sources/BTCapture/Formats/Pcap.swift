@@ -27,6 +27,9 @@ public final class PcapReader: FrameReaderBase, FrameReader {
     /// The copy of an in-memory capture libpcap reads through fmemopen; freed after pcap_close.
     var memory: UnsafeMutableRawPointer?
     var finished = false
+    /// Records libpcap handed over so far, and the pcapng packet comments by record.
+    var records = 0
+    var comments: [Int: String] = [:]
 
     /// Opens a regular file by path.
     public convenience init(path: String, name: String, isNG: Bool) throws {
@@ -35,6 +38,7 @@ public final class PcapReader: FrameReaderBase, FrameReader {
             throw CaptureError("\(name): \(String(cString: errorBuffer))")
         }
         try self.init(handle: handle, name: name, isNG: isNG, feeder: nil)
+        if isNG { comments = PcapNGComments.scan(path: path) }
     }
 
     /// Reads a stream (standard input, a decompressed file) by feeding libpcap through a pipe.
@@ -107,10 +111,12 @@ public final class PcapReader: FrameReaderBase, FrameReader {
             var data: UnsafePointer<UInt8>?
             let status = pcap_next_ex(handle, &header, &data)
             if status == 1, let header, let data {
+                records += 1
                 let bytes = Array(UnsafeBufferPointer(start: data, count: Int(header.pointee.caplen)))
                 let timestamp = Microseconds.combine(seconds: Int64(header.pointee.ts.tv_sec),
                                                      micros: Int64(header.pointee.ts.tv_usec))
-                if let frame = makeFrame(bytes, originalLength: Int(header.pointee.len), timestamp: timestamp) {
+                if var frame = makeFrame(bytes, originalLength: Int(header.pointee.len), timestamp: timestamp) {
+                    frame.comment = comments[records]
                     return frame
                 }
                 continue

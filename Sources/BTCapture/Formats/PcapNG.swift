@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Writes pcapng: a Section Header Block, one Interface Description Block of link type 254
 /// (Linux monitor: keeps controller indexes and notes) and an Enhanced Packet Block per frame.
 /// Little-endian; timestamps in microseconds (the default if_tsresol).
@@ -51,4 +57,67 @@ public final class PcapNGWriter: CaptureWriter {
 
     public func flush() throws { try sink.flush() }
     public func close() throws { try sink.close() }
+}
+
+/// The packet comments of a pcapng file (opt_comment, option 1, of Enhanced, Simple and
+/// obsolete Packet Blocks), which libpcap does not hand over: found by walking the file's
+/// blocks once, by packet record in file order (1-based). Either byte order; a block that does
+/// not fit ends the walk (what was found so far is kept).
+enum PcapNGComments {
+    static func scan(path: String) -> [Int: String] {
+        guard let file = fopen(path, "rb") else { return [:] }
+        defer { fclose(file) }
+        var comments: [Int: String] = [:]
+        var record = 0
+        var bigEndian = false
+        var header = [UInt8](repeating: 0, count: 12)
+        func u32(_ b: [UInt8], _ at: Int) -> UInt32 {
+            bigEndian ? UInt32(b[at]) << 24 | UInt32(b[at + 1]) << 16 | UInt32(b[at + 2]) << 8 | UInt32(b[at + 3])
+                : UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24
+        }
+        func u16(_ b: [UInt8], _ at: Int) -> Int {
+            bigEndian ? Int(b[at]) << 8 | Int(b[at + 1]) : Int(b[at]) | Int(b[at + 1]) << 8
+        }
+        while fread(&header, 1, 8, file) == 8 {
+            let isSection = header[0 ..< 4] == [0x0A, 0x0D, 0x0D, 0x0A]
+            if isSection {
+                // The byte-order magic follows the length.
+                guard fread(&header[8], 1, 4, file) == 4 else { break }
+                bigEndian = header[8 ..< 12] == [0x1A, 0x2B, 0x3C, 0x4D]
+                fseek(file, -4, SEEK_CUR)
+            }
+            let type = u32(header, 0), length = Int(u32(header, 4))
+            guard length >= 12, length % 4 == 0, length <= 1 << 28 else { break }
+            var body = [UInt8](repeating: 0, count: length - 8)
+            guard fread(&body, 1, body.count, file) == body.count else { break }
+            let content = body.dropLast(4) // the trailing length
+            switch type {
+            case 6, 2: // Enhanced Packet Block, obsolete Packet Block: captured length at offset 12
+                record += 1
+                guard content.count >= 20 else { continue }
+                let captured = Int(u32(Array(content), 12))
+                let optionsStart = 20 + (captured + 3) / 4 * 4
+                if let comment = firstComment(Array(content), from: optionsStart, u16: u16) { comments[record] = comment }
+            case 3: // Simple Packet Block: no options
+                record += 1
+            default:
+                break
+            }
+        }
+        return comments
+    }
+
+    /// The first opt_comment among the options starting at `start`.
+    private static func firstComment(_ block: [UInt8], from start: Int, u16: ([UInt8], Int) -> Int) -> String? {
+        var at = start
+        while at + 4 <= block.count {
+            let code = u16(block, at), length = u16(block, at + 2)
+            if code == 0 { return nil }
+            let end = at + 4 + length
+            guard end <= block.count else { return nil }
+            if code == 1 { return String(decoding: block[at + 4 ..< end], as: UTF8.self) }
+            at = at + 4 + (length + 3) / 4 * 4
+        }
+        return nil
+    }
 }

@@ -39,6 +39,7 @@ public struct Packet {
 
     public init(frame: Frame, buildsDisplayText: Bool = true) {
         self.frame = frame
+        comment = frame.comment
         self.buildsDisplayText = buildsDisplayText
         // HCI, ACL, L2CAP, ATT: one allocation instead of three as the array grows.
         layers.reserveCapacity(4)
@@ -55,7 +56,7 @@ public struct Packet {
         reassembled.removeAll(keepingCapacity: true)
         handle = nil
         peer = nil
-        comment = nil
+        comment = frame.comment
         flagged = false
         worstSeverity = nil
     }

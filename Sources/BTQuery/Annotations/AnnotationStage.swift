@@ -20,7 +20,8 @@ public struct AnnotationStage: PacketStage {
             onMismatch(note, actual)
             return .keep
         }
-        packet.comment = note.comment
+        // A note's comment stands before one the capture file holds (a pcapng packet comment).
+        if let comment = note.comment { packet.comment = comment }
         packet.flagged = note.flagged
         return .keep
     }
