@@ -41,8 +41,9 @@ enum UTCOffset {
     }
 }
 
-/// Which packets: shared by show, capture and (later) grep, export and stats. The packet range
-/// and count, the filter expression and PacketLogger's quick filters, all ANDed.
+/// Which packets: shared by show, grep, capture and (later) export and stats. The packet range
+/// (the count is LimitOptionGroup: grep has its own -c), the filter expression and
+/// PacketLogger's quick filters, all ANDed.
 struct SelectionOptionGroup: ParsableArguments {
     @Option(help: ArgumentHelp("Only packets numbered in this range: 10-20, 10- or -20.", valueName: "RANGE"))
     var packets: String?
