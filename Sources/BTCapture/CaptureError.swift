@@ -1,7 +1,12 @@
 /// Errors a person can act on: they name the input and, where it helps, the byte offset.
 public struct CaptureError: Error, CustomStringConvertible, Sendable {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// The reader of a pipe went away (`btlog export ... | head`): an ordinary end, not a failure.
+    public var isBrokenPipe = false
+    public init(_ message: String, isBrokenPipe: Bool = false) {
+        self.message = message
+        self.isBrokenPipe = isBrokenPipe
+    }
     public var description: String { message }
 }
 

@@ -96,6 +96,39 @@ public enum FrameKind: Hashable, Sendable {
         }
     }
 
+    /// The kind as one lower-case word, as export's `kind` member and `--type` write it.
+    public var word: String {
+        switch self {
+        case .command: return "command"
+        case .event: return "event"
+        case .aclData: return "acl"
+        case .scoData: return "sco"
+        case .isoData: return "iso"
+        case .vendorDiagnostic: return "vendor_diagnostic"
+        case .lmp: return "lmp"
+        case .note: return "note"
+        case .userLogging: return "user_logging"
+        case .syslog: return "syslog"
+        case .kernel: return "kernel"
+        case .kernelDebug: return "kernel_debug"
+        case .error: return "error"
+        case .power: return "power"
+        case .config: return "config"
+        case .newController: return "new_controller"
+        case .newIndex: return "new_index"
+        case .deleteIndex: return "delete_index"
+        case .openIndex: return "open_index"
+        case .closeIndex: return "close_index"
+        case .indexInfo: return "index_info"
+        case .controlOpen: return "control_open"
+        case .controlClose: return "control_close"
+        case .controlCommand: return "control_command"
+        case .controlEvent: return "control_event"
+        case .linkControl: return "link_control"
+        case .unrecognized: return "unknown"
+        }
+    }
+
     /// Kinds whose payload is human-readable text.
     public var isText: Bool {
         switch self {

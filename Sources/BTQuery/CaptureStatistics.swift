@@ -36,6 +36,22 @@ public struct CaptureStatistics: Sendable {
         drops = max(drops, packet.frame.drops)
     }
 
+    /// Adds another run's counts (export of several captures ends with one status line).
+    public mutating func merge(_ other: CaptureStatistics) {
+        packets += other.packets
+        errors += other.errors
+        warnings += other.warnings
+        commands += other.commands
+        events += other.events
+        acl += other.acl
+        sco += other.sco
+        iso += other.iso
+        self.other += other.other
+        if let t = other.firstTimestamp, firstTimestamp.map({ t < $0 }) ?? true { firstTimestamp = t }
+        if let t = other.lastTimestamp, lastTimestamp.map({ t > $0 }) ?? true { lastTimestamp = t }
+        drops = max(drops, other.drops)
+    }
+
     /// Time from the earliest to the latest packet, in microseconds.
     public var span: Int64 { Microseconds.difference(lastTimestamp ?? 0, firstTimestamp ?? 0) }
 

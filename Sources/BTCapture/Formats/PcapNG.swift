@@ -34,10 +34,24 @@ public final class PcapNGWriter: CaptureWriter {
     }
 
     public func write(_ frame: Frame) throws -> Bool {
+        try write(frame, comments: frame.comment.map { [$0] } ?? [])
+    }
+
+    /// Writes one frame with packet comments (opt_comment, which Wireshark shows as frame.comment).
+    public func write(_ frame: Frame, comments: [String]) throws -> Bool {
         guard let pseudo = PcapEncoding.pseudoHeader(for: frame, linkType: .linuxMonitor) else { return false }
         let captured = pseudo.count + frame.bytes.count
         let padding = (4 - captured % 4) % 4
-        let total = 32 + captured + padding
+        var options: [UInt8] = []
+        for comment in comments where !comment.isEmpty {
+            let text = Array(comment.utf8.prefix(0xFFFF))
+            options.appendLE(UInt16(1)) // opt_comment
+            options.appendLE(UInt16(text.count))
+            options.append(contentsOf: text)
+            options.append(contentsOf: repeatElement(0, count: (4 - text.count % 4) % 4))
+        }
+        if !options.isEmpty { options.appendLE(UInt32(0)) } // opt_endofopt
+        let total = 32 + captured + padding + options.count
         let stamp = UInt64(bitPattern: frame.timestamp)
         block.removeAll(keepingCapacity: true)
         block.appendLE(UInt32(6))
@@ -50,6 +64,7 @@ public final class PcapNGWriter: CaptureWriter {
         block.append(contentsOf: pseudo)
         block.append(contentsOf: frame.bytes)
         block.append(contentsOf: repeatElement(0, count: padding))
+        block.append(contentsOf: options)
         block.appendLE(UInt32(total))
         try sink.write(block)
         return true

@@ -46,7 +46,7 @@ public final class FileSink: ByteSink {
     public func flush() throws {
         defer { buffer.removeAll(keepingCapacity: true) }
         if let code = buffer.withUnsafeBytes({ writeFully(fd, $0) }) {
-            throw CaptureError("\(name): write failed: \(systemErrorText(code))")
+            throw CaptureError("\(name): write failed: \(systemErrorText(code))", isBrokenPipe: code == EPIPE)
         }
     }
 

@@ -70,6 +70,9 @@ public final class OutputFile: ByteSink {
         throw CaptureError("\(path): cannot find a free temporary name beside it")
     }
 
+    /// The descriptor being written, for a writer with its own buffer (text export).
+    public var descriptor: Int32 { sink.fd }
+
     public func write(_ bytes: [UInt8]) throws { try sink.write(bytes) }
     public func flush() throws { try sink.flush() }
 

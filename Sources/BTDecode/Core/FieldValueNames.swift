@@ -43,6 +43,25 @@ public enum FieldValueNames {
         return table.mapValues { $0.sorted { $0.value < $1.value } }
     }()
 
+    /// Each field's names by value, indexed by field id (export names every coded value it
+    /// writes: a lookup per field, so an array, not a dictionary of dictionaries).
+    static let byValue: [[UInt64: String]?] = {
+        var table = [[UInt64: String]?](repeating: nil, count: (byField.keys.max() ?? 0) + 1)
+        for (id, names) in byField {
+            var map: [UInt64: String] = [:]
+            for entry in names where map[entry.value] == nil { map[entry.value] = entry.name }
+            table[id] = map
+        }
+        return table
+    }()
+
+    /// The name of one value of a coded field ("Write Request" for att.opcode 0x12), or nil.
+    @inline(__always) public static func name(of value: UInt64, for field: FieldDefinition) -> String? {
+        let id = field.id
+        guard id < byValue.count, let names = byValue[id] else { return nil }
+        return names[value]
+    }
+
     /// The names a field's values take, by value; empty when it has none.
     public static func names(of field: FieldDefinition) -> [ValueName] { byField[field.id] ?? [] }
 

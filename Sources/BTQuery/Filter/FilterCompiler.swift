@@ -126,7 +126,7 @@ struct FilterCompiler {
         if test.relation != nil {
             throw error("'\(name)' is a protocol, which is there or not: compare one of its fields ('btlog fields \(name)' lists them)", test.nameSpan)
         }
-        if let layers = FilterCompiler.layerNames[name] {
+        if let layers = LayerProtocols.layerNames[name] {
             return { packet, _ in
                 for l in packet.layers.indices where layers.contains(packet.layers[l].name) { return true }
                 return false
@@ -143,17 +143,6 @@ struct FilterCompiler {
             return false
         }
     }
-
-    /// The layers each protocol's decoder makes, by the protocol's field prefix: a field of one
-    /// protocol may sit in another's layer (the pairing method SMP learnt, shown in HCI's
-    /// Encryption Change), so presence is by layer where a protocol has one.
-    static let layerNames: [String: [String]] = [
-        "hci": ["HCI Command", "HCI Event"], "acl": ["ACL"], "sco": ["SCO"], "iso": ["ISO"], "l2cap": ["L2CAP"],
-        "att": ["ATT"], "smp": ["SMP"], "sdp": ["SDP"], "rfcomm": ["RFCOMM"], "avdtp": ["A2DP Control"], "rtp": ["A2DP Data"],
-        "avctp": ["AVCTP"], "avrcp": ["AVRCP"], "hid": ["HID"], "bnep": ["BNEP"], "hfp": ["HFP", "HSP"],
-        "ancs": ["ANCS"], "ams": ["AMS"], "pacs": ["PACS"], "ascs": ["ASCS"], "bass": ["BASS"], "vcs": ["VCS"],
-        "vocs": ["VOCS"], "aics": ["AICS"], "mcs": ["MCS"], "tbs": ["TBS"], "csis": ["CSIS"],
-    ]
 
     /// Which field ids belong to a protocol, indexed by id.
     static func protocolMask(_ name: String) -> [Bool] {

@@ -2,12 +2,18 @@ import BTCapture
 import BTDecode
 import BTQuery
 
-/// A sink that prints Packets. The table, the tree and (later) JSON and CSV all take this shape,
+/// A sink that prints Packets. The table, the tree, JSON, CSV and hex all take this shape,
 /// so `show`, `capture` and `export` drive any of them the same way.
 public protocol PacketRenderer {
     mutating func render(_ packet: Packet, to out: OutputWriter) throws
     /// Called once at the end with the counts of everything rendered.
     mutating func finish(_ statistics: CaptureStatistics, to out: OutputWriter) throws
+    /// The packets that follow come from this capture (export of several files labels them).
+    mutating func beginFile(_ name: String)
+}
+
+extension PacketRenderer {
+    public mutating func beginFile(_ name: String) {}
 }
 
 public struct RenderOptions: Sendable {

@@ -12,6 +12,8 @@ public struct RenderingSink: PacketSink {
         self.out = out
     }
 
+    public mutating func beginFile(_ name: String) { renderer.beginFile(name) }
+
     public mutating func consume(_ packet: Packet) throws { try renderer.render(packet, to: out) }
 
     /// The view's own ending (the status line), with the counts of what it printed.

@@ -1,0 +1,94 @@
+import BTCapture
+import BTDecode
+
+/// The members of an exported packet object (JSON, CSV columns), beside the registry's
+/// fields. Schema: docs/packet.schema.json; the man page's EXPORT section says what each holds.
+public enum PacketMember: String, CaseIterable, Sendable {
+    /// The capture file the packet came from (only when several are exported together).
+    case file
+    case number
+    /// RFC 3339, UTC, microseconds.
+    case time
+    case timestampMicroseconds = "timestamp_us"
+    /// sent, received, or null.
+    case direction
+    /// PacketLogger's Type column ("ATT Send"), as frame.type.
+    case type
+    /// The capture record's kind: command, event, acl, sco, iso, note...
+    case kind
+    case controller
+    case handle
+    case address
+    case summary
+    case issues
+    case comment
+    case flagged
+    /// The packet's length on the air (more than `bytes` holds when the capture cut it short).
+    case length
+    /// The captured bytes, as hex.
+    case bytes
+}
+
+/// One column of `--fields` (CSV and flat JSON): a packet member, a registry field, or a coded
+/// field's value name (`att.opcode.name`).
+public enum ExportColumn: Equatable, Sendable {
+    case member(PacketMember)
+    case field(FieldDefinition)
+    case valueName(FieldDefinition)
+
+    public var name: String {
+        switch self {
+        case .member(let member): return member.rawValue
+        case .field(let field): return field.name
+        case .valueName(let field): return field.name + ".name"
+        }
+    }
+
+    /// CSV's columns when `--fields` is not given.
+    public static let csvDefault: [ExportColumn] = [.member(.number), .member(.time), .member(.direction), .member(.type),
+                                                    .member(.handle), .member(.address), .member(.summary)]
+
+    /// Resolves names: a packet member first (`time` is export's RFC 3339 time), then the
+    /// registry (`frame.time`, `att.opcode`), then NAME.name for a field's value names.
+    public static func resolve(_ names: [String]) -> (columns: [ExportColumn], unknown: [String]) {
+        var columns: [ExportColumn] = [], unknown: [String] = []
+        for name in names {
+            if let member = PacketMember(rawValue: name) {
+                columns.append(.member(member))
+            } else if let field = FieldRegistry.lookup(name) {
+                columns.append(.field(field))
+            } else if name.hasSuffix(".name"), let field = FieldRegistry.lookup(String(name.dropLast(5))) {
+                columns.append(.valueName(field))
+            } else {
+                unknown.append(name)
+            }
+        }
+        return (columns, unknown)
+    }
+}
+
+/// What export writes for a field beside its value: the name of a coded value, under one
+/// convention (`"att.opcode": 18, "att.opcode.name": "Write Request"`).
+public enum ExportNames {
+    /// The name the decoder gave the value ("Command Complete" shown as "Command Complete
+    /// (0x0E)"), else the protocol's table of names, else an assigned UUID's name.
+    @inline(__always) public static func name(of field: Field) -> String? {
+        if field.form == .named, let name = field.writtenDisplay { return name }
+        switch field.value {
+        case .unsigned(let value, let width) where width > 0: return FieldValueNames.name(of: value, for: field.definition)
+        case .uuid(let uuid): return UUIDNames.standard.name(uuid)
+        default: return nil
+        }
+    }
+}
+
+extension Packet {
+    /// The names of a field's values, in the order `forEachValue` gives the values (nil where
+    /// one has none): the decoder's own name where it gave one.
+    func forEachValueName(of definition: FieldDefinition, _ body: (String?) -> Void) {
+        if definition.name.utf8.starts(with: "frame.".utf8) { return }
+        for layer in layers {
+            for field in layer.fields where field.definition == definition { body(ExportNames.name(of: field)) }
+        }
+    }
+}

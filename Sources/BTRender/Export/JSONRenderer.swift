@@ -1,0 +1,284 @@
+import BTCapture
+import BTDecode
+import BTQuery
+
+/// `export --format jsonl` (one object per line) and `json` (one array): every packet as the
+/// object docs/packet.schema.json describes, or with `--fields` a flat object of those columns.
+/// Written straight into the output buffer as each packet comes: constant memory.
+public struct JSONRenderer: PacketRenderer {
+    public enum Layout: Sendable { case lines, array }
+
+    /// The schema version every object's layout follows (docs/packet.schema.json's `$id`).
+    public static let schemaVersion = 1
+
+    let layout: Layout
+    /// nil: the whole packet object.
+    let columns: [ExportColumn]?
+    /// The capture the next packets come from: written as `file` when set (several inputs).
+    var file: String?
+    var time = UTCTimeFormatter()
+    var wroteAny = false
+
+    public init(layout: Layout, columns: [ExportColumn]? = nil) {
+        self.layout = layout
+        self.columns = columns
+    }
+
+    public mutating func render(_ packet: Packet, to out: OutputWriter) throws {
+        try out.lines { text in
+            if layout == .array { JSONText.appendLiteral(wroteAny ? ",\n" : "[\n", to: &text) }
+            if let columns {
+                writeFlat(packet, columns, to: &text)
+            } else {
+                writeObject(packet, to: &text)
+            }
+            if layout == .lines { text.put(0x0A) }
+        }
+        wroteAny = true
+    }
+
+    public mutating func beginFile(_ name: String) { file = name }
+
+    public mutating func finish(_ statistics: CaptureStatistics, to out: OutputWriter) throws {
+        guard layout == .array else { return }
+        try out.write(wroteAny ? "\n]\n" : "[]\n")
+    }
+
+    // MARK: The packet object
+
+    mutating func writeObject(_ packet: Packet, to text: inout OutputBuffer) {
+        text.put(UInt8(ascii: "{"))
+        if let file {
+            JSONText.appendKey("file", to: &text)
+            JSONText.appendString(file, to: &text)
+            text.put(UInt8(ascii: ","))
+        }
+        for member in Self.objectMembers {
+            JSONText.appendKey(member.rawValue, to: &text)
+            writeMember(member, of: packet, to: &text)
+            text.put(UInt8(ascii: ","))
+        }
+        JSONText.appendKey("layers", to: &text)
+        text.put(UInt8(ascii: "["))
+        packet.layers.withUnsafeBufferPointer { layers in
+            for index in layers.indices {
+                if index > 0 { text.put(UInt8(ascii: ",")) }
+                writeLayer(layers[index], to: &text)
+            }
+        }
+        text.put(UInt8(ascii: "]"))
+        text.put(UInt8(ascii: ","))
+        JSONText.appendKey("bytes", to: &text)
+        Self.appendHexString(packet.frame.bytes, to: &text)
+        text.put(UInt8(ascii: "}"))
+    }
+
+    /// The members before `layers`, in the schema's order (`file` first when present, `bytes` last).
+    static let objectMembers: [PacketMember] = [.number, .time, .timestampMicroseconds, .direction, .type, .kind, .controller,
+                                                .handle, .address, .summary, .issues, .comment, .flagged, .length]
+
+    mutating func writeMember(_ member: PacketMember, of packet: Packet, to text: inout OutputBuffer) {
+        let frame = packet.frame
+        switch member {
+        case .file:
+            if let file { JSONText.appendString(file, to: &text) } else { JSONText.appendLiteral("null", to: &text) }
+        case .number: ASCII.appendDecimal(UInt64(max(0, frame.number)), to: &text)
+        case .time:
+            text.put(UInt8(ascii: "\""))
+            time.append(frame.timestamp, to: &text)
+            text.put(UInt8(ascii: "\""))
+        case .timestampMicroseconds: JSONText.appendInteger(frame.timestamp, to: &text)
+        case .direction:
+            switch frame.direction {
+            case .sent: JSONText.appendLiteral("\"sent\"", to: &text)
+            case .received: JSONText.appendLiteral("\"received\"", to: &text)
+            case .none: JSONText.appendLiteral("null", to: &text)
+            }
+        case .type: JSONText.appendString(packet.typeLabel, to: &text)
+        case .kind: JSONText.appendString(frame.kind.word, to: &text)
+        case .controller:
+            if frame.controller == Frame.systemController {
+                JSONText.appendLiteral("null", to: &text)
+            } else {
+                ASCII.appendDecimal(UInt64(frame.controller), to: &text)
+            }
+        case .handle:
+            if let handle = packet.handle { ASCII.appendDecimal(UInt64(handle), to: &text) } else { JSONText.appendLiteral("null", to: &text) }
+        case .address:
+            if let peer = packet.peer { JSONText.appendString(peer.description, to: &text) } else { JSONText.appendLiteral("null", to: &text) }
+        case .summary:
+            if let top = packet.top {
+                top.summary.bytes.withUnsafeBufferPointer { JSONText.appendString(utf8: $0, to: &text) }
+            } else {
+                JSONText.appendLiteral("\"\"", to: &text)
+            }
+        case .issues:
+            text.put(UInt8(ascii: "["))
+            var first = true
+            for layer in packet.layers {
+                for issue in layer.issues {
+                    if !first { text.put(UInt8(ascii: ",")) }
+                    first = false
+                    JSONText.appendLiteral("{\"severity\":", to: &text)
+                    JSONText.appendString(Self.severityWord(issue.severity), to: &text)
+                    JSONText.appendLiteral(",\"message\":", to: &text)
+                    JSONText.appendString(issue.message, to: &text)
+                    text.put(UInt8(ascii: "}"))
+                }
+            }
+            text.put(UInt8(ascii: "]"))
+        case .comment:
+            if let comment = packet.comment { JSONText.appendString(comment, to: &text) } else { JSONText.appendLiteral("null", to: &text) }
+        case .flagged: JSONText.appendLiteral(packet.flagged ? "true" : "false", to: &text)
+        case .length: ASCII.appendDecimal(UInt64(max(0, frame.originalLength)), to: &text)
+        case .bytes: Self.appendHexString(frame.bytes, to: &text)
+        }
+    }
+
+    static func severityWord(_ severity: Issue.Severity) -> String {
+        switch severity {
+        case .error: return "error"
+        case .warning: return "warning"
+        case .note: return "note"
+        }
+    }
+
+    /// `{"protocol":"att","name":"ATT","summary":"...","fields":{...}}`; a field occurring several
+    /// times in the layer is an array of its values (and of its names).
+    mutating func writeLayer(_ layer: Layer, to text: inout OutputBuffer) {
+        JSONText.appendLiteral("{\"protocol\":", to: &text)
+        JSONText.appendString(LayerProtocols.protocolName(of: layer), to: &text)
+        JSONText.appendLiteral(",\"name\":", to: &text)
+        JSONText.appendString(layer.name, to: &text)
+        JSONText.appendLiteral(",\"summary\":", to: &text)
+        layer.summary.bytes.withUnsafeBufferPointer { JSONText.appendString(utf8: $0, to: &text) }
+        JSONText.appendLiteral(",\"fields\":{", to: &text)
+        layer.fields.withUnsafeBufferPointer { fields in
+            var wrote = false
+            for i in fields.indices {
+                let id = fields[i].definition.id
+                var repeated = false
+                for j in 0 ..< i where fields[j].definition.id == id { repeated = true; break }
+                if repeated { continue }
+                var count = 1
+                for j in i + 1 ..< fields.count where fields[j].definition.id == id { count += 1 }
+                if wrote { text.put(UInt8(ascii: ",")) }
+                wrote = true
+                JSONText.appendKey(fields[i].definition.name, to: &text)
+                if count == 1 {
+                    writeValue(fields[i].value, to: &text)
+                    if let name = ExportNames.name(of: fields[i]) {
+                        text.put(UInt8(ascii: ","))
+                        writeNameKey(fields[i].definition, to: &text)
+                        JSONText.appendString(name, to: &text)
+                    }
+                    continue
+                }
+                text.put(UInt8(ascii: "["))
+                var anyName = false
+                var first = true
+                for j in i ..< fields.count where fields[j].definition.id == id {
+                    if !first { text.put(UInt8(ascii: ",")) }
+                    first = false
+                    writeValue(fields[j].value, to: &text)
+                    if !anyName && ExportNames.name(of: fields[j]) != nil { anyName = true }
+                }
+                text.put(UInt8(ascii: "]"))
+                guard anyName else { continue }
+                text.put(UInt8(ascii: ","))
+                writeNameKey(fields[i].definition, to: &text)
+                text.put(UInt8(ascii: "["))
+                first = true
+                for j in i ..< fields.count where fields[j].definition.id == id {
+                    if !first { text.put(UInt8(ascii: ",")) }
+                    first = false
+                    Self.appendOptionalString(ExportNames.name(of: fields[j]), to: &text)
+                }
+                text.put(UInt8(ascii: "]"))
+            }
+        }
+        JSONText.appendLiteral("}}", to: &text)
+    }
+
+    func writeNameKey(_ definition: FieldDefinition, to text: inout OutputBuffer) {
+        text.put(UInt8(ascii: "\""))
+        ASCII.append(definition.name, to: &text)
+        JSONText.appendLiteral(".name\":", to: &text)
+    }
+
+    /// Integers as numbers, bytes as a hex string, addresses and UUIDs as their text, times in RFC 3339.
+    mutating func writeValue(_ value: FieldValue, to text: inout OutputBuffer) {
+        switch value {
+        case .unsigned(let number, _): ASCII.appendDecimal(number, to: &text)
+        case .signed(let number): JSONText.appendInteger(number, to: &text)
+        case .bool(let flag): JSONText.appendLiteral(flag ? "true" : "false", to: &text)
+        case .text(let string): JSONText.appendString(string, to: &text)
+        case .bytes(let bytes): Self.appendHexString(bytes, to: &text)
+        case .address(let address): JSONText.appendString(address.description, to: &text)
+        case .uuid(let uuid): JSONText.appendString(uuid.description, to: &text)
+        case .time(let micros):
+            text.put(UInt8(ascii: "\""))
+            time.append(micros, to: &text)
+            text.put(UInt8(ascii: "\""))
+        }
+    }
+
+    static func appendOptionalString(_ string: String?, to text: inout OutputBuffer) {
+        if let string { JSONText.appendString(string, to: &text) } else { JSONText.appendLiteral("null", to: &text) }
+    }
+
+    static func appendHexString(_ bytes: ArraySlice<UInt8>, to text: inout OutputBuffer) {
+        text.put(UInt8(ascii: "\""))
+        for byte in bytes { Hex.append(byte, to: &text) }
+        text.put(UInt8(ascii: "\""))
+    }
+
+    // MARK: Flat objects (--fields)
+
+    /// `{"number":1,"att.opcode":18,"att.opcode.name":"Write Request"}`: an absent field is
+    /// null, one occurring several times an array.
+    mutating func writeFlat(_ packet: Packet, _ columns: [ExportColumn], to text: inout OutputBuffer) {
+        text.put(UInt8(ascii: "{"))
+        if let file {
+            JSONText.appendKey("file", to: &text)
+            JSONText.appendString(file, to: &text)
+            if !columns.isEmpty { text.put(UInt8(ascii: ",")) }
+        }
+        for (index, column) in columns.enumerated() {
+            if index > 0 { text.put(UInt8(ascii: ",")) }
+            JSONText.appendKey(column.name, to: &text)
+            switch column {
+            case .member(let member): writeMember(member, of: packet, to: &text)
+            case .field(let field):
+                var values: [FieldValue] = []
+                packet.forEachValue(of: field) { values.append($0) }
+                if values.isEmpty {
+                    JSONText.appendLiteral("null", to: &text)
+                } else if values.count == 1 {
+                    writeValue(values[0], to: &text)
+                } else {
+                    text.put(UInt8(ascii: "["))
+                    for (i, value) in values.enumerated() {
+                        if i > 0 { text.put(UInt8(ascii: ",")) }
+                        writeValue(value, to: &text)
+                    }
+                    text.put(UInt8(ascii: "]"))
+                }
+            case .valueName(let field):
+                var names: [String?] = []
+                packet.forEachValueName(of: field) { names.append($0) }
+                if names.count <= 1 {
+                    Self.appendOptionalString(names.first ?? nil, to: &text)
+                } else {
+                    text.put(UInt8(ascii: "["))
+                    for (i, name) in names.enumerated() {
+                        if i > 0 { text.put(UInt8(ascii: ",")) }
+                        Self.appendOptionalString(name, to: &text)
+                    }
+                    text.put(UInt8(ascii: "]"))
+                }
+            }
+        }
+        text.put(UInt8(ascii: "}"))
+    }
+}

@@ -1,0 +1,279 @@
+import ArgumentParser
+import BTCapture
+import BTDecode
+import BTQuery
+import BTRender
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write the packets as JSON Lines, JSON, CSV, text, hex or a capture file, for scripts, notebooks and other tools.",
+        discussion: """
+        The filters of show select the packets. Several captures make one stream: each JSON \
+        object gets a 'file' member, CSV a first 'file' column, a capture file holds them all. \
+        Without -o the output is standard output; with -o it is written to a temporary file \
+        renamed over FILE when complete. The JSON object is described by docs/packet.schema.json \
+        and EXPORT in the man page.
+        """
+    )
+
+    @Argument(help: ArgumentHelp("Capture files to read ('-' for standard input).", valueName: "FILE"))
+    var files: [String]
+
+    @Option(help: ArgumentHelp("jsonl (default), json, csv, text, hex, or a capture: btsnoop, pklg, pcap, pcapng (btsnoop and pcap keep the input's own datalink where they can; btsnoop-h4, btsnoop-hci, btsnoop-monitor, pcap-h4, pcap-monitor choose one). Default: from -o's extension.", valueName: "FORMAT"))
+    var format: ExportFormat?
+
+    @Option(name: [.customShort("o"), .customLong("output")],
+            help: ArgumentHelp("Write to this file instead of standard output (replaced only when complete).", valueName: "FILE"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("jsonl, json: flat objects of just these members and fields; csv: these columns (default number,time,direction,type,handle,address,summary). Packet members (number, time, timestamp_us, direction, type, kind, controller, handle, address, summary, issues, comment, flagged, length, bytes), registry fields (att.opcode), or a field's value names (att.opcode.name).", valueName: "NAME,..."))
+    var fields: String?
+
+    @Flag(name: [.customShort("V"), .long], help: "text: every layer with all its fields, as show -V.")
+    var tree = false
+
+    @Flag(name: [.customShort("x"), .long], help: "text: with -V, each packet's bytes as hex and ASCII.")
+    var hex = false
+
+    @Option(help: ArgumentHelp("text: the time column, as show's --time.", valueName: "abs|rel|delta|epoch"))
+    var time: TimeFormatter.Mode = .abs
+
+    @OptionGroup(title: "Input") var input: InputOptionGroup
+    @OptionGroup(title: "Notes") var notes: NotesOptionGroup
+    @OptionGroup(title: "Selection") var selection: SelectionOptionGroup
+    @OptionGroup(title: "Selection") var limit: LimitOptionGroup
+    @OptionGroup(title: "Decoding") var decoding: DecodeOptionGroup
+
+    var resolvedFormat: ExportFormat { format ?? output.flatMap(ExportFormat.guess) ?? .jsonl }
+
+    var columnNames: [String]? {
+        fields.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+    }
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("give a capture file to read (or '-' for standard input)") }
+        if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input ('-') can be read only once") }
+        if notes.notes != nil && files.count != 1 { throw ValidationError("--notes names the notes of one capture; give one file") }
+        if output == "-" { throw ValidationError("-o takes a file; without -o the export goes to standard output") }
+        let format = resolvedFormat
+        if let names = columnNames {
+            guard format == .jsonl || format == .json || format == .csv else {
+                throw ValidationError("--fields chooses the members of jsonl, json and csv, not of \(format.rawValue)")
+            }
+            if names.isEmpty { throw ValidationError("--fields takes a comma-separated list of names; 'btlog fields' lists the fields") }
+            let unknown = ExportColumn.resolve(names).unknown
+            if !unknown.isEmpty {
+                throw ValidationError("unknown field\(unknown.count == 1 ? "" : "s") \(unknown.map { "'\($0)'" }.joined(separator: ", ")); 'btlog fields' lists them, and export also takes \(PacketMember.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+        }
+        if (tree || hex || time != .abs) && format != .text {
+            throw ValidationError("-V, -x and --time shape the text format; give --format text")
+        }
+        if hex && !tree { throw ValidationError("-x adds the bytes to the tree; give -V too") }
+    }
+
+    func run() throws {
+        _ = try selection.stages(count: limit.count) // a bad filter is reported before any output
+        let format = resolvedFormat
+        if format.isCapture && output == nil && isatty(1) != 0 {
+            FileHandleStderr.error("\(format.rawValue) is a binary format: give -o FILE, or redirect standard output")
+            throw Failure(code: 2)
+        }
+        let decoders = try decoding.prepare()
+        let destination: OutputFile?
+        do {
+            destination = try output.map(OutputFile.init(path:))
+        } catch let error as CaptureError {
+            FileHandleStderr.error(error.message)
+            throw Failure(code: 1)
+        }
+        var run = ExportRun(command: self, format: format, decoders: decoders, destination: destination)
+        do {
+            try run.run()
+            try destination?.close()
+        } catch let error as CaptureError where error.isBrokenPipe && destination == nil {
+            return
+        } catch is OutputWriter.OutputClosed {
+            return
+        } catch let error as CaptureError {
+            Export.fail(error.message, destination)
+        } catch let error as OutputWriter.OutputFailed {
+            Export.fail(error.description, destination)
+        }
+        if run.failedInputs { throw Failure(code: 1) }
+    }
+
+    static func fail(_ message: String, _ destination: OutputFile?) -> Never {
+        let left = destination?.abandon() ?? ""
+        FileHandleStderr.error(message + (left.isEmpty ? "" : "; " + left))
+        Glibc.exit(1)
+    }
+}
+
+/// The files of one export, read in order into one sink.
+struct ExportRun {
+    let command: Export
+    let format: ExportFormat
+    let decoders: DecoderFactory
+    let destination: OutputFile?
+    /// An input that could not be read (reported; the others are still exported).
+    private(set) var failedInputs = false
+
+    init(command: Export, format: ExportFormat, decoders: DecoderFactory, destination: OutputFile?) {
+        self.command = command
+        self.format = format
+        self.decoders = decoders
+        self.destination = destination
+    }
+
+    mutating func run() throws {
+        if format.isCapture { return try runCapture() }
+        let out = OutputWriter(fd: destination?.descriptor ?? 1)
+        if format == .text { return try runText(out) }
+        var sink = RenderingSink(makeRenderer(), out: out)
+        var statistics = CaptureStatistics()
+        failedInputs = try forEachInput { reader, stages, file in
+            if command.files.count > 1 { sink.beginFile(file) }
+            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: format.buildsDisplayText(tree: command.tree)),
+                                          stages: stages) { FileHandleStderr.warning($0.message) }
+            try pipeline.run(reader, into: &sink)
+            statistics.merge(pipeline.statistics)
+        }
+        try sink.finish(statistics)
+        try out.flush()
+    }
+
+    /// Exactly what show prints (without colour): per capture, its name when there are
+    /// several, the flag column when it has notes, its status line.
+    mutating func runText(_ out: OutputWriter) throws {
+        var options = RenderOptions()
+        options.time = command.time
+        options.hex = command.hex
+        let mode = command.tree ? RenderMode.tree : RenderMode.table
+        var index = 0
+        failedInputs = try forEachInput { reader, stages, file in
+            if command.files.count > 1 {
+                if index > 0 { try out.line("") }
+                try out.line("==> \(file) <==")
+            }
+            index += 1
+            var fileOptions = options
+            if stages.contains(where: { $0 is AnnotationStage }) { fileOptions.flagColumn = NotesOptionGroup.flagMark }
+            var sink = RenderingSink(mode.makeRenderer(fileOptions), out: out)
+            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: mode.showsFieldText), stages: stages) {
+                FileHandleStderr.warning($0.message)
+            }
+            try pipeline.run(reader, into: &sink)
+            try sink.finish(pipeline.statistics)
+        }
+        try out.flush()
+    }
+
+    func makeRenderer() -> PacketRenderer {
+        let columns = command.columnNames.map { ExportColumn.resolve($0).columns }
+        let several = command.files.count > 1
+        switch format {
+        case .jsonl: return JSONRenderer(layout: .lines, columns: columns)
+        case .json: return JSONRenderer(layout: .array, columns: columns)
+        case .csv: return CSVRenderer(columns: columns ?? ExportColumn.csvDefault, withFileColumn: several)
+        default: return HexRenderer()
+        }
+    }
+
+    mutating func runCapture() throws {
+        let sinkOut: ByteSink = destination ?? FileSink(fd: 1, name: "standard output", ownsDescriptor: false)
+        var sink: CaptureExportSink?
+        failedInputs = try forEachInput { reader, stages, _ in
+            if sink == nil {
+                sink = CaptureExportSink(writer: try CaptureWriters.make(format.captureFormat(for: reader.nativeFormat), sink: sinkOut))
+            }
+            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: false), stages: stages) {
+                FileHandleStderr.warning($0.message)
+            }
+            try pipeline.run(reader, into: &sink!)
+        }
+        try sinkOut.flush()
+        if let left = sink?.skippedDescription {
+            FileHandleStderr.warning("\(format.rawValue) cannot hold every record: left out \(left)")
+        }
+    }
+
+    /// Opens each input with its stages (selection, filters, its notes); an input that cannot
+    /// be opened is reported and the others go on. True when one could not.
+    func forEachInput(_ body: (FrameReader, [any PacketStage], String) throws -> Void) throws -> Bool {
+        var failed = false
+        for file in command.files {
+            do {
+                let reader = try CaptureInput.open(file, options: command.input.inputOptions)
+                var stages = try command.selection.stages(count: command.limit.count)
+                if let annotations = command.notes.stage(for: file) { stages.insert(annotations, at: 0) }
+                try body(reader, stages, file)
+            } catch let error as CaptureError where !error.isBrokenPipe && !error.message.hasPrefix(destinationName) {
+                FileHandleStderr.error(error.message)
+                failed = true
+            }
+        }
+        return failed
+    }
+
+    /// How write errors name the output (they end the export; input errors do not).
+    var destinationName: String { destination?.path ?? "standard output" }
+}
+
+enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
+    case jsonl, json, csv, text, hex
+    case btsnoop, pklg, pcap, pcapng
+    case btsnoopH4 = "btsnoop-h4", btsnoopHCI = "btsnoop-hci", btsnoopMonitor = "btsnoop-monitor"
+    case pcapH4 = "pcap-h4", pcapMonitor = "pcap-monitor"
+
+    var isCapture: Bool { ![.jsonl, .json, .csv, .text, .hex].contains(self) }
+
+    /// JSON gives every layer's summary and the decoders' value names; the tree its fields' text.
+    func buildsDisplayText(tree: Bool) -> Bool {
+        switch self {
+        case .jsonl, .json: return true
+        case .text: return tree
+        default: return false
+        }
+    }
+
+    /// The file format for frames read from an input of `native` format: btsnoop and pcap keep
+    /// the input's own datalink where it has one of theirs (so an unfiltered btsnoop export is
+    /// the same file), else the one that keeps most (monitor: controller indexes and notes).
+    func captureFormat(for native: CaptureFileFormat) -> CaptureFileFormat {
+        switch self {
+        case .btsnoop:
+            switch native {
+            case .btsnoopHCI, .btsnoopH4, .btsnoopMonitor: return native
+            case .pcapH4: return .btsnoopH4
+            default: return .btsnoopMonitor
+            }
+        case .pcap:
+            switch native {
+            case .btsnoopMonitor, .pcapMonitor, .pcapng: return .pcapMonitor
+            default: return .pcapH4
+            }
+        case .pklg: return .pklg
+        case .pcapng: return .pcapng
+        case .btsnoopH4: return .btsnoopH4
+        case .btsnoopHCI: return .btsnoopHCI
+        case .btsnoopMonitor: return .btsnoopMonitor
+        case .pcapH4: return .pcapH4
+        case .pcapMonitor: return .pcapMonitor
+        case .jsonl, .json, .csv, .text, .hex: preconditionFailure("not a capture format")
+        }
+    }
+
+    /// From an output file's extension.
+    static func guess(_ path: String) -> ExportFormat? {
+        let lower = path.lowercased()
+        let table: [(String, ExportFormat)] = [
+            (".jsonl", .jsonl), (".ndjson", .jsonl), (".json", .json), (".csv", .csv), (".txt", .text), (".hex", .hex),
+            (".btsnoop", .btsnoop), (".log", .btsnoop), (".cfa", .btsnoop), (".pklg", .pklg), (".pcapng", .pcapng), (".pcap", .pcap),
+        ]
+        return table.first { lower.hasSuffix($0.0) }?.1
+    }
+}
