@@ -93,6 +93,12 @@ struct Export: ParsableCommand {
         var run = ExportRun(command: self, format: format, decoders: decoders, destination: destination)
         do {
             try run.run()
+            // Nothing could be read: an existing file is not replaced by an empty export.
+            if run.readInputs == 0, let destination {
+                let left = destination.abandon()
+                if !left.isEmpty { FileHandleStderr.error(left) }
+                throw Failure(code: 1)
+            }
             try destination?.close()
         } catch let error as CaptureError where error.isBrokenPipe && destination == nil {
             return
@@ -121,6 +127,8 @@ struct ExportRun {
     let destination: OutputFile?
     /// An input that could not be read (reported; the others are still exported).
     private(set) var failedInputs = false
+    /// How many inputs were opened and read.
+    private(set) var readInputs = 0
 
     init(command: Export, format: ExportFormat, decoders: DecoderFactory, destination: OutputFile?) {
         self.command = command
@@ -135,7 +143,7 @@ struct ExportRun {
         if format == .text { return try runText(out) }
         var sink = RenderingSink(makeRenderer(), out: out)
         var statistics = CaptureStatistics()
-        failedInputs = try forEachInput { reader, stages, file in
+        (failedInputs, readInputs) = try forEachInput { reader, stages, file in
             if command.files.count > 1 { sink.beginFile(file) }
             var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: format.buildsDisplayText(tree: command.tree)),
                                           stages: stages) { FileHandleStderr.warning($0.message) }
@@ -154,7 +162,7 @@ struct ExportRun {
         options.hex = command.hex
         let mode = command.tree ? RenderMode.tree : RenderMode.table
         var index = 0
-        failedInputs = try forEachInput { reader, stages, file in
+        (failedInputs, readInputs) = try forEachInput { reader, stages, file in
             if command.files.count > 1 {
                 if index > 0 { try out.line("") }
                 try out.line("==> \(file) <==")
@@ -186,7 +194,7 @@ struct ExportRun {
     mutating func runCapture() throws {
         let sinkOut: ByteSink = destination ?? FileSink(fd: 1, name: "standard output", ownsDescriptor: false)
         var sink: CaptureExportSink?
-        failedInputs = try forEachInput { reader, stages, _ in
+        (failedInputs, readInputs) = try forEachInput { reader, stages, _ in
             if sink == nil {
                 sink = CaptureExportSink(writer: try CaptureWriters.make(format.captureFormat(for: reader.nativeFormat), sink: sinkOut))
             }
@@ -203,20 +211,21 @@ struct ExportRun {
 
     /// Opens each input with its stages (selection, filters, its notes); an input that cannot
     /// be opened is reported and the others go on. True when one could not.
-    func forEachInput(_ body: (FrameReader, [any PacketStage], String) throws -> Void) throws -> Bool {
-        var failed = false
+    func forEachInput(_ body: (FrameReader, [any PacketStage], String) throws -> Void) throws -> (failed: Bool, read: Int) {
+        var failed = false, read = 0
         for file in command.files {
             do {
                 let reader = try CaptureInput.open(file, options: command.input.inputOptions)
                 var stages = try command.selection.stages(count: command.limit.count)
                 if let annotations = command.notes.stage(for: file) { stages.insert(annotations, at: 0) }
                 try body(reader, stages, file)
+                read += 1
             } catch let error as CaptureError where !error.isBrokenPipe && !error.message.hasPrefix(destinationName) {
                 FileHandleStderr.error(error.message)
                 failed = true
             }
         }
-        return failed
+        return (failed, read)
     }
 
     /// How write errors name the output (they end the export; input errors do not).

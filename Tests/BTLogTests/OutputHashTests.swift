@@ -40,7 +40,9 @@ final class OutputHashTests: XCTestCase {
          ("tree", ["show", "-V", "-x", "--color", "never"]),
          ("fields", ["show", "--fields", fieldColumns.joined(separator: ",")]),
          ("rel", ["show", "--time", "rel", "--color", "never", "--packets", "2-"]),
-         ("gatt", ["gatt", "--color", "never"])]
+         ("gatt", ["gatt", "--color", "never"]),
+         ("jsonl", ["export", "--format", "jsonl"]),
+         ("csv", ["export", "--format", "csv"])]
     }
 
     func testEveryViewOfEveryCaptureIsUnchanged() throws {

@@ -1,0 +1,331 @@
+import XCTest
+import Foundation
+
+/// `btlog export`, read by the programs its users feed it to: Python's json and csv modules and
+/// jsonschema against docs/packet.schema.json, jq, DuckDB, tshark, btmon and text2pcap.
+final class ExportTests: XCTestCase {
+    func btlog(_ arguments: String...) throws -> Tool.Result { try Tool.run(Tool.btlog, arguments) }
+
+    static func temporary(_ name: String) -> String {
+        let folder = NSTemporaryDirectory() + "btlog-export-\(ProcessInfo.processInfo.processIdentifier)/"
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder + name
+    }
+
+    /// Every capture fixture btlog reads as a single file.
+    static func fixtures() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: Tool.root.appendingPathComponent("Fixtures").path)
+            .filter { name in [".btsnoop", ".pklg", ".pcap", ".pcapng"].contains { name.hasSuffix($0) } }
+            .sorted().map { "Fixtures/" + $0 }
+    }
+
+    /// A Python that has `module`: the project's venv (.ci/run makes it for DuckDB) or the system's.
+    static func python(with module: String) -> String? {
+        let candidates = [Tool.root.appendingPathComponent(".build/pyenv/bin/python3").path] + [Tool.find("python3")].compactMap { $0 }
+        for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate) {
+            if (try? Tool.run(candidate, ["-c", "import \(module)"]))?.status == 0 { return candidate }
+        }
+        return nil
+    }
+
+    // MARK: JSON
+
+    /// Every fixture's export is valid JSON on every line, valid against the schema, and holds
+    /// what show and --fields print for the same packets.
+    func testJSONLinesMatchTheSchemaAndShowOnEveryFixture() throws {
+        guard let python = Self.python(with: "jsonschema") else { throw XCTSkip("python3-jsonschema is not installed") }
+        let checker = """
+        import json, sys, jsonschema
+        schema = json.load(open(sys.argv[1]))
+        validator = jsonschema.Draft202012Validator(schema)
+        count = 0
+        for line in open(sys.argv[2], encoding="utf-8"):
+            packet = json.loads(line)
+            for error in validator.iter_errors(packet):
+                print("packet", packet.get("number"), "invalid:", error.message[:300], list(error.path)); sys.exit(1)
+            count += 1
+        opcodes = [str(f.get("att.opcode")) for p in map(json.loads, open(sys.argv[2])) for l in p["layers"] for f in [l["fields"]] if "att.opcode" in f]
+        print(count, ",".join(opcodes))
+        """
+        for fixture in try Self.fixtures() {
+            let path = Self.temporary("schema.jsonl")
+            let exported = try btlog("export", fixture, "-o", path)
+            XCTAssertEqual(exported.status, 0, "\(fixture): \(exported.err)")
+            let result = try Tool.run(python, ["-c", checker, "docs/packet.schema.json", path])
+            XCTAssertEqual(result.status, 0, "\(fixture): \(result.out) \(result.err)")
+            let parts = result.out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ", maxSplits: 1)
+            // As many objects as show counts packets, and the ATT opcodes --fields prints, in order.
+            let shown = try btlog("show", fixture, "--fields", "number")
+            XCTAssertEqual(Int(parts.first ?? ""), shown.out.split(separator: "\n").count, fixture)
+            let opcodes = try btlog("show", fixture, "--fields", "att.opcode", "-f", "att.opcode")
+            let expected = opcodes.out.split(separator: "\n").flatMap { $0.split(separator: ",") }.map { String(UInt64($0.dropFirst(2), radix: 16)!) }
+            XCTAssertEqual(parts.count > 1 ? parts[1].split(separator: ",").map(String.init) : [], expected, fixture)
+        }
+    }
+
+    /// Names with quotes, backslashes, control characters and bytes that are not UTF-8 still
+    /// make valid JSON and CSV, in every layout, and read back as the decoder read them.
+    func testStringsOfEveryKindStayValid() throws {
+        let name: [UInt8] = Array("a\"b\\c".utf8) + [0x01, 0x09, 0x0A, 0x1F, 0x7F] + [0xC3, 0x28, 0xFF] + Array("é✓".utf8)
+        let capture = Self.temporary("names.btsnoop")
+        try Self.advertisingCapture(names: [name, Array("plain".utf8)]).write(to: URL(fileURLWithPath: capture))
+        try? FileManager.default.removeItem(atPath: capture + ".btlog-notes.json")
+        XCTAssertEqual(try btlog("annotate", capture, "--packet", "1", "--comment", "tab\there \"quoted\" \u{7}bell, comma").status, 0)
+        let jsonl = Self.temporary("names.jsonl"), json = Self.temporary("names.json"), csv = Self.temporary("names.csv")
+        for (format, path) in [("jsonl", jsonl), ("json", json), ("csv", csv)] {
+            let result = try btlog("export", capture, "--format", format, "-o", path)
+            XCTAssertEqual(result.status, 0, result.err)
+        }
+        let summaries = try btlog("show", capture, "--fields", "adv.name")
+        guard let python = Tool.find("python3") else { throw XCTSkip("python3 is not installed") }
+        let script = """
+        import json, csv, sys
+        lines = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+        array = json.load(open(sys.argv[2], encoding="utf-8"))
+        assert lines == array, "jsonl and json differ"
+        rows = list(csv.reader(open(sys.argv[3], encoding="utf-8", newline="")))
+        assert rows[0] == ["number", "time", "direction", "type", "handle", "address", "summary"], rows[0]
+        assert [r[6] for r in rows[1:]] == [p["summary"] for p in lines], "csv summaries differ"
+        names = [l["fields"].get("adv.name") for p in lines for l in p["layers"] if "adv.name" in l["fields"]]
+        print(json.dumps({"names": names, "comment": lines[0]["comment"]}))
+        """
+        let result = try Tool.run(python, ["-c", script, jsonl, json, csv])
+        XCTAssertEqual(result.status, 0, result.out + result.err)
+        let parsed = try JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any]
+        // The decoder's own reading of the name (--fields prints it raw) is what JSON carries.
+        let expectedNames = summaries.out.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        XCTAssertEqual(parsed?["names"] as? [String], expectedNames.filter { !$0.isEmpty })
+        XCTAssertEqual(parsed?["comment"] as? String, "tab\there \"quoted\" \u{7}bell, comma")
+        if let jq = Tool.find("jq") {
+            let read = try Tool.run(jq, ["-c", ".number", jsonl])
+            XCTAssertEqual(read.out, "1\n2\n", read.err)
+        }
+    }
+
+    /// A btsnoop (H4) capture of LE Advertising Reports carrying these local names.
+    static func advertisingCapture(names: [[UInt8]]) -> Data {
+        var bytes = Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, 0xEA]
+        for (index, name) in names.enumerated() {
+            let data: [UInt8] = [UInt8(name.count + 1), 0x09] + name
+            let report: [UInt8] = [0x02, 0x01, 0x00, 0x01, 0x11, 0x22, 0x33, 0x44, 0x55, 0xC6, UInt8(data.count)] + data + [0xC4]
+            let packet: [UInt8] = [0x04, 0x3E, UInt8(report.count)] + report
+            func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+            let stamp = UInt64(0x00dc_ddb3_0f2f_8000) + 1_700_000_000_000_000 + UInt64(index) * 1000
+            bytes += be32(packet.count) + be32(packet.count) + be32(3) + be32(0)
+            bytes += (0 ..< 8).map { UInt8(stamp >> (56 - 8 * UInt64($0)) & 0xFF) }
+            bytes += packet
+        }
+        return Data(bytes)
+    }
+
+    /// --fields gives flat objects; several files add `file`; json is one array.
+    func testFlatObjectsAndSeveralFiles() throws {
+        let flat = try btlog("export", "Fixtures/le-heart-rate.btsnoop", "--fields", "number,att.opcode,att.opcode.name,hci.reason",
+                             "-f", "att.opcode == write_req or hci.reason == connection_timeout")
+        XCTAssertEqual(flat.status, 0, flat.err)
+        let objects = flat.out.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let writes = objects.filter { ($0?["att.opcode"] as? Int) == 0x12 }
+        XCTAssertFalse(writes.isEmpty, flat.out)
+        for write in writes {
+            XCTAssertEqual(write?["att.opcode.name"] as? String, "Write Request")
+            XCTAssertTrue(write?["hci.reason"] is NSNull, "absent fields are null")
+        }
+        XCTAssertTrue(objects.contains { ($0?["hci.reason"] as? Int) == 0x08 }, flat.out)
+        // Two captures, one stream: each object says which it came from.
+        let two = try btlog("export", "Fixtures/le-heart-rate.btsnoop", "Fixtures/wwdc-dual.pklg", "--fields", "number")
+        let files = two.out.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.map { $0["file"] as? String }
+        XCTAssertEqual(Set(files), ["Fixtures/le-heart-rate.btsnoop", "Fixtures/wwdc-dual.pklg"])
+        XCTAssertEqual(files.first, "Fixtures/le-heart-rate.btsnoop")
+        let csv = try btlog("export", "Fixtures/le-heart-rate.btsnoop", "Fixtures/wwdc-dual.pklg", "--format", "csv", "-c", "1")
+        XCTAssertEqual(csv.out.split(separator: "\n").map { $0.split(separator: ",").prefix(2).joined(separator: ",") },
+                       ["file,number", "Fixtures/le-heart-rate.btsnoop,1", "Fixtures/wwdc-dual.pklg,1"])
+        let array = try btlog("export", "Fixtures/le-heart-rate.btsnoop", "--format", "json", "-f", "smp")
+        let parsed = try JSONSerialization.jsonObject(with: Data(array.out.utf8)) as? [[String: Any]]
+        XCTAssertEqual(parsed?.count, try btlog("show", "Fixtures/le-heart-rate.btsnoop", "-f", "smp", "--fields", "number").out.split(separator: "\n").count)
+        let empty = try btlog("export", "Fixtures/le-heart-rate.btsnoop", "--format", "json", "-f", "rfcomm")
+        XCTAssertEqual(empty.out, "[]\n")
+        let header = try btlog("export", "Fixtures/le-heart-rate.btsnoop", "--format", "csv", "-f", "rfcomm", "--fields", "number,l2cap.cid")
+        XCTAssertEqual(header.out, "number,l2cap.cid\n")
+    }
+
+    /// DuckDB's read_json_auto reads the export; its count of ATT opcodes is btlog's own.
+    func testDuckDBReadsTheExport() throws {
+        guard let python = Self.python(with: "duckdb") else { throw XCTSkip("the duckdb Python package is not installed") }
+        let path = Self.temporary("duck.jsonl")
+        XCTAssertEqual(try btlog("export", "Fixtures/le-heart-rate.btsnoop", "Fixtures/le-apple.btsnoop", "-o", path).status, 0)
+        let query = """
+        import duckdb, sys
+        rows = duckdb.sql(f\"\"\"
+            select cast(l.fields['att.opcode'] as integer) as opcode, count(*)
+            from (select unnest(layers) as l from read_json_auto('{sys.argv[1]}'))
+            where l.protocol = 'att' and l.fields['att.opcode'] is not null
+            group by opcode order by opcode\"\"\").fetchall()
+        print(" ".join(f"{o}:{n}" for o, n in rows))
+        """
+        let result = try Tool.run(python, ["-c", query, path])
+        XCTAssertEqual(result.status, 0, result.err)
+        var counts: [Int: Int] = [:]
+        for file in ["Fixtures/le-heart-rate.btsnoop", "Fixtures/le-apple.btsnoop"] {
+            let opcodes = try btlog("show", file, "-f", "att", "--fields", "att.opcode")
+            for line in opcodes.out.split(separator: "\n") { counts[Int(line.dropFirst(2), radix: 16)!, default: 0] += 1 }
+        }
+        XCTAssertEqual(result.out.trimmingCharacters(in: .whitespacesAndNewlines),
+                       counts.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " "))
+    }
+
+    // MARK: Captures
+
+    /// An unfiltered export in the input's own format is the same file; a filtered one holds
+    /// exactly the selected frames; tshark and btmon read what btlog writes.
+    func testCaptureExportsRoundTripAndOpenInTsharkAndBtmon() throws {
+        for fixture in try Self.fixtures() {
+            let format = fixture.hasSuffix(".pklg") ? "pklg" : fixture.hasSuffix(".pcapng") ? "pcapng" : fixture.hasSuffix(".pcap") ? "pcap" : "btsnoop"
+            let out = Self.temporary("same." + format)
+            let result = try btlog("export", fixture, "--format", format, "-o", out)
+            XCTAssertEqual(result.status, 0, result.err)
+            let original = try Data(contentsOf: Tool.root.appendingPathComponent(fixture))
+            let written = try Data(contentsOf: URL(fileURLWithPath: out))
+            if fixture.contains("bcsp") || fixture.contains("h5") {
+                // Three-wire and BCSP link packets carry no HCI packet: btlog writes H4 and says what it left out.
+                XCTAssertTrue(result.err.contains("left out 36 Link Control"), result.err)
+            } else if fixture.hasSuffix("-be.pklg") {
+                XCTAssertEqual(try btlog("show", out).out, try btlog("show", fixture).out, "big-endian pklg is written little-endian, same packets")
+            } else {
+                XCTAssertEqual(written, original, "\(fixture) exported as \(format) is not the same file")
+            }
+        }
+        // A filtered export holds exactly the selected frames: times and bytes as before.
+        let filtered = Self.temporary("att.btsnoop")
+        XCTAssertEqual(try btlog("export", "Fixtures/le-heart-rate.btsnoop", "-f", "att or smp", "-o", filtered).status, 0)
+        XCTAssertEqual(try btlog("export", filtered, "--fields", "timestamp_us,bytes").out,
+                       try btlog("export", "Fixtures/le-heart-rate.btsnoop", "-f", "att or smp", "--fields", "timestamp_us,bytes").out)
+        guard let tshark = Tool.find("tshark") else { throw XCTSkip("tshark is not installed") }
+        for (fixture, format) in [("Fixtures/wwdc-dual.pklg", "btsnoop"), ("Fixtures/wwdc-dual.pklg", "pcapng"), ("Fixtures/wwdc-dual.pklg", "pcap"),
+                                  ("Fixtures/le-heart-rate.btsnoop", "pklg"), ("Fixtures/kernel-smp.btsnoop", "pcapng"), ("Fixtures/a2dp-stream.btsnoop", "pcap")] {
+            let out = Self.temporary("read." + format)
+            let result = try btlog("export", fixture, "--format", format, "-o", out)
+            XCTAssertEqual(result.status, 0, result.err)
+            let count = try btlog("show", out, "--fields", "number").out.split(separator: "\n").count
+            let theirs = try Tool.run(tshark, ["-r", out, "-T", "fields", "-e", "frame.number"])
+            XCTAssertEqual(theirs.out.split(separator: "\n").count, count, "\(fixture) as \(format): \(theirs.err)")
+        }
+        if let btmon = Tool.find("btmon") {
+            // btmon 5.66 crashes on the LE fixtures' advertising data (see BtmonDepthTests), so a
+            // classic capture goes through pklg and back to btsnoop for it.
+            let pklg = Self.temporary("classic.pklg"), out = Self.temporary("from-pklg.btsnoop")
+            XCTAssertEqual(try btlog("export", "Fixtures/bredr-handsfree.btsnoop", "-o", pklg).status, 0)
+            XCTAssertEqual(try btlog("export", pklg, "--format", "btsnoop", "-o", out).status, 0)
+            let theirs = try Tool.run(btmon, ["-r", out, "-T"])
+            XCTAssertEqual(theirs.status, 0, theirs.err)
+            // btmon prints a line per HCI packet starting with < (sent) or > (received).
+            let ours = try btlog("show", out, "--fields", "direction", "--type", "cmd,event,acl,sco")
+            XCTAssertEqual(theirs.out.split(separator: "\n").filter { $0.hasPrefix("<") || $0.hasPrefix(">") }.count,
+                           ours.out.split(separator: "\n").count, theirs.out)
+            XCTAssertEqual(try btlog("show", out).out, try btlog("show", "Fixtures/bredr-handsfree.btsnoop").out)
+        }
+    }
+
+    /// pcapng carries comments and flags as packet comments: Wireshark's frame.comment.
+    func testPcapngCarriesCommentsTsharkShows() throws {
+        let capture = Self.temporary("noted.btsnoop")
+        try? FileManager.default.removeItem(atPath: capture)
+        try? FileManager.default.removeItem(atPath: capture + ".btlog-notes.json")
+        try FileManager.default.copyItem(atPath: Tool.root.appendingPathComponent("Fixtures/le-heart-rate.btsnoop").path, toPath: capture)
+        XCTAssertEqual(try btlog("annotate", capture, "--packet", "18", "--comment", "MTU asked: 247, ünïcode").status, 0)
+        XCTAssertEqual(try btlog("annotate", capture, "--packet", "111", "--flag", "--comment", "refused").status, 0)
+        XCTAssertEqual(try btlog("annotate", capture, "--packet", "135", "--flag").status, 0)
+        let out = Self.temporary("noted.pcapng")
+        XCTAssertEqual(try btlog("export", capture, "-o", out).status, 0)
+        // btlog reads its own comments back.
+        let ours = try btlog("show", out, "-f", "comment", "--fields", "number")
+        XCTAssertEqual(ours.out, "18\n111\n135\n")
+        guard let tshark = Tool.find("tshark") else { throw XCTSkip("tshark is not installed") }
+        let theirs = try Tool.run(tshark, ["-r", out, "-Y", "frame.comment", "-T", "fields", "-e", "frame.number", "-e", "frame.comment"])
+        XCTAssertEqual(theirs.out, "18\tMTU asked: 247, ünïcode\n111\trefused,btlog: flagged\n135\tbtlog: flagged\n", theirs.err)
+    }
+
+    /// The hex format reads back with text2pcap into the same packets, directions and times.
+    func testHexReimportsWithText2pcap() throws {
+        guard let text2pcap = Tool.find("text2pcap"), let tshark = Tool.find("tshark") else { throw XCTSkip("text2pcap or tshark is not installed") }
+        for fixture in ["Fixtures/le-heart-rate.btsnoop", "Fixtures/wwdc-dual.pklg", "Fixtures/kernel-iso.btsnoop"] {
+            let hex = Self.temporary("dump.hex"), back = Self.temporary("back.pcapng")
+            XCTAssertEqual(try btlog("export", fixture, "--format", "hex", "-o", hex).status, 0)
+            let imported = try Tool.run(text2pcap, ["-q", "-D", "-t", "ISO", "-l", "187", hex, back])
+            XCTAssertEqual(imported.status, 0, imported.err)
+            let theirs = try Tool.run(tshark, ["-r", back, "-T", "fields", "-e", "frame.time_epoch", "-e", "hci_h4.direction", "-e", "frame.len"])
+            let frames = try Tool.run(tshark, ["-r", back, "-T", "json", "-x"])
+            let rawBytes = Self.frameRaw(frames.out)
+            let ours = try btlog("export", fixture, "--fields", "timestamp_us,direction,kind,bytes", "--type", "cmd,event,acl,sco,iso")
+            var expected: [String] = [], expectedBytes: [String] = []
+            for line in ours.out.split(separator: "\n") {
+                let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                let micros = object["timestamp_us"] as! Int
+                let direction = (object["direction"] as? String) == "received" ? "0x01" : "0x00"
+                let bytes = object["bytes"] as! String
+                let indicator = ["command": "01", "acl": "02", "sco": "03", "event": "04", "iso": "05"][object["kind"] as! String]!
+                expected.append(String(format: "%d.%06d000\t%@\t%d", micros / 1_000_000, micros % 1_000_000, direction, bytes.count / 2 + 1))
+                expectedBytes.append((indicator + bytes).lowercased())
+            }
+            XCTAssertEqual(theirs.out.split(separator: "\n").map(String.init), expected, fixture)
+            XCTAssertEqual(rawBytes, expectedBytes, fixture)
+        }
+    }
+
+    /// The "frame_raw" hex strings of `tshark -T json -x`, in packet order.
+    static func frameRaw(_ json: String) -> [String] {
+        guard let packets = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]] else { return [] }
+        return packets.compactMap { packet in
+            let layers = (packet["_source"] as? [String: Any])?["layers"] as? [String: Any]
+            return (layers?["frame_raw"] as? [Any])?.first as? String
+        }
+    }
+
+    // MARK: Text and errors
+
+    /// text is show's output without colour; options are checked; output goes to a file only
+    /// when complete; a reader that goes away ends the export quietly.
+    func testTextErrorsAndOutputFile() throws {
+        for arguments in [["-V"], ["-V", "-x"], []] {
+            let exported = try Tool.run(Tool.btlog, ["export", "Fixtures/bredr-l2cap.btsnoop", "--format", "text"] + arguments)
+            let shown = try Tool.run(Tool.btlog, ["show", "Fixtures/bredr-l2cap.btsnoop", "--color", "never"] + arguments)
+            XCTAssertEqual(exported.out, shown.out)
+        }
+        let badFormat = try btlog("export", "Fixtures/le-heart-rate.btsnoop", "--format", "xml")
+        XCTAssertEqual(badFormat.status, 2)
+        XCTAssertTrue(badFormat.err.contains("xml"), badFormat.err)
+        let badField = try btlog("export", "Fixtures/le-heart-rate.btsnoop", "--fields", "att.opcod")
+        XCTAssertEqual(badField.status, 2)
+        XCTAssertTrue(badField.err.contains("unknown field 'att.opcod'"), badField.err)
+        let fieldsOnCapture = try btlog("export", "Fixtures/le-heart-rate.btsnoop", "--format", "pcap", "--fields", "number")
+        XCTAssertEqual(fieldsOnCapture.status, 2)
+        let badFilter = try btlog("export", "Fixtures/le-heart-rate.btsnoop", "-f", "att.opcode ==")
+        XCTAssertEqual(badFilter.status, 2)
+        XCTAssertTrue(badFilter.err.hasPrefix("btlog: filter:"), badFilter.err)
+        let treeOnJSON = try btlog("export", "Fixtures/le-heart-rate.btsnoop", "-V")
+        XCTAssertEqual(treeOnJSON.status, 2)
+        // The format follows -o's extension; a folder that does not exist is a clear error.
+        let csvPath = Self.temporary("guess.csv")
+        XCTAssertEqual(try btlog("export", "Fixtures/le-heart-rate.btsnoop", "-o", csvPath).status, 0)
+        XCTAssertTrue(try String(contentsOfFile: csvPath, encoding: .utf8).hasPrefix("number,time,direction,type,handle,address,summary\n"))
+        let nowhere = try btlog("export", "Fixtures/le-heart-rate.btsnoop", "-o", "/nonexistent-folder/x.jsonl")
+        XCTAssertEqual(nowhere.status, 1)
+        XCTAssertTrue(nowhere.err.contains("/nonexistent-folder/x.jsonl: cannot write"), nowhere.err)
+        // An existing file is replaced only by a complete export: a failed one leaves it whole.
+        let existing = Self.temporary("existing.jsonl")
+        try "keep me\n".write(toFile: existing, atomically: true, encoding: .utf8)
+        let failed = try btlog("export", "Fixtures/no-such-file.btsnoop", "-o", existing)
+        XCTAssertEqual(failed.status, 1)
+        XCTAssertTrue(failed.err.contains("no-such-file"), failed.err)
+        XCTAssertEqual(try String(contentsOfFile: existing, encoding: .utf8), "keep me\n")
+        // One unreadable input among several: reported, the others exported, status 1.
+        let mixed = try btlog("export", "Fixtures/no-such-file.btsnoop", "Fixtures/le-heart-rate.btsnoop", "--fields", "number")
+        XCTAssertEqual(mixed.status, 1)
+        XCTAssertEqual(mixed.out.split(separator: "\n").count, 141)
+        // A reader that stops early (head) ends the export with status 0 and nothing on stderr.
+        for format in ["jsonl", "btsnoop", "csv"] {
+            let piped = try Tool.run("/bin/bash", ["-c", "\(Tool.btlog) export Fixtures/wwdc-dual.btsnoop Fixtures/a2dp-stream.btsnoop --format \(format) | head -c 10 > /dev/null; echo ${PIPESTATUS[0]}"])
+            XCTAssertEqual(piped.out, "0\n", format)
+            XCTAssertEqual(piped.err, "", format)
+        }
+    }
+}
