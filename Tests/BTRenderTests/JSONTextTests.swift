@@ -43,6 +43,19 @@ final class JSONTextTests: XCTestCase {
         }
     }
 
+    /// Long strings take the eight-bytes-at-a-time path: whatever the mix, valid text reads
+    /// back as itself, and any bytes make valid JSON.
+    func testLongStringsReadBackExactly() throws {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["a", "Z", " ", "\"", "\\", "\n", "\u{1}", "\u{7F}", "é", "✓", "😀", "0123456789abcdef"]
+        for _ in 0 ..< 3000 {
+            let text = (0 ..< Int.random(in: 0 ... 40, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            XCTAssertEqual(try parsed(json(Array(text.utf8))), text)
+            let noise = (0 ..< Int.random(in: 0 ... 64, using: &generator)).map { _ in UInt8.random(in: 0 ... 255, using: &generator) }
+            XCTAssertNotNil(try parsed(json(noise)), "\(noise)")
+        }
+    }
+
     func testUTCTimesAgreeWithGmtime() {
         var formatter = UTCTimeFormatter()
         XCTAssertEqual(formatter.format(1_557_356_679_824_123), "2019-05-08T23:04:39.824123Z")

@@ -67,11 +67,38 @@ public struct BTUUID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// "2A37" for 16-bit, "0000FEAA"-style 8 digits for 32-bit, else the 36-character form.
-    public var description: String {
+    public var description: String { ASCII.string(capacity: 36) { appendDescription(to: &$0) } }
+
+    /// Writes `description` (upper-case hex: "180F", "0000FEAA", or the 36-character form)
+    /// without making a String: decoders and export write UUIDs for every packet.
+    @inlinable public func appendDescription<O: ASCIIOutput>(to out: inout O) {
         if let short = shortValue {
-            return short <= 0xFFFF ? String(Hex.format(short, width: 4).dropFirst(2)) : String(Hex.format(short, width: 8).dropFirst(2))
+            Self.appendHex(UInt64(short), digits: short <= 0xFFFF ? 4 : 8, to: &out)
+        } else {
+            appendLongForm(to: &out)
         }
-        return longForm
+    }
+
+    @inlinable static func appendHex<O: ASCIIOutput>(_ value: UInt64, digits: Int, to out: inout O) {
+        var shift = (digits - 1) * 4
+        while shift >= 0 {
+            let nibble = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xF
+            out.put(nibble < 10 ? 0x30 + nibble : 0x37 + nibble)
+            shift -= 4
+        }
+    }
+
+    /// 8-4-4-4-12 hex digits with dashes.
+    @inlinable public func appendLongForm<O: ASCIIOutput>(to out: inout O) {
+        Self.appendHex(high >> 32, digits: 8, to: &out)
+        out.put(UInt8(ascii: "-"))
+        Self.appendHex(high >> 16, digits: 4, to: &out)
+        out.put(UInt8(ascii: "-"))
+        Self.appendHex(high, digits: 4, to: &out)
+        out.put(UInt8(ascii: "-"))
+        Self.appendHex(low >> 48, digits: 4, to: &out)
+        out.put(UInt8(ascii: "-"))
+        Self.appendHex(low, digits: 12, to: &out)
     }
 
     /// The 16 bytes as ATT and SDP-over-LE carry them, least significant first.
@@ -79,8 +106,5 @@ public struct BTUUID: Hashable, Sendable, CustomStringConvertible {
         (0 ..< 8).map { UInt8(truncatingIfNeeded: low >> (8 * $0)) } + (0 ..< 8).map { UInt8(truncatingIfNeeded: high >> (8 * $0)) }
     }
 
-    public var longForm: String {
-        let h = String(Hex.format(high, width: 16).dropFirst(2)), l = String(Hex.format(low, width: 16).dropFirst(2))
-        return "\(h.prefix(8))-\(h.dropFirst(8).prefix(4))-\(h.suffix(4))-\(l.prefix(4))-\(l.suffix(12))"
-    }
+    public var longForm: String { ASCII.string(capacity: 36) { appendLongForm(to: &$0) } }
 }

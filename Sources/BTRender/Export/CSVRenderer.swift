@@ -71,7 +71,7 @@ public struct CSVRenderer: PacketRenderer {
             case .controller:
                 if frame.controller != Frame.systemController { ASCII.appendDecimal(UInt64(frame.controller), to: &cell) }
             case .handle: if let handle = packet.handle { ASCII.appendDecimal(UInt64(handle), to: &cell) }
-            case .address: if let peer = packet.peer { ASCII.append(peer.description, to: &cell) }
+            case .address: if let peer = packet.peer { peer.appendText(to: &cell) }
             case .summary: if let top = packet.top { cell.append(contentsOf: top.summary.bytes) }
             case .issues:
                 var first = true
@@ -113,8 +113,8 @@ public struct CSVRenderer: PacketRenderer {
         case .bool(let flag): cell.append(flag ? UInt8(ascii: "1") : UInt8(ascii: "0"))
         case .text(let string): ASCII.append(string, to: &cell)
         case .bytes(let bytes): for byte in bytes { Hex.append(byte, to: &cell) }
-        case .address(let address): ASCII.append(address.description, to: &cell)
-        case .uuid(let uuid): ASCII.append(uuid.description, to: &cell)
+        case .address(let address): address.appendText(to: &cell)
+        case .uuid(let uuid): uuid.appendDescription(to: &cell)
         case .time(let micros): time.append(micros, to: &cell)
         }
     }

@@ -105,7 +105,13 @@ public struct JSONRenderer: PacketRenderer {
         case .handle:
             if let handle = packet.handle { ASCII.appendDecimal(UInt64(handle), to: &text) } else { JSONText.appendLiteral("null", to: &text) }
         case .address:
-            if let peer = packet.peer { JSONText.appendString(peer.description, to: &text) } else { JSONText.appendLiteral("null", to: &text) }
+            if let peer = packet.peer {
+                text.put(UInt8(ascii: "\""))
+                peer.appendText(to: &text)
+                text.put(UInt8(ascii: "\""))
+            } else {
+                JSONText.appendLiteral("null", to: &text)
+            }
         case .summary:
             if let top = packet.top {
                 top.summary.bytes.withUnsafeBufferPointer { JSONText.appendString(utf8: $0, to: &text) }
@@ -214,8 +220,14 @@ public struct JSONRenderer: PacketRenderer {
         case .bool(let flag): JSONText.appendLiteral(flag ? "true" : "false", to: &text)
         case .text(let string): JSONText.appendString(string, to: &text)
         case .bytes(let bytes): Self.appendHexString(bytes, to: &text)
-        case .address(let address): JSONText.appendString(address.description, to: &text)
-        case .uuid(let uuid): JSONText.appendString(uuid.description, to: &text)
+        case .address(let address):
+            text.put(UInt8(ascii: "\""))
+            address.appendText(to: &text)
+            text.put(UInt8(ascii: "\""))
+        case .uuid(let uuid):
+            text.put(UInt8(ascii: "\""))
+            uuid.appendDescription(to: &text)
+            text.put(UInt8(ascii: "\""))
         case .time(let micros):
             text.put(UInt8(ascii: "\""))
             time.append(micros, to: &text)

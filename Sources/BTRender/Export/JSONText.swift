@@ -25,7 +25,16 @@ public enum JSONText {
         var start = 0
         var index = 0
         let count = bytes.count
+        let base = bytes.baseAddress
         while index < count {
+            // Eight bytes at a time while none needs attention (a control character, a quote,
+            // a backslash, a byte of a multi-byte sequence): most text is plain ASCII.
+            while index + 8 <= count, let base {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                if Self.needsAttention(word) { break }
+                index += 8
+            }
+            guard index < count else { break }
             let byte = bytes[index]
             if byte >= 0x20 && byte != 0x22 && byte != 0x5C && byte < 0x80 { index += 1; continue }
             if byte >= 0x80 {
@@ -46,6 +55,17 @@ public enum JSONText {
     }
 
     static let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]
+
+    /// Whether any of eight bytes is below 0x20, a quote, a backslash or 0x80 and above (the
+    /// classic "has a byte less than n / equal to n" tricks on a 64-bit word).
+    @inline(__always) static func needsAttention(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let control = (word &- ones &* 0x20) & ~word & highs
+        let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+        let quotes = (quote &- ones) & ~quote & highs
+        let backslashes = (backslash &- ones) & ~backslash & highs
+        return (control | quotes | backslashes | (word & highs)) != 0
+    }
 
     static func appendEscape<O: ASCIIOutput>(_ byte: UInt8, to out: inout O) {
         out.put(UInt8(ascii: "\\"))
