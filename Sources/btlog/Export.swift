@@ -22,8 +22,17 @@ struct Export: ParsableCommand {
     @Argument(help: ArgumentHelp("Capture files to read ('-' for standard input).", valueName: "FILE"))
     var files: [String]
 
-    @Option(help: ArgumentHelp("jsonl (default), json, csv, text, hex, or a capture: btsnoop, pklg, pcap, pcapng (btsnoop and pcap keep the input's own datalink where they can; btsnoop-h4, btsnoop-hci, btsnoop-monitor, pcap-h4, pcap-monitor choose one). Default: from -o's extension.", valueName: "FORMAT"))
+    @Option(help: ArgumentHelp("jsonl (default), json, csv, text, hex; a capture: btsnoop, pklg, pcap, pcapng (btsnoop and pcap keep the input's own datalink where they can; btsnoop-h4, btsnoop-hci, btsnoop-monitor, pcap-h4, pcap-monitor choose one); audio of one stream: sbc (A2DP), msbc, cvsd (HFP over SCO). Default: from -o's extension.", valueName: "FORMAT"))
     var format: ExportFormat?
+
+    @Option(help: ArgumentHelp("Instead of packets, what one protocol's layer carries (the layer above it, or its undecoded payload): a hex line per packet, e.g. --payload rfcomm, l2cap, att.", valueName: "PROTOCOL"))
+    var payload: String?
+
+    @Flag(help: "With --payload: the bytes themselves, one packet's after another, instead of hex lines.")
+    var binary = false
+
+    @Option(help: ArgumentHelp("sbc, msbc, cvsd: which audio stream, numbered from 1 in order of appearance (the list is printed on standard error).", valueName: "N"))
+    var stream = 1
 
     @Option(name: [.customShort("o"), .customLong("output")],
             help: ArgumentHelp("Write to this file instead of standard output (replaced only when complete).", valueName: "FILE"))
@@ -73,13 +82,25 @@ struct Export: ParsableCommand {
             throw ValidationError("-V, -x and --time shape the text format; give --format text")
         }
         if hex && !tree { throw ValidationError("-x adds the bytes to the tree; give -V too") }
+        if let payload {
+            if format != .jsonl || self.format != nil { throw ValidationError("--payload writes its own form; not with --format") }
+            if columnNames != nil { throw ValidationError("--payload and --fields choose different outputs; give one") }
+            let known = Set(FieldRegistry.protocols + LayerProtocols.layerNames.keys).subtracting(["frame"])
+            if !known.contains(payload) {
+                throw ValidationError("--payload takes a protocol (\(known.sorted().joined(separator: ", "))), not '\(payload)'")
+            }
+        } else if binary {
+            throw ValidationError("--binary goes with --payload")
+        }
+        if stream < 1 { throw ValidationError("--stream takes a stream number, 1 or more") }
+        if stream != 1 && !format.isAudio { throw ValidationError("--stream chooses the audio stream of sbc, msbc and cvsd") }
     }
 
     func run() throws {
         _ = try selection.stages(count: limit.count) // a bad filter is reported before any output
         let format = resolvedFormat
-        if format.isCapture && output == nil && isatty(1) != 0 {
-            FileHandleStderr.error("\(format.rawValue) is a binary format: give -o FILE, or redirect standard output")
+        if (format.isCapture || format.isAudio || binary) && output == nil && isatty(1) != 0 {
+            FileHandleStderr.error("\(binary ? "--binary" : format.rawValue) writes binary data: give -o FILE, or redirect standard output")
             throw Failure(code: 2)
         }
         let decoders = try decoding.prepare()
@@ -141,6 +162,18 @@ struct ExportRun {
         if format.isCapture { return try runCapture() }
         let out = OutputWriter(fd: destination?.descriptor ?? 1)
         if format == .text { return try runText(out) }
+        if let payload = command.payload {
+            var sink = PayloadSink(protocolName: payload, binary: command.binary, out: out)
+            try runEach(into: &sink, buildsDisplayText: false)
+            return try out.flush()
+        }
+        if format.isAudio {
+            var sink = AudioStreamSink(codec: AudioStreamSink.Codec(rawValue: format.rawValue)!, stream: command.stream, out: out)
+            try runEach(into: &sink, buildsDisplayText: false)
+            try out.flush()
+            FileHandleStderr.write(sink.report + "\n")
+            return
+        }
         var sink = RenderingSink(makeRenderer(), out: out)
         var statistics = CaptureStatistics()
         (failedInputs, readInputs) = try forEachInput { reader, stages, file in
@@ -178,6 +211,16 @@ struct ExportRun {
             try sink.finish(pipeline.statistics)
         }
         try out.flush()
+    }
+
+    /// Every input into one sink, each through its own decoder and stages.
+    mutating func runEach<Sink: PacketSink>(into sink: inout Sink, buildsDisplayText: Bool) throws {
+        (failedInputs, readInputs) = try forEachInput { reader, stages, _ in
+            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: buildsDisplayText), stages: stages) {
+                FileHandleStderr.warning($0.message)
+            }
+            try pipeline.run(reader, into: &sink)
+        }
     }
 
     func makeRenderer() -> PacketRenderer {
@@ -237,8 +280,10 @@ enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
     case btsnoop, pklg, pcap, pcapng
     case btsnoopH4 = "btsnoop-h4", btsnoopHCI = "btsnoop-hci", btsnoopMonitor = "btsnoop-monitor"
     case pcapH4 = "pcap-h4", pcapMonitor = "pcap-monitor"
+    case sbc, msbc, cvsd
 
-    var isCapture: Bool { ![.jsonl, .json, .csv, .text, .hex].contains(self) }
+    var isCapture: Bool { ![.jsonl, .json, .csv, .text, .hex].contains(self) && !isAudio }
+    var isAudio: Bool { [.sbc, .msbc, .cvsd].contains(self) }
 
     /// JSON gives every layer's summary and the decoders' value names; the tree its fields' text.
     func buildsDisplayText(tree: Bool) -> Bool {
@@ -272,7 +317,7 @@ enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
         case .btsnoopMonitor: return .btsnoopMonitor
         case .pcapH4: return .pcapH4
         case .pcapMonitor: return .pcapMonitor
-        case .jsonl, .json, .csv, .text, .hex: preconditionFailure("not a capture format")
+        case .jsonl, .json, .csv, .text, .hex, .sbc, .msbc, .cvsd: preconditionFailure("not a capture format")
         }
     }
 
@@ -282,6 +327,7 @@ enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
         let table: [(String, ExportFormat)] = [
             (".jsonl", .jsonl), (".ndjson", .jsonl), (".json", .json), (".csv", .csv), (".txt", .text), (".hex", .hex),
             (".btsnoop", .btsnoop), (".log", .btsnoop), (".cfa", .btsnoop), (".pklg", .pklg), (".pcapng", .pcapng), (".pcap", .pcap),
+            (".sbc", .sbc), (".msbc", .msbc), (".cvsd", .cvsd),
         ]
         return table.first { lower.hasSuffix($0.0) }?.1
     }

@@ -1,5 +1,7 @@
 import XCTest
 import Foundation
+import BTCapture
+import BTFixtures
 
 /// `btlog export`, read by the programs its users feed it to: Python's json and csv modules and
 /// jsonschema against docs/packet.schema.json, jq, DuckDB, tshark, btmon and text2pcap.
@@ -278,6 +280,107 @@ final class ExportTests: XCTestCase {
             let layers = (packet["_source"] as? [String: Any])?["layers"] as? [String: Any]
             return (layers?["frame_raw"] as? [Any])?.first as? String
         }
+    }
+
+    // MARK: Audio and payloads
+
+    /// A Sun .au file of 16-bit big-endian PCM: a tone per channel, what sbcenc reads.
+    static func auFile(rate: Int, channels: Int, seconds: Double) -> Data {
+        var bytes: [UInt8] = Array(".snd".utf8)
+        let samples = Int(Double(rate) * seconds)
+        for value in [24, samples * channels * 2, 3, rate, channels] {
+            bytes += [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+        }
+        for n in 0 ..< samples {
+            for channel in 0 ..< channels {
+                let value = Int16(8000 * sin(2 * Double.pi * Double(440 * (channel + 1)) * Double(n) / Double(rate)))
+                bytes += [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+            }
+        }
+        return Data(bytes)
+    }
+
+    /// SBC frames one after another, cut by the length each header gives (A2DP Appendix B).
+    static func sbcFrames(_ bytes: [UInt8]) -> [[UInt8]] {
+        var frames: [[UInt8]] = [], index = 0
+        while index + 4 <= bytes.count, bytes[index] == 0x9C {
+            let settings = bytes[index + 1], bitpool = Int(bytes[index + 2])
+            let blocks = 4 * (Int(settings >> 4 & 3) + 1), mode = Int(settings >> 2 & 3), subbands = settings & 1 == 0 ? 4 : 8
+            let channels = mode == 0 ? 1 : 2
+            let length = mode < 2 ? 4 + 4 * subbands * channels / 8 + (blocks * channels * bitpool + 7) / 8
+                : 4 + subbands + ((mode == 3 ? subbands : 0) + blocks * bitpool + 7) / 8
+            frames.append(Array(bytes[index ..< min(index + length, bytes.count)]))
+            index += length
+        }
+        return frames
+    }
+
+    /// SBC from an A2DP stream and mSBC from HFP's eSCO link, encoded here by sbcenc, come out
+    /// of btlog byte for byte and play in sbcdec; CVSD packets come out as the controller gave them.
+    func testAudioStreamsPlayInSBCDecoder() throws {
+        guard let sbcenc = Tool.find("sbcenc"), let sbcdec = Tool.find("sbcdec") else { throw XCTSkip("sbc-tools is not installed") }
+        let stereo = Self.temporary("tone.au"), mono = Self.temporary("tone16k.au")
+        try Self.auFile(rate: 44100, channels: 2, seconds: 0.5).write(to: URL(fileURLWithPath: stereo))
+        try Self.auFile(rate: 16000, channels: 1, seconds: 0.3).write(to: URL(fileURLWithPath: mono))
+        let sbc = try Tool.run("/bin/sh", ["-c", "'\(sbcenc)' -j -s 8 -B 16 -b 53 '\(stereo)' > '\(stereo).sbc'"])
+        let msbc = try Tool.run("/bin/sh", ["-c", "'\(sbcenc)' -m '\(mono)' > '\(mono).msbc'"])
+        XCTAssertEqual(sbc.status + msbc.status, 0, sbc.err + msbc.err)
+        let sbcBytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: stereo + ".sbc")))
+        let msbcBytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: mono + ".msbc")))
+        let sbcFrames = Self.sbcFrames(sbcBytes)
+        XCTAssertEqual(sbcFrames.map(\.count).reduce(0, +), sbcBytes.count, "frames cut by their headers cover the file")
+        XCTAssertGreaterThan(sbcFrames.count, 100)
+        let msbcFrames = stride(from: 0, to: msbcBytes.count, by: 57).map { Array(msbcBytes[$0 ..< min($0 + 57, msbcBytes.count)]) }
+        XCTAssertTrue(msbcFrames.allSatisfy { $0.count == 57 && $0[0] == 0xAD }, "sbcenc -m writes 57-byte frames")
+        let cvsd = (0 ..< 40).map { n in (0 ..< 48).map { UInt8(truncatingIfNeeded: n * 48 + $0) } }
+        let capture = Self.temporary("audio.btsnoop")
+        let frames = Scenarios.audioExport(sbc: sbcFrames, msbc: msbcFrames, cvsd: cvsd)
+        try Data(FixtureContainers.encode(frames, as: .btsnoopH4)).write(to: URL(fileURLWithPath: capture))
+
+        for (format, expected, decoderOptions) in [("sbc", sbcBytes, [String]()), ("msbc", msbcBytes, ["-m"])] {
+            let out = Self.temporary("out." + format)
+            let exported = try btlog("export", capture, "--format", format, "-o", out)
+            XCTAssertEqual(exported.status, 0, exported.err)
+            XCTAssertTrue(exported.err.hasPrefix("wrote stream 1: handle "), exported.err)
+            XCTAssertEqual(try [UInt8](Data(contentsOf: URL(fileURLWithPath: out))), expected, "\(format) stream differs from sbcenc's")
+            // The decoder plays it: as many samples as the encoder's own file gives.
+            let ours = try Tool.run(sbcdec, decoderOptions + ["-f", out + ".au", out])
+            let theirs = try Tool.run(sbcdec, decoderOptions + ["-f", out + ".reference.au", format == "sbc" ? stereo + ".sbc" : mono + ".msbc"])
+            XCTAssertEqual(ours.status, 0, ours.err)
+            XCTAssertEqual(theirs.status, 0, theirs.err)
+            let decoded = try Data(contentsOf: URL(fileURLWithPath: out + ".au"))
+            XCTAssertGreaterThan(decoded.count, format == "sbc" ? 44100 * 2 * 2 / 3 : 16000 * 2 / 5, "\(format) decoded to too little audio")
+            XCTAssertEqual(decoded, try Data(contentsOf: URL(fileURLWithPath: out + ".reference.au")))
+        }
+        let raw = try Tool.run("/bin/sh", ["-c", "'\(Tool.btlog)' export '\(capture)' --format cvsd | od -An -v -tx1"])
+        XCTAssertEqual(raw.out.split(whereSeparator: { $0 == " " || $0 == "\n" }).map { UInt8($0, radix: 16)! }, cvsd.flatMap { $0 })
+        // Asking for a stream that is not there says which there are.
+        let missing = try btlog("export", capture, "--format", "sbc", "--stream", "3", "-o", Self.temporary("none.sbc"))
+        XCTAssertTrue(missing.err.contains("no stream 3: the capture has 1"), missing.err)
+
+        // --payload: what RFCOMM carries on the hands-free link are HFP's AT commands.
+        let payload = try btlog("export", capture, "--payload", "rfcomm", "-f", "hfp")
+        let texts = payload.out.split(separator: "\n").map { line in
+            String(decoding: stride(from: 0, to: line.count, by: 2).map { UInt8(line.dropFirst($0).prefix(2), radix: 16)! }, as: UTF8.self)
+        }
+        XCTAssertEqual(texts, ["AT+BRSF=1023\r", "\r\n+BRSF: 3839\r\n\r\nOK\r\n", "AT+BAC=1,2\r", "\r\nOK\r\n", "\r\n+BCS: 2\r\n", "AT+BCS=2\r", "\r\nOK\r\n"])
+        let binary = try btlog("export", capture, "--payload", "rfcomm", "-f", "hfp", "--binary")
+        XCTAssertEqual(binary.out, texts.joined())
+    }
+
+    /// L2CAP's payload is the PDU of the layer above it, reassembled: for ATT, the ATT PDUs
+    /// --fields shows, byte for byte.
+    func testPayloadOfL2CAPIsTheReassembledPDU() throws {
+        let payload = try btlog("export", "Fixtures/le-heart-rate.btsnoop", "--payload", "l2cap", "-f", "att")
+        let opcodes = try btlog("show", "Fixtures/le-heart-rate.btsnoop", "-f", "att", "--fields", "att.opcode")
+        XCTAssertEqual(payload.out.split(separator: "\n").map { "0x" + $0.prefix(2) }, opcodes.out.split(separator: "\n").map(String.init))
+        // A long notification reassembled from three ACL fragments comes out whole: the 55 bytes
+        // its L2CAP header counts, the opcode, the handle and the 52-byte text.
+        XCTAssertTrue(payload.out.split(separator: "\n").contains { $0.count == 2 * 55 && $0.hasPrefix("1B1A00") }, payload.out)
+        let values = try btlog("export", "Fixtures/le-heart-rate.btsnoop", "--payload", "att", "-f", "att.opcode == 0x52")
+        XCTAssertEqual(values.out, "68656C6C6F\n", "a Write Command's value ('hello')")
+        let bad = try btlog("export", "Fixtures/le-heart-rate.btsnoop", "--payload", "atx")
+        XCTAssertEqual(bad.status, 2)
     }
 
     // MARK: Text and errors
