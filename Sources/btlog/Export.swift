@@ -50,6 +50,12 @@ struct Export: ParsableCommand {
     @Option(help: ArgumentHelp("text: the time column, as show's --time.", valueName: "abs|rel|delta|epoch"))
     var time: TimeFormatter.Mode = .abs
 
+    @Flag(help: "For sharing: zero every key and pairing value the decoders know (SMP keys, confirm and random values, public keys, DHKey checks; link keys, LTKs, PINs, passkeys, OOB data) and give every device address a pseudonym (the same device the same one, locally administered). The result still decodes.")
+    var redact = false
+
+    @Flag(name: .customLong("redact-values"), help: "--redact, and zero ATT values, what GATT profiles carry above ATT, and ANCS strings.")
+    var redactValues = false
+
     @OptionGroup(title: "Input") var input: InputOptionGroup
     @OptionGroup(title: "Notes") var notes: NotesOptionGroup
     @OptionGroup(title: "Selection") var selection: SelectionOptionGroup
@@ -150,6 +156,8 @@ struct ExportRun {
     private(set) var failedInputs = false
     /// How many inputs were opened and read.
     private(set) var readInputs = 0
+    /// One table for every input, so a device keeps its pseudonym across files.
+    let pseudonyms = AddressPseudonyms()
 
     init(command: Export, format: ExportFormat, decoders: DecoderFactory, destination: OutputFile?) {
         self.command = command
@@ -258,7 +266,10 @@ struct ExportRun {
         var failed = false, read = 0
         for file in command.files {
             do {
-                let reader = try CaptureInput.open(file, options: command.input.inputOptions)
+                var reader = try CaptureInput.open(file, options: command.input.inputOptions)
+                if command.redact || command.redactValues {
+                    reader = RedactingReader(reader, values: command.redactValues, pseudonyms: pseudonyms)
+                }
                 var stages = try command.selection.stages(count: command.limit.count)
                 if let annotations = command.notes.stage(for: file) { stages.insert(annotations, at: 0) }
                 try body(reader, stages, file)

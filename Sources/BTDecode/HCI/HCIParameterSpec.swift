@@ -158,7 +158,23 @@ struct HCIParameterReader {
                 for _ in 0 ..< min(lastInteger, 255) { try read(param.group, &c, &layer) }
                 continue
             }
+            // Each parameter's bytes, so that its fields can be found in the packet (redaction
+            // rewrites keys and addresses in place).
+            // A parameter that made one field: its bytes are the parameter's (a length-prefixed
+            // value's, its last ones).
+            let start = c.index, before = layer.fields.count
             lastInteger = try readOne(param, &c, &layer)
+            if layer.fields.count == before + 1, layer.fields[before].range == nil {
+                let span = c.index - start
+                let size: Int?
+                switch layer.fields[before].value {
+                case .bytes(let bytes): size = bytes.count
+                case .address: size = 6
+                case .unsigned(_, let width) where width > 0 && width % 2 == 0: size = width / 2
+                default: size = nil
+                }
+                if let size, size > 0, size <= span { layer.fields[before].range = layer.range(at: c.index - size, count: size) }
+            }
         }
     }
 

@@ -92,9 +92,9 @@ enum SMPDecoder {
                 layer.summary += " - Method: \(method)"
             }
         case 0x03:
-            layer.add(SMPFields.confirm, .bytes(try c.slice(16)))
+            layer.add(SMPFields.confirm, .bytes(try c.slice(16)), at: layer.range(at: c.index - 16, count: 16))
         case 0x04:
-            layer.add(SMPFields.random, .bytes(try c.slice(16)))
+            layer.add(SMPFields.random, .bytes(try c.slice(16)), at: layer.range(at: c.index - 16, count: 16))
         case 0x05:
             let reason = try c.u8()
             let reasonName = reasonNames[reason] ?? "Reserved"
@@ -103,30 +103,30 @@ enum SMPDecoder {
             layer.addIssue(.error, "Pairing failed: \(reasonName) (\(Hex.u8(reason)))")
             session.smp.pairings[link] = nil
         case 0x06:
-            layer.add(SMPFields.ltk, .bytes(try c.slice(16)))
+            layer.add(SMPFields.ltk, .bytes(try c.slice(16)), at: layer.range(at: c.index - 16, count: 16))
         case 0x07:
             let ediv = try c.u16(), rand = try c.u64()
-            layer.add(SMPFields.ediv, .u16(ediv))
-            layer.add(SMPFields.rand, .unsigned(rand, width: 16))
+            layer.add(SMPFields.ediv, .u16(ediv), at: layer.range(at: c.index - 10, count: 2))
+            layer.add(SMPFields.rand, .unsigned(rand, width: 16), at: layer.range(at: c.index - 8, count: 8))
             layer.summary += " - EDIV: \(hex: ediv)"
         case 0x08:
-            layer.add(SMPFields.irk, .bytes(try c.slice(16)))
+            layer.add(SMPFields.irk, .bytes(try c.slice(16)), at: layer.range(at: c.index - 16, count: 16))
         case 0x09:
             let type = try c.u8(), address = try c.address()
             layer.add(SMPFields.addressType, .u8(type), type == 0 ? "Public" : type == 1 ? "Static Random" : "Reserved")
-            layer.add(SMPFields.address, .address(address))
+            layer.add(SMPFields.address, .address(address), at: layer.range(at: c.index - 6, count: 6))
             layer.summary += " - \(type == 0 ? "Public" : "Static Random") - \(address)"
         case 0x0A:
-            layer.add(SMPFields.csrk, .bytes(try c.slice(16)))
+            layer.add(SMPFields.csrk, .bytes(try c.slice(16)), at: layer.range(at: c.index - 16, count: 16))
         case 0x0B:
             let authReq = try c.u8()
             authReqFields(authReq, &layer)
             layer.summary += " - \(authReqSummary(authReq))"
         case 0x0C:
-            layer.add(SMPFields.publicKeyX, .bytes(try c.slice(32)))
-            layer.add(SMPFields.publicKeyY, .bytes(try c.slice(32)))
+            layer.add(SMPFields.publicKeyX, .bytes(try c.slice(32)), at: layer.range(at: c.index - 32, count: 32))
+            layer.add(SMPFields.publicKeyY, .bytes(try c.slice(32)), at: layer.range(at: c.index - 32, count: 32))
         case 0x0D:
-            layer.add(SMPFields.dhkeyCheck, .bytes(try c.slice(16)))
+            layer.add(SMPFields.dhkeyCheck, .bytes(try c.slice(16)), at: layer.range(at: c.index - 16, count: 16))
         case 0x0E:
             let type = try c.u8()
             layer.add(SMPFields.keypressType, .u8(type), keypressNames[type] ?? "Reserved")
