@@ -140,6 +140,10 @@ public enum FuzzSeeds {
             for start in stride(from: 0, to: frames.count, by: max(runLength, frames.count / 60)) {
                 let run = Array(frames[start ..< min(start + runLength, frames.count)])
                 try save(.decoder, "\(name)-\(start).bin", DecoderInput.encode(run))
+                // Redaction reads the same packets; a third of the runs is enough to seed it.
+                if start / max(runLength, frames.count / 60) % 3 == 0 {
+                    try save(.redact, "\(name)-\(start).bin", DecoderInput.encode(run))
+                }
             }
         }
         return written

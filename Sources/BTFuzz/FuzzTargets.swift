@@ -49,6 +49,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// A notes file (`CAPTURE.btlog-notes.json`): parsed or refused with a reason; what parses
     /// is written back and must read back the same.
     case notes
+    /// `export --redact --redact-values` over DecoderInput records: every frame comes out, in
+    /// order, of the same kind, direction and length (redaction rewrites bytes, never adds or
+    /// drops any), and decodes.
+    case redact
 
     /// Runs the input; returns normally for every input (errors are the expected outcome of
     /// most inputs), crashes only on a bug.
@@ -88,6 +92,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             FuzzDecoder.shared.run(GATTValueInput.frames(from: input))
         case .filter:
             FilterInput.run(input)
+        case .redact:
+            RedactInput.run(input)
         case .notes:
             guard let document = try? NotesDocument.parse(Data(input)) else { return }
             guard let again = try? NotesDocument.parse(document.serialized()), again == document else {
@@ -384,4 +390,25 @@ public enum FilterInput {
         "att.uuid == 2a37", "hci.status == connection_timeout", "att.opcod == 1", "(att and", "att.handle contains \"x\"",
         "{..}", "\"unterminated", "a &", "!!!att", "att.opcode in {0x12..0x10}",
     ]
+}
+
+/// The redact target: the decoder target's frames through a RedactingReader.
+public enum RedactInput {
+    public static func run(_ input: [UInt8]) {
+        let frames = DecoderInput.frames(from: input)
+        let reader = RedactingReader(ArrayFrameReader(frames: frames, formatDescription: "fuzz", nativeFormat: .btsnoopMonitor),
+                                     values: true, pseudonyms: AddressPseudonyms())
+        let decoder = Decoder()
+        var index = 0
+        while let frame = try? reader.next() {
+            precondition(index < frames.count, "redaction made a frame")
+            let original = frames[index]
+            precondition(frame.kind == original.kind && frame.direction == original.direction
+                         && frame.bytes.count == original.bytes.count && frame.timestamp == original.timestamp,
+                         "redaction changed a frame's kind, direction, time or length")
+            _ = decoder.decode(frame)
+            index += 1
+        }
+        precondition(index == frames.count, "redaction lost a frame")
+    }
 }

@@ -56,6 +56,9 @@ struct Export: ParsableCommand {
     @Flag(name: .customLong("redact-values"), help: "--redact, and zero ATT values, what GATT profiles carry above ATT, and ANCS strings.")
     var redactValues = false
 
+    @Flag(name: .customLong("no-progress"), help: "Never show the progress line (shown on standard error, when it is a terminal, for an export that takes more than half a second).")
+    var noProgress = false
+
     @OptionGroup(title: "Input") var input: InputOptionGroup
     @OptionGroup(title: "Notes") var notes: NotesOptionGroup
     @OptionGroup(title: "Selection") var selection: SelectionOptionGroup
@@ -267,6 +270,9 @@ struct ExportRun {
         for file in command.files {
             do {
                 var reader = try CaptureInput.open(file, options: command.input.inputOptions)
+                if let progress = ProgressLine(file: file, enabled: !command.noProgress) {
+                    reader = ProgressReader(reader, progress: progress)
+                }
                 if command.redact || command.redactValues {
                     reader = RedactingReader(reader, values: command.redactValues, pseudonyms: pseudonyms)
                 }

@@ -383,6 +383,24 @@ final class ExportTests: XCTestCase {
         XCTAssertEqual(bad.status, 2)
     }
 
+    /// The progress line shows on a terminal (a pseudo-terminal from script(1)), never with
+    /// --no-progress, and never when standard error is not a terminal (every other test).
+    func testProgressLineOnlyOnATerminal() throws {
+        guard let script = Tool.find("script") else { throw XCTSkip("script (util-linux) is not installed") }
+        let out = Self.temporary("progress.jsonl")
+        func run(_ extra: String) throws -> String {
+            try Tool.run(script, ["-qc", "\(Tool.btlog) export Fixtures/kernel-iso.btsnoop -o \(out) \(extra)", "/dev/null"],
+                         environment: ["BTLOG_PROGRESS_DELAY": "0"]).out
+        }
+        let shown = try run("")
+        XCTAssertTrue(shown.contains("btlog: export Fixtures/kernel-iso.btsnoop: ["), shown)
+        XCTAssertTrue(shown.contains("% of "), shown)
+        XCTAssertTrue(shown.hasSuffix("\r\u{1B}[K"), "the line is erased at the end: \(shown.debugDescription)")
+        XCTAssertEqual(try run("--no-progress"), "")
+        let plain = try btlog("export", "Fixtures/kernel-iso.btsnoop", "-o", out)
+        XCTAssertEqual(plain.err, "")
+    }
+
     // MARK: Text and errors
 
     /// text is show's output without colour; options are checked; output goes to a file only
