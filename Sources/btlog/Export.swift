@@ -185,11 +185,12 @@ struct ExportRun {
             FileHandleStderr.write(sink.report + "\n")
             return
         }
+        let columns = command.columnNames.map { ExportColumn.resolve($0).columns }
         var sink = RenderingSink(makeRenderer(), out: out)
         var statistics = CaptureStatistics()
         (failedInputs, readInputs) = try forEachInput { reader, stages, file in
             if command.files.count > 1 { sink.beginFile(file) }
-            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: format.buildsDisplayText(tree: command.tree)),
+            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: format.buildsDisplayText(tree: command.tree, columns: columns)),
                                           stages: stages) { FileHandleStderr.warning($0.message) }
             try pipeline.run(reader, into: &sink)
             statistics.merge(pipeline.statistics)
@@ -302,10 +303,14 @@ enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
     var isCapture: Bool { ![.jsonl, .json, .csv, .text, .hex].contains(self) && !isAudio }
     var isAudio: Bool { [.sbc, .msbc, .cvsd].contains(self) }
 
-    /// JSON gives every layer's summary and the decoders' value names; the tree its fields' text.
-    func buildsDisplayText(tree: Bool) -> Bool {
+    /// JSON objects give every layer's summary and the decoders' value names, and flat ones
+    /// (--fields) the names asked for; the tree its fields' text. Everything else only values
+    /// and the top summary, which are always there.
+    func buildsDisplayText(tree: Bool, columns: [ExportColumn]?) -> Bool {
         switch self {
-        case .jsonl, .json: return true
+        case .jsonl, .json, .csv:
+            guard let columns else { return self != .csv }
+            return columns.contains { if case .valueName = $0 { return true } else { return false } }
         case .text: return tree
         default: return false
         }
