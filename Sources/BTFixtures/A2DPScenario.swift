@@ -12,17 +12,10 @@ extension Scenarios {
         let headphones = "00:1B:66:AA:BB:CC"
         var link = ClassicLink.connect(to: headphones, handle: 0x0021, at: demoStart + 27_000_000_000)
 
-        let sdp: (local: UInt16, remote: UInt16) = (0x0040, 0x0070)
-        link.open(psm: 0x0001, sdp)
-        let search = E.sequence(E.uuid16(0x110B)) + be16(0x0200) + E.sequence(E.uint32(0x0000_FFFF)) + [0x00]
-        link.send(sdp, [0x06] + be16(1) + be16(UInt16(search.count)) + search, sent: true)
-        let record = E.sequence(E.sequence(
-            E.attribute(0x0001, E.sequence(E.uuid16(0x110B)))
+        link.findService(0x110B, attributes: E.attribute(0x0001, E.sequence(E.uuid16(0x110B)))
             + E.attribute(0x0004, E.sequence(E.sequence(E.uuid16(0x0100) + E.uint16(0x0019)) + E.sequence(E.uuid16(0x0019) + E.uint16(0x0103))))
             + E.attribute(0x0009, E.sequence(E.sequence(E.uuid16(0x110D) + E.uint16(0x0104))))
-            + E.attribute(0x0311, E.uint16(0x0003))))
-        link.send(sdp, [0x07] + be16(1) + be16(UInt16(record.count + 3)) + be16(UInt16(record.count)) + record + [0x00], sent: false)
-        link.close(sdp)
+            + E.attribute(0x0311, E.uint16(0x0003)), sdp: (0x0040, 0x0070))
 
         let signaling: (local: UInt16, remote: UInt16) = (0x0041, 0x0071), media: (local: UInt16, remote: UInt16) = (0x0042, 0x0072)
         link.open(psm: 0x0019, signaling)

@@ -12,15 +12,9 @@ extension Scenarios {
         typealias E = DataElement
         let headphones = "00:1B:66:AA:BB:01"
         var link = ClassicLink.connect(to: headphones, handle: 0x0021, at: demoStart + 50_000_000_000)
-        let sdp: (local: UInt16, remote: UInt16) = (0x0040, 0x0070)
-        link.open(psm: 0x0001, sdp)
-        let search = E.sequence(E.uuid16(0x110B)) + be16(0x0200) + E.sequence(E.uint32(0x0000_FFFF)) + [0x00]
-        link.send(sdp, [0x06] + be16(1) + be16(UInt16(search.count)) + search, sent: true)
-        let record = E.sequence(E.sequence(
-            E.attribute(0x0001, E.sequence(E.uuid16(0x110B)))
-            + E.attribute(0x0004, E.sequence(E.sequence(E.uuid16(0x0100) + E.uint16(0x0019)) + E.sequence(E.uuid16(0x0019) + E.uint16(0x0103))))))
-        link.send(sdp, [0x07] + be16(1) + be16(UInt16(record.count + 3)) + be16(UInt16(record.count)) + record + [0x00], sent: false)
-        link.close(sdp)
+        link.findService(0x110B, attributes: E.attribute(0x0001, E.sequence(E.uuid16(0x110B)))
+            + E.attribute(0x0004, E.sequence(E.sequence(E.uuid16(0x0100) + E.uint16(0x0019)) + E.sequence(E.uuid16(0x0019) + E.uint16(0x0103)))),
+            sdp: (0x0040, 0x0070))
         let signaling: (local: UInt16, remote: UInt16) = (0x0041, 0x0071), media: (local: UInt16, remote: UInt16) = (0x0042, 0x0072)
         link.open(psm: 0x0019, signaling)
         var label: UInt8 = 0
@@ -54,15 +48,9 @@ extension Scenarios {
         // Hands-free: HFP over RFCOMM chooses mSBC, then the eSCO link carries it.
         let carKit = "00:0D:18:A1:B2:02"
         var hf = ClassicLink.connect(to: carKit, handle: 0x000E, at: (frames.last?.timestamp ?? 0) + 1_000_000)
-        let hfSDP: (local: UInt16, remote: UInt16) = (0x0040, 0x0060)
-        hf.open(psm: 0x0001, hfSDP)
-        let hfSearch = E.sequence(E.uuid16(0x111E)) + be16(0x0200) + E.sequence(E.uint32(0x0000_FFFF)) + [0x00]
-        hf.send(hfSDP, [0x06] + be16(1) + be16(UInt16(hfSearch.count)) + hfSearch, sent: true)
-        let hfRecord = E.sequence(E.sequence(
-            E.attribute(0x0001, E.sequence(E.uuid16(0x111E) + E.uuid16(0x1203)))
-            + E.attribute(0x0004, E.sequence(E.sequence(E.uuid16(0x0100)) + E.sequence(E.uuid16(0x0003) + E.uint8(3))))))
-        hf.send(hfSDP, [0x07] + be16(1) + be16(UInt16(hfRecord.count + 3)) + be16(UInt16(hfRecord.count)) + hfRecord + [0x00], sent: false)
-        hf.close(hfSDP)
+        hf.findService(0x111E, attributes: E.attribute(0x0001, E.sequence(E.uuid16(0x111E) + E.uuid16(0x1203)))
+            + E.attribute(0x0004, E.sequence(E.sequence(E.uuid16(0x0100)) + E.sequence(E.uuid16(0x0003) + E.uint8(3)))),
+            sdp: (0x0040, 0x0060))
         let rfcomm: (local: UInt16, remote: UInt16) = (0x0041, 0x0061)
         let dlci: UInt8 = 6
         hf.open(psm: 0x0003, rfcomm)

@@ -54,6 +54,18 @@ struct ClassicLink {
         signal(0x07, le16(cid.remote) + le16(cid.local), sent: false, reply: true)
     }
 
+    /// SDP on its own channel: the host's Service Search Attribute for `service`, the peer's
+    /// answer of one record holding `attributes` (DataElement.attribute lists), then the channel closed.
+    mutating func findService(_ service: UInt16, attributes: [UInt8], sdp: (local: UInt16, remote: UInt16)) {
+        typealias E = DataElement
+        open(psm: 0x0001, sdp)
+        let search = E.sequence(E.uuid16(service)) + be16(0x0200) + E.sequence(E.uint32(0x0000_FFFF)) + [0x00]
+        send(sdp, [0x06] + be16(1) + be16(UInt16(search.count)) + search, sent: true)
+        let record = E.sequence(E.sequence(attributes))
+        send(sdp, [0x07] + be16(1) + be16(UInt16(record.count + 3)) + be16(UInt16(record.count)) + record + [0x00], sent: false)
+        close(sdp)
+    }
+
     mutating func send(_ cid: (local: UInt16, remote: UInt16), _ payload: [UInt8], sent: Bool) {
         b.l2cap(handle: handle, cid: sent ? cid.remote : cid.local, payload, sent: sent, fragment: 1021, after: 1500)
     }

@@ -67,9 +67,7 @@ struct Export: ParsableCommand {
 
     var resolvedFormat: ExportFormat { format ?? output.flatMap(ExportFormat.guess) ?? .jsonl }
 
-    var columnNames: [String]? {
-        fields.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
-    }
+    var columnNames: [String]? { fields.map(CommaList.items) }
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("give a capture file to read (or '-' for standard input)") }

@@ -71,9 +71,7 @@ struct SelectionOptionGroup: ParsableArguments {
     @Option(help: ArgumentHelp("Leave out bulk traffic: nocp (Number Of Completed Packets), adv (advertising and inquiry reports), media (A2DP audio), iso, sco. Comma-separated or repeated.", valueName: "CLASS,..."))
     var hide: [String] = []
 
-    private static func list(_ values: [String]) -> [String] {
-        values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-    }
+    private static func list(_ values: [String]) -> [String] { values.flatMap(CommaList.items) }
 
     private var handleValues: [UInt16?] {
         SelectionOptionGroup.list(handles).map { text in
@@ -123,6 +121,13 @@ struct SelectionOptionGroup: ParsableArguments {
     }
 }
 
+/// What an option given as "a, b,c" (or repeated) lists: the items, trimmed, empty ones dropped.
+enum CommaList {
+    static func items(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+}
+
 /// `-c N`: show and capture stop after N packets (grep's -c counts instead).
 struct LimitOptionGroup: ParsableArguments {
     @Option(name: [.customShort("c"), .long], help: ArgumentHelp("Stop after N packets (counted after the filters).", valueName: "N"))
@@ -168,9 +173,7 @@ struct DisplayOptionGroup: ParsableArguments {
     @Flag(help: "Fold runs of consecutive packets that differ only in counters (same type, handle and summary but for its decimal numbers) into one row ending '× N'; a packet with an issue, comment or flag is never folded. The table only.")
     var collapse = false
 
-    var fieldNames: [String]? {
-        fields.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
-    }
+    var fieldNames: [String]? { fields.map(CommaList.items) }
 
     func validate() throws {
         if collapse && (tree || fields != nil) { throw ValidationError("--collapse folds rows of the table; not with --tree or --fields") }
