@@ -144,6 +144,10 @@ public enum FuzzSeeds {
                 if start / max(runLength, frames.count / 60) % 3 == 0 {
                     try save(.redact, "\(name)-\(start).bin", DecoderInput.encode(run))
                 }
+                // Statistics follow links over longer runs: a third of them, three runs long.
+                if start / max(runLength, frames.count / 60) % 3 == 1 {
+                    try save(.stats, "\(name)-\(start).bin", DecoderInput.encode(Array(frames[start ..< min(start + 3 * runLength, frames.count)])))
+                }
             }
         }
         return written

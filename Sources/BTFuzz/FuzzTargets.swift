@@ -53,6 +53,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// order, of the same kind, direction and length (redaction rewrites bytes, never adds or
     /// drops any), and decodes.
     case redact
+    /// `btlog stats` (and its JSON) over DecoderInput records: the collector follows whatever the
+    /// decoded packets claim (connections, channels, transactions, streams), the report renders,
+    /// and its counts add up to the packets fed.
+    case stats
 
     /// Runs the input; returns normally for every input (errors are the expected outcome of
     /// most inputs), crashes only on a bug.
@@ -94,6 +98,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             FilterInput.run(input)
         case .redact:
             RedactInput.run(input)
+        case .stats:
+            StatsInput.run(input)
         case .notes:
             guard let document = try? NotesDocument.parse(Data(input)) else { return }
             guard let again = try? NotesDocument.parse(document.serialized()), again == document else {
@@ -410,5 +416,24 @@ public enum RedactInput {
             index += 1
         }
         precondition(index == frames.count, "redaction lost a frame")
+    }
+}
+
+/// The stats target: the decoder target's frames into a StatisticsCollector, then both reports.
+public enum StatsInput {
+    public static func run(_ input: [UInt8]) {
+        let frames = DecoderInput.frames(from: input)
+        let decoder = Decoder()
+        var collector = StatisticsCollector(throughputInterval: 1000)
+        collector.beginFile("fuzz")
+        for frame in frames { try? collector.consume(decoder.decode(frame)) }
+        collector.endFile(session: decoder.session)
+        let report = collector.finish()
+        let totals = report.totals
+        precondition(totals.packets == frames.count, "stats counted \(totals.packets) of \(frames.count) packets")
+        precondition(totals.commands + totals.events + totals.acl + totals.sco + totals.iso + totals.other == totals.packets,
+                     "the kinds do not add up to the packets")
+        _ = StatisticsReport(report, style: Style(enabled: true)).lines
+        _ = StatisticsJSON(report, files: ["fuzz"], throughput: collector.throughput).document
     }
 }

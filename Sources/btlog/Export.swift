@@ -70,9 +70,7 @@ struct Export: ParsableCommand {
     var columnNames: [String]? { fields.map(CommaList.items) }
 
     func validate() throws {
-        if files.isEmpty { throw ValidationError("give a capture file to read (or '-' for standard input)") }
-        if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input ('-') can be read only once") }
-        if notes.notes != nil && files.count != 1 { throw ValidationError("--notes names the notes of one capture; give one file") }
+        try CaptureInputs.validate(files, notes: notes)
         if output == "-" { throw ValidationError("-o takes a file; without -o the export goes to standard output") }
         let format = resolvedFormat
         if let names = columnNames {
@@ -262,29 +260,17 @@ struct ExportRun {
         }
     }
 
-    /// Opens each input with its stages (selection, filters, its notes); an input that cannot
-    /// be opened is reported and the others go on. True when one could not.
+    /// Each input in turn, redacted when asked; a failure to write the output ends the run.
     func forEachInput(_ body: (FrameReader, [any PacketStage], String) throws -> Void) throws -> (failed: Bool, read: Int) {
-        var failed = false, read = 0
-        for file in command.files {
-            do {
-                var reader = try CaptureInput.open(file, options: command.input.inputOptions)
-                if let progress = ProgressLine(file: file, enabled: !command.noProgress) {
-                    reader = ProgressReader(reader, progress: progress)
-                }
-                if command.redact || command.redactValues {
-                    reader = RedactingReader(reader, values: command.redactValues, pseudonyms: pseudonyms)
-                }
-                var stages = try command.selection.stages(count: command.limit.count)
-                if let annotations = command.notes.stage(for: file) { stages.insert(annotations, at: 0) }
-                try body(reader, stages, file)
-                read += 1
-            } catch let error as CaptureError where !error.isBrokenPipe && !error.message.hasPrefix(destinationName) {
-                FileHandleStderr.error(error.message)
-                failed = true
-            }
+        var inputs = CaptureInputs(files: command.files, input: command.input, notes: command.notes, selection: command.selection,
+                                   count: command.limit.count, showsProgress: !command.noProgress)
+        if command.redact || command.redactValues {
+            let values = command.redactValues, pseudonyms = pseudonyms
+            inputs.wrap = { RedactingReader($0, values: values, pseudonyms: pseudonyms) }
         }
-        return (failed, read)
+        let destinationName = destinationName
+        inputs.endsRun = { $0.message.hasPrefix(destinationName) }
+        return try inputs.forEach(body)
     }
 
     /// How write errors name the output (they end the export; input errors do not).

@@ -3,7 +3,17 @@ import BTCapture
 /// A2DP's codec information elements (A2DP 1.4, 4.3-4.7): what a capability offers or a
 /// configuration chose, onto the layer, and how a summary reads it ("SBC 44.1kHz Joint Stereo
 /// 16 blocks 8 subbands Loudness bitpool 2-53").
-enum A2DPCodecs {
+public enum A2DPCodecs {
+    /// A codec's name as AVDTP configures it: the assigned codec types, and the vendor codecs
+    /// (aptX, LDAC...) by vendor and codec ID.
+    public static func name(codec: UInt8, vendor: UInt32? = nil, vendorCodec: UInt16? = nil) -> String {
+        if codec == 0xFF {
+            if let vendor, let id = vendorCodec, let name = vendorCodecs[vendor]?[id] { return name }
+            return "Vendor codec"
+        }
+        return codecNames[codec] ?? "Codec \(Hex.u8(codec))"
+    }
+
     static let codecNames: [UInt8: String] = [0x00: "SBC", 0x01: "MPEG-1,2 Audio", 0x02: "AAC", 0x03: "MPEG-D USAC", 0x04: "ATRAC"]
 
     /// Vendor codecs by vendor (company) and codec ID, as their owners publish them.

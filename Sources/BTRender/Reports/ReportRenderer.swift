@@ -45,20 +45,15 @@ public struct ControllerReport: ReportRenderer {
 
     var lines: [String] {
         guard !controllers.isEmpty else { return [] }
-        let header = ["INDEX", "ADDRESS", "TYPE", "BUS", "MANUFACTURER", "NAME", "STATE"]
-        let rows = controllers.map { info -> [String] in
+        var table = TextTable(["INDEX", "ADDRESS", "TYPE", "BUS", "MANUFACTURER", "NAME", "STATE"])
+        for info in controllers {
             let manufacturer = info.manufacturer.map { AssignedNumbers.company($0) ?? "Company \($0)" } ?? "-"
-            return ["hci\(info.index)", info.address?.description ?? "-",
-                    SystemDecoder.controllerTypeName(info.type),
-                    SystemDecoder.busName(info.bus), manufacturer, info.name.isEmpty ? "-" : info.name,
-                    info.isUp ? "up" : "down"]
+            table.add(["hci\(info.index)", info.address?.description ?? "-",
+                       SystemDecoder.controllerTypeName(info.type),
+                       SystemDecoder.busName(info.bus), manufacturer, info.name.isEmpty ? "-" : info.name,
+                       info.isUp ? "up" : "down"])
         }
-        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max()! }
-        return ([header] + rows).map { row in
-            row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
-        }
+        return table.lines
     }
 }
 

@@ -1,0 +1,737 @@
+import BTCapture
+import BTDecode
+
+/// `btlog stats`: the end of the packet chain that counts and follows what the kept packets
+/// say (connections and their parameters, devices, ATT transactions, audio streams), reading
+/// their fields by the registry's names, never their bytes. `report()` gives the result.
+public struct StatisticsCollector: PacketSink {
+    typealias F = StatisticsFields
+    typealias LinkKey = Session.LinkKey
+
+    private var report = CaptureReport()
+    private var file: String?
+    /// Application bytes per connection and direction in time bins, when asked for.
+    public private(set) var throughput: ThroughputSeries?
+
+    private var protocolIndex: [String: Int] = [:]
+    private var controllerIndex: [UInt16: Int] = [:]
+    private var deviceIndex: [BDAddr: Int] = [:]
+    /// The report's index of each link still up.
+    private var openConnections: [LinkKey: Int] = [:]
+    /// BR/EDR: the role the local side will have, from Create Connection or Connection Request.
+    private var expectedRoles: [BDAddr: LinkRole] = [:]
+    private var channelRequests: [SignalingKey: ChannelRequest] = [:]
+    private var parameterRequests: [SignalingKey: ParameterEvent] = [:]
+    /// The MTU the client offered in Exchange MTU Request, per link and client side.
+    private var offeredMTU: [SideKey: Int] = [:]
+    private var pendingATT: [BearerKey: PendingTransaction] = [:]
+    private var characteristicIndex: [CharacteristicKey: Int] = [:]
+    private var a2dpIndex: [StreamKey: Int] = [:]
+    private var synchronousIndex: [SynchronousKey: Int] = [:]
+    private var lastISOSequence: [SynchronousKey: Int] = [:]
+    /// The codec the last AVDTP Set Configuration on a link chose.
+    private var configuredCodec: [LinkKey: (name: String, items: [ReportItem])] = [:]
+    private var readRequests: [BearerKey: UInt16] = [:]
+    private var errorIndex: [UInt16: Int] = [:]
+    /// SCO, eSCO and CIS links: their disconnections are not ACL links ending.
+    private var synchronousLinks: Set<LinkKey> = []
+
+    public init(throughputInterval: Int64? = nil) {
+        throughput = throughputInterval.map(ThroughputSeries.init(interval:))
+    }
+
+    /// Several captures into one report: each connection remembers its file.
+    public mutating func beginFile(_ name: String) {
+        closeAll()
+        file = name
+    }
+
+    /// What the decoder's Session learnt of the controllers (addresses, names) once a file ends.
+    public mutating func endFile(session: Session) {
+        for (index, position) in controllerIndex {
+            if report.controllers[position].address == nil {
+                report.controllers[position].address = session.controllerAddresses[index] ?? session.controllers[index]?.address
+            }
+            if let name = session.controllers[index]?.name, !name.isEmpty { report.controllers[position].name = name }
+        }
+    }
+
+    public mutating func consume(_ packet: Packet) throws {
+        report.totals.add(packet)
+        throughput?.see(packet.frame.timestamp)
+        let frame = packet.frame
+        if frame.controller != Frame.systemController {
+            if let index = controllerIndex[frame.controller] {
+                report.controllers[index].packets += 1
+            } else {
+                controllerIndex[frame.controller] = report.controllers.count
+                report.controllers.append(ControllerUsage(index: frame.controller, packets: 1))
+            }
+        }
+        for index in packet.layers.indices {
+            let layer = packet.layers[index]
+            let name = LayerProtocols.protocolName(of: layer)
+            if let position = protocolIndex[name] {
+                report.protocols[position].packets += 1
+                report.protocols[position].bytes += layer.range.count
+            } else {
+                protocolIndex[name] = report.protocols.count
+                report.protocols.append(ProtocolUsage(name: name, packets: 1, bytes: layer.range.count))
+            }
+        }
+        guard let hci = packet.layers.first else { return }
+        switch frame.kind {
+        case .event: event(hci, packet)
+        case .command: command(hci, packet)
+        case .aclData: acl(packet)
+        case .scoData: synchronous(.sco, packet)
+        case .isoData: synchronous(.iso, packet)
+        default: break
+        }
+    }
+
+    /// The report, sorted for reading: protocols and characteristics by activity, devices by
+    /// packets, connections in order of appearance.
+    /// `vendors` is asked for once, only when a device has a public address.
+    public mutating func finish(vendors: () -> VendorNames? = { nil }) -> CaptureReport {
+        closeAll()
+        for (_, pending) in pendingATT { report.att.unanswered.append(pending.frame) }
+        pendingATT.removeAll()
+        report.att.unanswered.sort()
+        var result = report
+        for connection in result.connections {
+            guard let address = connection.address, let index = deviceIndex[address] else { continue }
+            result.devices[index].packets += connection.packetsSent + connection.packetsReceived
+            result.devices[index].firstSeen = min(result.devices[index].firstSeen, connection.firstSeen)
+            result.devices[index].lastSeen = max(result.devices[index].lastSeen, connection.lastSeen)
+        }
+        let publicDevices = result.devices.indices.filter { result.devices[$0].addressType.map { $0 == 0 || $0 == 2 } ?? true }
+        if !publicDevices.isEmpty, let vendors = vendors() {
+            for index in publicDevices { result.devices[index].vendor = vendors.organisation(of: result.devices[index].address) }
+        }
+        result.protocols.sort { $0.packets != $1.packets ? $0.packets > $1.packets : $0.name < $1.name }
+        result.controllers.sort { $0.index < $1.index }
+        result.devices.sort { $0.packets != $1.packets ? $0.packets > $1.packets : $0.firstSeen < $1.firstSeen }
+        result.characteristics.sort { $0.total != $1.total ? $0.total > $1.total : $0.handle < $1.handle }
+        return result
+    }
+
+    // MARK: Devices
+
+    private mutating func device(_ address: BDAddr, type: UInt8?, at time: Int64) -> Int {
+        if let index = deviceIndex[address] {
+            if let type { report.devices[index].addressType = type }
+            report.devices[index].lastSeen = max(report.devices[index].lastSeen, time)
+            return index
+        }
+        deviceIndex[address] = report.devices.count
+        report.devices.append(DeviceReport(address: address, addressType: type, firstSeen: time, lastSeen: time))
+        return report.devices.count - 1
+    }
+
+    private mutating func name(_ name: String, for address: BDAddr, at time: Int64) {
+        guard !name.isEmpty else { return }
+        let index = device(address, type: nil, at: time)
+        report.devices[index].name = name
+    }
+
+    /// Advertising and inquiry reports: each report's address, then its data (a name) and RSSI.
+    private mutating func reports(_ layer: Layer, packet: Packet, addressField: FieldDefinition, typeField: FieldDefinition?,
+                                  rssiField: FieldDefinition) {
+        let time = packet.frame.timestamp
+        var current: Int?
+        var type: UInt8?
+        for field in layer.fields {
+            let definition = field.definition
+            if let typeField, definition == typeField {
+                type = field.value.integer.map(UInt8.init(truncatingIfNeeded:))
+            } else if definition == addressField, case .address(let address) = field.value {
+                let index = device(address, type: typeField == nil ? nil : type, at: time)
+                report.devices[index].advertisingReports += 1
+                report.devices[index].packets += 1
+                current = index
+            } else if definition == rssiField {
+                if let index = current, let rssi = field.value.integer, rssi != 127 { report.devices[index].rssi.add(Int64(rssi)) }
+            } else if definition == F.advName {
+                if let index = current, case .text(let name) = field.value, !name.isEmpty { report.devices[index].name = name }
+            }
+        }
+    }
+
+    // MARK: HCI events and commands
+
+    private mutating func event(_ layer: Layer, _ packet: Packet) {
+        guard let code = layer.integer(F.event) else { return }
+        let frame = packet.frame
+        let status = layer.integer(F.status) ?? 0
+        switch code {
+        case 0x03, 0x2C: // Connection Complete, Synchronous Connection Complete
+            guard status == 0, let handle = layer.integer(F.handle) else { return }
+            guard code == 0x03, layer.integer(F.linkType) == 1 else {
+                synchronousLinks.insert(LinkKey(controller: frame.controller, handle: UInt16(truncatingIfNeeded: handle)))
+                return
+            }
+            let address = layer.address(F.address)
+            let index = open(LinkKey(controller: frame.controller, handle: UInt16(handle)), packet, transport: .bredr, address: address, type: nil)
+            if let address { report.connections[index].role = expectedRoles.removeValue(forKey: address) }
+            report.connections[index].parameters.encrypted = layer.integer(F.encryption).map { $0 != 0 }
+            report.connections[index].parameters.mode = 0
+            record(index, packet, "Connection Complete", [ReportItem("role", .text(report.connections[index].role?.rawValue ?? "unknown"))])
+        case 0x04: // Connection Request: the local side answers, and stays peripheral unless it switches
+            if let address = layer.address(F.address) {
+                _ = device(address, type: nil, at: frame.timestamp)
+                expectedRoles[address] = .peripheral
+            }
+        case 0x05: // Disconnection Complete
+            guard status == 0, let handle = layer.integer(F.handle) else { return }
+            let key = LinkKey(controller: frame.controller, handle: UInt16(handle))
+            if synchronousLinks.remove(key) != nil { return }
+            let index = openConnections[key] ?? open(key, packet)
+            report.connections[index].end = frame.timestamp
+            report.connections[index].endFrame = frame.number
+            report.connections[index].disconnectReason = layer.integer(F.reason).map(UInt8.init(truncatingIfNeeded:))
+            close(key)
+        case 0x07: // Remote Name Request Complete
+            if status == 0, let address = layer.address(F.address), let name = layer.text(F.remoteName) { self.name(name, for: address, at: frame.timestamp) }
+        case 0x08, 0x59: // Encryption Change v1, v2
+            guard let index = connection(layer, packet) else { return }
+            let on = (layer.integer(F.encryption) ?? 0) != 0
+            var items = [ReportItem("encryption", .flag(on))]
+            if let size = layer.integer(F.keySize) { items.append(ReportItem("key_size", .count(size))) }
+            if status == 0 {
+                report.connections[index].parameters.encrypted = on
+                if let size = layer.integer(F.keySize) { report.connections[index].parameters.keySize = size }
+            }
+            record(index, packet, "Encryption Change", items, status: status)
+        case 0x12: // Role Change
+            guard let address = layer.address(F.address), let role = layer.integer(F.newRole) else { return }
+            let newRole: LinkRole = role == 0 ? .central : .peripheral
+            guard let index = openConnections.values.first(where: {
+                report.connections[$0].address == address && report.connections[$0].controller == frame.controller
+            }) else {
+                if status == 0 { expectedRoles[address] = newRole }
+                return
+            }
+            if status == 0 { report.connections[index].role = newRole }
+            record(index, packet, "Role Change", [ReportItem("role", .text(newRole.rawValue))], status: status)
+        case 0x14: // Mode Change
+            guard let index = connection(layer, packet), let mode = layer.integer(F.currentMode) else { return }
+            let slots = layer.integer(F.interval) ?? 0
+            var items = [ReportItem("mode", .text(["active", "hold", "sniff", "park"][min(mode, 3)]))]
+            if mode != 0 { items.append(ReportItem("interval", .milliseconds(Double(slots) * 0.625))) }
+            if status == 0 {
+                report.connections[index].parameters.mode = mode
+                report.connections[index].parameters.modeInterval = mode == 0 ? nil : slots
+            }
+            record(index, packet, "Mode Change", items, status: status)
+        case 0x02, 0x22, 0x2F: // Inquiry Result (with RSSI), Extended Inquiry Result
+            reports(layer, packet: packet, addressField: F.address, typeField: nil, rssiField: F.rssi)
+        case 0x0E: // Command Complete: Read RSSI gives a connection's signal
+            if layer.integer(F.commandOpcode) == 0x1405, status == 0, let index = connection(layer, packet),
+               let rssi = layer.integer(F.rssi), let address = report.connections[index].address {
+                let known = device(address, type: nil, at: packet.frame.timestamp)
+                report.devices[known].rssi.add(Int64(rssi))
+            }
+        case 0x3E:
+            leEvent(layer, packet, status: status)
+        default: break
+        }
+    }
+
+    private mutating func leEvent(_ layer: Layer, _ packet: Packet, status: Int) {
+        guard let subevent = layer.integer(F.subevent) else { return }
+        switch subevent {
+        case 0x01, 0x0A, 0x29: // LE Connection Complete, Enhanced v1 and v2
+            guard status == 0, let handle = layer.integer(F.handle) else { return }
+            let type = layer.integer(F.addressType).map(UInt8.init(truncatingIfNeeded:))
+            let key = LinkKey(controller: packet.frame.controller, handle: UInt16(handle))
+            let index = open(key, packet, transport: .le, address: layer.address(F.address), type: type)
+            report.connections[index].role = layer.integer(F.role).map { $0 == 0 ? .central : .peripheral }
+            var items = [ReportItem("role", .text(report.connections[index].role?.rawValue ?? "unknown"))]
+            items += intervalItems(layer, index)
+            record(index, packet, "Connection Complete", items)
+        case 0x03: // LE Connection Update Complete
+            guard let index = connection(layer, packet) else { return }
+            let items = status == 0 ? intervalItems(layer, index) : []
+            record(index, packet, "Connection Update Complete", items, status: status)
+        case 0x06: // LE Remote Connection Parameter Request
+            guard let index = connection(layer, packet) else { return }
+            var items: [ReportItem] = []
+            if let min = layer.integer(F.intervalMin), let max = layer.integer(F.intervalMax) {
+                items.append(ReportItem("interval_min", .milliseconds(Double(min) * 1.25)))
+                items.append(ReportItem("interval_max", .milliseconds(Double(max) * 1.25)))
+            }
+            record(index, packet, "Remote Connection Parameter Request", items)
+        case 0x07: // LE Data Length Change
+            guard let index = connection(layer, packet) else { return }
+            var p = report.connections[index].parameters
+            p.maxTxOctets = layer.integer(F.maxTxOctets) ?? p.maxTxOctets
+            p.maxTxTime = layer.integer(F.maxTxTime) ?? p.maxTxTime
+            p.maxRxOctets = layer.integer(F.maxRxOctets) ?? p.maxRxOctets
+            p.maxRxTime = layer.integer(F.maxRxTime) ?? p.maxRxTime
+            report.connections[index].parameters = p
+            record(index, packet, "Data Length Change", [
+                ReportItem("max_tx_octets", .count(p.maxTxOctets ?? 0)), ReportItem("max_tx_time_us", .count(p.maxTxTime ?? 0)),
+                ReportItem("max_rx_octets", .count(p.maxRxOctets ?? 0)), ReportItem("max_rx_time_us", .count(p.maxRxTime ?? 0)),
+            ])
+        case 0x0C: // LE PHY Update Complete
+            guard let index = connection(layer, packet) else { return }
+            let tx = layer.integer(F.txPHY), rx = layer.integer(F.rxPHY)
+            if status == 0 {
+                report.connections[index].parameters.txPHY = tx
+                report.connections[index].parameters.rxPHY = rx
+            }
+            record(index, packet, "PHY Update Complete",
+                   status == 0 ? [ReportItem("tx_phy", .text(PHYName.of(tx))), ReportItem("rx_phy", .text(PHYName.of(rx)))] : [],
+                   status: status)
+        case 0x23: // LE Subrate Change
+            guard let index = connection(layer, packet) else { return }
+            var items: [ReportItem] = []
+            if let factor = layer.integer(F.subrateFactor) { items.append(ReportItem("subrate_factor", .count(factor))) }
+            if let latency = layer.integer(F.peripheralLatency) { items.append(ReportItem("latency", .count(latency))) }
+            record(index, packet, "Subrate Change", items, status: status)
+        case 0x19: // CIS Established
+            if status == 0, let handle = layer.integer(F.handle) {
+                synchronousLinks.insert(LinkKey(controller: packet.frame.controller, handle: UInt16(truncatingIfNeeded: handle)))
+            }
+        case 0x02, 0x0D, 0x0B: // advertising reports: legacy, extended, directed
+            reports(layer, packet: packet, addressField: F.advAddress, typeField: F.advAddressType, rssiField: F.advRSSI)
+        default: break
+        }
+    }
+
+    /// Interval, latency and timeout of a Connection (Update) Complete, kept as the link's parameters.
+    private mutating func intervalItems(_ layer: Layer, _ index: Int) -> [ReportItem] {
+        guard let interval = layer.integer(F.interval) else { return [] }
+        let latency = layer.integer(F.latency) ?? 0, timeout = layer.integer(F.timeout) ?? 0
+        report.connections[index].parameters.interval = interval
+        report.connections[index].parameters.latency = latency
+        report.connections[index].parameters.supervisionTimeout = timeout
+        return [ReportItem("interval", .milliseconds(Double(interval) * 1.25)), ReportItem("latency", .count(latency)),
+                ReportItem("supervision_timeout", .milliseconds(Double(timeout) * 10))]
+    }
+
+    private mutating func command(_ layer: Layer, _ packet: Packet) {
+        guard let opcode = layer.integer(F.opcode) else { return }
+        switch opcode {
+        case 0x0405: // Create Connection: the local side pages, and will be central
+            if let address = layer.address(F.address) { expectedRoles[address] = .central }
+        case 0x0409: // Accept Connection Request: role 0 asks to become central
+            if let address = layer.address(F.address), let role = layer.integer(F.role) { expectedRoles[address] = role == 0 ? .central : .peripheral }
+        case 0x2020, 0x2021: // LE Remote Connection Parameter Request Reply / Negative Reply
+            guard let index = connection(layer, packet) else { return }
+            record(index, packet, opcode == 0x2020 ? "Connection Parameter Request Reply" : "Connection Parameter Request Negative Reply",
+                   [], failure: opcode == 0x2021 ? "rejected by the host" : nil)
+        default: break
+        }
+    }
+
+    // MARK: Connections
+
+    /// The open link an event names by its handle (opened now when the capture began later).
+    private mutating func connection(_ layer: Layer, _ packet: Packet) -> Int? {
+        guard let handle = layer.integer(F.handle) else { return nil }
+        let key = LinkKey(controller: packet.frame.controller, handle: UInt16(truncatingIfNeeded: handle))
+        return openConnections[key] ?? open(key, packet)
+    }
+
+    /// A new link in the report: from its Connection Complete, or (no transport given) from
+    /// the first packet of a link made before the capture began.
+    private mutating func open(_ key: LinkKey, _ packet: Packet, transport: Transport? = nil, address: BDAddr? = nil, type: UInt8? = nil) -> Int {
+        if openConnections[key] != nil { close(key) }
+        let time = packet.frame.timestamp
+        let complete = transport != nil
+        var connection = ConnectionReport(file: file, controller: key.controller, handle: key.handle, address: address ?? packet.peer,
+                                          addressType: type, transport: transport, start: complete ? time : nil,
+                                          startFrame: complete ? packet.frame.number : nil, firstSeen: time, lastSeen: time)
+        if let address = connection.address { _ = device(address, type: type, at: time) }
+        if transport == .le { connection.parameters.mtu = 23; connection.parameters.maxTxOctets = 27; connection.parameters.maxRxOctets = 27 }
+        if transport == .le { connection.parameters.txPHY = 1; connection.parameters.rxPHY = 1 }
+        report.connections.append(connection)
+        openConnections[key] = report.connections.count - 1
+        return report.connections.count - 1
+    }
+
+    private mutating func close(_ key: LinkKey) {
+        guard let index = openConnections.removeValue(forKey: key) else { return }
+        for (bearer, pending) in pendingATT where bearer.link == key {
+            report.att.unanswered.append(pending.frame)
+            pendingATT[bearer] = nil
+        }
+        for channel in report.connections[index].channels.indices where report.connections[index].channels[channel].closedFrame == nil {
+            report.connections[index].channels[channel].closedFrame = report.connections[index].endFrame
+        }
+        offeredMTU = offeredMTU.filter { $0.key.link != key }
+        channelRequests = channelRequests.filter { $0.key.link != key }
+        parameterRequests = parameterRequests.filter { $0.key.link != key }
+        configuredCodec[key] = nil
+    }
+
+    private mutating func closeAll() {
+        for key in Array(openConnections.keys) { close(key) }
+        expectedRoles.removeAll()
+        synchronousLinks.removeAll()
+        lastISOSequence.removeAll()
+        readRequests.removeAll()
+    }
+
+    private mutating func record(_ index: Int, _ packet: Packet, _ event: String, _ items: [ReportItem], status: Int = 0,
+                                 failure: String? = nil) {
+        var failure = failure
+        if status != 0 {
+            failure = FieldValueNames.name(of: UInt64(status), for: F.status).map { "\($0) (\(Hex.u8(UInt8(truncatingIfNeeded: status))))" }
+                ?? "status \(Hex.u8(UInt8(truncatingIfNeeded: status)))"
+        }
+        report.connections[index].timeline.append(ParameterEvent(frame: packet.frame.number, time: packet.frame.timestamp,
+                                                                 event: event, values: items, failure: failure))
+    }
+
+    // MARK: ACL and what it carries
+
+    private mutating func acl(_ packet: Packet) {
+        guard let handle = packet.handle else { return }
+        let frame = packet.frame
+        let key = LinkKey(controller: frame.controller, handle: handle)
+        let index = openConnections[key] ?? open(key, packet)
+        let sent = frame.direction == .sent
+        let length = packet.layers[0].integer(F.aclLength) ?? max(0, frame.bytes.count - 4)
+        report.connections[index].lastSeen = frame.timestamp
+        if sent {
+            report.connections[index].bytesSent += length
+            report.connections[index].packetsSent += 1
+        } else {
+            report.connections[index].bytesReceived += length
+            report.connections[index].packetsReceived += 1
+        }
+        if report.connections[index].address == nil, let peer = packet.peer {
+            report.connections[index].address = peer
+            _ = device(peer, type: nil, at: frame.timestamp)
+        }
+        guard packet.layers.count > 1 else { return }
+        let l2cap = packet.layers[1]
+        guard l2cap.name == "L2CAP", l2cap.value(F.l2capFragment) == nil, let cid = l2cap.integer(F.l2capCID) else { return }
+        if report.connections[index].transport == nil {
+            if cid == 0x0004 || cid == 0x0005 || cid == 0x0006 { report.connections[index].transport = .le }
+            if cid == 0x0001 { report.connections[index].transport = .bredr }
+        }
+        var application = 0
+        if cid == 0x0001 || cid == 0x0005 {
+            signaling(l2cap, packet, index: index, key: key, sent: sent)
+        }
+        for layerIndex in 2 ..< packet.layers.count {
+            let layer = packet.layers[layerIndex]
+            switch layer.name {
+            case "ATT": application += att(layer, packet, index: index, key: key, cid: UInt16(cid), sent: sent)
+            case "A2DP Data":
+                application += media(layer, packet, key: key, cid: UInt16(cid), sent: sent, address: report.connections[index].address)
+            case "A2DP Control": avdtp(layer, key: key)
+            default: continue
+            }
+        }
+        if application == 0, cid >= 0x0040, packet.layers.count >= 2, !packet.layers.contains(where: { $0.name == "ATT" || $0.name == "A2DP Data" }) {
+            application = l2cap.integer(F.l2capLength) ?? 0
+            if application > 0 { report.connections[index].attTraffic.creditBasedPayloads += 1 }
+        }
+        guard application > 0 else { return }
+        if sent { report.connections[index].applicationBytesSent += application } else { report.connections[index].applicationBytesReceived += application }
+        throughput?.add(bytes: application, connection: index, sent: sent, at: frame.timestamp)
+    }
+
+    private mutating func signaling(_ layer: Layer, _ packet: Packet, index: Int, key: LinkKey, sent: Bool) {
+        guard let code = layer.integer(F.l2capCode), let ident = layer.integer(F.l2capIdent) else { return }
+        let requestKey = SignalingKey(link: key, requesterSent: sent, ident: ident)
+        let answerKey = SignalingKey(link: key, requesterSent: !sent, ident: ident)
+        let result = layer.integer(F.l2capResult) ?? 0
+        let frame = packet.frame
+        switch code {
+        case 0x02, 0x14, 0x17: // Connection Request: BR/EDR, LE credit-based, enhanced credit-based
+            guard let psm = layer.integer(F.l2capPSM) else { return }
+            channelRequests[requestKey] = ChannelRequest(psm: psm, sourceCIDs: layer.integers(F.l2capSCID), mtu: layer.integer(F.l2capMTU),
+                                                         mps: layer.integer(F.l2capMPS), credits: layer.integer(F.l2capCredits),
+                                                         mode: code == 0x02 ? "BR/EDR" : code == 0x14 ? "LE credit-based" : "enhanced credit-based")
+        case 0x03, 0x15, 0x18:
+            guard result == 0 || code == 0x18, let request = channelRequests.removeValue(forKey: answerKey) else {
+                if code == 0x03 && result == 1 { return } // pending: the final response follows
+                channelRequests[answerKey] = nil
+                return
+            }
+            let destinations = code == 0x03 ? [layer.integer(F.l2capDCID) ?? 0] : layer.integers(F.l2capDCID)
+            for (source, destination) in zip(request.sourceCIDs, destinations) where destination != 0 {
+                // The requester's side is local when the response was received.
+                let localIsRequester = !sent
+                var channel = ChannelReport(frame: frame.number, time: frame.timestamp, psm: request.psm,
+                                            protocolName: L2CAPProtocols.name(psm: UInt16(truncatingIfNeeded: request.psm)),
+                                            localCID: localIsRequester ? source : destination,
+                                            remoteCID: localIsRequester ? destination : source, mode: request.mode)
+                let answer = (mtu: layer.integer(F.l2capMTU), mps: layer.integer(F.l2capMPS), credits: layer.integer(F.l2capCredits))
+                if localIsRequester {
+                    (channel.localMTU, channel.localMPS, channel.localCredits) = (request.mtu, request.mps, request.credits)
+                    (channel.remoteMTU, channel.remoteMPS, channel.remoteCredits) = answer
+                } else {
+                    (channel.remoteMTU, channel.remoteMPS, channel.remoteCredits) = (request.mtu, request.mps, request.credits)
+                    (channel.localMTU, channel.localMPS, channel.localCredits) = answer
+                }
+                report.connections[index].channels.append(channel)
+            }
+        case 0x04: // Configuration Request: the MTU its sender can receive, for the channel its DCID names
+            guard let mtu = layer.integer(F.l2capMTU), let dcid = layer.integer(F.l2capDCID) else { return }
+            if let channel = report.connections[index].channels.lastIndex(where: { (sent ? $0.remoteCID : $0.localCID) == dcid && $0.closedFrame == nil }) {
+                if sent { report.connections[index].channels[channel].localMTU = mtu } else { report.connections[index].channels[channel].remoteMTU = mtu }
+            }
+        case 0x07: // Disconnection Response
+            guard let dcid = layer.integer(F.l2capDCID), let scid = layer.integer(F.l2capSCID) else { return }
+            let local = sent ? dcid : scid
+            if let channel = report.connections[index].channels.lastIndex(where: { $0.localCID == local && $0.closedFrame == nil }) {
+                report.connections[index].channels[channel].closedFrame = frame.number
+            }
+        case 0x12: // Connection Parameter Update Request
+            var items: [ReportItem] = []
+            if let min = layer.integer(F.l2capIntervalMin), let max = layer.integer(F.l2capIntervalMax) {
+                items.append(ReportItem("interval_min", .milliseconds(Double(min) * 1.25)))
+                items.append(ReportItem("interval_max", .milliseconds(Double(max) * 1.25)))
+            }
+            if let latency = layer.integer(F.l2capLatency) { items.append(ReportItem("latency", .count(latency))) }
+            if let timeout = layer.integer(F.l2capTimeout) { items.append(ReportItem("supervision_timeout", .milliseconds(Double(timeout) * 10))) }
+            let event = ParameterEvent(frame: frame.number, time: frame.timestamp,
+                                       event: "Connection Parameter Update Request (\(sent ? "local" : "peer"))", values: items)
+            parameterRequests[requestKey] = event
+            report.connections[index].timeline.append(event)
+        case 0x13: // Connection Parameter Update Response
+            guard parameterRequests.removeValue(forKey: answerKey) != nil else { return }
+            record(index, packet, "Connection Parameter Update Response", [ReportItem("result", .text(result == 0 ? "accepted" : "rejected"))],
+                   failure: result == 0 ? nil : "rejected by the \(sent ? "local host" : "peer")")
+        default: break
+        }
+    }
+
+    // MARK: ATT and GATT
+
+    static let requestOpcodes: Set<Int> = [0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x20]
+    static let responseOpcodes: Set<Int> = [0x01, 0x03, 0x05, 0x07, 0x09, 0x0B, 0x0D, 0x0F, 0x11, 0x13, 0x17, 0x19, 0x21]
+
+    /// Counts the PDU, pairs requests with responses; returns the application bytes it carried.
+    private mutating func att(_ layer: Layer, _ packet: Packet, index: Int, key: LinkKey, cid: UInt16, sent: Bool) -> Int {
+        guard let opcode = layer.integer(F.attOpcode) else { return 0 }
+        let frame = packet.frame
+        report.att.opcodes[UInt8(truncatingIfNeeded: opcode), default: 0] += 1
+        // A dynamic channel (EATT) has a CID at each end: name the bearer by the local one.
+        var bearer = cid
+        if sent, cid >= 0x0040, let channel = report.connections[index].channels.last(where: { $0.remoteCID == Int(cid) && $0.closedFrame == nil }) {
+            bearer = UInt16(truncatingIfNeeded: channel.localCID)
+        }
+        let mine = BearerKey(link: key, cid: bearer, requesterSent: sent)
+        let theirs = BearerKey(link: key, cid: bearer, requesterSent: !sent)
+        if Self.requestOpcodes.contains(opcode) || opcode == 0x1D {
+            if let previous = pendingATT[mine] { report.att.unanswered.append(previous.frame) }
+            pendingATT[mine] = PendingTransaction(frame: frame.number, time: frame.timestamp, opcode: UInt8(opcode))
+        } else if Self.responseOpcodes.contains(opcode) || opcode == 0x1E, let request = pendingATT.removeValue(forKey: theirs) {
+            if opcode != 0x1E {
+                let latency = frame.timestamp - request.time
+                report.att.latency.add(latency)
+                report.att.latencyByRequest[request.opcode, default: Distribution()].add(latency)
+            }
+            if opcode == 0x01 { countError(layer, request: request.opcode, frame: frame.number) }
+        } else if opcode == 0x01 {
+            // An error with no request seen (the capture began after it).
+            countError(layer, request: nil, frame: frame.number)
+        }
+
+        switch opcode {
+        case 0x02:
+            if let mtu = layer.integer(F.attMTU) { offeredMTU[SideKey(link: key, sent: sent)] = mtu }
+        case 0x03:
+            if let mtu = layer.integer(F.attMTU) {
+                let offered = offeredMTU.removeValue(forKey: SideKey(link: key, sent: !sent))
+                let agreed = offered.map { min($0, mtu) } ?? mtu
+                report.connections[index].parameters.mtu = max(23, agreed)
+                var items = [ReportItem("mtu", .count(max(23, agreed)))]
+                if let offered { items += [ReportItem("client_mtu", .count(offered)), ReportItem("server_mtu", .count(mtu))] }
+                record(index, packet, "ATT MTU Exchange", items)
+            }
+        default: break
+        }
+
+        let values = layer.byteCount(F.attValue)
+        let handle = layer.integer(F.attHandle).map { UInt16(truncatingIfNeeded: $0) }
+        switch opcode {
+        case 0x12, 0x52, 0xD2, 0x1B, 0x1D, 0x16:
+            guard let handle else { return values }
+            var traffic = report.connections[index].attTraffic
+            switch opcode {
+            case 0x12: traffic.writeRequests += 1
+            case 0x52, 0xD2: traffic.writeCommands += 1
+            case 0x1B: traffic.notifications += 1
+            case 0x1D: traffic.indications += 1
+            default: break
+            }
+            report.connections[index].attTraffic = traffic
+            let activity = characteristic(handle, layer, address: report.connections[index].address)
+            switch opcode {
+            case 0x12, 0x16: report.characteristics[activity].writes += 1
+            case 0x52, 0xD2: report.characteristics[activity].writeCommands += 1
+            case 0x1B: report.characteristics[activity].notifications += 1
+            default: report.characteristics[activity].indications += 1
+            }
+            report.characteristics[activity].bytes += values
+        case 0x0A, 0x0C:
+            if let handle { readRequests[mine] = handle }
+        case 0x0B, 0x0D:
+            guard let handle = readRequests.removeValue(forKey: theirs) else { return values }
+            let activity = characteristic(handle, layer, address: report.connections[index].address)
+            report.characteristics[activity].reads += 1
+            report.characteristics[activity].bytes += values
+            // GAP Device Name read from the peer names the device.
+            if sent == false, layer.uuid(F.gattCharacteristic) == BTUUID(UInt16(0x2A00)), let address = report.connections[index].address,
+               case .bytes(let bytes)? = layer.value(F.attValue), let name = String(validating: Array(bytes), as: UTF8.self) {
+                self.name(name, for: address, at: frame.timestamp)
+            }
+        default: break
+        }
+        return values
+    }
+
+    /// An Error Response by the request it names (or the request it answered) and its code.
+    private mutating func countError(_ layer: Layer, request: UInt8?, frame: Int) {
+        guard let error = layer.integer(F.attError) else { return }
+        let requested = UInt8(truncatingIfNeeded: layer.integer(F.attRequestOpcode) ?? Int(request ?? 0))
+        let key = UInt16(requested) << 8 | UInt16(truncatingIfNeeded: error)
+        if let position = errorIndex[key] {
+            report.att.errors[position].count += 1
+        } else {
+            errorIndex[key] = report.att.errors.count
+            report.att.errors.append(ATTErrorCount(requestOpcode: requested, error: UInt8(truncatingIfNeeded: error), count: 1, firstFrame: frame))
+        }
+    }
+
+    private mutating func characteristic(_ handle: UInt16, _ layer: Layer, address: BDAddr?) -> Int {
+        let key = CharacteristicKey(address: address, handle: handle)
+        let name = layer.text(F.attName)
+        if let index = characteristicIndex[key] {
+            if report.characteristics[index].name == nil, let name { report.characteristics[index].name = name }
+            return index
+        }
+        characteristicIndex[key] = report.characteristics.count
+        report.characteristics.append(CharacteristicActivity(address: address, handle: handle, name: name))
+        return report.characteristics.count - 1
+    }
+
+    // MARK: Audio
+
+    private mutating func avdtp(_ layer: Layer, key: LinkKey) {
+        // Set Configuration (3) and Reconfigure (7) commands choose the codec.
+        guard let signal = layer.integer(F.avdtpSignal), signal == 0x03 || signal == 0x07,
+              layer.integer(F.avdtpMessageType) == 0, let codec = layer.integer(F.avdtpCodec) else { return }
+        let name = A2DPCodecs.name(codec: UInt8(truncatingIfNeeded: codec), vendor: layer.integer(F.avdtpVendorID).map(UInt32.init(truncatingIfNeeded:)),
+                                   vendorCodec: layer.integer(F.avdtpVendorCodec).map(UInt16.init(truncatingIfNeeded:)))
+        var items: [ReportItem] = []
+        if let sampling = layer.text(F.avdtpSampling) { items.append(ReportItem("sampling", .text(sampling))) }
+        if let mode = layer.text(F.avdtpChannelMode) { items.append(ReportItem("channel_mode", .text(mode))) }
+        if let low = layer.integer(F.avdtpMinBitpool), let high = layer.integer(F.avdtpMaxBitpool) {
+            items.append(ReportItem("bitpool", .text("\(low)-\(high)")))
+        }
+        configuredCodec[key] = (name, items)
+        // The media that follows is a new stream, even on the same channel.
+        for streamKey in a2dpIndex.keys where streamKey.link == key { a2dpIndex[streamKey] = nil }
+    }
+
+    private mutating func media(_ layer: Layer, _ packet: Packet, key: LinkKey, cid: UInt16, sent: Bool, address: BDAddr?) -> Int {
+        let frame = packet.frame
+        let streamKey = StreamKey(link: key, cid: cid, sent: sent)
+        let index: Int
+        if let known = a2dpIndex[streamKey] {
+            index = known
+        } else {
+            index = report.a2dpStreams.count
+            a2dpIndex[streamKey] = index
+            var stream = A2DPStreamReport(controller: key.controller, handle: key.handle, cid: cid, sent: sent, address: address,
+                                          first: frame.timestamp, last: frame.timestamp)
+            if let configured = configuredCodec[key] {
+                stream.codec = configured.name
+                stream.configuration = configured.items
+            }
+            report.a2dpStreams.append(stream)
+        }
+        let payload = layer.byteCount(F.rtpPayload)
+        report.a2dpStreams[index].packets += 1
+        report.a2dpStreams[index].mediaBytes += payload
+        report.a2dpStreams[index].last = frame.timestamp
+        if report.a2dpStreams[index].codec == nil, layer.value(F.sbcBitpool) != nil { report.a2dpStreams[index].codec = "SBC" }
+        if let bitpool = layer.integer(F.sbcBitpool), !report.a2dpStreams[index].configuration.contains(where: { $0.name == "bitpool_used" }) {
+            report.a2dpStreams[index].configuration.append(ReportItem("bitpool_used", .count(bitpool)))
+            if let rate = layer.integer(F.sbcBitrate) { report.a2dpStreams[index].configuration.append(ReportItem("sbc_bitrate", .count(rate))) }
+        }
+        if let lost = layer.integer(F.rtpLost), lost > 0 {
+            report.a2dpStreams[index].gaps += 1
+            report.a2dpStreams[index].lostPackets += lost
+            if report.a2dpStreams[index].firstGapFrame == nil { report.a2dpStreams[index].firstGapFrame = frame.number }
+        }
+        return payload
+    }
+
+    private mutating func synchronous(_ kind: SynchronousStreamReport.Kind, _ packet: Packet) {
+        guard let layer = packet.layers.first else { return }
+        let frame = packet.frame
+        guard let handle = layer.integer(kind == .sco ? F.scoHandle : F.isoHandle) else { return }
+        let key = SynchronousKey(link: LinkKey(controller: frame.controller, handle: UInt16(truncatingIfNeeded: handle)), sent: frame.direction == .sent)
+        let index: Int
+        if let known = synchronousIndex[key] {
+            index = known
+        } else {
+            index = report.synchronousStreams.count
+            synchronousIndex[key] = index
+            report.synchronousStreams.append(SynchronousStreamReport(kind: kind, controller: key.link.controller, handle: key.link.handle,
+                                                                     sent: key.sent, first: frame.timestamp, last: frame.timestamp))
+        }
+        var stream = report.synchronousStreams[index]
+        stream.packets += 1
+        stream.last = frame.timestamp
+        stream.bytes += layer.integer(kind == .sco ? F.scoLength : F.isoLength) ?? 0
+        if stream.codec == nil, kind == .sco { stream.codec = packet.layers.lazy.compactMap { $0.text(F.scoCodec) }.first }
+        var lost = 0
+        if let status = layer.integer(kind == .sco ? F.scoStatus : F.isoStatus), status != 0 {
+            stream.badStatus += 1
+            lost += 1
+        }
+        if kind == .iso, let sequence = layer.integer(F.isoSequence) {
+            if let last = lastISOSequence[key] {
+                let step = (sequence - last) & 0xFFFF
+                if step > 1 && step < 0x8000 { lost += step - 1 }
+            }
+            lastISOSequence[key] = sequence
+        }
+        if lost > 0 {
+            stream.lost += lost
+            if stream.firstLossFrame == nil { stream.firstLossFrame = frame.number }
+        }
+        report.synchronousStreams[index] = stream
+    }
+
+    // MARK: Keys
+
+    struct SignalingKey: Hashable { var link: LinkKey; var requesterSent: Bool; var ident: Int }
+    struct SideKey: Hashable { var link: LinkKey; var sent: Bool }
+    struct BearerKey: Hashable { var link: LinkKey; var cid: UInt16; var requesterSent: Bool }
+    struct StreamKey: Hashable { var link: LinkKey; var cid: UInt16; var sent: Bool }
+    struct SynchronousKey: Hashable { var link: LinkKey; var sent: Bool }
+    struct CharacteristicKey: Hashable { var address: BDAddr?; var handle: UInt16 }
+    struct PendingTransaction { var frame: Int; var time: Int64; var opcode: UInt8 }
+    struct ChannelRequest {
+        var psm: Int
+        var sourceCIDs: [Int]
+        var mtu: Int?, mps: Int?, credits: Int?
+        var mode: String
+    }
+}
+
+/// LE PHY codes as the Core specification names them.
+public enum PHYName {
+    public static func of(_ code: Int?) -> String {
+        switch code {
+        case 1?: return "LE 1M"
+        case 2?: return "LE 2M"
+        case 3?: return "LE Coded"
+        case nil: return "unknown"
+        case let code?: return "PHY \(code)"
+        }
+    }
+}

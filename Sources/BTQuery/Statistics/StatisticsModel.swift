@@ -1,0 +1,261 @@
+import BTCapture
+import BTDecode
+
+/// What `btlog stats` reports about a capture (or several read as one), made by
+/// `StatisticsCollector` from the packets the filters kept. Renderers in BTRender print it as
+/// text or JSON; the throughput view and the diagnosis read it too.
+public struct CaptureReport {
+    /// PacketLogger's status line counts.
+    public var totals = CaptureStatistics()
+    /// Packets and bytes per protocol (a packet counts once for every protocol it carries).
+    public var protocols: [ProtocolUsage] = []
+    public var controllers: [ControllerUsage] = []
+    public var devices: [DeviceReport] = []
+    public var connections: [ConnectionReport] = []
+    public var att = ATTReport()
+    /// GATT characteristics by activity (writes, notifications, indications, reads).
+    public var characteristics: [CharacteristicActivity] = []
+    public var a2dpStreams: [A2DPStreamReport] = []
+    /// SCO/eSCO and ISO streams.
+    public var synchronousStreams: [SynchronousStreamReport] = []
+}
+
+public struct ProtocolUsage: Equatable {
+    /// The field prefix (`att`, `l2cap`): what filters and `--type` call it.
+    public var name: String
+    public var packets = 0
+    /// Bytes of the protocol's layers (header and payload).
+    public var bytes = 0
+}
+
+public struct ControllerUsage: Equatable {
+    public var index: UInt16
+    public var address: BDAddr?
+    public var name: String?
+    public var packets = 0
+}
+
+public struct DeviceReport {
+    public var address: BDAddr
+    /// 0 public, 1 random (LE); nil for BR/EDR devices and when never said.
+    public var addressType: UInt8?
+    public var name: String?
+    /// The organisation the IEEE registered the address's OUI to (public addresses only).
+    public var vendor: String?
+    /// Packets about the device: its advertising reports, and its connections' packets.
+    public var packets = 0
+    public var advertisingReports = 0
+    public var firstSeen: Int64
+    public var lastSeen: Int64
+    /// dBm from advertising and inquiry reports and Read RSSI.
+    public var rssi = Distribution()
+
+    /// A random address whose two top bits are 11 is static; 01 resolvable private, 00 non-resolvable.
+    public var addressKind: String {
+        guard addressType == 1 || addressType == 3 else { return addressType == nil ? "BR/EDR" : "public" }
+        switch address.bytes.0 >> 6 {
+        case 0b11: return "random static"
+        case 0b01: return "resolvable private"
+        case 0b00: return "non-resolvable private"
+        default: return "random"
+        }
+    }
+}
+
+public enum Transport: String, Sendable {
+    case le = "LE"
+    case bredr = "BR/EDR"
+}
+
+public enum LinkRole: String, Sendable {
+    case central, peripheral
+}
+
+/// One ACL link from its Connection Complete (or its first packet, when the capture began
+/// after it) to its Disconnection Complete (or the end of the capture).
+public struct ConnectionReport {
+    public var file: String?
+    public var controller: UInt16
+    public var handle: UInt16
+    public var address: BDAddr?
+    public var addressType: UInt8?
+    public var transport: Transport?
+    public var role: LinkRole?
+    /// nil when the capture began after the link was made.
+    public var start: Int64?
+    public var startFrame: Int?
+    /// The first and last packet of the link seen in the capture.
+    public var firstSeen: Int64
+    public var lastSeen: Int64
+    /// nil while the link was still up at the end of the capture.
+    public var end: Int64?
+    public var endFrame: Int?
+    public var disconnectReason: UInt8?
+    /// ACL payload bytes and packets, sent by the local host and received from the peer.
+    public var bytesSent = 0, bytesReceived = 0, packetsSent = 0, packetsReceived = 0
+    /// Application bytes (ATT values, L2CAP channel payloads, A2DP media) each way.
+    public var applicationBytesSent = 0, applicationBytesReceived = 0
+    /// How the link's parameters changed, in order.
+    public var timeline: [ParameterEvent] = []
+    public var channels: [ChannelReport] = []
+    /// The parameters in force at the end (the diagnosis reads them).
+    public var parameters = LinkParameters()
+    /// The write and notification types seen, for the throughput ceiling.
+    public var attTraffic = ATTTrafficKinds()
+
+    public var key: Session.LinkKey { Session.LinkKey(controller: controller, handle: handle) }
+}
+
+/// A link's parameters as last set.
+public struct LinkParameters: Equatable, Sendable {
+    /// LE connection interval in 1.25 ms units.
+    public var interval: Int?
+    public var latency: Int?
+    /// Supervision timeout in 10 ms units.
+    public var supervisionTimeout: Int?
+    /// 1 LE 1M, 2 LE 2M, 3 LE Coded.
+    public var txPHY: Int?
+    public var rxPHY: Int?
+    public var maxTxOctets: Int?
+    public var maxTxTime: Int?
+    public var maxRxOctets: Int?
+    public var maxRxTime: Int?
+    /// The ATT MTU both sides agreed (the smaller of the two they exchanged).
+    public var mtu: Int?
+    public var encrypted: Bool?
+    public var keySize: Int?
+    /// BR/EDR: 0 active, 1 hold, 2 sniff.
+    public var mode: Int?
+    /// BR/EDR: the hold or sniff interval in 0.625 ms slots.
+    public var modeInterval: Int?
+
+    public init() {}
+}
+
+/// Which ATT PDU kinds carried data on a link, each way (the throughput ceiling depends on them).
+public struct ATTTrafficKinds: Equatable, Sendable {
+    public var writeRequests = 0, writeCommands = 0, notifications = 0, indications = 0
+    public var creditBasedPayloads = 0
+
+    public init() {}
+}
+
+/// One change to a link's parameters (or an attempt): the event that made it and its values.
+public struct ParameterEvent: Equatable {
+    public var frame: Int
+    public var time: Int64
+    /// "Connection Update Complete", "PHY Update Complete", "ATT MTU", "Mode Change"...
+    public var event: String
+    public var values: [ReportItem]
+    /// A non-zero status or a rejection, in words; the values did not take effect.
+    public var failure: String?
+}
+
+/// A named value in a report: the text view shows "interval 30 ms", JSON `"interval_ms": 30`.
+public struct ReportItem: Equatable {
+    public enum Value: Equatable {
+        case count(Int)
+        case milliseconds(Double)
+        case text(String)
+        case flag(Bool)
+    }
+    public var name: String
+    public var value: Value
+
+    public init(_ name: String, _ value: Value) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// An L2CAP channel opened on a link (BR/EDR connection-oriented or LE credit-based).
+public struct ChannelReport: Equatable {
+    public var frame: Int
+    public var time: Int64
+    public var psm: Int
+    public var protocolName: String
+    public var localCID: Int
+    public var remoteCID: Int
+    /// The MTU each side said it can receive, and for credit-based channels MPS and initial credits.
+    public var localMTU: Int?, remoteMTU: Int?
+    public var localMPS: Int?, remoteMPS: Int?
+    public var localCredits: Int?, remoteCredits: Int?
+    /// "BR/EDR", "LE credit-based", "enhanced credit-based".
+    public var mode: String
+    public var closedFrame: Int?
+}
+
+public struct ATTReport {
+    /// Every ATT PDU by opcode.
+    public var opcodes: [UInt8: Int] = [:]
+    /// Request to response, microseconds, every request kind together.
+    public var latency = Distribution()
+    public var latencyByRequest: [UInt8: Distribution] = [:]
+    /// Error Responses by (request opcode, error code), with the first packet of each.
+    public var errors: [ATTErrorCount] = []
+    /// Requests (and indications) no response (confirmation) answered: the packets that sent them.
+    public var unanswered: [Int] = []
+}
+
+public struct ATTErrorCount: Equatable {
+    public var requestOpcode: UInt8
+    public var error: UInt8
+    public var count: Int
+    public var firstFrame: Int
+}
+
+public struct CharacteristicActivity: Equatable {
+    public var address: BDAddr?
+    public var handle: UInt16
+    /// From the GATT database the capture's discovery built, when it did.
+    public var name: String?
+    public var writes = 0, writeCommands = 0, notifications = 0, indications = 0, reads = 0
+    /// Value bytes carried each way: written by the client, or notified/read from the server.
+    public var bytes = 0
+
+    public var total: Int { writes + writeCommands + notifications + indications + reads }
+}
+
+public struct A2DPStreamReport: Equatable {
+    public var controller: UInt16
+    public var handle: UInt16
+    public var cid: UInt16
+    /// The local host sent it (a source); false: it received it (a sink).
+    public var sent: Bool
+    public var address: BDAddr?
+    /// From the AVDTP Set Configuration the capture carried, and the media packets' own headers.
+    public var codec: String?
+    public var configuration: [ReportItem] = []
+    public var packets = 0
+    public var mediaBytes = 0
+    public var first: Int64
+    public var last: Int64
+    /// Sequence gaps and the RTP packets they lost.
+    public var gaps = 0
+    public var lostPackets = 0
+    public var firstGapFrame: Int?
+
+    /// Media bits per second over the stream's span (nil for a single packet).
+    public var bitRate: Double? {
+        let span = last - first
+        return span > 0 ? Double(mediaBytes) * 8 / (Double(span) / 1_000_000) : nil
+    }
+}
+
+public struct SynchronousStreamReport: Equatable {
+    public enum Kind: String { case sco = "SCO", iso = "ISO" }
+    public var kind: Kind
+    public var controller: UInt16
+    public var handle: UInt16
+    public var sent: Bool
+    public var codec: String?
+    public var packets = 0
+    public var bytes = 0
+    public var first: Int64
+    public var last: Int64
+    /// SCO: packets whose status says data was lost or possibly invalid; ISO: the same, plus
+    /// the SDUs a sequence-number gap skipped.
+    public var lost = 0
+    public var badStatus = 0
+    public var firstLossFrame: Int?
+}

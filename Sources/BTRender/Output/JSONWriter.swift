@@ -1,0 +1,119 @@
+import BTCapture
+
+/// A JSON document written as it is walked, for reports made once per run (`stats --json`,
+/// `diagnose --json`): objects and arrays nest, commas and two-space indentation are kept
+/// here. Packets are written by `JSONRenderer`, which writes straight into the output buffer.
+public struct JSONWriter {
+    public private(set) var bytes: [UInt8] = []
+    /// Per open container: whether it has a member yet.
+    private var hasMember: [Bool] = []
+    private var afterKey = false
+
+    public init() {}
+
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    public mutating func object(_ body: (inout JSONWriter) -> Void) {
+        open(UInt8(ascii: "{"))
+        body(&self)
+        close(UInt8(ascii: "}"))
+    }
+
+    public mutating func array(_ body: (inout JSONWriter) -> Void) {
+        open(UInt8(ascii: "["))
+        body(&self)
+        close(UInt8(ascii: "]"))
+    }
+
+    /// A member's name; its value follows.
+    public mutating func key(_ name: String) {
+        separate()
+        JSONText.appendString(name, to: &bytes)
+        bytes.append(contentsOf: ": ".utf8)
+        afterKey = true
+    }
+
+    public mutating func string(_ value: String?) {
+        guard let value else { return null() }
+        separate()
+        JSONText.appendString(value, to: &bytes)
+    }
+
+    public mutating func integer<I: BinaryInteger>(_ value: I?) {
+        guard let value else { return null() }
+        separate()
+        JSONText.appendInteger(Int64(value), to: &bytes)
+    }
+
+    /// A finite number with up to `decimals` digits after the point, trailing zeros dropped.
+    public mutating func number(_ value: Double?, decimals: Int = 3) {
+        guard let value, value.isFinite else { return null() }
+        separate()
+        bytes.append(contentsOf: Self.decimal(value, decimals: decimals).utf8)
+    }
+
+    public mutating func bool(_ value: Bool?) {
+        guard let value else { return null() }
+        separate()
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    public mutating func null() {
+        separate()
+        bytes.append(contentsOf: "null".utf8)
+    }
+
+    // Members by name, in one call.
+    public mutating func member(_ name: String, _ value: String?) { key(name); string(value) }
+    public mutating func member<I: BinaryInteger>(_ name: String, _ value: I?) { key(name); integer(value) }
+    public mutating func member(_ name: String, _ value: Double?, decimals: Int = 3) { key(name); number(value, decimals: decimals) }
+    public mutating func member(_ name: String, _ value: Bool?) { key(name); bool(value) }
+
+    /// "12.5", "3", "-0.125": what people and parsers both read, no exponent.
+    public static func decimal(_ value: Double, decimals: Int) -> String {
+        var scale = 1.0
+        for _ in 0 ..< decimals { scale *= 10 }
+        let scaled = (value * scale).rounded()
+        let negative = scaled < 0
+        let magnitude = UInt64(min(abs(scaled), 9.0e18))
+        let whole = magnitude / UInt64(scale), fraction = magnitude % UInt64(scale)
+        var text = (negative && magnitude != 0 ? "-" : "") + String(whole)
+        if fraction != 0 {
+            var digits = String(fraction)
+            digits = String(repeating: "0", count: decimals - digits.count) + digits
+            while digits.hasSuffix("0") { digits.removeLast() }
+            text += "." + digits
+        }
+        return text
+    }
+
+    private mutating func open(_ bracket: UInt8) {
+        separate()
+        bytes.append(bracket)
+        hasMember.append(false)
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        let had = hasMember.removeLast()
+        if had { newline() }
+        bytes.append(bracket)
+        if hasMember.isEmpty { bytes.append(UInt8(ascii: "\n")) }
+    }
+
+    /// Before a value or key: a comma and a new line inside a container, nothing after a key.
+    private mutating func separate() {
+        if afterKey {
+            afterKey = false
+            return
+        }
+        guard !hasMember.isEmpty else { return }
+        if hasMember[hasMember.count - 1] { bytes.append(UInt8(ascii: ",")) }
+        hasMember[hasMember.count - 1] = true
+        newline()
+    }
+
+    private mutating func newline() {
+        bytes.append(UInt8(ascii: "\n"))
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * hasMember.count))
+    }
+}

@@ -1,0 +1,250 @@
+import BTCapture
+import BTDecode
+import BTQuery
+
+/// `btlog stats`: the capture's totals, protocols, controllers, devices, connections with
+/// their parameter timelines, ATT, GATT and audio, as text for a terminal.
+public struct StatisticsReport: ReportRenderer {
+    let report: CaptureReport
+    let style: Style
+    /// Only this many devices and characteristics (the rest are counted).
+    let listLimit: Int
+
+    public init(_ report: CaptureReport, style: Style, listLimit: Int = 20) {
+        self.report = report
+        self.style = style
+        self.listLimit = listLimit
+    }
+
+    public func render(to out: OutputWriter) throws {
+        for line in lines { try out.line(line) }
+    }
+
+    public var lines: [String] {
+        var lines: [String] = []
+        var clock = TimeFormatter(mode: .abs)
+        let totals = report.totals
+        lines.append(heading("Capture") + "  " + totals.statusLine)
+        if let first = totals.firstTimestamp, let last = totals.lastTimestamp {
+            lines.append("         from \(clock.format(first)) to \(clock.format(last))")
+        }
+        section(&lines, "Protocols", report.protocols.isEmpty ? [] : {
+            var table = TextTable(["PROTOCOL", "PACKETS", "BYTES"], rightAligned: [1, 2], indent: 2)
+            for usage in report.protocols { table.add([usage.name, String(usage.packets), String(usage.bytes)]) }
+            return table.lines
+        }())
+        section(&lines, "Controllers", report.controllers.isEmpty ? [] : {
+            var table = TextTable(["INDEX", "ADDRESS", "NAME", "PACKETS"], rightAligned: [3], indent: 2)
+            for controller in report.controllers {
+                table.add(["hci\(controller.index)", controller.address?.description ?? "-", controller.name ?? "-", String(controller.packets)])
+            }
+            return table.lines
+        }())
+        section(&lines, "Devices", deviceLines(&clock))
+        section(&lines, "Connections", connectionLines(&clock))
+        section(&lines, "ATT", attLines())
+        section(&lines, "GATT characteristics", characteristicLines())
+        section(&lines, "Audio", audioLines())
+        return lines
+    }
+
+    private func heading(_ text: String) -> String { style.paint(text, Style.bold) }
+
+    private func section(_ lines: inout [String], _ title: String, _ body: [String]) {
+        guard !body.isEmpty else { return }
+        lines.append("")
+        lines.append(heading(title))
+        lines += body
+    }
+
+    private func deviceLines(_ clock: inout TimeFormatter) -> [String] {
+        guard !report.devices.isEmpty else { return [] }
+        var table = TextTable(["ADDRESS", "TYPE", "NAME", "VENDOR", "PACKETS", "ADV", "FIRST SEEN", "LAST SEEN", "RSSI MIN/MEDIAN/MAX"],
+                              rightAligned: [4, 5], indent: 2)
+        for device in report.devices.prefix(listLimit) {
+            let rssi = device.rssi
+            let rssiText = rssi.isEmpty ? "-" : "\(rssi.minimum)/\(StatisticsText.number(rssi.median ?? 0, decimals: 1))/\(rssi.maximum) dBm"
+            table.add([device.address.description, device.addressKind, device.name ?? "-", device.vendor ?? "-", String(device.packets),
+                       String(device.advertisingReports), clock.format(device.firstSeen), clock.format(device.lastSeen), rssiText])
+        }
+        var lines = table.lines
+        if report.devices.count > listLimit { lines.append("  ... and \(report.devices.count - listLimit) more (--json lists every one)") }
+        return lines
+    }
+
+    private func connectionLines(_ clock: inout TimeFormatter) -> [String] {
+        guard !report.connections.isEmpty else { return [] }
+        let several = Set(report.connections.compactMap(\.file)).count > 1
+        var table = TextTable((several ? ["FILE"] : []) + ["HANDLE", "PEER", "TRANSPORT", "ROLE", "START", "END", "DURATION", "SENT", "RECEIVED", "END REASON"],
+                              rightAligned: several ? [8, 9] : [7, 8], indent: 2)
+        for c in report.connections {
+            var row = several ? [c.file ?? "-"] : []
+            row += [Hex.u16(c.handle), c.address?.description ?? "-", c.transport?.rawValue ?? "-", c.role?.rawValue ?? "-",
+                    c.start.map { clock.format($0) } ?? "(before)", c.end.map { clock.format($0) } ?? "(still up)",
+                    StatisticsText.seconds((c.end ?? c.lastSeen) - (c.start ?? c.firstSeen)),
+                    StatisticsText.bytes(c.bytesSent), StatisticsText.bytes(c.bytesReceived),
+                    c.disconnectReason.map { StatisticsText.reason($0) } ?? "-"]
+            table.add(row)
+        }
+        var lines = table.lines
+        for c in report.connections where !c.timeline.isEmpty || !c.channels.isEmpty {
+            lines.append("")
+            let name = c.address.flatMap { address in report.devices.first { $0.address == address }?.name }
+            lines.append("  \(Hex.u16(c.handle)) \(c.address?.description ?? "-")\(name.map { " (\($0))" } ?? "")"
+                         + ", \(c.transport?.rawValue ?? "transport unknown"), \(c.role?.rawValue ?? "role unknown")")
+            let origin = c.start ?? c.firstSeen
+            for event in c.timeline {
+                var text = "    " + StatisticsText.offset(event.time - origin).padded(to: 10) + ("#\(event.frame)").padded(to: 8) + event.event
+                if let failure = event.failure {
+                    text += style.paint(" failed: " + failure, Style.red)
+                } else if !event.values.isEmpty {
+                    text += ": " + event.values.map(StatisticsText.item).joined(separator: ", ")
+                }
+                lines.append(text)
+            }
+            for channel in c.channels {
+                var text = "    channel \(channel.protocolName) (PSM \(Hex.u16(UInt16(truncatingIfNeeded: channel.psm)))), \(channel.mode), "
+                text += "local CID \(Hex.u16(UInt16(truncatingIfNeeded: channel.localCID))) MTU \(channel.localMTU.map(String.init) ?? "-")"
+                if let mps = channel.localMPS { text += " MPS \(mps)" }
+                if let credits = channel.localCredits { text += " credits \(credits)" }
+                text += " / remote CID \(Hex.u16(UInt16(truncatingIfNeeded: channel.remoteCID))) MTU \(channel.remoteMTU.map(String.init) ?? "-")"
+                if let mps = channel.remoteMPS { text += " MPS \(mps)" }
+                if let credits = channel.remoteCredits { text += " credits \(credits)" }
+                text += ", #\(channel.frame)" + (channel.closedFrame.map { "-#\($0)" } ?? "")
+                lines.append(text)
+            }
+        }
+        return lines
+    }
+
+    private func attLines() -> [String] {
+        let att = report.att
+        guard !att.opcodes.isEmpty else { return [] }
+        var table = TextTable(["OPCODE", "PDUS"], rightAligned: [1], indent: 2)
+        for (opcode, count) in att.opcodes.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
+            table.add([StatisticsText.attOpcode(opcode), String(count)])
+        }
+        var lines = table.lines
+        if let summary = StatisticsText.latency(att.latency) { lines.append("  Response time: " + summary) }
+        if att.latencyByRequest.count > 1 {
+            for (opcode, distribution) in att.latencyByRequest.sorted(by: { $0.key < $1.key }) {
+                if let summary = StatisticsText.latency(distribution) { lines.append("    \(StatisticsText.attOpcode(opcode)): " + summary) }
+            }
+        }
+        if !att.errors.isEmpty {
+            lines.append("  Errors:")
+            for error in att.errors.sorted(by: { $0.count != $1.count ? $0.count > $1.count : $0.firstFrame < $1.firstFrame }) {
+                lines.append("    \(StatisticsText.attOpcode(error.requestOpcode)): \(StatisticsText.attError(error.error)) × \(error.count) (first #\(error.firstFrame))")
+            }
+        }
+        if !att.unanswered.isEmpty {
+            let shown = att.unanswered.prefix(10).map { "#\($0)" }.joined(separator: ", ")
+            lines.append(style.paint("  Unanswered requests: \(att.unanswered.count) (\(shown)\(att.unanswered.count > 10 ? ", ..." : ""))", Style.yellow))
+        }
+        return lines
+    }
+
+    private func characteristicLines() -> [String] {
+        guard !report.characteristics.isEmpty else { return [] }
+        var table = TextTable(["DEVICE", "HANDLE", "ATTRIBUTE", "WRITES", "WRITE CMDS", "NOTIFICATIONS", "INDICATIONS", "READS", "BYTES"],
+                              rightAligned: [3, 4, 5, 6, 7, 8], indent: 2)
+        for c in report.characteristics.prefix(listLimit) {
+            table.add([c.address?.description ?? "-", Hex.u16(c.handle), c.name ?? "-", String(c.writes), String(c.writeCommands),
+                       String(c.notifications), String(c.indications), String(c.reads), String(c.bytes)])
+        }
+        var lines = table.lines
+        if report.characteristics.count > listLimit { lines.append("  ... and \(report.characteristics.count - listLimit) more (--json lists every one)") }
+        return lines
+    }
+
+    private func audioLines() -> [String] {
+        var lines: [String] = []
+        for s in report.a2dpStreams {
+            var text = "  A2DP \(Hex.u16(s.handle)) CID \(Hex.u16(s.cid)) \(s.sent ? "sent to" : "received from") \(s.address?.description ?? "-"): "
+            text += s.codec ?? "codec unknown"
+            let settings = s.configuration.filter { $0.name != "sbc_bitrate" && $0.name != "bitpool_used" }
+            if !settings.isEmpty { text += " (" + settings.map(StatisticsText.item).joined(separator: ", ") + ")" }
+            text += ", \(s.packets) packets, \(StatisticsText.bytes(s.mediaBytes))"
+            if let rate = s.bitRate { text += ", \(StatisticsText.number(rate / 1000, decimals: 1)) kbit/s" }
+            if s.gaps > 0 {
+                text += style.paint(", \(s.gaps) RTP gap\(s.gaps == 1 ? "" : "s") (\(s.lostPackets) packets lost, first #\(s.firstGapFrame ?? 0))", Style.yellow)
+            } else {
+                text += ", no RTP gaps"
+            }
+            lines.append(text)
+        }
+        for s in report.synchronousStreams {
+            var text = "  \(s.kind.rawValue) \(Hex.u16(s.handle)) \(s.sent ? "sent" : "received"): "
+            if let codec = s.codec { text += codec + ", " }
+            text += "\(s.packets) packets, \(StatisticsText.bytes(s.bytes))"
+            let span = s.last - s.first
+            if span > 0 { text += ", \(StatisticsText.number(Double(s.bytes) * 8 / (Double(span) / 1_000_000) / 1000, decimals: 1)) kbit/s" }
+            if s.lost > 0 {
+                text += style.paint(", \(s.lost) lost or damaged (first #\(s.firstLossFrame ?? 0))", Style.yellow)
+            } else {
+                text += ", none lost"
+            }
+            lines.append(text)
+        }
+        return lines
+    }
+}
+
+/// How the reports write numbers, sizes, durations and coded values for a person.
+public enum StatisticsText {
+    public static func number(_ value: Double, decimals: Int) -> String { JSONWriter.decimal(value, decimals: decimals) }
+
+    public static func bytes(_ count: Int) -> String {
+        if count < 10_000 { return "\(count) B" }
+        if count < 10_000_000 { return number(Double(count) / 1000, decimals: 1) + " kB" }
+        return number(Double(count) / 1_000_000, decimals: 1) + " MB"
+    }
+
+    /// Always three decimals: durations line up in a column.
+    public static func seconds(_ micros: Int64) -> String {
+        let sign = micros < 0 ? "-" : "", magnitude = micros.magnitude
+        let milliseconds = (magnitude + 500) / 1000
+        let fraction = String(milliseconds % 1000)
+        return "\(sign)\(milliseconds / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction) s"
+    }
+
+    public static func offset(_ micros: Int64) -> String { "+" + seconds(micros) }
+
+    public static func milliseconds(_ micros: Double) -> String { number(micros / 1000, decimals: 3) + " ms" }
+
+    public static func latency(_ d: Distribution) -> String? {
+        guard !d.isEmpty, let median = d.median, let p95 = d.percentile(0.95) else { return nil }
+        return "\(d.count) response\(d.count == 1 ? "" : "s"), min \(milliseconds(Double(d.minimum))), median \(milliseconds(median)), "
+            + "p95 \(milliseconds(Double(p95))), max \(milliseconds(Double(d.maximum)))"
+    }
+
+    public static func item(_ item: ReportItem) -> String {
+        let label = item.name.replacingOccurrences(of: "_", with: " ")
+        switch item.value {
+        case .count(let v): return "\(label) \(v)"
+        case .milliseconds(let v): return "\(label) \(number(v, decimals: 3)) ms"
+        case .text(let v): return "\(label) \(v)"
+        case .flag(let v): return "\(label) \(v ? "on" : "off")"
+        }
+    }
+
+    static let attOpcodeField = FieldRegistry.lookup("att.opcode")!
+    static let attErrorField = FieldRegistry.lookup("att.error")!
+    static let reasonField = FieldRegistry.lookup("hci.reason")!
+
+    public static func attOpcode(_ opcode: UInt8) -> String {
+        FieldValueNames.name(of: UInt64(opcode), for: attOpcodeField) ?? "Opcode \(Hex.u8(opcode))"
+    }
+
+    public static func attError(_ code: UInt8) -> String {
+        "\(FieldValueNames.name(of: UInt64(code), for: attErrorField) ?? "Error") (\(Hex.u8(code)))"
+    }
+
+    public static func reason(_ code: UInt8) -> String {
+        "\(FieldValueNames.name(of: UInt64(code), for: reasonField) ?? "Reason") (\(Hex.u8(code)))"
+    }
+}
+
+extension String {
+    func padded(to width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import BTCapture
+import BTQuery
+
+/// The captures a command reads one after another (export, stats): each opened with the
+/// input options, shown with a progress line when standard error is a terminal, and given its
+/// own stages (selection and filters, and its notes). An input that cannot be read is reported
+/// and the others go on.
+struct CaptureInputs {
+    let files: [String]
+    let input: InputOptionGroup
+    let notes: NotesOptionGroup
+    let selection: SelectionOptionGroup
+    let count: Int?
+    let showsProgress: Bool
+    /// Wraps each reader (redaction sits in front of the pipeline).
+    var wrap: ((FrameReader) -> FrameReader)?
+    /// Errors that end the whole run rather than one input (writing the output failed).
+    var endsRun: (CaptureError) -> Bool = { _ in false }
+
+    /// The checks every command reading several captures makes of its arguments.
+    static func validate(_ files: [String], notes: NotesOptionGroup) throws {
+        if files.isEmpty { throw ValidationError("give a capture file to read (or '-' for standard input)") }
+        if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input ('-') can be read only once") }
+        if notes.notes != nil && files.count != 1 { throw ValidationError("--notes names the notes of one capture; give one file") }
+    }
+
+    /// True in `failed` when an input could not be read; `read` counts those that were.
+    func forEach(_ body: (FrameReader, [any PacketStage], String) throws -> Void) throws -> (failed: Bool, read: Int) {
+        var failed = false, read = 0
+        for file in files {
+            do {
+                var reader = try CaptureInput.open(file, options: input.inputOptions)
+                if let progress = ProgressLine(file: file, enabled: showsProgress) {
+                    reader = ProgressReader(reader, progress: progress)
+                }
+                if let wrap { reader = wrap(reader) }
+                var stages = try selection.stages(count: count)
+                if let annotations = notes.stage(for: file) { stages.insert(annotations, at: 0) }
+                try body(reader, stages, file)
+                read += 1
+            } catch let error as CaptureError where !error.isBrokenPipe && !endsRun(error) {
+                FileHandleStderr.error(error.message)
+                failed = true
+            }
+        }
+        return (failed, read)
+    }
+}

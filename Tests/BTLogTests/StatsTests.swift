@@ -1,0 +1,207 @@
+import XCTest
+import Foundation
+
+/// `btlog stats`: totals against tshark's own counts, the JSON against docs/stats.schema.json,
+/// and the connections, devices, ATT and audio of fixtures whose scenarios say what happened.
+final class StatsTests: XCTestCase {
+    func btlog(_ arguments: String..., environment: [String: String] = [:]) throws -> Tool.Result {
+        try Tool.run(Tool.btlog, arguments, environment: environment)
+    }
+
+    func stats(_ arguments: String..., environment: [String: String] = [:]) throws -> [String: Any] {
+        let result = try Tool.run(Tool.btlog, ["stats", "--json"] + arguments, environment: environment)
+        XCTAssertEqual(result.status, 0, result.err)
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
+    }
+
+    /// Packets, commands, events, ACL, SCO, ISO and other records agree with what tshark
+    /// dissects in every fixture (tshark 4.0 leaves the monitor's ISO records, opcodes 18 and
+    /// 19, undissected: they count as ISO by their opcode).
+    func testTotalsAgreeWithTshark() throws {
+        guard let tshark = Tool.find("tshark") else { throw XCTSkip("tshark is not installed") }
+        for fixture in try ExportTests.fixtures() {
+            let ours = try stats(fixture)
+            let theirs = try Tool.run(tshark, ["-r", fixture, "-T", "fields", "-e", "frame.protocols", "-e", "hci_mon.opcode"])
+            var counts = ["packets": 0, "commands": 0, "events": 0, "acl": 0, "sco": 0, "iso": 0, "other": 0]
+            for line in theirs.out.split(separator: "\n") {
+                let columns = line.split(separator: "\t", omittingEmptySubsequences: false)
+                let protocols = columns[0].split(separator: ":")
+                let opcode = columns.count > 1 ? Int(columns[1]) : nil
+                counts["packets"]! += 1
+                if protocols.contains("bthci_cmd") { counts["commands"]! += 1 }
+                else if protocols.contains("bthci_evt") { counts["events"]! += 1 }
+                else if protocols.contains("bthci_acl") { counts["acl"]! += 1 }
+                else if protocols.contains("bthci_sco") { counts["sco"]! += 1 }
+                else if protocols.contains("bthci_iso") || (protocols.last == "hci_mon" && (opcode == 18 || opcode == 19)) { counts["iso"]! += 1 }
+                else { counts["other"]! += 1 }
+            }
+            if fixture.contains("-h5") || fixture.contains("-bcsp") {
+                // tshark does not read the three-wire and BCSP link types; btlog's counts match the H4 file's.
+                XCTAssertEqual(counts["packets"], 0, fixture)
+                continue
+            }
+            XCTAssertEqual(theirs.status, 0, "\(fixture): \(theirs.err)")
+            for (key, value) in counts { XCTAssertEqual(ours[key] as? Int, value, "\(fixture): \(key)") }
+        }
+    }
+
+    /// Every fixture's document validates against the schema (python3-jsonschema).
+    func testJSONMatchesTheSchemaOnEveryFixture() throws {
+        guard let python = ExportTests.python(with: "jsonschema") else { throw XCTSkip("python3-jsonschema is not installed") }
+        let checker = """
+        import json, sys, jsonschema
+        validator = jsonschema.Draft202012Validator(json.load(open(sys.argv[1])))
+        document = json.load(sys.stdin)
+        for error in validator.iter_errors(document):
+            print(error.message[:300], list(error.path)); sys.exit(1)
+        """
+        for fixture in try ExportTests.fixtures() {
+            let out = try btlog("stats", "--json", fixture)
+            XCTAssertEqual(out.status, 0, out.err)
+            let result = try Tool.run(python, ["-c", checker, "docs/stats.schema.json"], stdin: Data(out.out.utf8))
+            XCTAssertEqual(result.status, 0, "\(fixture): \(result.out) \(result.err)")
+        }
+    }
+
+    /// le-heart-rate's scenario (Scenarios.heartRateSession): the link to HRM-01 made at packet
+    /// 17 with a 30 ms interval (24 units), 720 ms timeout; MTU 247 offered, 65 answered; LE
+    /// Secure Connections pairing, encryption on at 84; the peer's parameter update request
+    /// (100-200 ms) accepted and the link updated to 200 ms; EATT's two channels; a read left
+    /// unanswered when the link times out (0x08) at 126; a second link to Lock-42 still up,
+    /// with a read unanswered at the end.
+    func testHeartRateSession() throws {
+        let vendors = ExportTests.temporary("oui.csv")
+        try "Registry,Assignment,Organization Name,Organization Address\nMA-L,D43A2C,\"Lockmakers, \"\"Test\"\" Ltd\",Somewhere\nMA-L,C0FFEE,Never Used,\n"
+            .write(toFile: vendors, atomically: true, encoding: .utf8)
+        let report = try stats("Fixtures/le-heart-rate.btsnoop", environment: ["BTLOG_OUI_FILE": vendors])
+        XCTAssertEqual(report["packets"] as? Int, 141)
+        let connections = try XCTUnwrap(report["connections"] as? [[String: Any]])
+        XCTAssertEqual(connections.count, 2)
+        let first = connections[0]
+        XCTAssertEqual(first["handle"] as? Int, 0x40)
+        XCTAssertEqual(first["address"] as? String, "C0:FF:EE:12:34:56")
+        XCTAssertEqual(first["transport"] as? String, "LE")
+        XCTAssertEqual(first["role"] as? String, "central")
+        XCTAssertEqual(first["start_frame"] as? Int, 17)
+        XCTAssertEqual(first["end_frame"] as? Int, 126)
+        XCTAssertEqual(first["disconnect_reason"] as? Int, 0x08)
+        XCTAssertEqual(first["disconnect_reason_name"] as? String, "Connection Timeout")
+        let parameters = try XCTUnwrap(first["parameters"] as? [String: Any])
+        XCTAssertEqual(parameters["interval_ms"] as? Double, 200)
+        XCTAssertEqual(parameters["supervision_timeout_ms"] as? Int, 3000)
+        XCTAssertEqual(parameters["mtu"] as? Int, 65)
+        XCTAssertEqual(parameters["encrypted"] as? Bool, true)
+        let timeline = try XCTUnwrap(first["timeline"] as? [[String: Any]])
+        XCTAssertEqual(timeline.map { $0["frame"] as? Int }, [17, 19, 84, 112, 113, 116])
+        XCTAssertEqual(timeline[0]["interval_ms"] as? Double, 30)
+        XCTAssertEqual(timeline[0]["supervision_timeout_ms"] as? Double, 720)
+        XCTAssertEqual(timeline[1]["client_mtu"] as? Int, 247)
+        XCTAssertEqual(timeline[1]["server_mtu"] as? Int, 65)
+        XCTAssertEqual(timeline[3]["interval_min_ms"] as? Double, 100)
+        XCTAssertEqual(timeline[3]["interval_max_ms"] as? Double, 200)
+        XCTAssertEqual(timeline[4]["result"] as? String, "accepted")
+        XCTAssertEqual(timeline[5]["interval_ms"] as? Double, 200)
+        let channels = try XCTUnwrap(first["channels"] as? [[String: Any]])
+        XCTAssertEqual(channels.map { $0["protocol"] as? String }, ["EATT", "EATT"])
+        XCTAssertEqual(channels.map { $0["local_cid"] as? Int }, [0x41, 0x42])
+        XCTAssertEqual(channels.map { $0["remote_cid"] as? Int }, [0x80, 0x81])
+        XCTAssertEqual(channels.map { $0["local_credits"] as? Int }, [5, 5])
+        let second = connections[1]
+        XCTAssertEqual(second["address"] as? String, "D4:3A:2C:11:22:33")
+        XCTAssertTrue(second["end"] is NSNull)
+
+        let att = try XCTUnwrap(report["att"] as? [String: Any])
+        XCTAssertEqual(att["unanswered"] as? [Int], [124, 140])
+        let errors = try XCTUnwrap(att["errors"] as? [[String: Any]])
+        XCTAssertEqual(errors.map { [$0["request_opcode"] as? Int, $0["error"] as? Int, $0["first_frame"] as? Int] },
+                       [[0x10, 0x0A, 28], [0x0A, 0x05, 68], [0x12, 0x03, 111]])
+        let pdus = try XCTUnwrap(att["pdus"] as? [[String: Any]])
+        XCTAssertEqual(pdus.first { $0["opcode"] as? Int == 0x1B }?["count"] as? Int, 4, "Handle Value Notifications")
+
+        let devices = try XCTUnwrap(report["devices"] as? [[String: Any]])
+        let sensor = try XCTUnwrap(devices.first { $0["address"] as? String == "C0:FF:EE:12:34:56" })
+        XCTAssertEqual(sensor["name"] as? String, "HRM-01")
+        XCTAssertEqual(sensor["address_type"] as? String, "random static")
+        XCTAssertTrue(sensor["vendor"] is NSNull, "a random address has no vendor")
+        let rssi = try XCTUnwrap(sensor["rssi"] as? [String: Any])
+        XCTAssertEqual(rssi["min"] as? Int, -59)
+        XCTAssertEqual(rssi["median"] as? Double, -58.5)
+        XCTAssertEqual(rssi["max"] as? Int, -58)
+        let lock = try XCTUnwrap(devices.first { $0["address"] as? String == "D4:3A:2C:11:22:33" })
+        XCTAssertEqual(lock["vendor"] as? String, "Lockmakers, \"Test\" Ltd")
+        XCTAssertEqual(lock["address_type"] as? String, "public")
+        let beacon = try XCTUnwrap(devices.first { $0["address"] as? String == "6A:0B:1C:2D:3E:4F" })
+        XCTAssertEqual(beacon["address_type"] as? String, "resolvable private")
+
+        // The text report says the same.
+        let text = try btlog("stats", "Fixtures/le-heart-rate.btsnoop", "--color", "never")
+        XCTAssertEqual(text.status, 0, text.err)
+        XCTAssertTrue(text.out.contains("Connection Update Complete: interval 200 ms, latency 0, supervision timeout 3000 ms"), text.out)
+        XCTAssertTrue(text.out.contains("Unanswered requests: 2 (#124, #140)"), text.out)
+        XCTAssertTrue(text.out.contains("Connection Timeout (0x08)"), text.out)
+    }
+
+    /// The system registry names public addresses when Debian's ieee-data is installed.
+    func testVendorFromTheIEEERegistry() throws {
+        guard FileManager.default.fileExists(atPath: "/usr/share/ieee-data/oui.csv") else { throw XCTSkip("ieee-data is not installed") }
+        let report = try stats("Fixtures/wwdc-dual.btsnoop")
+        let devices = try XCTUnwrap(report["devices"] as? [[String: Any]])
+        // 00:09:A7 is Bang & Olufsen's, 00:1A:7D cyber-blue's: the fixture's Mac and peers use real OUIs.
+        let named = devices.filter { !($0["vendor"] is NSNull) }
+        XCTAssertFalse(named.isEmpty, "\(devices)")
+    }
+
+    /// A2DP streams start anew at each configuration; SCO and ISO losses are counted.
+    func testAudioStreams() throws {
+        let a2dp = try XCTUnwrap(try stats("Fixtures/a2dp-codecs.btsnoop")["audio"] as? [String: Any])
+        let streams = try XCTUnwrap(a2dp["a2dp"] as? [[String: Any]])
+        XCTAssertEqual(streams.map { $0["codec"] as? String }, ["SBC", "AAC"])
+        XCTAssertEqual(streams[0]["rtp_gaps"] as? Int, 1)
+        XCTAssertEqual(streams[0]["rtp_lost_packets"] as? Int, 1)
+        XCTAssertEqual(streams[0]["first_gap_frame"] as? Int, 36)
+        let configuration = try XCTUnwrap(streams[0]["configuration"] as? [String: Any])
+        XCTAssertEqual(configuration["bitpool"] as? String, "2-53")
+
+        let handsfree = try XCTUnwrap(try stats("Fixtures/bredr-handsfree.btsnoop")["audio"] as? [String: Any])
+        let sco = try XCTUnwrap(handsfree["sco"] as? [[String: Any]])
+        XCTAssertEqual(sco.map { $0["direction"] as? String }, ["sent", "received"])
+        XCTAssertEqual(sco.map { $0["codec"] as? String }, ["mSBC", "mSBC"])
+        XCTAssertEqual(sco.map { $0["lost"] as? Int }, [0, 1])
+        XCTAssertEqual(sco[1]["first_loss_frame"] as? Int, 57)
+        // The SCO link's disconnection does not look like an ACL link.
+        let connections = try XCTUnwrap(try stats("Fixtures/bredr-handsfree.btsnoop")["connections"] as? [[String: Any]])
+        XCTAssertEqual(connections.map { $0["handle"] as? Int }, [0x000D])
+
+        let leAudio = try XCTUnwrap(try stats("Fixtures/le-audio-unicast.btsnoop")["audio"] as? [String: Any])
+        let iso = try XCTUnwrap(leAudio["iso"] as? [[String: Any]])
+        XCTAssertEqual(iso.first?["lost"] as? Int, 1, "one sequence number missing")
+    }
+
+    /// Filters choose what is counted; several files make one report whose connections name their file.
+    func testFiltersAndSeveralFiles() throws {
+        let filtered = try stats("Fixtures/le-heart-rate.btsnoop", "--handle", "0x0041")
+        let connections = try XCTUnwrap(filtered["connections"] as? [[String: Any]])
+        XCTAssertEqual(connections.map { $0["handle"] as? Int }, [0x41])
+        let shown = try btlog("show", "Fixtures/le-heart-rate.btsnoop", "--handle", "0x0041", "--fields", "number")
+        XCTAssertEqual(filtered["packets"] as? Int, shown.out.split(separator: "\n").count)
+
+        let both = try stats("Fixtures/le-heart-rate.btsnoop", "Fixtures/a2dp-codecs.btsnoop")
+        XCTAssertEqual(both["packets"] as? Int, 141 + 71)
+        XCTAssertEqual(both["files"] as? [String], ["Fixtures/le-heart-rate.btsnoop", "Fixtures/a2dp-codecs.btsnoop"])
+        let files = try XCTUnwrap(both["connections"] as? [[String: Any]]).map { $0["file"] as? String }
+        XCTAssertEqual(files, ["Fixtures/le-heart-rate.btsnoop", "Fixtures/le-heart-rate.btsnoop", "Fixtures/a2dp-codecs.btsnoop"])
+    }
+
+    func testBadInputs() throws {
+        let missing = try btlog("stats", "/nonexistent.btsnoop")
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.err.contains("/nonexistent.btsnoop"), missing.err)
+        let partly = try btlog("stats", "--json", "/nonexistent.btsnoop", "Fixtures/le-heart-rate.btsnoop")
+        XCTAssertEqual(partly.status, 1, "an unreadable input is an error, the others are still counted")
+        XCTAssertTrue(partly.out.contains("\"packets\": 141"), partly.out)
+        let filter = try btlog("stats", "-f", "att.opcode ==", "Fixtures/le-heart-rate.btsnoop")
+        XCTAssertNotEqual(filter.status, 0)
+        XCTAssertEqual(filter.out, "")
+        XCTAssertEqual(try btlog("stats").status, 2, "no file is a usage error")
+    }
+}
