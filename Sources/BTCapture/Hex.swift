@@ -126,6 +126,24 @@ public enum Hex {
 /// Decimal numbers, padding and strings written as ASCII: how renderers assemble lines
 /// without intermediate Strings.
 public enum ASCII {
+    /// A finite number in decimal with at most `decimals` digits after the point, trailing
+    /// zeros dropped, never an exponent: "12.5", "3", "-0.125" (reports and their JSON).
+    public static func decimal(_ value: Double, decimals: Int) -> String {
+        var scale: UInt64 = 1
+        for _ in 0 ..< max(0, min(decimals, 9)) { scale *= 10 }
+        let scaled = (value * Double(scale)).rounded()
+        let magnitude = scaled.isFinite ? UInt64(min(abs(scaled), 9.0e18)) : 0
+        var text = (scaled < 0 && magnitude != 0 ? "-" : "") + String(magnitude / scale)
+        let fraction = magnitude % scale
+        if fraction != 0 {
+            var digits = String(fraction)
+            digits = String(repeating: "0", count: max(0, String(scale).count - 1 - digits.count)) + digits
+            while digits.hasSuffix("0") { digits.removeLast() }
+            text += "." + digits
+        }
+        return text
+    }
+
     /// Writes `value` in decimal, at least `width` characters, filled on the left with `fill`
     /// ("0" for clock fields, " " for a right-aligned column).
     @inlinable @inline(__always)

@@ -55,6 +55,10 @@ try save("a2dp-codecs.btsnoop", try FixtureContainers.encode(Scenarios.a2dpSessi
 var audio: [Frame] = []
 BenchmarkSessions.audioSession(packets: 600) { audio += $0 }
 try save("a2dp-stream.btsnoop", try FixtureContainers.encode(audio, as: .btsnoopH4))
+// A notification stream held back by MTU 23 (stats --throughput and its diagnosis).
+try save("le-throughput.btsnoop", try FixtureContainers.encode(
+    Scenarios.throughputSession(ThroughputRegime(interval: 20, mtu: 23, dataLength: 27, phy: 1, transfer: .notifications, perEvent: 4, seconds: 3)),
+    as: .btsnoopH4))
 try save("btmon-crash-heart-rate.btsnoop", try FixtureContainers.encode(Scenarios.btmonCrashTrace(), as: .btsnoopH4))
 
 // An iOS sysdiagnose with two packet logs; the newer one is the WWDC session.

@@ -200,3 +200,25 @@ struct DisplayOptionGroup: ParsableArguments {
         return options
     }
 }
+
+/// A length of time on the command line: 1s, 250ms, 500us, 2min, or bare seconds (0.5).
+struct TimeSpan: ExpressibleByArgument, Equatable {
+    var microseconds: Int64
+
+    init(microseconds: Int64) { self.microseconds = microseconds }
+
+    init?(argument: String) {
+        let text = argument.trimmingCharacters(in: .whitespaces).lowercased()
+        let units: [(String, Double)] = [("min", 60_000_000), ("ms", 1000), ("us", 1), ("µs", 1), ("s", 1_000_000)]
+        var number = Substring(text), scale = 1_000_000.0
+        for (suffix, value) in units where text.hasSuffix(suffix) {
+            number = text.dropLast(suffix.count)
+            scale = value
+            break
+        }
+        guard let value = Double(number), value.isFinite, value >= 0, value * scale < 1e15 else { return nil }
+        microseconds = Int64((value * scale).rounded())
+    }
+
+    var defaultValueDescription: String { microseconds % 1_000_000 == 0 ? "\(microseconds / 1_000_000)s" : "\(microseconds)us" }
+}

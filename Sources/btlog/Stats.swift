@@ -12,7 +12,9 @@ struct Stats: ParsableCommand {
         The filters of show select the packets counted. Several captures make one report; \
         each connection names its file. --json gives the whole report as one JSON document \
         (docs/stats.schema.json). Vendors come from the IEEE registry of Debian's ieee-data \
-        package (/usr/share/ieee-data/oui.csv, or the file BTLOG_OUI_FILE names) when it is installed.
+        package (/usr/share/ieee-data/oui.csv, or the file BTLOG_OUI_FILE names) when it is installed. \
+        --throughput shows application throughput per connection and direction over time instead, \
+        and for LE links the ceiling their parameters allow and the first limit in the way.
         """
     )
 
@@ -21,6 +23,15 @@ struct Stats: ParsableCommand {
 
     @Flag(help: "The report as one JSON document instead of text.")
     var json = false
+
+    @Flag(help: "Application throughput (ATT values, L2CAP channel payloads, A2DP media) per connection and direction over time, as a chart and a table, and for LE links the ceiling the parameters allow and the first limit in the way.")
+    var throughput = false
+
+    @Option(help: ArgumentHelp("With --throughput: the length of each interval, e.g. 1s (the default), 250ms, 0.5.", valueName: "DURATION"))
+    var interval: TimeSpan = TimeSpan(microseconds: 1_000_000)
+
+    @Option(help: ArgumentHelp("Also plot the throughput as an SVG image into this file (implies --throughput).", valueName: "FILE"))
+    var svg: String?
 
     @Option(help: ArgumentHelp("Colour: auto, always or never.", valueName: "auto|always|never"))
     var color: ColorChoice = .auto
@@ -36,12 +47,15 @@ struct Stats: ParsableCommand {
 
     func validate() throws {
         try CaptureInputs.validate(files, notes: notes)
+        if interval.microseconds <= 0 { throw ValidationError("--interval takes a duration above zero, e.g. 1s or 250ms") }
     }
+
+    var showsThroughput: Bool { throughput || svg != nil }
 
     func run() throws {
         _ = try selection.stages(count: limit.count) // a bad filter is reported before any output
         let decoders = try decoding.prepare()
-        var collector = StatisticsCollector()
+        var collector = StatisticsCollector(throughputInterval: showsThroughput ? interval.microseconds : nil)
         let inputs = CaptureInputs(files: files, input: input, notes: notes, selection: selection, count: limit.count,
                                    showsProgress: !noProgress)
         let outcome = try inputs.forEach { reader, stages, file in
@@ -54,10 +68,24 @@ struct Stats: ParsableCommand {
         }
         if outcome.read == 0 { throw Failure(code: 1) }
         let report = collector.finish(vendors: VendorNames.system)
+        if let svg, let series = collector.throughput {
+            let title = "Application throughput: " + (files.count == 1 ? files[0] : "\(files.count) captures")
+            do {
+                let file = try OutputFile(path: svg)
+                try file.write(Array(ThroughputPlot(report, series: series, title: title).svg.utf8))
+                try file.close()
+            } catch let error as CaptureError {
+                FileHandleStderr.error(error.message)
+                throw Failure(code: 1)
+            }
+        }
         let out = OutputWriter()
         do {
             if json {
-                try StatisticsJSON(report, files: files).render(to: out)
+                try StatisticsJSON(report, files: files, throughput: collector.throughput).render(to: out)
+            } else if let series = collector.throughput {
+                try ThroughputReport(report, series: series, style: Style(enabled: color.enabled(for: out)),
+                                     chartWidth: min(60, max(20, (out.terminalWidth ?? 100) - 60))).render(to: out)
             } else {
                 try StatisticsReport(report, style: Style(enabled: color.enabled(for: out))).render(to: out)
             }

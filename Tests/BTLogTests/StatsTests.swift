@@ -1,5 +1,7 @@
 import XCTest
 import Foundation
+import BTCapture
+import BTFixtures
 
 /// `btlog stats`: totals against tshark's own counts, the JSON against docs/stats.schema.json,
 /// and the connections, devices, ATT and audio of fixtures whose scenarios say what happened.
@@ -56,10 +58,12 @@ final class StatsTests: XCTestCase {
             print(error.message[:300], list(error.path)); sys.exit(1)
         """
         for fixture in try ExportTests.fixtures() {
-            let out = try btlog("stats", "--json", fixture)
-            XCTAssertEqual(out.status, 0, out.err)
-            let result = try Tool.run(python, ["-c", checker, "docs/stats.schema.json"], stdin: Data(out.out.utf8))
-            XCTAssertEqual(result.status, 0, "\(fixture): \(result.out) \(result.err)")
+            for extra in fixture.contains("le-") || fixture.contains("a2dp") ? [[], ["--throughput"]] : [[]] {
+                let out = try Tool.run(Tool.btlog, ["stats", "--json", fixture] + extra)
+                XCTAssertEqual(out.status, 0, out.err)
+                let result = try Tool.run(python, ["-c", checker, "docs/stats.schema.json"], stdin: Data(out.out.utf8))
+                XCTAssertEqual(result.status, 0, "\(fixture) \(extra): \(result.out) \(result.err)")
+            }
         }
     }
 
@@ -203,5 +207,121 @@ final class StatsTests: XCTestCase {
         XCTAssertNotEqual(filter.status, 0)
         XCTAssertEqual(filter.out, "")
         XCTAssertEqual(try btlog("stats").status, 2, "no file is a usage error")
+    }
+
+    // MARK: Throughput
+
+    func capture(_ regime: ThroughputRegime, _ name: String) throws -> String {
+        let path = ExportTests.temporary(name)
+        try Data(try FixtureContainers.encode(Scenarios.throughputSession(regime), as: .btsnoopH4)).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func throughput(_ path: String) throws -> (series: [[String: Any]], diagnosis: [String: Any]) {
+        let report = try stats("--throughput", path)
+        let throughput = try XCTUnwrap(report["throughput"] as? [String: Any])
+        let series = try XCTUnwrap(throughput["series"] as? [[String: Any]])
+        let diagnosis = try XCTUnwrap((throughput["diagnosis"] as? [[String: Any]])?.first)
+        return (series, diagnosis)
+    }
+
+    /// Each regime's traffic, in one-second bins, and its diagnosis, against figures worked by
+    /// hand from the regime (the generator places whole connection events one interval apart,
+    /// from 1 s after the first packet for `seconds` seconds).
+    func testThroughputRegimes() throws {
+        // 25 ms, 4 notifications of 20 bytes per event: 40 × 4 × 20 × 8 = 25.6 kbit/s in each second;
+        // ceiling 230.4, held back by MTU 23 (780.8 with MTU 247 and data length 251).
+        let mtu23 = try throughput("Fixtures/le-throughput.btsnoop")
+        XCTAssertEqual(mtu23.series.count, 1)
+        XCTAssertEqual(mtu23.series[0]["direction"] as? String, "received")
+        XCTAssertEqual(mtu23.series[0]["kbps"] as? [Double], [0, 25.6, 25.6, 25.6, 0])
+        XCTAssertEqual(mtu23.diagnosis["achieved_kbps"] as? Double, 25.6)
+        let ceiling = try XCTUnwrap(mtu23.diagnosis["ceiling"] as? [String: Any])
+        XCTAssertEqual(ceiling["kbps"] as? Double, 230.4)
+        XCTAssertEqual(ceiling["exchanges_per_event"] as? Int, 36)
+        XCTAssertEqual(ceiling["exchange_us"] as? Int, 676)
+        let limit = try XCTUnwrap(mtu23.diagnosis["first_limit"] as? [String: Any])
+        XCTAssertEqual(limit["parameter"] as? String, "mtu")
+        XCTAssertEqual(limit["kbps"] as? Double, 780.8)
+        XCTAssertNotNil(mtu23.diagnosis["pace"] as? String, "25.6 of 230.4 kbit/s: the application sets the pace")
+
+        // 10 ms, LE 2M, 251, MTU 247, 7 writes without response per event: 100 × 7 × 244 × 8 =
+        // 1366.4 kbit/s, the ceiling itself: no limit, no pace remark.
+        let full = try throughput(try capture(ThroughputRegime(interval: 8, mtu: 247, dataLength: 251, phy: 2, transfer: .writeCommands,
+                                                               perEvent: 7, seconds: 2), "full.btsnoop"))
+        XCTAssertEqual(full.series[0]["direction"] as? String, "sent")
+        XCTAssertEqual(full.series[0]["kbps"] as? [Double], [0, 1366.4, 1366.4, 0])
+        XCTAssertEqual((full.diagnosis["ceiling"] as? [String: Any])?["kbps"] as? Double, 1366.4)
+        XCTAssertTrue(full.diagnosis["first_limit"] is NSNull)
+        XCTAssertTrue(full.diagnosis["pace"] is NSNull)
+
+        // 50 ms, MTU 185, write requests (one every two events): 10 writes of 182 bytes a second,
+        // 14.56 kbit/s; achieved over the active period, 30 writes from event 0 to event 58 plus
+        // one interval: 30 × 182 × 8 / 2.95 s. Write Without Response would allow 303.68.
+        let requests = try throughput(try capture(ThroughputRegime(interval: 40, mtu: 185, dataLength: 27, phy: 1, transfer: .writeRequests,
+                                                                   perEvent: 1, seconds: 3), "requests.btsnoop"))
+        XCTAssertEqual(requests.series[0]["kbps"] as? [Double], [0, 14.56, 14.56, 14.56, 0])
+        XCTAssertEqual(try XCTUnwrap(requests.diagnosis["achieved_kbps"] as? Double), 30.0 * 182 * 8 / 2950, accuracy: 0.001)
+        XCTAssertEqual((requests.diagnosis["ceiling"] as? [String: Any])?["kbps"] as? Double, 14.56)
+        XCTAssertEqual((requests.diagnosis["ceiling"] as? [String: Any])?["link_layer_packets"] as? Int, 7)
+        XCTAssertEqual((requests.diagnosis["first_limit"] as? [String: Any])?["parameter"] as? String, "transfer")
+        XCTAssertEqual((requests.diagnosis["first_limit"] as? [String: Any])?["kbps"] as? Double, 303.68)
+
+        // 40 ms on LE Coded, 11 notifications per event: 25 × 11 × 20 × 8 = 44 kbit/s, the ceiling;
+        // LE 2M would allow 320.
+        let coded = try throughput(try capture(ThroughputRegime(interval: 32, mtu: 23, dataLength: 27, phy: 3, transfer: .notifications,
+                                                                perEvent: 11, seconds: 2), "coded.btsnoop"))
+        XCTAssertEqual(coded.series[0]["kbps"] as? [Double], [0, 44, 44, 0])
+        XCTAssertEqual((coded.diagnosis["ceiling"] as? [String: Any])?["phy"] as? String, "LE Coded")
+        XCTAssertEqual((coded.diagnosis["first_limit"] as? [String: Any])?["text"] as? String,
+                       "LE Coded PHY (long range): LE 2M would allow about 320 kbps at this interval")
+
+        // A credit-based channel, MPS 247, LE 2M, 20 ms, 5 K-frames per event: 50 × 5 × 247 × 8 =
+        // 494 kbit/s of a 1383.2 ceiling.
+        let channel = try throughput(try capture(ThroughputRegime(interval: 16, mtu: 23, dataLength: 251, phy: 2, transfer: .creditBased(mps: 247),
+                                                                  perEvent: 5, seconds: 2), "channel.btsnoop"))
+        XCTAssertEqual(channel.series[0]["kbps"] as? [Double], [0, 494, 494, 0])
+        XCTAssertEqual((channel.diagnosis["ceiling"] as? [String: Any])?["transfer"] as? String, "credit_based_channel")
+        XCTAssertEqual((channel.diagnosis["ceiling"] as? [String: Any])?["kbps"] as? Double, 1383.2)
+    }
+
+    /// The text view: a sparkline per series, the table of intervals, the diagnosis in words;
+    /// --interval changes the bins.
+    func testThroughputText() throws {
+        let text = try btlog("stats", "--throughput", "--color", "never", "Fixtures/le-throughput.btsnoop")
+        XCTAssertEqual(text.status, 0, text.err)
+        XCTAssertTrue(text.out.contains("0x0040 C0:FF:EE:00:00:01  received   25.6  15.4   ███"), text.out)
+        XCTAssertTrue(text.out.contains("  +1.000 s             25.6"), text.out)
+        XCTAssertTrue(text.out.contains("first limit: MTU 23: each notification carries 20 bytes; MTU 247 with data length 251 would allow about 780.8 kbps at this interval"), text.out)
+        let half = try stats("--throughput", "--interval", "500ms", "Fixtures/le-throughput.btsnoop")
+        let kbps = try XCTUnwrap(((half["throughput"] as? [String: Any])?["series"] as? [[String: Any]])?.first?["kbps"] as? [Double])
+        XCTAssertEqual(kbps, [0, 0, 25.6, 25.6, 25.6, 25.6, 25.6, 25.6, 0])
+        XCTAssertEqual(try btlog("stats", "--throughput", "--interval", "0", "Fixtures/le-throughput.btsnoop").status, 2)
+        XCTAssertEqual(try btlog("stats", "--throughput", "--interval", "fast", "Fixtures/le-throughput.btsnoop").status, 2)
+    }
+
+    /// The SVG renders with a real renderer (rsvg-convert) to a PNG of the declared size, and
+    /// holds its axes, legend, ceiling and the disconnection marker.
+    func testThroughputSVGRenders() throws {
+        let svg = ExportTests.temporary("throughput.svg"), png = ExportTests.temporary("throughput.png")
+        let result = try btlog("stats", "--svg", svg, "Fixtures/le-throughput.btsnoop")
+        XCTAssertEqual(result.status, 0, result.err)
+        let text = try String(contentsOfFile: svg, encoding: .utf8)
+        for expected in ["width=\"960\" height=\"540\"", "time since the first packet (s)", "application throughput (kbit/s)",
+                         "0x0040 C0:FF:EE:00:00:01 received", "ceiling 230.4 kbit/s", "0x0040 disconnected"] {
+            XCTAssertTrue(text.contains(expected), expected)
+        }
+        guard let rsvg = Tool.find("rsvg-convert") else { throw XCTSkip("rsvg-convert (librsvg2-bin) is not installed") }
+        try? FileManager.default.removeItem(atPath: png)
+        let rendered = try Tool.run(rsvg, [svg, "-o", png])
+        XCTAssertEqual(rendered.status, 0, rendered.err)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: png)))
+        XCTAssertGreaterThan(bytes.count, 2000)
+        XCTAssertEqual(Array(bytes.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        func be32(_ at: Int) -> Int { bytes[at ..< at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        XCTAssertEqual(be32(16), 960, "PNG width")
+        XCTAssertEqual(be32(20), 540, "PNG height")
+        // A file that cannot be written is an error, and nothing is left behind.
+        XCTAssertEqual(try btlog("stats", "--svg", "/nonexistent/dir/x.svg", "Fixtures/le-throughput.btsnoop").status, 1)
     }
 }

@@ -55,3 +55,87 @@ final class StatisticsTests: XCTestCase {
         XCTAssertNil(VendorNames.entry(ArraySlice("".utf8)))
     }
 }
+
+/// The throughput ceiling against figures worked by hand from the model's definition
+/// (LEThroughputCeiling: air times per PHY, T_IFS 150 µs, whole exchanges per event).
+final class ThroughputCeilingTests: XCTestCase {
+    typealias C = LEThroughputCeiling
+
+    func testAirTimes() {
+        XCTAssertEqual(C.airTime(octets: 27, phy: .le1M, encrypted: false), 296)   // (1+4+2+27+3) × 8
+        XCTAssertEqual(C.airTime(octets: 0, phy: .le1M, encrypted: true), 80)      // empty PDUs carry no MIC
+        XCTAssertEqual(C.airTime(octets: 251, phy: .le1M, encrypted: true), 2120)  // (1+4+2+251+4+3) × 8
+        XCTAssertEqual(C.airTime(octets: 251, phy: .le2M, encrypted: false), 1048) // (2+4+2+251+3) × 4
+        XCTAssertEqual(C.airTime(octets: 0, phy: .le2M, encrypted: false), 44)
+        XCTAssertEqual(C.airTime(octets: 27, phy: .leCoded, encrypted: false), 2448) // 80+256+16+24 + (2+27+3) × 64 + 24
+        XCTAssertEqual(C.airTime(octets: 0, phy: .leCoded, encrypted: false), 720)
+    }
+
+    /// 25 ms, LE 1M, data length 27, MTU 23, notifications: exchanges of 296+150+80+150 = 676 µs,
+    /// 36 in 25 ms, 20 bytes each: 20 × 8 × 36 / 25 = 230.4 kbps. MTU 247 with data length 251:
+    /// exchanges of 2088+150+80+150 = 2468 µs, 10 per event, 244 × 8 × 10 / 25 = 780.8 kbps.
+    func testMTU23Notifications() {
+        let c = C(interval: 20, phy: .le1M, dataLength: 27, mtu: 23, transfer: .notifications)
+        XCTAssertEqual(c.exchangeTime, 676)
+        XCTAssertEqual(c.exchangesPerEvent, 36)
+        XCTAssertEqual(c.fragments, 1)
+        XCTAssertEqual(c.kbps, 230.4, accuracy: 1e-9)
+        XCTAssertEqual(c.firstLimit?.parameter, "mtu")
+        XCTAssertEqual(c.firstLimit?.kbps ?? 0, 780.8, accuracy: 1e-9)
+        XCTAssertEqual(c.firstLimit?.sentence,
+                       "MTU 23: each notification carries 20 bytes; MTU 247 with data length 251 would allow about 780.8 kbps at this interval")
+        // The classic figure: 30 ms, 44 exchanges, 234.7 kbps.
+        XCTAssertEqual(C(interval: 24, phy: .le1M, dataLength: 27, mtu: 23, transfer: .notifications).kbps, 7040.0 / 30, accuracy: 1e-9)
+    }
+
+    /// 10 ms, LE 2M, 251, MTU 247, writes without response: 1048+150+44+150 = 1392 µs, 7 per
+    /// event: 244 × 8 × 7 / 10 = 1366.4 kbps, and nothing within reach raises it.
+    func testAtTheCeiling() {
+        let c = C(interval: 8, phy: .le2M, dataLength: 251, mtu: 247, transfer: .writeCommands)
+        XCTAssertEqual(c.exchangesPerEvent, 7)
+        XCTAssertEqual(c.kbps, 1366.4, accuracy: 1e-9)
+        XCTAssertNil(c.firstLimit)
+    }
+
+    /// 50 ms, LE 1M, 27, MTU 185, write requests: 189 bytes in 7 LL packets, 73 exchanges per
+    /// event, so a write and its response take 2 events: 182 × 8 / 100 = 14.56 kbps. Without
+    /// response: 182 × 8 × 73 / (7 × 50) = 303.68; at 7.5 ms: 11 exchanges, still 2 events,
+    /// 182 × 8 / 15 = 97.07; MTU 247 and 251: 244 × 8 / 100 = 19.52.
+    func testWriteRequests() {
+        let c = C(interval: 40, phy: .le1M, dataLength: 27, mtu: 185, transfer: .writeRequests)
+        XCTAssertEqual(c.fragments, 7)
+        XCTAssertEqual(c.exchangesPerEvent, 73)
+        XCTAssertEqual(c.eventsPerTransaction, 2)
+        XCTAssertEqual(c.kbps, 14.56, accuracy: 1e-9)
+        XCTAssertEqual(c.limits.map(\.parameter), ["transfer", "interval", "mtu"])
+        XCTAssertEqual(c.limits.map(\.kbps)[0], 303.68, accuracy: 1e-9)
+        XCTAssertEqual(c.limits.map(\.kbps)[1], 1456.0 / 15, accuracy: 1e-9)
+        XCTAssertEqual(c.limits.map(\.kbps)[2], 19.52, accuracy: 1e-9)
+        XCTAssertEqual(c.firstLimit?.sentence,
+                       "Write Requests wait for their response: one write every 2 connection events; Write Without Response would allow about 303.7 kbps at this interval")
+    }
+
+    /// 40 ms, LE Coded, 27, MTU 23: 2448+150+720+150 = 3468 µs, 11 per event, 20 × 8 × 11 / 40 =
+    /// 44 kbps. LE 2M: 152+150+44+150 = 496 µs, 80 per event, 320 kbps; MTU 247 and 251 on
+    /// Coded: 16784+150+720+150 = 17804 µs, 2 per event, 244 × 8 × 2 / 40 = 97.6 kbps.
+    func testCodedPHY() {
+        let c = C(interval: 32, phy: .leCoded, dataLength: 27, mtu: 23, transfer: .notifications)
+        XCTAssertEqual(c.exchangeTime, 3468)
+        XCTAssertEqual(c.kbps, 44, accuracy: 1e-9)
+        XCTAssertEqual(c.limits.map(\.parameter), ["phy", "mtu"])
+        XCTAssertEqual(c.limits[0].kbps, 320, accuracy: 1e-9)
+        XCTAssertEqual(c.limits[1].kbps, 97.6, accuracy: 1e-9)
+        XCTAssertEqual(c.firstLimit?.sentence, "LE Coded PHY (long range): LE 2M would allow about 320 kbps at this interval")
+    }
+
+    /// A credit-based channel, MPS 247, LE 2M, 251, 20 ms: 251-byte PDUs, 14 per event, 247 × 8 ×
+    /// 14 / 20 = 1383.2 kbps. Data length 27 instead: 10 LL packets per K-frame of 251 bytes.
+    func testCreditBasedChannel() {
+        let c = C(interval: 16, phy: .le2M, dataLength: 251, mtu: 23, transfer: .creditBased(mps: 247))
+        XCTAssertEqual(c.kbps, 1383.2, accuracy: 1e-9)
+        XCTAssertNil(c.firstLimit)
+        let short = C(interval: 16, phy: .le2M, dataLength: 27, mtu: 23, transfer: .creditBased(mps: 247))
+        XCTAssertEqual(short.fragments, 10)
+        XCTAssertEqual(short.firstLimit?.parameter, "data_length")
+    }
+}

@@ -428,12 +428,23 @@ public struct StatisticsCollector: PacketSink {
             default: continue
             }
         }
-        if application == 0, cid >= 0x0040, packet.layers.count >= 2, !packet.layers.contains(where: { $0.name == "ATT" || $0.name == "A2DP Data" }) {
+        var channelPayload = false, mediaPayload = false
+        if application == 0, cid >= 0x0040, !packet.layers.contains(where: { $0.name == "ATT" || $0.name == "A2DP Data" }) {
             application = l2cap.integer(F.l2capLength) ?? 0
-            if application > 0 { report.connections[index].attTraffic.creditBasedPayloads += 1 }
+            channelPayload = application > 0
+        } else if packet.layers.contains(where: { $0.name == "A2DP Data" }) {
+            mediaPayload = true
         }
         guard application > 0 else { return }
-        if sent { report.connections[index].applicationBytesSent += application } else { report.connections[index].applicationBytesReceived += application }
+        if sent {
+            report.connections[index].trafficSent.add(bytes: application, at: frame.timestamp)
+            if channelPayload { report.connections[index].trafficSent.channelPayloads += 1 }
+            if mediaPayload { report.connections[index].trafficSent.media += 1 }
+        } else {
+            report.connections[index].trafficReceived.add(bytes: application, at: frame.timestamp)
+            if channelPayload { report.connections[index].trafficReceived.channelPayloads += 1 }
+            if mediaPayload { report.connections[index].trafficReceived.media += 1 }
+        }
         throughput?.add(bytes: application, connection: index, sent: sent, at: frame.timestamp)
     }
 
@@ -556,7 +567,7 @@ public struct StatisticsCollector: PacketSink {
         switch opcode {
         case 0x12, 0x52, 0xD2, 0x1B, 0x1D, 0x16:
             guard let handle else { return values }
-            var traffic = report.connections[index].attTraffic
+            var traffic = sent ? report.connections[index].trafficSent : report.connections[index].trafficReceived
             switch opcode {
             case 0x12: traffic.writeRequests += 1
             case 0x52, 0xD2: traffic.writeCommands += 1
@@ -564,7 +575,7 @@ public struct StatisticsCollector: PacketSink {
             case 0x1D: traffic.indications += 1
             default: break
             }
-            report.connections[index].attTraffic = traffic
+            if sent { report.connections[index].trafficSent = traffic } else { report.connections[index].trafficReceived = traffic }
             let activity = characteristic(handle, layer, address: report.connections[index].address)
             switch opcode {
             case 0x12, 0x16: report.characteristics[activity].writes += 1

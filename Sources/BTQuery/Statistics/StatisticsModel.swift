@@ -93,15 +93,14 @@ public struct ConnectionReport {
     public var disconnectReason: UInt8?
     /// ACL payload bytes and packets, sent by the local host and received from the peer.
     public var bytesSent = 0, bytesReceived = 0, packetsSent = 0, packetsReceived = 0
-    /// Application bytes (ATT values, L2CAP channel payloads, A2DP media) each way.
-    public var applicationBytesSent = 0, applicationBytesReceived = 0
     /// How the link's parameters changed, in order.
     public var timeline: [ParameterEvent] = []
     public var channels: [ChannelReport] = []
     /// The parameters in force at the end (the diagnosis reads them).
     public var parameters = LinkParameters()
-    /// The write and notification types seen, for the throughput ceiling.
-    public var attTraffic = ATTTrafficKinds()
+    /// Application data (ATT values, L2CAP channel payloads, A2DP media) each way: bytes, the
+    /// PDU kinds that carried it, and when (the throughput view and its ceiling read them).
+    public var trafficSent = TrafficKinds(), trafficReceived = TrafficKinds()
 
     public var key: Session.LinkKey { Session.LinkKey(controller: controller, handle: handle) }
 }
@@ -132,12 +131,25 @@ public struct LinkParameters: Equatable, Sendable {
     public init() {}
 }
 
-/// Which ATT PDU kinds carried data on a link, each way (the throughput ceiling depends on them).
-public struct ATTTrafficKinds: Equatable, Sendable {
+/// Which PDU kinds carried application data one way on a link, and when the first and last
+/// did (the throughput ceiling and the rate achieved depend on them).
+public struct TrafficKinds: Equatable, Sendable {
     public var writeRequests = 0, writeCommands = 0, notifications = 0, indications = 0
-    public var creditBasedPayloads = 0
+    /// K-frames on dynamic L2CAP channels (and anything else above L2CAP that is not ATT or A2DP media).
+    public var channelPayloads = 0
+    /// A2DP media packets.
+    public var media = 0
+    public var bytes = 0
+    public var first: Int64?
+    public var last: Int64?
 
     public init() {}
+
+    mutating func add(bytes: Int, at time: Int64) {
+        self.bytes += bytes
+        if first == nil { first = time }
+        last = time
+    }
 }
 
 /// One change to a link's parameters (or an attempt): the event that made it and its values.

@@ -6,6 +6,10 @@ public struct ThroughputSeries {
         public var connection: Int
         /// Sent by the local host (false: received from the peer).
         public var sent: Bool
+        public init(connection: Int, sent: Bool) {
+            self.connection = connection
+            self.sent = sent
+        }
         public static func < (a: Key, b: Key) -> Bool { (a.connection, a.sent ? 0 : 1) < (b.connection, b.sent ? 0 : 1) }
     }
 

@@ -70,22 +70,7 @@ public struct JSONWriter {
     public mutating func member(_ name: String, _ value: Bool?) { key(name); bool(value) }
 
     /// "12.5", "3", "-0.125": what people and parsers both read, no exponent.
-    public static func decimal(_ value: Double, decimals: Int) -> String {
-        var scale = 1.0
-        for _ in 0 ..< decimals { scale *= 10 }
-        let scaled = (value * scale).rounded()
-        let negative = scaled < 0
-        let magnitude = UInt64(min(abs(scaled), 9.0e18))
-        let whole = magnitude / UInt64(scale), fraction = magnitude % UInt64(scale)
-        var text = (negative && magnitude != 0 ? "-" : "") + String(whole)
-        if fraction != 0 {
-            var digits = String(fraction)
-            digits = String(repeating: "0", count: decimals - digits.count) + digits
-            while digits.hasSuffix("0") { digits.removeLast() }
-            text += "." + digits
-        }
-        return text
-    }
+    public static func decimal(_ value: Double, decimals: Int) -> String { ASCII.decimal(value, decimals: decimals) }
 
     private mutating func open(_ bracket: UInt8) {
         separate()

@@ -138,8 +138,8 @@ public struct StatisticsJSON: ReportRenderer {
             json.member("bytes_received", c.bytesReceived)
             json.member("packets_sent", c.packetsSent)
             json.member("packets_received", c.packetsReceived)
-            json.member("application_bytes_sent", c.applicationBytesSent)
-            json.member("application_bytes_received", c.applicationBytesReceived)
+            json.member("application_bytes_sent", c.trafficSent.bytes)
+            json.member("application_bytes_received", c.trafficReceived.bytes)
             json.key("parameters")
             json.object { json in Self.parameters(c.parameters, &json) }
             json.key("timeline")
@@ -257,6 +257,16 @@ public struct StatisticsJSON: ReportRenderer {
         }
     }
 
+    static func transferName(_ transfer: LEThroughputCeiling.Transfer) -> String {
+        switch transfer {
+        case .notifications: return "notifications"
+        case .writeCommands: return "write_commands"
+        case .writeRequests: return "write_requests"
+        case .indications: return "indications"
+        case .creditBased: return "credit_based_channel"
+        }
+    }
+
     func audio(_ json: inout JSONWriter, _ time: inout UTCTimeFormatter) {
         json.key("a2dp")
         json.array { json in
@@ -305,6 +315,47 @@ public struct StatisticsJSON: ReportRenderer {
 
     func throughput(_ series: ThroughputSeries, _ json: inout JSONWriter) {
         json.member("interval_s", Double(series.interval) / 1_000_000, decimals: 6)
+        json.key("diagnosis")
+        json.array { json in
+            for t in ConnectionThroughput.assess(report) {
+                json.object { json in
+                    json.member("connection", t.connection)
+                    json.member("handle", Int(report.connections[t.connection].handle))
+                    json.member("direction", t.sent ? "sent" : "received")
+                    json.member("bytes", t.bytes)
+                    json.member("achieved_kbps", t.achievedKbps)
+                    json.key("ceiling")
+                    if let c = t.ceiling {
+                        json.object { json in
+                            json.member("kbps", c.kbps)
+                            json.member("interval_ms", Double(c.intervalMicros) / 1000)
+                            json.member("phy", c.phy.name)
+                            json.member("data_length", c.dataLength)
+                            json.member("mtu", c.mtu)
+                            json.member("encrypted", c.encrypted)
+                            json.member("transfer", Self.transferName(c.transfer))
+                            json.member("payload_bytes", c.payload)
+                            json.member("link_layer_packets", c.fragments)
+                            json.member("exchange_us", c.exchangeTime)
+                            json.member("exchanges_per_event", c.exchangesPerEvent)
+                        }
+                    } else {
+                        json.null()
+                    }
+                    json.key("first_limit")
+                    if let limit = t.limit {
+                        json.object { json in
+                            json.member("parameter", limit.parameter)
+                            json.member("kbps", limit.kbps)
+                            json.member("text", limit.sentence)
+                        }
+                    } else {
+                        json.null()
+                    }
+                    json.member("pace", t.pace)
+                }
+            }
+        }
         json.key("series")
         json.array { json in
             for key in series.bins.keys.sorted() {

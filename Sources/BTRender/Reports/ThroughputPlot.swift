@@ -1,0 +1,158 @@
+import BTCapture
+import BTDecode
+import BTQuery
+
+/// `stats --svg`: throughput over time as an SVG plot: time on x (seconds from the first
+/// packet), kbit/s on y, one line per connection and direction (received dashed), a legend,
+/// the events that change a link's pace marked where they happened (parameter updates, PHY
+/// and data length changes, MTU exchanges, disconnections), and each LE link's ceiling (what
+/// its parameters allow, `LEThroughputCeiling`) as a dotted line in its colour.
+public struct ThroughputPlot {
+    public static let width = 960, height = 540
+    static let left = 80.0, right = 300.0, top = 50.0, bottom = 60.0
+    static let palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"]
+    /// Events that change what a link can carry.
+    static let markedEvents: Set<String> = ["Connection Update Complete", "PHY Update Complete", "Data Length Change", "ATT MTU Exchange",
+                                            "Mode Change", "Subrate Change"]
+
+    let report: CaptureReport
+    let series: ThroughputSeries
+    let title: String
+
+    public init(_ report: CaptureReport, series: ThroughputSeries, title: String) {
+        self.report = report
+        self.series = series
+        self.title = title
+    }
+
+    public var svg: String {
+        let plotWidth = Double(Self.width) - Self.left - Self.right, plotHeight = Double(Self.height) - Self.top - Self.bottom
+        let seconds = max(Double(series.binCount) * Double(series.interval) / 1_000_000, Double(series.interval) / 1_000_000)
+        let keys = series.bins.keys.sorted()
+        let ceilings = Dictionary(ConnectionThroughput.assess(report).compactMap { t in
+            t.ceiling.map { (ThroughputSeries.Key(connection: t.connection, sent: t.sent), $0.kbps) }
+        }, uniquingKeysWith: { a, _ in a })
+        let peak = max(keys.map { series.kbps($0).max() ?? 0 }.max() ?? 0, ceilings.values.max() ?? 0)
+        let yStep = Self.niceStep(max(peak, 1) * 1.1 / 5)
+        let yMax = (max(peak, 1) * 1.1 / yStep).rounded(.up) * yStep
+        let xStep = Self.niceStep(seconds / 8)
+        func x(_ t: Double) -> Double { Self.left + t / seconds * plotWidth }
+        func y(_ v: Double) -> Double { Self.top + plotHeight - v / yMax * plotHeight }
+
+        var s = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(Self.width)" height="\(Self.height)" viewBox="0 0 \(Self.width) \(Self.height)" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">
+        <rect width="100%" height="100%" fill="white"/>
+        <text x="\(Self.left)" y="28" font-size="16" font-weight="bold">\(Self.escape(title))</text>
+
+        """
+        // Grid and axes.
+        var tick = 0.0
+        while tick <= yMax + yStep / 1000 {
+            s += "<line x1=\"\(f(Self.left))\" y1=\"\(f(y(tick)))\" x2=\"\(f(Self.left + plotWidth))\" y2=\"\(f(y(tick)))\" stroke=\"#e0e0e0\"/>\n"
+            s += "<text x=\"\(f(Self.left - 8))\" y=\"\(f(y(tick) + 4))\" text-anchor=\"end\">\(Self.label(tick))</text>\n"
+            tick += yStep
+        }
+        tick = 0
+        while tick <= seconds + xStep / 1000 {
+            s += "<line x1=\"\(f(x(tick)))\" y1=\"\(f(Self.top + plotHeight))\" x2=\"\(f(x(tick)))\" y2=\"\(f(Self.top + plotHeight + 5))\" stroke=\"black\"/>\n"
+            s += "<text x=\"\(f(x(tick)))\" y=\"\(f(Self.top + plotHeight + 20))\" text-anchor=\"middle\">\(Self.label(tick))</text>\n"
+            tick += xStep
+        }
+        s += "<line x1=\"\(f(Self.left))\" y1=\"\(f(Self.top))\" x2=\"\(f(Self.left))\" y2=\"\(f(Self.top + plotHeight))\" stroke=\"black\"/>\n"
+        s += "<line x1=\"\(f(Self.left))\" y1=\"\(f(Self.top + plotHeight))\" x2=\"\(f(Self.left + plotWidth))\" y2=\"\(f(Self.top + plotHeight))\" stroke=\"black\"/>\n"
+        s += "<text x=\"\(f(Self.left + plotWidth / 2))\" y=\"\(Self.height - 15)\" text-anchor=\"middle\">time since the first packet (s)</text>\n"
+        s += "<text x=\"20\" y=\"\(f(Self.top + plotHeight / 2))\" text-anchor=\"middle\" transform=\"rotate(-90 20 \(f(Self.top + plotHeight / 2)))\">application throughput (kbit/s)</text>\n"
+
+        // Events that change a link's pace, as dashed verticals with a short label.
+        if let origin = series.origin {
+            var marks: [(Double, String)] = []
+            for c in report.connections {
+                for event in c.timeline where Self.markedEvents.contains(event.event) && event.failure == nil {
+                    marks.append((Double(event.time - origin) / 1_000_000, Self.markLabel(event)))
+                }
+                if let end = c.end { marks.append((Double(end - origin) / 1_000_000, "\(Hex.u16(c.handle)) disconnected")) }
+            }
+            for (index, mark) in marks.sorted(by: { $0.0 < $1.0 }).prefix(24).enumerated() where mark.0 >= 0 && mark.0 <= seconds {
+                let px = x(mark.0)
+                s += "<line x1=\"\(f(px))\" y1=\"\(f(Self.top))\" x2=\"\(f(px))\" y2=\"\(f(Self.top + plotHeight))\" stroke=\"#888888\" stroke-dasharray=\"4 3\"/>\n"
+                s += "<text x=\"\(f(px + 3))\" y=\"\(f(Self.top + 12 + Double(index % 4) * 13))\" font-size=\"10\" fill=\"#555555\">\(Self.escape(mark.1))</text>\n"
+            }
+        }
+
+        // One line per connection and direction, through the middle of each interval.
+        let binSeconds = Double(series.interval) / 1_000_000
+        for (index, key) in keys.enumerated() {
+            let colour = Self.palette[index % Self.palette.count]
+            // A step for each interval: its rate held across it.
+            let points = series.kbps(key).enumerated().map { bin, value in
+                "\(f(x(Double(bin) * binSeconds))),\(f(y(value))) \(f(x(Double(bin + 1) * binSeconds))),\(f(y(value)))"
+            }.joined(separator: " ")
+            let dash = key.sent ? "" : " stroke-dasharray=\"6 3\""
+            s += "<polyline fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2\"\(dash) points=\"\(points)\"/>\n"
+            let legendY = Self.top + 10 + Double(index) * 34
+            let legendX = Self.left + plotWidth + 15
+            s += "<line x1=\"\(f(legendX))\" y1=\"\(f(legendY))\" x2=\"\(f(legendX + 24))\" y2=\"\(f(legendY))\" stroke=\"\(colour)\" stroke-width=\"2\"\(dash)/>\n"
+            s += "<text x=\"\(f(legendX + 30))\" y=\"\(f(legendY + 4))\">\(Self.escape(legend(key)))</text>\n"
+            if let ceiling = ceilings[key] {
+                s += "<line x1=\"\(f(Self.left))\" y1=\"\(f(y(ceiling)))\" x2=\"\(f(Self.left + plotWidth))\" y2=\"\(f(y(ceiling)))\" stroke=\"\(colour)\" stroke-width=\"1\" stroke-dasharray=\"1 3\"/>\n"
+                s += "<text x=\"\(f(legendX + 30))\" y=\"\(f(legendY + 18))\" font-size=\"10\" fill=\"#555555\">ceiling \(LEThroughputCeiling.format(ceiling)) kbit/s (dotted)</text>\n"
+            }
+        }
+        if keys.isEmpty {
+            s += "<text x=\"\(f(Self.left + plotWidth / 2))\" y=\"\(f(Self.top + plotHeight / 2))\" text-anchor=\"middle\">no application data</text>\n"
+        }
+        return s + "</svg>\n"
+    }
+
+    private func legend(_ key: ThroughputSeries.Key) -> String {
+        guard report.connections.indices.contains(key.connection) else { return "connection \(key.connection)" }
+        let c = report.connections[key.connection]
+        return "\(Hex.u16(c.handle)) \(c.address?.description ?? "") \(key.sent ? "sent" : "received")"
+    }
+
+    static func markLabel(_ event: ParameterEvent) -> String {
+        switch event.event {
+        case "Connection Update Complete":
+            if case .milliseconds(let ms)? = event.values.first(where: { $0.name == "interval" })?.value { return "interval \(ASCII.decimal(ms, decimals: 2)) ms" }
+        case "PHY Update Complete":
+            if case .text(let phy)? = event.values.first(where: { $0.name == "tx_phy" })?.value { return phy }
+        case "Data Length Change":
+            if case .count(let octets)? = event.values.first(where: { $0.name == "max_tx_octets" })?.value { return "data length \(octets)" }
+        case "ATT MTU Exchange":
+            if case .count(let mtu)? = event.values.first(where: { $0.name == "mtu" })?.value { return "MTU \(mtu)" }
+        default: break
+        }
+        return event.event
+    }
+
+    /// 1, 2 or 5 times a power of ten, at least `raw`.
+    static func niceStep(_ raw: Double) -> Double {
+        guard raw > 0, raw.isFinite else { return 1 }
+        var power = 1.0
+        while power * 10 <= raw { power *= 10 }
+        while power > raw { power /= 10 }
+        for factor in [1.0, 2.0, 5.0, 10.0] where power * factor >= raw { return power * factor }
+        return power * 10
+    }
+
+    static func label(_ value: Double) -> String { ASCII.decimal(value, decimals: 3) }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for c in text {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default:
+                // Control characters are not allowed in XML 1.0.
+                if let ascii = c.asciiValue, ascii < 0x20, c != "\t" { out += " " } else { out.append(c) }
+            }
+        }
+        return out
+    }
+}
+
+private func f(_ value: Double) -> String { ASCII.decimal(value, decimals: 1) }
