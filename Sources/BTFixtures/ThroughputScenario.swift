@@ -55,40 +55,68 @@ extension Scenarios {
     /// capture's first packet (so one-second bins hold whole events); then the peer ends the
     /// link (Remote User Terminated Connection).
     public static func throughputSession(_ regime: ThroughputRegime) -> [Frame] {
+        throughputSession(phases: [regime])
+    }
+
+    /// The same link through several regimes one after another: between phases the parameters
+    /// that differ change as a stack changes them (Connection Update Complete, Data Length
+    /// Change, PHY Update Complete, an MTU exchange when the MTU grows from 23), each phase's
+    /// traffic starting on a whole second from the first packet.
+    public static func throughputSession(phases: [ThroughputRegime]) -> [Frame] {
+        guard let first = phases.first else { return [] }
         var b = PacketBuilder(start: demoStart + 7_200_000_000)
         let handle: UInt16 = 0x0040
         let origin = b.clock + 1000 // the first packet's time: bins start there
         b.exchange(0x0C03)
         b.command(0x200D, le16(0x0060) + le16(0x0030) + [0x00, 0x01] + addressBytes(throughputPeer) + [0x00]
-                  + le16(regime.interval) + le16(regime.interval) + le16(0) + le16(400) + le16(0) + le16(0))
+                  + le16(first.interval) + le16(first.interval) + le16(0) + le16(400) + le16(0) + le16(0))
         b.commandStatus(0x200D)
-        b.leConnectionComplete(handle: handle, role: 0, peerType: 1, peer: throughputPeer, interval: regime.interval,
+        b.leConnectionComplete(handle: handle, role: 0, peerType: 1, peer: throughputPeer, interval: first.interval,
                                latency: 0, timeout: 400)
-        if regime.dataLength != 27 {
-            let time = UInt16((Int(regime.dataLength) + 14) * 8)
-            b.event(0x3E, [0x07] + le16(handle) + le16(regime.dataLength) + le16(time) + le16(regime.dataLength) + le16(time))
+        var current = ThroughputRegime()
+        current.interval = first.interval
+        var channelOpen = false
+        var start = origin + 1_000_000 + 500
+        for regime in phases {
+            let fragment = Int(regime.dataLength)
+            if regime.interval != current.interval {
+                b.event(0x3E, [0x03, 0x00] + le16(handle) + le16(regime.interval) + le16(0) + le16(400))
+            }
+            if regime.dataLength != current.dataLength {
+                let time = UInt16((Int(regime.dataLength) + 14) * 8)
+                b.event(0x3E, [0x07] + le16(handle) + le16(regime.dataLength) + le16(time) + le16(regime.dataLength) + le16(time))
+            }
+            if regime.phy != current.phy {
+                b.command(0x2032, le16(handle) + [0x00, 1 << (regime.phy - 1), 1 << (regime.phy - 1)] + le16(0))
+                b.commandStatus(0x2032)
+                b.event(0x3E, [0x0C, 0x00] + le16(handle) + [regime.phy, regime.phy])
+            }
+            if regime.mtu != current.mtu && current.mtu == 23 {
+                b.l2cap(handle: handle, cid: 0x0004, [0x02] + le16(regime.mtu), sent: true, fragment: fragment)
+                b.l2cap(handle: handle, cid: 0x0004, [0x03] + le16(regime.mtu), sent: false, fragment: fragment)
+            }
+            if case .creditBased(let mps) = regime.transfer, !channelOpen {
+                b.l2cap(handle: handle, cid: 0x0005, [0x14, 0x01] + le16(10) + le16(0x0080) + le16(0x0040) + le16(2048) + le16(mps) + le16(64),
+                        sent: true, fragment: fragment)
+                b.l2cap(handle: handle, cid: 0x0005, [0x15, 0x01] + le16(10) + le16(0x0050) + le16(2048) + le16(mps) + le16(64) + le16(0),
+                        sent: false, fragment: fragment)
+                channelOpen = true
+            }
+            current = regime
+            let end = traffic(&b, regime, handle: handle, from: start)
+            b.clock = end
+            // The next phase from the next whole second.
+            start = origin + 500 + ((end - origin) + 999_999) / 1_000_000 * 1_000_000
         }
-        if regime.phy != 1 {
-            b.command(0x2032, le16(handle) + [0x00, 1 << (regime.phy - 1), 1 << (regime.phy - 1)] + le16(0))
-            b.commandStatus(0x2032)
-            b.event(0x3E, [0x0C, 0x00] + le16(handle) + [regime.phy, regime.phy])
-        }
-        let fragment = Int(regime.dataLength)
-        if regime.mtu != 23 {
-            b.l2cap(handle: handle, cid: 0x0004, [0x02] + le16(regime.mtu), sent: true, fragment: fragment)
-            b.l2cap(handle: handle, cid: 0x0004, [0x03] + le16(regime.mtu), sent: false, fragment: fragment)
-        }
-        if case .creditBased(let mps) = regime.transfer {
-            b.l2cap(handle: handle, cid: 0x0005, [0x14, 0x01] + le16(10) + le16(0x0080) + le16(0x0040) + le16(2048) + le16(mps) + le16(64),
-                    sent: true, fragment: fragment)
-            b.l2cap(handle: handle, cid: 0x0005, [0x15, 0x01] + le16(10) + le16(0x0050) + le16(2048) + le16(mps) + le16(64) + le16(0),
-                    sent: false, fragment: fragment)
-        }
+        b.disconnectionComplete(handle: handle, reason: 0x13)
+        return b.frames
+    }
 
-        // Traffic from one second after the first packet, in whole connection events.
+    /// `seconds` of a regime's traffic in connection events from `start`; the time after the last event.
+    static func traffic(_ b: inout PacketBuilder, _ regime: ThroughputRegime, handle: UInt16, from start: Int64) -> Int64 {
         let intervalMicros = Int64(regime.interval) * 1250
         let events = Int64(regime.seconds) * 1_000_000 / intervalMicros
-        let start = origin + 1_000_000 + 500
+        let fragment = Int(regime.dataLength)
         let value = (0 ..< regime.payload).map { UInt8(truncatingIfNeeded: $0) }
         for event in 0 ..< events {
             b.clock = start + event * intervalMicros
@@ -115,8 +143,6 @@ extension Scenarios {
                 }
             }
         }
-        b.clock = start + events * intervalMicros
-        b.disconnectionComplete(handle: handle, reason: 0x13)
-        return b.frames
+        return start + events * intervalMicros
     }
 }

@@ -53,9 +53,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// order, of the same kind, direction and length (redaction rewrites bytes, never adds or
     /// drops any), and decodes.
     case redact
-    /// `btlog stats` (and its JSON) over DecoderInput records: the collector follows whatever the
-    /// decoded packets claim (connections, channels, transactions, streams), the report renders,
-    /// and its counts add up to the packets fed.
+    /// `btlog stats` and `diagnose` over DecoderInput records: the collector follows whatever
+    /// the decoded packets claim (connections, channels, transactions, streams, credits), the
+    /// report, its JSON, the throughput view and plot and the diagnosis render, and the counts
+    /// add up to the packets fed.
     case stats
 
     /// Runs the input; returns normally for every input (errors are the expected outcome of
@@ -435,5 +436,11 @@ public enum StatsInput {
                      "the kinds do not add up to the packets")
         _ = StatisticsReport(report, style: Style(enabled: true)).lines
         _ = StatisticsJSON(report, files: ["fuzz"], throughput: collector.throughput).document
+        if let series = collector.throughput {
+            _ = ThroughputReport(report, series: series, style: Style(enabled: false)).lines
+            _ = ThroughputPlot(report, series: series, title: "fuzz").svg
+        }
+        let problems = Diagnosis.problems(in: report)
+        _ = DiagnosisReport(problems, packets: totals.packets, files: ["fuzz"], style: Style(enabled: true)).document
     }
 }

@@ -59,6 +59,14 @@ try save("a2dp-stream.btsnoop", try FixtureContainers.encode(audio, as: .btsnoop
 try save("le-throughput.btsnoop", try FixtureContainers.encode(
     Scenarios.throughputSession(ThroughputRegime(interval: 20, mtu: 23, dataLength: 27, phy: 1, transfer: .notifications, perEvent: 4, seconds: 3)),
     as: .btsnoopH4))
+// The same link faster and faster: MTU 23, then MTU 247 with data length 251, then LE 2M at 12.5 ms (the README's picture).
+try save("le-throughput-phases.btsnoop", try FixtureContainers.encode(Scenarios.throughputSession(phases: [
+    ThroughputRegime(interval: 20, mtu: 23, dataLength: 27, phy: 1, transfer: .notifications, perEvent: 4, seconds: 3),
+    ThroughputRegime(interval: 20, mtu: 247, dataLength: 251, phy: 1, transfer: .notifications, perEvent: 6, seconds: 3),
+    ThroughputRegime(interval: 10, mtu: 247, dataLength: 251, phy: 2, transfer: .notifications, perEvent: 8, seconds: 3),
+]), as: .btsnoopH4))
+// One of each problem btlog diagnose finds (Scenarios.troubleSession).
+try save("trouble.btsnoop", try FixtureContainers.encode(Scenarios.troubleSession().frames, as: .btsnoopH4))
 try save("btmon-crash-heart-rate.btsnoop", try FixtureContainers.encode(Scenarios.btmonCrashTrace(), as: .btsnoopH4))
 
 // An iOS sysdiagnose with two packet logs; the newer one is the WWDC session.

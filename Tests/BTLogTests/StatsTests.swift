@@ -115,7 +115,9 @@ final class StatsTests: XCTestCase {
         XCTAssertTrue(second["end"] is NSNull)
 
         let att = try XCTUnwrap(report["att"] as? [String: Any])
-        XCTAssertEqual(att["unanswered"] as? [Int], [124, 140])
+        let unanswered = try XCTUnwrap(att["unanswered"] as? [[String: Any]])
+        XCTAssertEqual(unanswered.map { $0["frame"] as? Int }, [124, 140])
+        XCTAssertEqual(unanswered.map { $0["end"] as? String }, ["disconnected", "capture_ended"])
         let errors = try XCTUnwrap(att["errors"] as? [[String: Any]])
         XCTAssertEqual(errors.map { [$0["request_opcode"] as? Int, $0["error"] as? Int, $0["first_frame"] as? Int] },
                        [[0x10, 0x0A, 28], [0x0A, 0x05, 68], [0x12, 0x03, 111]])
@@ -323,5 +325,14 @@ final class StatsTests: XCTestCase {
         XCTAssertEqual(be32(20), 540, "PNG height")
         // A file that cannot be written is an error, and nothing is left behind.
         XCTAssertEqual(try btlog("stats", "--svg", "/nonexistent/dir/x.svg", "Fixtures/le-throughput.btsnoop").status, 1)
+    }
+
+    /// The README's picture is what btlog draws today (regenerate it deliberately with
+    /// `btlog stats --svg docs/throughput.svg Fixtures/le-throughput-phases.btsnoop`).
+    func testREADMEPictureIsCurrent() throws {
+        let svg = ExportTests.temporary("phases.svg")
+        XCTAssertEqual(try btlog("stats", "--svg", svg, "Fixtures/le-throughput-phases.btsnoop").status, 0)
+        XCTAssertEqual(try String(contentsOfFile: svg, encoding: .utf8),
+                       try String(contentsOf: Tool.root.appendingPathComponent("docs/throughput.svg"), encoding: .utf8))
     }
 }

@@ -3,7 +3,7 @@ import BTCapture
 /// Signaling commands on CID 0x0001 (BR/EDR, several per PDU) and 0x0005 (LE, one per PDU),
 /// Core Vol 3, Part A, 4. Requests and responses open and close the dynamic channels that
 /// later data is dispatched on.
-enum L2CAPSignaling {
+public enum L2CAPSignaling {
     static let codeNames: [UInt8: String] = [
         0x01: "Command Reject", 0x02: "Connection Request", 0x03: "Connection Response",
         0x04: "Configuration Request", 0x05: "Configuration Response", 0x06: "Disconnection Request",
@@ -64,7 +64,7 @@ enum L2CAPSignaling {
         switch code {
         case 0x01:
             let reason = try c.u16()
-            let reasons: [UInt16: String] = [0: "Command not understood", 1: "Signaling MTU exceeded", 2: "Invalid CID in request"]
+            let reasons = rejectReasons
             layer.add(L2CAPFields.rejectReason, .u16(reason), named: reasons[reason] ?? "Reserved")
             summary += " - Reason: \(reasons[reason] ?? "Reserved")"
             layer.addIssue(.warning, "Command Reject: \(reasons[reason] ?? "Reserved")")
@@ -330,6 +330,23 @@ enum L2CAPSignaling {
 
     static func bitNames(_ mask: UInt64, _ names: [Int: String]) -> [String] {
         names.keys.sorted().filter { mask & (1 << UInt64($0)) != 0 }.map { names[$0]! }
+    }
+
+    static let rejectReasons: [UInt16: String] = [0: "Command not understood", 1: "Signaling MTU exceeded", 2: "Invalid CID in request"]
+
+    /// The name of a result (or a Command Reject's reason) as the answer with this signaling
+    /// code defines it: connection responses have their own tables.
+    public static func resultName(code: Int, result: Int) -> String? {
+        let value = UInt16(truncatingIfNeeded: result)
+        switch code {
+        case 0x01: return rejectReasons[value]
+        case 0x03, 0x0D: return connectionResults[value]
+        case 0x05: return configurationResults[value]
+        case 0x15: return leCreditResults[value]
+        case 0x18: return enhancedCreditResults[value]
+        case 0x13: return [0: "Accepted", 1: "Rejected"][value]
+        default: return nil
+        }
     }
 
     static let connectionResults: [UInt16: String] = [

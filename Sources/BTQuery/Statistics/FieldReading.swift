@@ -89,6 +89,7 @@ enum StatisticsFields {
     static let l2capMTU = field("l2cap.mtu"), l2capMPS = field("l2cap.mps"), l2capCredits = field("l2cap.credits")
     static let l2capIntervalMin = field("l2cap.interval_min"), l2capIntervalMax = field("l2cap.interval_max")
     static let l2capLatency = field("l2cap.latency"), l2capTimeout = field("l2cap.timeout")
+    static let l2capRejectReason = field("l2cap.reject_reason")
     static let attOpcode = field("att.opcode"), attHandle = field("att.handle"), attError = field("att.error")
     static let attRequestOpcode = field("att.request_opcode"), attMTU = field("att.mtu"), attValue = field("att.value")
     static let attName = field("att.name"), attRequestIn = field("att.request_in")

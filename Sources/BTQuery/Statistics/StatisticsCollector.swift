@@ -33,6 +33,9 @@ public struct StatisticsCollector: PacketSink {
     private var configuredCodec: [LinkKey: (name: String, items: [ReportItem])] = [:]
     private var readRequests: [BearerKey: UInt16] = [:]
     private var errorIndex: [UInt16: Int] = [:]
+    /// Commands sent and not yet answered by Command Complete or Status, per controller, oldest first.
+    private var pendingCommands: [UInt16: [(opcode: UInt16, frame: Int, time: Int64)]] = [:]
+    private var commandErrorIndex: [UInt64: Int] = [:]
     /// SCO, eSCO and CIS links: their disconnections are not ACL links ending.
     private var synchronousLinks: Set<LinkKey> = []
 
@@ -86,6 +89,7 @@ public struct StatisticsCollector: PacketSink {
         case .aclData: acl(packet)
         case .scoData: synchronous(.sco, packet)
         case .isoData: synchronous(.iso, packet)
+        case .newIndex, .closeIndex, .deleteIndex: controllerGone(frame)
         default: break
         }
     }
@@ -95,9 +99,20 @@ public struct StatisticsCollector: PacketSink {
     /// `vendors` is asked for once, only when a device has a public address.
     public mutating func finish(vendors: () -> VendorNames? = { nil }) -> CaptureReport {
         closeAll()
-        for (_, pending) in pendingATT { report.att.unanswered.append(pending.frame) }
+        let end = report.totals.lastTimestamp ?? 0
+        for (_, pending) in pendingATT {
+            report.att.unanswered.append(UnansweredRequest(frame: pending.frame, opcode: pending.opcode, waited: end - pending.time, end: .captureEnded))
+        }
         pendingATT.removeAll()
-        report.att.unanswered.sort()
+        report.att.unanswered.sort { $0.frame < $1.frame }
+        for (controller, commands) in pendingCommands {
+            for command in commands where end - command.time >= 1_000_000 {
+                report.hci.unansweredCommands.append(UnansweredCommand(frame: command.frame, controller: controller, opcode: command.opcode,
+                                                                       waited: end - command.time))
+            }
+        }
+        pendingCommands.removeAll()
+        report.hci.unansweredCommands.sort { $0.frame < $1.frame }
         var result = report
         for connection in result.connections {
             guard let address = connection.address, let index = deviceIndex[address] else { continue }
@@ -114,6 +129,18 @@ public struct StatisticsCollector: PacketSink {
         result.devices.sort { $0.packets != $1.packets ? $0.packets > $1.packets : $0.firstSeen < $1.firstSeen }
         result.characteristics.sort { $0.total != $1.total ? $0.total > $1.total : $0.handle < $1.handle }
         return result
+    }
+
+    /// A controller closed, removed or (re)announced: its commands will get no answer and its
+    /// links are gone with it (they end here, with no reason given).
+    private mutating func controllerGone(_ frame: Frame) {
+        pendingCommands[frame.controller] = nil
+        for (key, index) in openConnections where key.controller == frame.controller {
+            report.connections[index].end = frame.timestamp
+            report.connections[index].endFrame = frame.number
+            close(key)
+        }
+        synchronousLinks = synchronousLinks.filter { $0.controller != frame.controller }
     }
 
     // MARK: Devices
@@ -201,6 +228,8 @@ public struct StatisticsCollector: PacketSink {
             if status == 0 {
                 report.connections[index].parameters.encrypted = on
                 if let size = layer.integer(F.keySize) { report.connections[index].parameters.keySize = size }
+            } else {
+                encryptionFailed(index, packet, status: status)
             }
             record(index, packet, "Encryption Change", items, status: status)
         case 0x12: // Role Change
@@ -226,7 +255,30 @@ public struct StatisticsCollector: PacketSink {
             record(index, packet, "Mode Change", items, status: status)
         case 0x02, 0x22, 0x2F: // Inquiry Result (with RSSI), Extended Inquiry Result
             reports(layer, packet: packet, addressField: F.address, typeField: nil, rssiField: F.rssi)
-        case 0x0E: // Command Complete: Read RSSI gives a connection's signal
+        case 0x0F: // Command Status
+            answered(layer, packet, status: status)
+        case 0x10: // Hardware Error
+            report.hci.hardwareErrors.append(HardwareError(frame: frame.number, controller: frame.controller,
+                                                           code: UInt8(truncatingIfNeeded: layer.integer(F.hardwareCode) ?? 0)))
+        case 0x06, 0x30: // Authentication Complete, Encryption Key Refresh Complete
+            guard status != 0 else { return }
+            let index = connection(layer, packet)
+            if code == 0x06 {
+                report.security.pairingFailures.append(PairingFailure(frame: frame.number, controller: frame.controller,
+                                                                      handle: index.map { report.connections[$0].handle },
+                                                                      address: index.flatMap { report.connections[$0].address },
+                                                                      source: .controller, reason: UInt8(truncatingIfNeeded: status), byLocal: false))
+            } else {
+                encryptionFailed(index, packet, status: status)
+            }
+        case 0x36: // Simple Pairing Complete
+            guard status != 0, let address = layer.address(F.address) else { return }
+            let index = openConnections.values.first { report.connections[$0].address == address }
+            report.security.pairingFailures.append(PairingFailure(frame: frame.number, controller: frame.controller,
+                                                                  handle: index.map { report.connections[$0].handle }, address: address,
+                                                                  source: .controller, reason: UInt8(truncatingIfNeeded: status), byLocal: false))
+        case 0x0E: // Command Complete; Read RSSI gives a connection's signal
+            answered(layer, packet, status: status)
             if layer.integer(F.commandOpcode) == 0x1405, status == 0, let index = connection(layer, packet),
                let rssi = layer.integer(F.rssi), let address = report.connections[index].address {
                 let known = device(address, type: nil, at: packet.frame.timestamp)
@@ -300,6 +352,33 @@ public struct StatisticsCollector: PacketSink {
         }
     }
 
+    /// A Command Complete or Status: the oldest command of its opcode is answered; a non-zero
+    /// status counts against the command.
+    private mutating func answered(_ layer: Layer, _ packet: Packet, status: Int) {
+        guard let opcode = layer.integer(F.commandOpcode), opcode != 0 else { return }
+        let frame = packet.frame
+        if let position = pendingCommands[frame.controller]?.firstIndex(where: { Int($0.opcode) == opcode }) {
+            pendingCommands[frame.controller]!.remove(at: position)
+        }
+        guard status != 0 else { return }
+        let key = UInt64(frame.controller) << 32 | UInt64(opcode) << 8 | UInt64(status & 0xFF)
+        if let position = commandErrorIndex[key] {
+            report.hci.commandErrors[position].count += 1
+            if report.hci.commandErrors[position].frames.count < 20 { report.hci.commandErrors[position].frames.append(frame.number) }
+        } else {
+            commandErrorIndex[key] = report.hci.commandErrors.count
+            report.hci.commandErrors.append(CommandError(controller: frame.controller, opcode: UInt16(truncatingIfNeeded: opcode),
+                                                         status: UInt8(truncatingIfNeeded: status), count: 1, frames: [frame.number]))
+        }
+    }
+
+    private mutating func encryptionFailed(_ index: Int?, _ packet: Packet, status: Int) {
+        report.security.encryptionFailures.append(EncryptionFailure(frame: packet.frame.number, controller: packet.frame.controller,
+                                                                    handle: index.map { report.connections[$0].handle },
+                                                                    address: index.flatMap { report.connections[$0].address },
+                                                                    kind: .change, status: UInt8(truncatingIfNeeded: status)))
+    }
+
     /// Interval, latency and timeout of a Connection (Update) Complete, kept as the link's parameters.
     private mutating func intervalItems(_ layer: Layer, _ index: Int) -> [ReportItem] {
         guard let interval = layer.integer(F.interval) else { return [] }
@@ -313,7 +392,24 @@ public struct StatisticsCollector: PacketSink {
 
     private mutating func command(_ layer: Layer, _ packet: Packet) {
         guard let opcode = layer.integer(F.opcode) else { return }
+        let frame = packet.frame
+        // Host Number Of Completed Packets is the one command no event answers.
+        if opcode != 0x0C35 {
+            pendingCommands[frame.controller, default: []].append((UInt16(truncatingIfNeeded: opcode), frame.number, frame.timestamp))
+        }
         switch opcode {
+        case 0x201B: // LE Long Term Key Request Negative Reply: no key for this peer
+            let index = connection(layer, packet)
+            report.security.encryptionFailures.append(EncryptionFailure(frame: frame.number, controller: frame.controller,
+                                                                        handle: index.map { report.connections[$0].handle },
+                                                                        address: index.flatMap { report.connections[$0].address },
+                                                                        kind: .ltkMissing, status: 0))
+        case 0x040C: // Link Key Request Negative Reply
+            let address = layer.address(F.address)
+            let index = address.flatMap { a in openConnections.values.first { report.connections[$0].address == a } }
+            report.security.encryptionFailures.append(EncryptionFailure(frame: frame.number, controller: frame.controller,
+                                                                        handle: index.map { report.connections[$0].handle },
+                                                                        address: address, kind: .linkKeyMissing, status: 0))
         case 0x0405: // Create Connection: the local side pages, and will be central
             if let address = layer.address(F.address) { expectedRoles[address] = .central }
         case 0x0409: // Accept Connection Request: role 0 asks to become central
@@ -354,8 +450,11 @@ public struct StatisticsCollector: PacketSink {
 
     private mutating func close(_ key: LinkKey) {
         guard let index = openConnections.removeValue(forKey: key) else { return }
+        // A link still up when the capture ends waited until the capture's last packet.
+        let end = report.connections[index].end ?? report.totals.lastTimestamp ?? report.connections[index].lastSeen
         for (bearer, pending) in pendingATT where bearer.link == key {
-            report.att.unanswered.append(pending.frame)
+            report.att.unanswered.append(UnansweredRequest(frame: pending.frame, opcode: pending.opcode, waited: end - pending.time,
+                                                           end: report.connections[index].end == nil ? .captureEnded : .disconnected))
             pendingATT[bearer] = nil
         }
         for channel in report.connections[index].channels.indices where report.connections[index].channels[channel].closedFrame == nil {
@@ -417,6 +516,8 @@ public struct StatisticsCollector: PacketSink {
         var application = 0
         if cid == 0x0001 || cid == 0x0005 {
             signaling(l2cap, packet, index: index, key: key, sent: sent)
+        } else if cid >= 0x0040 {
+            useCredit(index: index, cid: cid, sent: sent, frame: frame.number)
         }
         for layerIndex in 2 ..< packet.layers.count {
             let layer = packet.layers[layerIndex]
@@ -424,7 +525,13 @@ public struct StatisticsCollector: PacketSink {
             case "ATT": application += att(layer, packet, index: index, key: key, cid: UInt16(cid), sent: sent)
             case "A2DP Data":
                 application += media(layer, packet, key: key, cid: UInt16(cid), sent: sent, address: report.connections[index].address)
-            case "A2DP Control": avdtp(layer, key: key)
+            case "A2DP Control": avdtp(layer, key: key, frame: frame.number)
+            case "SMP":
+                if layer.integer(F.smpCode) == 0x05, let reason = layer.integer(F.smpReason) {
+                    report.security.pairingFailures.append(PairingFailure(frame: frame.number, controller: frame.controller, handle: handle,
+                                                                          address: report.connections[index].address, source: .smp,
+                                                                          reason: UInt8(truncatingIfNeeded: reason), byLocal: sent))
+                }
             default: continue
             }
         }
@@ -461,12 +568,14 @@ public struct StatisticsCollector: PacketSink {
                                                          mps: layer.integer(F.l2capMPS), credits: layer.integer(F.l2capCredits),
                                                          mode: code == 0x02 ? "BR/EDR" : code == 0x14 ? "LE credit-based" : "enhanced credit-based")
         case 0x03, 0x15, 0x18:
-            guard result == 0 || code == 0x18, let request = channelRequests.removeValue(forKey: answerKey) else {
-                if code == 0x03 && result == 1 { return } // pending: the final response follows
-                channelRequests[answerKey] = nil
-                return
-            }
+            if code == 0x03 && result == 1 { return } // pending: the final response follows
             let destinations = code == 0x03 ? [layer.integer(F.l2capDCID) ?? 0] : layer.integers(F.l2capDCID)
+            let request = channelRequests.removeValue(forKey: answerKey)
+            if result != 0 && (code != 0x18 || destinations.allSatisfy { $0 == 0 }) {
+                report.connections[index].refusedChannels.append(RefusedChannel(frame: frame.number, psm: request?.psm, code: code,
+                                                                                result: result, byLocal: sent))
+            }
+            guard result == 0 || code == 0x18, let request else { return }
             for (source, destination) in zip(request.sourceCIDs, destinations) where destination != 0 {
                 // The requester's side is local when the response was received.
                 let localIsRequester = !sent
@@ -482,7 +591,19 @@ public struct StatisticsCollector: PacketSink {
                     (channel.remoteMTU, channel.remoteMPS, channel.remoteCredits) = (request.mtu, request.mps, request.credits)
                     (channel.localMTU, channel.localMPS, channel.localCredits) = answer
                 }
+                channel.localSendCredits = channel.remoteCredits ?? 0
+                channel.remoteSendCredits = channel.localCredits ?? 0
                 report.connections[index].channels.append(channel)
+            }
+        case 0x01: // Command Reject
+            report.connections[index].refusedChannels.append(RefusedChannel(frame: frame.number, psm: nil, code: code,
+                                                                            result: layer.integer(F.l2capRejectReason) ?? 0, byLocal: sent))
+        case 0x16: // Flow Control Credit Indication: credits for the channel whose receiving end is the CID
+            guard let cid = layer.integer(F.l2capCID), let credits = layer.integer(F.l2capCredits),
+                  let channel = report.connections[index].channels.lastIndex(where: { (sent ? $0.localCID : $0.remoteCID) == cid && $0.closedFrame == nil })
+            else { return }
+            if sent { report.connections[index].channels[channel].remoteSendCredits += credits } else {
+                report.connections[index].channels[channel].localSendCredits += credits
             }
         case 0x04: // Configuration Request: the MTU its sender can receive, for the channel its DCID names
             guard let mtu = layer.integer(F.l2capMTU), let dcid = layer.integer(F.l2capDCID) else { return }
@@ -533,11 +654,17 @@ public struct StatisticsCollector: PacketSink {
         let mine = BearerKey(link: key, cid: bearer, requesterSent: sent)
         let theirs = BearerKey(link: key, cid: bearer, requesterSent: !sent)
         if Self.requestOpcodes.contains(opcode) || opcode == 0x1D {
-            if let previous = pendingATT[mine] { report.att.unanswered.append(previous.frame) }
+            if let previous = pendingATT[mine] {
+                report.att.unanswered.append(UnansweredRequest(frame: previous.frame, opcode: previous.opcode,
+                                                               waited: frame.timestamp - previous.time, end: .superseded))
+            }
             pendingATT[mine] = PendingTransaction(frame: frame.number, time: frame.timestamp, opcode: UInt8(opcode))
         } else if Self.responseOpcodes.contains(opcode) || opcode == 0x1E, let request = pendingATT.removeValue(forKey: theirs) {
+            let latency = frame.timestamp - request.time
+            if latency > 30_000_000 {
+                report.att.lateResponses.append(LateResponse(requestFrame: request.frame, responseFrame: frame.number, opcode: request.opcode, delay: latency))
+            }
             if opcode != 0x1E {
-                let latency = frame.timestamp - request.time
                 report.att.latency.add(latency)
                 report.att.latencyByRequest[request.opcode, default: Distribution()].add(latency)
             }
@@ -608,9 +735,11 @@ public struct StatisticsCollector: PacketSink {
         let key = UInt16(requested) << 8 | UInt16(truncatingIfNeeded: error)
         if let position = errorIndex[key] {
             report.att.errors[position].count += 1
+            if report.att.errors[position].frames.count < 20 { report.att.errors[position].frames.append(frame) }
         } else {
             errorIndex[key] = report.att.errors.count
-            report.att.errors.append(ATTErrorCount(requestOpcode: requested, error: UInt8(truncatingIfNeeded: error), count: 1, firstFrame: frame))
+            report.att.errors.append(ATTErrorCount(requestOpcode: requested, error: UInt8(truncatingIfNeeded: error), count: 1,
+                                                   firstFrame: frame, frames: [frame]))
         }
     }
 
@@ -628,7 +757,30 @@ public struct StatisticsCollector: PacketSink {
 
     // MARK: Audio
 
-    private mutating func avdtp(_ layer: Layer, key: LinkKey) {
+    /// A K-frame on a credit-based channel uses one of its sender's credits.
+    private mutating func useCredit(index: Int, cid: Int, sent: Bool, frame: Int) {
+        guard let channel = report.connections[index].channels.lastIndex(where: {
+            $0.isCreditBased && (sent ? $0.remoteCID : $0.localCID) == cid && $0.closedFrame == nil
+        }) else { return }
+        var c = report.connections[index].channels[channel]
+        let left = sent ? c.localSendCredits : c.remoteSendCredits
+        if left <= 0 {
+            c.creditViolations.append(frame)
+        } else if left == 1 {
+            if sent { c.localCreditsExhausted += 1 } else { c.remoteCreditsExhausted += 1 }
+            if c.firstExhaustedFrame == nil { c.firstExhaustedFrame = frame }
+        }
+        if sent { c.localSendCredits = max(0, left - 1) } else { c.remoteSendCredits = max(0, left - 1) }
+        report.connections[index].channels[channel] = c
+    }
+
+    private mutating func avdtp(_ layer: Layer, key: LinkKey, frame: Int) {
+        // A response reject (3) or general reject (1).
+        if let type = layer.integer(F.avdtpMessageType), type == 3 || type == 1 {
+            report.avdtpRejects.append(AVDTPReject(frame: frame, handle: key.handle,
+                                                   signal: UInt8(truncatingIfNeeded: layer.integer(F.avdtpSignal) ?? 0),
+                                                   error: layer.integer(F.avdtpErrorCode).map { UInt8(truncatingIfNeeded: $0) }))
+        }
         // Set Configuration (3) and Reconfigure (7) commands choose the codec.
         guard let signal = layer.integer(F.avdtpSignal), signal == 0x03 || signal == 0x07,
               layer.integer(F.avdtpMessageType) == 0, let codec = layer.integer(F.avdtpCodec) else { return }

@@ -18,6 +18,92 @@ public struct CaptureReport {
     public var a2dpStreams: [A2DPStreamReport] = []
     /// SCO/eSCO and ISO streams.
     public var synchronousStreams: [SynchronousStreamReport] = []
+    /// AVDTP signals the other side rejected.
+    public var avdtpRejects: [AVDTPReject] = []
+    /// Commands that failed or were never answered, and controller hardware errors.
+    public var hci = HCIReport()
+    /// Pairings that failed and links whose encryption could not start.
+    public var security = SecurityReport()
+}
+
+public struct HCIReport {
+    /// Command Complete or Status with a non-zero status, by command and status.
+    public var commandErrors: [CommandError] = []
+    /// Commands no Command Complete or Command Status answered while the capture went on for
+    /// at least a second after them.
+    public var unansweredCommands: [UnansweredCommand] = []
+    public var hardwareErrors: [HardwareError] = []
+}
+
+public struct CommandError: Equatable {
+    public var controller: UInt16
+    public var opcode: UInt16
+    public var status: UInt8
+    public var count: Int
+    /// The first packets (at most 20) that said so.
+    public var frames: [Int]
+}
+
+public struct UnansweredCommand: Equatable {
+    public var frame: Int
+    public var controller: UInt16
+    public var opcode: UInt16
+    /// Microseconds from the command to the end of the capture.
+    public var waited: Int64
+}
+
+public struct HardwareError: Equatable {
+    public var frame: Int
+    public var controller: UInt16
+    public var code: UInt8
+}
+
+public struct SecurityReport {
+    public var pairingFailures: [PairingFailure] = []
+    public var encryptionFailures: [EncryptionFailure] = []
+}
+
+public struct PairingFailure: Equatable {
+    public enum Source: String, Sendable {
+        /// SMP Pairing Failed (LE, or BR/EDR over the SMP fixed channel).
+        case smp
+        /// Simple Pairing Complete or Authentication Complete with a non-zero status (BR/EDR).
+        case controller
+    }
+    public var frame: Int
+    public var controller: UInt16
+    public var handle: UInt16?
+    public var address: BDAddr?
+    public var source: Source
+    /// The SMP reason, or the HCI status.
+    public var reason: UInt8
+    /// The local side sent Pairing Failed (SMP only).
+    public var byLocal: Bool
+}
+
+public struct EncryptionFailure: Equatable {
+    public enum Kind: String, Sendable {
+        /// Encryption Change (or Key Refresh Complete) with a non-zero status.
+        case change
+        /// LE Long Term Key Request Negative Reply: the host has no key for the peer.
+        case ltkMissing = "ltk_missing"
+        /// Link Key Request Negative Reply: no stored link key (BR/EDR).
+        case linkKeyMissing = "link_key_missing"
+    }
+    public var frame: Int
+    public var controller: UInt16
+    public var handle: UInt16?
+    public var address: BDAddr?
+    public var kind: Kind
+    /// The HCI status of a failed change (0 for the negative replies).
+    public var status: UInt8
+}
+
+public struct AVDTPReject: Equatable {
+    public var frame: Int
+    public var handle: UInt16
+    public var signal: UInt8
+    public var error: UInt8?
 }
 
 public struct ProtocolUsage: Equatable {
@@ -96,6 +182,8 @@ public struct ConnectionReport {
     /// How the link's parameters changed, in order.
     public var timeline: [ParameterEvent] = []
     public var channels: [ChannelReport] = []
+    /// L2CAP connection requests answered with a refusal, and signaling commands rejected.
+    public var refusedChannels: [RefusedChannel] = []
     /// The parameters in force at the end (the diagnosis reads them).
     public var parameters = LinkParameters()
     /// Application data (ATT values, L2CAP channel payloads, A2DP media) each way: bytes, the
@@ -195,6 +283,28 @@ public struct ChannelReport: Equatable {
     /// "BR/EDR", "LE credit-based", "enhanced credit-based".
     public var mode: String
     public var closedFrame: Int?
+    /// Credit-based channels: the K-frames each side may still send, as credits are given
+    /// (the connection, Flow Control Credit Indications) and used.
+    public var localSendCredits = 0, remoteSendCredits = 0
+    /// How often each side used its last credit, and where it first did.
+    public var localCreditsExhausted = 0, remoteCreditsExhausted = 0
+    public var firstExhaustedFrame: Int?
+    /// K-frames sent with no credit left: a protocol violation.
+    public var creditViolations: [Int] = []
+
+    public var isCreditBased: Bool { mode != "BR/EDR" }
+}
+
+/// An L2CAP connection request refused (or a signaling command rejected).
+public struct RefusedChannel: Equatable {
+    public var frame: Int
+    /// The PSM asked for, when the request was seen.
+    public var psm: Int?
+    /// Signaling code of the answer: 0x01 Command Reject, 0x03, 0x15, 0x18 connection responses.
+    public var code: Int
+    public var result: Int
+    /// The local side refused (it sent the answer).
+    public var byLocal: Bool
 }
 
 public struct ATTReport {
@@ -205,8 +315,33 @@ public struct ATTReport {
     public var latencyByRequest: [UInt8: Distribution] = [:]
     /// Error Responses by (request opcode, error code), with the first packet of each.
     public var errors: [ATTErrorCount] = []
-    /// Requests (and indications) no response (confirmation) answered: the packets that sent them.
-    public var unanswered: [Int] = []
+    /// Requests (and indications) no response (confirmation) answered.
+    public var unanswered: [UnansweredRequest] = []
+    /// Responses that came after ATT's 30-second transaction timeout.
+    public var lateResponses: [LateResponse] = []
+}
+
+public struct UnansweredRequest: Equatable {
+    public enum End: String, Sendable {
+        /// The capture ended first.
+        case captureEnded = "capture_ended"
+        /// The link went down first.
+        case disconnected
+        /// Another request went out on the same bearer first (a protocol violation).
+        case superseded
+    }
+    public var frame: Int
+    public var opcode: UInt8
+    /// Microseconds from the request to the end that came instead of a response.
+    public var waited: Int64
+    public var end: End
+}
+
+public struct LateResponse: Equatable {
+    public var requestFrame: Int
+    public var responseFrame: Int
+    public var opcode: UInt8
+    public var delay: Int64
 }
 
 public struct ATTErrorCount: Equatable {
@@ -214,6 +349,8 @@ public struct ATTErrorCount: Equatable {
     public var error: UInt8
     public var count: Int
     public var firstFrame: Int
+    /// The first 20 Error Responses of the kind.
+    public var frames: [Int]
 }
 
 public struct CharacteristicActivity: Equatable {

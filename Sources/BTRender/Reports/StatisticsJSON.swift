@@ -86,6 +86,10 @@ public struct StatisticsJSON: ReportRenderer {
             }
             json.key("audio")
             json.object { json in self.audio(&json, &time) }
+            json.key("hci")
+            json.object { json in self.hci(&json) }
+            json.key("security")
+            json.object { json in self.security(&json) }
             if let throughput {
                 json.key("throughput")
                 json.object { json in self.throughput(throughput, &json) }
@@ -171,6 +175,26 @@ public struct StatisticsJSON: ReportRenderer {
                         json.member("local_credits", channel.localCredits)
                         json.member("remote_credits", channel.remoteCredits)
                         json.member("closed_frame", channel.closedFrame)
+                        if channel.isCreditBased {
+                            json.member("local_credits_exhausted", channel.localCreditsExhausted)
+                            json.member("remote_credits_exhausted", channel.remoteCreditsExhausted)
+                            json.member("first_exhausted_frame", channel.firstExhaustedFrame)
+                            json.key("credit_violations")
+                            json.array { json in for frame in channel.creditViolations { json.integer(frame) } }
+                        }
+                    }
+                }
+            }
+            json.key("refused_channels")
+            json.array { json in
+                for refused in c.refusedChannels {
+                    json.object { json in
+                        json.member("frame", refused.frame)
+                        json.member("psm", refused.psm)
+                        json.member("code", refused.code)
+                        json.member("result", refused.result)
+                        json.member("result_name", StatisticsText.l2capResult(code: refused.code, result: refused.result))
+                        json.member("by", refused.byLocal ? "local" : "peer")
                     }
                 }
             }
@@ -241,7 +265,99 @@ public struct StatisticsJSON: ReportRenderer {
             }
         }
         json.key("unanswered")
-        json.array { json in for frame in att.unanswered { json.integer(frame) } }
+        json.array { json in
+            for request in att.unanswered {
+                json.object { json in
+                    json.member("frame", request.frame)
+                    json.member("opcode", Int(request.opcode))
+                    json.member("name", StatisticsText.attOpcode(request.opcode))
+                    json.member("waited_s", Double(request.waited) / 1_000_000, decimals: 6)
+                    json.member("end", request.end.rawValue)
+                }
+            }
+        }
+        json.key("late_responses")
+        json.array { json in
+            for late in att.lateResponses {
+                json.object { json in
+                    json.member("request_frame", late.requestFrame)
+                    json.member("response_frame", late.responseFrame)
+                    json.member("opcode", Int(late.opcode))
+                    json.member("name", StatisticsText.attOpcode(late.opcode))
+                    json.member("delay_s", Double(late.delay) / 1_000_000, decimals: 6)
+                }
+            }
+        }
+    }
+
+    func hci(_ json: inout JSONWriter) {
+        json.key("command_errors")
+        json.array { json in
+            for e in report.hci.commandErrors {
+                json.object { json in
+                    json.member("controller", Int(e.controller))
+                    json.member("opcode", Int(e.opcode))
+                    json.member("command", StatisticsText.command(e.opcode))
+                    json.member("status", Int(e.status))
+                    json.member("status_name", StatisticsText.statusName(e.status))
+                    json.member("count", e.count)
+                    json.key("frames")
+                    json.array { json in for frame in e.frames { json.integer(frame) } }
+                }
+            }
+        }
+        json.key("unanswered_commands")
+        json.array { json in
+            for c in report.hci.unansweredCommands {
+                json.object { json in
+                    json.member("frame", c.frame)
+                    json.member("controller", Int(c.controller))
+                    json.member("opcode", Int(c.opcode))
+                    json.member("command", StatisticsText.command(c.opcode))
+                    json.member("waited_s", Double(c.waited) / 1_000_000, decimals: 6)
+                }
+            }
+        }
+        json.key("hardware_errors")
+        json.array { json in
+            for e in report.hci.hardwareErrors {
+                json.object { json in
+                    json.member("frame", e.frame)
+                    json.member("controller", Int(e.controller))
+                    json.member("code", Int(e.code))
+                }
+            }
+        }
+    }
+
+    func security(_ json: inout JSONWriter) {
+        json.key("pairing_failures")
+        json.array { json in
+            for f in report.security.pairingFailures {
+                json.object { json in
+                    json.member("frame", f.frame)
+                    json.member("handle", f.handle.map(Int.init))
+                    json.member("address", f.address?.description)
+                    json.member("source", f.source.rawValue)
+                    json.member("reason", Int(f.reason))
+                    json.member("reason_name", f.source == .smp ? StatisticsText.smpReason(f.reason) : StatisticsText.statusName(f.reason))
+                    json.member("by", f.source == .smp ? (f.byLocal ? "local" : "peer") : nil)
+                }
+            }
+        }
+        json.key("encryption_failures")
+        json.array { json in
+            for f in report.security.encryptionFailures {
+                json.object { json in
+                    json.member("frame", f.frame)
+                    json.member("handle", f.handle.map(Int.init))
+                    json.member("address", f.address?.description)
+                    json.member("kind", f.kind.rawValue)
+                    json.member("status", f.kind == .change ? Int(f.status) : nil)
+                    json.member("status_name", f.kind == .change ? StatisticsText.statusName(f.status) : nil)
+                }
+            }
+        }
     }
 
     /// Microsecond samples as milliseconds.
@@ -288,6 +404,19 @@ public struct StatisticsJSON: ReportRenderer {
                     json.member("rtp_gaps", s.gaps)
                     json.member("rtp_lost_packets", s.lostPackets)
                     json.member("first_gap_frame", s.firstGapFrame)
+                }
+            }
+        }
+        json.key("avdtp_rejects")
+        json.array { json in
+            for r in report.avdtpRejects {
+                json.object { json in
+                    json.member("frame", r.frame)
+                    json.member("handle", Int(r.handle))
+                    json.member("signal", Int(r.signal))
+                    json.member("signal_name", StatisticsText.avdtpSignal(r.signal))
+                    json.member("error", r.error.map(Int.init))
+                    json.member("error_name", r.error.flatMap(StatisticsText.avdtpError))
                 }
             }
         }

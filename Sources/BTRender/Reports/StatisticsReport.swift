@@ -138,7 +138,7 @@ public struct StatisticsReport: ReportRenderer {
             }
         }
         if !att.unanswered.isEmpty {
-            let shown = att.unanswered.prefix(10).map { "#\($0)" }.joined(separator: ", ")
+            let shown = att.unanswered.prefix(10).map { "#\($0.frame)" }.joined(separator: ", ")
             lines.append(style.paint("  Unanswered requests: \(att.unanswered.count) (\(shown)\(att.unanswered.count > 10 ? ", ..." : ""))", Style.yellow))
         }
         return lines
@@ -226,6 +226,19 @@ public enum StatisticsText {
         case .text(let v): return "\(label) \(v)"
         case .flag(let v): return "\(label) \(v ? "on" : "off")"
         }
+    }
+
+    static func named(_ field: String, _ value: UInt64) -> String? {
+        FieldRegistry.lookup(field).flatMap { FieldValueNames.name(of: value, for: $0) }
+    }
+
+    public static func command(_ opcode: UInt16) -> String { named("hci.opcode", UInt64(opcode)) ?? "Command \(Hex.u16(opcode))" }
+    public static func statusName(_ status: UInt8) -> String? { named("hci.status", UInt64(status)) }
+    public static func smpReason(_ reason: UInt8) -> String? { named("smp.reason", UInt64(reason)) }
+    public static func avdtpSignal(_ signal: UInt8) -> String? { named("avdtp.signal", UInt64(signal)) }
+    public static func avdtpError(_ error: UInt8) -> String? { named("avdtp.error_code", UInt64(error)) }
+    public static func l2capResult(code: Int, result: Int) -> String? {
+        L2CAPSignaling.resultName(code: code, result: result)
     }
 
     static let attOpcodeField = FieldRegistry.lookup("att.opcode")!

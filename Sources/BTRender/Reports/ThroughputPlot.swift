@@ -76,7 +76,9 @@ public struct ThroughputPlot {
             for (index, mark) in marks.sorted(by: { $0.0 < $1.0 }).prefix(24).enumerated() where mark.0 >= 0 && mark.0 <= seconds {
                 let px = x(mark.0)
                 s += "<line x1=\"\(f(px))\" y1=\"\(f(Self.top))\" x2=\"\(f(px))\" y2=\"\(f(Self.top + plotHeight))\" stroke=\"#888888\" stroke-dasharray=\"4 3\"/>\n"
-                s += "<text x=\"\(f(px + 3))\" y=\"\(f(Self.top + 12 + Double(index % 4) * 13))\" font-size=\"10\" fill=\"#555555\">\(Self.escape(mark.1))</text>\n"
+                // Labels on the right half end at their line, clear of the legend.
+                let rightHalf = px > Self.left + plotWidth * 0.6
+                s += "<text x=\"\(f(rightHalf ? px - 3 : px + 3))\" y=\"\(f(Self.top + 12 + Double(index % 4) * 13))\"\(rightHalf ? " text-anchor=\"end\"" : "") font-size=\"10\" fill=\"#555555\">\(Self.escape(mark.1))</text>\n"
             }
         }
 

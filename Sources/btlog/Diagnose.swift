@@ -1,0 +1,72 @@
+import ArgumentParser
+import BTCapture
+import BTDecode
+import BTQuery
+import BTRender
+
+struct Diagnose: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List what went wrong in captures: failed pairings, encryption and ATT errors, lost links, refused channels, audio gaps, controller errors.",
+        discussion: """
+        Each problem with the packets that show it and one line on what it usually means and \
+        what to do. Exit status: 0 when nothing was found, 1 when something was (so a CI job can \
+        fail on it), 2 on an error (an unreadable capture, a bad option). The filters of show \
+        choose the packets looked at; --json gives one JSON document (docs/diagnose.schema.json).
+        """
+    )
+
+    @Argument(help: ArgumentHelp("Capture files to read ('-' for standard input).", valueName: "FILE"))
+    var files: [String]
+
+    @Flag(help: "The problems as one JSON document instead of text.")
+    var json = false
+
+    @Option(help: ArgumentHelp("Colour: auto, always or never (errors red, warnings yellow).", valueName: "auto|always|never"))
+    var color: ColorChoice = .auto
+
+    @Flag(name: .customLong("no-progress"), help: "Never show the progress line on standard error.")
+    var noProgress = false
+
+    @OptionGroup(title: "Input") var input: InputOptionGroup
+    @OptionGroup(title: "Notes") var notes: NotesOptionGroup
+    @OptionGroup(title: "Selection") var selection: SelectionOptionGroup
+    @OptionGroup(title: "Selection") var limit: LimitOptionGroup
+    @OptionGroup(title: "Decoding") var decoding: DecodeOptionGroup
+
+    func validate() throws {
+        try CaptureInputs.validate(files, notes: notes)
+    }
+
+    func run() throws {
+        do {
+            _ = try selection.stages(count: limit.count)
+        } catch {
+            // A bad filter is a usage error: status 2, as for a bad option.
+            FileHandleStderr.error("\(error)")
+            throw Failure(code: 2)
+        }
+        let decoders = try decoding.prepare()
+        var collector = StatisticsCollector()
+        let inputs = CaptureInputs(files: files, input: input, notes: notes, selection: selection, count: limit.count,
+                                   showsProgress: !noProgress)
+        let outcome = try inputs.forEach { reader, stages, file in
+            collector.beginFile(file)
+            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: false), stages: stages) {
+                FileHandleStderr.warning($0.message)
+            }
+            try pipeline.run(reader, into: &collector)
+            collector.endFile(session: pipeline.decoder.session)
+        }
+        if outcome.read == 0 { throw Failure(code: 2) }
+        let report = collector.finish()
+        let problems = Diagnosis.problems(in: report)
+        let out = OutputWriter()
+        let rendered = DiagnosisReport(problems, packets: report.totals.packets, files: files, style: Style(enabled: color.enabled(for: out)))
+        do {
+            if json { try out.write(rendered.document) } else { try rendered.render(to: out) }
+            try out.flush()
+        } catch is OutputWriter.OutputClosed {}
+        if outcome.failed { throw Failure(code: 2) }
+        if !problems.isEmpty { throw Failure(code: 1) }
+    }
+}
