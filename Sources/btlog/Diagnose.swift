@@ -49,14 +49,7 @@ struct Diagnose: ParsableCommand {
         var collector = StatisticsCollector()
         let inputs = CaptureInputs(files: files, input: input, notes: notes, selection: selection, count: limit.count,
                                    showsProgress: !noProgress)
-        let outcome = try inputs.forEach { reader, stages, file in
-            collector.beginFile(file)
-            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: false), stages: stages) {
-                FileHandleStderr.warning($0.message)
-            }
-            try pipeline.run(reader, into: &collector)
-            collector.endFile(session: pipeline.decoder.session)
-        }
+        let outcome = try inputs.collect(into: &collector, decoders: decoders)
         if outcome.read == 0 { throw Failure(code: 2) }
         let report = collector.finish()
         let problems = Diagnosis.problems(in: report)

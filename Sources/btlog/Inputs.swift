@@ -1,5 +1,6 @@
 import ArgumentParser
 import BTCapture
+import BTDecode
 import BTQuery
 
 /// The captures a command reads one after another (export, stats): each opened with the
@@ -45,5 +46,19 @@ struct CaptureInputs {
             }
         }
         return (failed, read)
+    }
+
+    /// Every input through its own decoder and stages into one statistics collector (stats,
+    /// diagnose): each file begins and ends in it, so connections name their file and the
+    /// controllers learn their addresses.
+    func collect(into collector: inout StatisticsCollector, decoders: DecoderFactory) throws -> (failed: Bool, read: Int) {
+        try forEach { reader, stages, file in
+            collector.beginFile(file)
+            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: false), stages: stages) {
+                FileHandleStderr.warning($0.message)
+            }
+            try pipeline.run(reader, into: &collector)
+            collector.endFile(session: pipeline.decoder.session)
+        }
     }
 }

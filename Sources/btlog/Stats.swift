@@ -58,14 +58,7 @@ struct Stats: ParsableCommand {
         var collector = StatisticsCollector(throughputInterval: showsThroughput ? interval.microseconds : nil)
         let inputs = CaptureInputs(files: files, input: input, notes: notes, selection: selection, count: limit.count,
                                    showsProgress: !noProgress)
-        let outcome = try inputs.forEach { reader, stages, file in
-            collector.beginFile(file)
-            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: false), stages: stages) {
-                FileHandleStderr.warning($0.message)
-            }
-            try pipeline.run(reader, into: &collector)
-            collector.endFile(session: pipeline.decoder.session)
-        }
+        let outcome = try inputs.collect(into: &collector, decoders: decoders)
         if outcome.read == 0 { throw Failure(code: 1) }
         let report = collector.finish(vendors: VendorNames.system)
         if let svg, let series = collector.throughput {

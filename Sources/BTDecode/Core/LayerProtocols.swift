@@ -17,6 +17,9 @@ public enum LayerProtocols {
         return table
     }()
 
+    /// Whether the layer name alone says its protocol (a decoder's own layer name above).
+    public static func isNamedLayer(_ name: String) -> Bool { byLayerName[name] != nil }
+
     /// The protocol a layer belongs to: its name's entry above, else the prefix of its first
     /// field (GATT profiles, system records), else its name as a word ("Vendor Data" → vendor_data).
     public static func protocolName(of layer: Layer) -> String {

@@ -14,6 +14,9 @@ public struct StatisticsCollector: PacketSink {
     public private(set) var throughput: ThroughputSeries?
 
     private var protocolIndex: [String: Int] = [:]
+    /// Layer name → the report's protocol position, searched before the registry is asked
+    /// (a capture has a dozen layer names; most packets repeat the previous one's).
+    private var layerPositions: [(name: String, position: Int)] = []
     private var controllerIndex: [UInt16: Int] = [:]
     private var deviceIndex: [BDAddr: Int] = [:]
     /// The report's index of each link still up.
@@ -32,6 +35,8 @@ public struct StatisticsCollector: PacketSink {
     /// The codec the last AVDTP Set Configuration on a link chose.
     private var configuredCodec: [LinkKey: (name: String, items: [ReportItem])] = [:]
     private var readRequests: [BearerKey: UInt16] = [:]
+    /// ATT PDUs by opcode (the report's dictionary is made from it at the end).
+    private var attOpcodeCounts = [Int](repeating: 0, count: 256)
     private var errorIndex: [UInt16: Int] = [:]
     /// Commands sent and not yet answered by Command Complete or Status, per controller, oldest first.
     private var pendingCommands: [UInt16: [(opcode: UInt16, frame: Int, time: Int64)]] = [:]
@@ -72,26 +77,39 @@ public struct StatisticsCollector: PacketSink {
             }
         }
         for index in packet.layers.indices {
-            let layer = packet.layers[index]
-            let name = LayerProtocols.protocolName(of: layer)
-            if let position = protocolIndex[name] {
-                report.protocols[position].packets += 1
-                report.protocols[position].bytes += layer.range.count
-            } else {
-                protocolIndex[name] = report.protocols.count
-                report.protocols.append(ProtocolUsage(name: name, packets: 1, bytes: layer.range.count))
-            }
+            let position = protocolPosition(packet, index)
+            report.protocols[position].packets += 1
+            report.protocols[position].bytes += packet.layers[index].range.count
         }
-        guard let hci = packet.layers.first else { return }
+        guard !packet.layers.isEmpty else { return }
         switch frame.kind {
-        case .event: event(hci, packet)
-        case .command: command(hci, packet)
+        case .event: event(packet.layers[0], packet)
+        case .command: command(packet.layers[0], packet)
         case .aclData: acl(packet)
         case .scoData: synchronous(.sco, packet)
         case .isoData: synchronous(.iso, packet)
         case .newIndex, .closeIndex, .deleteIndex: controllerGone(frame)
         default: break
         }
+    }
+
+    /// The report's position of the protocol a packet's layer belongs to.
+    private mutating func protocolPosition(_ packet: Packet, _ index: Int) -> Int {
+        let layerName = packet.layers[index].name
+        // GATT profile and system layers go by their first field's protocol: only names that
+        // always mean the same protocol are remembered.
+        for entry in layerPositions where entry.name == layerName { return entry.position }
+        let name = LayerProtocols.protocolName(of: packet.layers[index])
+        let position: Int
+        if let known = protocolIndex[name] {
+            position = known
+        } else {
+            position = report.protocols.count
+            protocolIndex[name] = position
+            report.protocols.append(ProtocolUsage(name: name))
+        }
+        if LayerProtocols.isNamedLayer(layerName) { layerPositions.append((layerName, position)) }
+        return position
     }
 
     /// The report, sorted for reading: protocols and characteristics by activity, devices by
@@ -105,6 +123,7 @@ public struct StatisticsCollector: PacketSink {
         }
         pendingATT.removeAll()
         report.att.unanswered.sort { $0.frame < $1.frame }
+        for (opcode, count) in attOpcodeCounts.enumerated() where count > 0 { report.att.opcodes[UInt8(opcode)] = count }
         for (controller, commands) in pendingCommands {
             for command in commands where end - command.time >= 1_000_000 {
                 report.hci.unansweredCommands.append(UnansweredCommand(frame: command.frame, controller: controller, opcode: command.opcode,
@@ -122,7 +141,8 @@ public struct StatisticsCollector: PacketSink {
         }
         let publicDevices = result.devices.indices.filter { result.devices[$0].addressType.map { $0 == 0 || $0 == 2 } ?? true }
         if !publicDevices.isEmpty, let vendors = vendors() {
-            for index in publicDevices { result.devices[index].vendor = vendors.organisation(of: result.devices[index].address) }
+            let names = vendors.organisations(of: publicDevices.map { result.devices[$0].address })
+            for index in publicDevices { result.devices[index].vendor = names[result.devices[index].address] }
         }
         result.protocols.sort { $0.packets != $1.packets ? $0.packets > $1.packets : $0.name < $1.name }
         result.controllers.sort { $0.index < $1.index }
@@ -506,28 +526,32 @@ public struct StatisticsCollector: PacketSink {
             report.connections[index].address = peer
             _ = device(peer, type: nil, at: frame.timestamp)
         }
-        guard packet.layers.count > 1 else { return }
-        let l2cap = packet.layers[1]
-        guard l2cap.name == "L2CAP", l2cap.value(F.l2capFragment) == nil, let cid = l2cap.integer(F.l2capCID) else { return }
+        // The layers are read in place (a copy of a Layer retains each of its arrays).
+        guard packet.layers.count > 1, packet.layers[1].name == "L2CAP", packet.layers[1].value(F.l2capFragment) == nil,
+              let cid = packet.layers[1].integer(F.l2capCID) else { return }
         if report.connections[index].transport == nil {
             if cid == 0x0004 || cid == 0x0005 || cid == 0x0006 { report.connections[index].transport = .le }
             if cid == 0x0001 { report.connections[index].transport = .bredr }
         }
         var application = 0
         if cid == 0x0001 || cid == 0x0005 {
-            signaling(l2cap, packet, index: index, key: key, sent: sent)
+            signaling(packet.layers[1], packet, index: index, key: key, sent: sent)
         } else if cid >= 0x0040 {
             useCredit(index: index, cid: cid, sent: sent, frame: frame.number)
         }
+        var carriesATTOrMedia = false, mediaPayload = false
         for layerIndex in 2 ..< packet.layers.count {
-            let layer = packet.layers[layerIndex]
-            switch layer.name {
-            case "ATT": application += att(layer, packet, index: index, key: key, cid: UInt16(cid), sent: sent)
+            switch packet.layers[layerIndex].name {
+            case "ATT":
+                carriesATTOrMedia = true
+                application += att(packet.layers[layerIndex], packet, index: index, key: key, cid: UInt16(cid), sent: sent)
             case "A2DP Data":
-                application += media(layer, packet, key: key, cid: UInt16(cid), sent: sent, address: report.connections[index].address)
-            case "A2DP Control": avdtp(layer, key: key, frame: frame.number)
+                carriesATTOrMedia = true
+                mediaPayload = true
+                application += media(packet.layers[layerIndex], packet, key: key, cid: UInt16(cid), sent: sent, address: report.connections[index].address)
+            case "A2DP Control": avdtp(packet.layers[layerIndex], key: key, frame: frame.number)
             case "SMP":
-                if layer.integer(F.smpCode) == 0x05, let reason = layer.integer(F.smpReason) {
+                if packet.layers[layerIndex].integer(F.smpCode) == 0x05, let reason = packet.layers[layerIndex].integer(F.smpReason) {
                     report.security.pairingFailures.append(PairingFailure(frame: frame.number, controller: frame.controller, handle: handle,
                                                                           address: report.connections[index].address, source: .smp,
                                                                           reason: UInt8(truncatingIfNeeded: reason), byLocal: sent))
@@ -535,12 +559,10 @@ public struct StatisticsCollector: PacketSink {
             default: continue
             }
         }
-        var channelPayload = false, mediaPayload = false
-        if application == 0, cid >= 0x0040, !packet.layers.contains(where: { $0.name == "ATT" || $0.name == "A2DP Data" }) {
-            application = l2cap.integer(F.l2capLength) ?? 0
+        var channelPayload = false
+        if application == 0, cid >= 0x0040, !carriesATTOrMedia {
+            application = packet.layers[1].integer(F.l2capLength) ?? 0
             channelPayload = application > 0
-        } else if packet.layers.contains(where: { $0.name == "A2DP Data" }) {
-            mediaPayload = true
         }
         guard application > 0 else { return }
         if sent {
@@ -638,14 +660,21 @@ public struct StatisticsCollector: PacketSink {
 
     // MARK: ATT and GATT
 
-    static let requestOpcodes: Set<Int> = [0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x20]
-    static let responseOpcodes: Set<Int> = [0x01, 0x03, 0x05, 0x07, 0x09, 0x0B, 0x0D, 0x0F, 0x11, 0x13, 0x17, 0x19, 0x21]
+    /// What each ATT opcode is in a transaction: 1 a request (or an indication), 2 its answer
+    /// (a response, an Error Response, a confirmation); by opcode, read for every ATT PDU.
+    static let transactionRoles: [UInt8] = {
+        var roles = [UInt8](repeating: 0, count: 256)
+        for opcode in [0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x20, 0x1D] { roles[opcode] = 1 }
+        for opcode in [0x01, 0x03, 0x05, 0x07, 0x09, 0x0B, 0x0D, 0x0F, 0x11, 0x13, 0x17, 0x19, 0x21, 0x1E] { roles[opcode] = 2 }
+        return roles
+    }()
 
     /// Counts the PDU, pairs requests with responses; returns the application bytes it carried.
     private mutating func att(_ layer: Layer, _ packet: Packet, index: Int, key: LinkKey, cid: UInt16, sent: Bool) -> Int {
         guard let opcode = layer.integer(F.attOpcode) else { return 0 }
         let frame = packet.frame
-        report.att.opcodes[UInt8(truncatingIfNeeded: opcode), default: 0] += 1
+        attOpcodeCounts[opcode & 0xFF] += 1
+        let role = Self.transactionRoles[opcode & 0xFF]
         // A dynamic channel (EATT) has a CID at each end: name the bearer by the local one.
         var bearer = cid
         if sent, cid >= 0x0040, let channel = report.connections[index].channels.last(where: { $0.remoteCID == Int(cid) && $0.closedFrame == nil }) {
@@ -653,13 +682,13 @@ public struct StatisticsCollector: PacketSink {
         }
         let mine = BearerKey(link: key, cid: bearer, requesterSent: sent)
         let theirs = BearerKey(link: key, cid: bearer, requesterSent: !sent)
-        if Self.requestOpcodes.contains(opcode) || opcode == 0x1D {
+        if role == 1 {
             if let previous = pendingATT[mine] {
                 report.att.unanswered.append(UnansweredRequest(frame: previous.frame, opcode: previous.opcode,
                                                                waited: frame.timestamp - previous.time, end: .superseded))
             }
             pendingATT[mine] = PendingTransaction(frame: frame.number, time: frame.timestamp, opcode: UInt8(opcode))
-        } else if Self.responseOpcodes.contains(opcode) || opcode == 0x1E, let request = pendingATT.removeValue(forKey: theirs) {
+        } else if role == 2, let request = pendingATT.removeValue(forKey: theirs) {
             let latency = frame.timestamp - request.time
             if latency > 30_000_000 {
                 report.att.lateResponses.append(LateResponse(requestFrame: request.frame, responseFrame: frame.number, opcode: request.opcode, delay: latency))

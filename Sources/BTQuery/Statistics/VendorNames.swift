@@ -8,39 +8,69 @@ import BTDecode
 public final class VendorNames {
     public static let systemPaths = ["/usr/share/ieee-data/oui.csv"]
 
-    private let organisations: [UInt32: String]
+    /// The registry's text: looked up by scanning for the prefixes a report needs (a few
+    /// devices), not parsed whole (35,000 lines).
+    private let bytes: Data
 
-    /// The registry from `path` (a CSV with the IEEE's columns: Registry, Assignment,
+    /// The registry in `path` (a CSV with the IEEE's columns: Registry, Assignment,
     /// Organization Name, Organization Address), or nil when it cannot be read.
     public init?(path: String) {
-        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)) else { return nil }
-        let bytes = [UInt8](data)
-        var table: [UInt32: String] = [:]
-        var lineStart = 0
-        var index = 0
-        while index <= bytes.count {
-            if index == bytes.count || bytes[index] == 0x0A {
-                if let (prefix, name) = Self.entry(bytes[lineStart ..< index]) { table[prefix] = name }
-                lineStart = index + 1
-            }
-            index += 1
-        }
-        guard !table.isEmpty else { return nil }
-        organisations = table
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)), !data.isEmpty else { return nil }
+        bytes = data
     }
 
-    /// The first registry found on this system.
+    /// The first registry found on this system (BTLOG_OUI_FILE names another).
     public static func system() -> VendorNames? {
         if let path = ProcessInfo.processInfo.environment["BTLOG_OUI_FILE"], !path.isEmpty { return VendorNames(path: path) }
         for path in systemPaths { if let names = VendorNames(path: path) { return names } }
         return nil
     }
 
-    public func organisation(of address: BDAddr) -> String? {
-        organisations[UInt32(address.bytes.0) << 16 | UInt32(address.bytes.1) << 8 | UInt32(address.bytes.2)]
+    /// The organisation of each address whose OUI the registry lists.
+    public func organisations(of addresses: [BDAddr]) -> [BDAddr: String] {
+        var wanted: [UInt32: [BDAddr]] = [:]
+        for address in addresses { wanted[Self.prefix(of: address), default: []].append(address) }
+        var found: [BDAddr: String] = [:]
+        guard !wanted.isEmpty else { return found }
+        bytes.withUnsafeBytes { raw in
+            let text = raw.bindMemory(to: UInt8.self)
+            var lineStart = 0
+            while lineStart < text.count {
+                var lineEnd = lineStart
+                while lineEnd < text.count && text[lineEnd] != 0x0A { lineEnd += 1 }
+                // "MA-L," then six hex digits: checked before anything is made of the line.
+                if lineEnd - lineStart > 12, text[lineStart] == 0x4D, text[lineStart + 3] == 0x4C, text[lineStart + 4] == 0x2C,
+                   let prefix = Self.hex(text, lineStart + 5, count: 6), text[lineStart + 11] == 0x2C, let addresses = wanted[prefix],
+                   let (_, name) = Self.entry(Array(text[lineStart ..< lineEnd])[...]) {
+                    for address in addresses { found[address] = name }
+                }
+                lineStart = lineEnd + 1
+            }
+        }
+        return found
     }
 
-    public var count: Int { organisations.count }
+    public func organisation(of address: BDAddr) -> String? { organisations(of: [address])[address] }
+
+    static func prefix(of address: BDAddr) -> UInt32 {
+        UInt32(address.bytes.0) << 16 | UInt32(address.bytes.1) << 8 | UInt32(address.bytes.2)
+    }
+
+    static func hex(_ text: UnsafeBufferPointer<UInt8>, _ start: Int, count: Int) -> UInt32? {
+        var value: UInt32 = 0
+        for index in start ..< start + count {
+            let c = text[index]
+            let digit: UInt8
+            switch c {
+            case 0x30 ... 0x39: digit = c - 0x30
+            case 0x41 ... 0x46: digit = c - 0x41 + 10
+            case 0x61 ... 0x66: digit = c - 0x61 + 10
+            default: return nil
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
 
     /// "MA-L,F0D5BF,Intel Corporate,..." or with the name quoted when it holds a comma.
     static func entry(_ line: ArraySlice<UInt8>) -> (UInt32, String)? {
