@@ -1,5 +1,7 @@
 /// Application bytes per connection and direction in fixed time bins from the capture's
-/// first packet: what `stats --throughput` tabulates, charts and plots.
+/// first packet: what `stats --throughput` tabulates, charts and plots. Each series keeps only
+/// the bins from its first data to its last, so a long capture of many short links costs
+/// what their traffic spans, not links × capture length.
 public struct ThroughputSeries {
     public struct Key: Hashable, Comparable {
         /// The connection's index in `CaptureReport.connections`.
@@ -13,12 +15,20 @@ public struct ThroughputSeries {
         public static func < (a: Key, b: Key) -> Bool { (a.connection, a.sent ? 0 : 1) < (b.connection, b.sent ? 0 : 1) }
     }
 
+    /// One series: bytes per bin from `first`.
+    public struct Bins: Equatable {
+        public var first: Int
+        public var bytes: [Int]
+        public var total: Int
+        /// One past the last bin with data.
+        public var end: Int { first + bytes.count }
+    }
+
     /// Microseconds per bin.
     public let interval: Int64
     /// The time bin 0 starts at: the first packet's.
     public private(set) var origin: Int64?
-    /// Bytes per bin, for each connection and direction that carried any.
-    public private(set) var bins: [Key: [Int]] = [:]
+    public private(set) var bins: [Key: Bins] = [:]
     /// The number of bins from the origin to the last packet.
     public private(set) var binCount = 0
 
@@ -37,19 +47,39 @@ public struct ThroughputSeries {
         see(time)
         let index = bin(of: time)
         let key = Key(connection: connection, sent: sent)
-        var values = bins.removeValue(forKey: key) ?? []
-        if values.count <= index { values += repeatElement(0, count: index + 1 - values.count) }
-        values[index] += bytes
-        bins[key] = values
+        var series = bins.removeValue(forKey: key) ?? Bins(first: index, bytes: [], total: 0)
+        if index < series.first {
+            // A packet out of time order (a clock stepped back): the series starts earlier.
+            series.bytes.insert(contentsOf: repeatElement(0, count: series.first - index), at: 0)
+            series.first = index
+        }
+        let offset = index - series.first
+        if series.bytes.count <= offset { series.bytes += repeatElement(0, count: offset + 1 - series.bytes.count) }
+        series.bytes[offset] += bytes
+        series.total += bytes
+        bins[key] = series
     }
 
     /// A packet before the first (a capture whose clock stepped back) counts in bin 0.
     func bin(of time: Int64) -> Int { Int(max(0, time - (origin ?? time)) / interval) }
 
-    /// Kilobits per second in each bin of one series, zeros where it carried nothing.
-    public func kbps(_ key: Key) -> [Double] {
-        let values = bins[key] ?? []
+    /// Kilobits per second in each bin from `from` to `to` (default: the whole capture), zeros
+    /// where the series carried nothing.
+    public func kbps(_ key: Key, from: Int = 0, to: Int? = nil) -> [Double] {
+        let end = to ?? binCount
+        guard end > from else { return [] }
         let seconds = Double(interval) / 1_000_000
-        return (0 ..< binCount).map { $0 < values.count ? Double(values[$0]) * 8 / 1000 / seconds : 0 }
+        var values = [Double](repeating: 0, count: end - from)
+        if let series = bins[key] {
+            for (offset, bytes) in series.bytes.enumerated() where series.first + offset >= from && series.first + offset < end {
+                values[series.first + offset - from] = Double(bytes) * 8 / 1000 / seconds
+            }
+        }
+        return values
+    }
+
+    /// The series that carried most, largest first, at most `limit`.
+    public func busiest(_ limit: Int) -> [Key] {
+        Array(bins.sorted { $0.value.total != $1.value.total ? $0.value.total > $1.value.total : $0.key < $1.key }.prefix(limit).map(\.key))
     }
 }

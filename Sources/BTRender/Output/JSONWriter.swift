@@ -2,14 +2,38 @@ import BTCapture
 
 /// A JSON document written as it is walked, for reports made once per run (`stats --json`,
 /// `diagnose --json`): objects and arrays nest, commas and two-space indentation are kept
-/// here. Packets are written by `JSONRenderer`, which writes straight into the output buffer.
+/// here. Given an output, it hands it what it has every 64 KiB, so a report of thousands of
+/// connections is never held whole. Packets are written by `JSONRenderer`, which writes
+/// straight into the output buffer.
 public struct JSONWriter {
     public private(set) var bytes: [UInt8] = []
     /// Per open container: whether it has a member yet.
     private var hasMember: [Bool] = []
     private var afterKey = false
+    private let output: OutputWriter?
+    /// The first error writing to the output (writing stops there; `finish` throws it).
+    private var failure: Error?
 
-    public init() {}
+    /// A document kept in `bytes`, or (with an output) written to it as it grows.
+    public init(writingTo output: OutputWriter? = nil) {
+        self.output = output
+    }
+
+    /// Writes what is left to the output; throws the first error writing met.
+    public mutating func finish() throws {
+        spill(force: true)
+        if let failure { throw failure }
+    }
+
+    private mutating func spill(force: Bool = false) {
+        guard let output, failure == nil, force || bytes.count >= 1 << 16 else { return }
+        do {
+            try output.write(bytes: bytes)
+        } catch {
+            failure = error
+        }
+        bytes.removeAll(keepingCapacity: true)
+    }
 
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
@@ -73,6 +97,7 @@ public struct JSONWriter {
     public static func decimal(_ value: Double, decimals: Int) -> String { ASCII.decimal(value, decimals: decimals) }
 
     private mutating func open(_ bracket: UInt8) {
+        spill()
         separate()
         bytes.append(bracket)
         hasMember.append(false)

@@ -69,6 +69,12 @@ public final class OutputWriter {
         if lineBuffered || buffer.count >= capacity { try flush() }
     }
 
+    /// Bytes already encoded as UTF-8 (a JSON document in pieces).
+    public func write(bytes: [UInt8]) throws {
+        buffer.put(bytes)
+        if buffer.count >= capacity { try flush() }
+    }
+
     /// A line already encoded as UTF-8.
     public func line(bytes: [UInt8]) throws {
         buffer.put(bytes)

@@ -18,11 +18,18 @@ public struct StatisticsJSON: ReportRenderer {
     }
 
     public func render(to out: OutputWriter) throws {
-        try out.write(document)
+        var json = JSONWriter(writingTo: out)
+        write(&json)
+        try json.finish()
     }
 
     public var document: String {
         var json = JSONWriter()
+        write(&json)
+        return json.text
+    }
+
+    func write(_ json: inout JSONWriter) {
         var time = UTCTimeFormatter()
         let totals = report.totals
         json.object { json in
@@ -95,7 +102,6 @@ public struct StatisticsJSON: ReportRenderer {
                 json.object { json in self.throughput(throughput, &json) }
             }
         }
-        return json.text
     }
 
     static func device(_ d: DeviceReport, _ json: inout JSONWriter, _ time: inout UTCTimeFormatter) {
@@ -444,6 +450,7 @@ public struct StatisticsJSON: ReportRenderer {
 
     func throughput(_ series: ThroughputSeries, _ json: inout JSONWriter) {
         json.member("interval_s", Double(series.interval) / 1_000_000, decimals: 6)
+        json.member("intervals", series.binCount)
         json.key("diagnosis")
         json.array { json in
             for t in ConnectionThroughput.assess(report) {
@@ -488,12 +495,14 @@ public struct StatisticsJSON: ReportRenderer {
         json.key("series")
         json.array { json in
             for key in series.bins.keys.sorted() {
+                let bins = series.bins[key]!
                 json.object { json in
                     json.member("connection", key.connection)
                     json.member("handle", report.connections.indices.contains(key.connection) ? Int(report.connections[key.connection].handle) : nil)
                     json.member("direction", key.sent ? "sent" : "received")
+                    json.member("first_interval", bins.first)
                     json.key("kbps")
-                    json.array { json in for value in series.kbps(key) { json.number(value, decimals: 3) } }
+                    json.array { json in for value in series.kbps(key, from: bins.first, to: bins.end) { json.number(value, decimals: 3) } }
                 }
             }
         }

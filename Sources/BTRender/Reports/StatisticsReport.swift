@@ -17,44 +17,53 @@ public struct StatisticsReport: ReportRenderer {
     }
 
     public func render(to out: OutputWriter) throws {
-        for line in lines { try out.line(line) }
+        try write { try out.line($0) }
     }
 
     public var lines: [String] {
         var lines: [String] = []
+        try? write { lines.append($0) }
+        return lines
+    }
+
+    /// Each line as it is made: a report of thousands of connections is never held whole.
+    func write(_ emit: (String) throws -> Void) throws {
         var clock = TimeFormatter(mode: .abs)
         let totals = report.totals
-        lines.append(heading("Capture") + "  " + totals.statusLine)
+        try emit(heading("Capture") + "  " + totals.statusLine)
         if let first = totals.firstTimestamp, let last = totals.lastTimestamp {
-            lines.append("         from \(clock.format(first)) to \(clock.format(last))")
+            try emit("         from \(clock.format(first)) to \(clock.format(last))")
         }
-        section(&lines, "Protocols", report.protocols.isEmpty ? [] : {
+        try section(emit, "Protocols", report.protocols.isEmpty ? [] : {
             var table = TextTable(["PROTOCOL", "PACKETS", "BYTES"], rightAligned: [1, 2], indent: 2)
             for usage in report.protocols { table.add([usage.name, String(usage.packets), String(usage.bytes)]) }
             return table.lines
         }())
-        section(&lines, "Controllers", report.controllers.isEmpty ? [] : {
+        try section(emit, "Controllers", report.controllers.isEmpty ? [] : {
             var table = TextTable(["INDEX", "ADDRESS", "NAME", "PACKETS"], rightAligned: [3], indent: 2)
             for controller in report.controllers {
                 table.add(["hci\(controller.index)", controller.address?.description ?? "-", controller.name ?? "-", String(controller.packets)])
             }
             return table.lines
         }())
-        section(&lines, "Devices", deviceLines(&clock))
-        section(&lines, "Connections", connectionLines(&clock))
-        section(&lines, "ATT", attLines())
-        section(&lines, "GATT characteristics", characteristicLines())
-        section(&lines, "Audio", audioLines())
-        return lines
+        try section(emit, "Devices", deviceLines(&clock))
+        if !report.connections.isEmpty {
+            try emit("")
+            try emit(heading("Connections"))
+            try connectionLines(&clock, emit)
+        }
+        try section(emit, "ATT", attLines())
+        try section(emit, "GATT characteristics", characteristicLines())
+        try section(emit, "Audio", audioLines())
     }
 
     private func heading(_ text: String) -> String { style.paint(text, Style.bold) }
 
-    private func section(_ lines: inout [String], _ title: String, _ body: [String]) {
+    private func section(_ emit: (String) throws -> Void, _ title: String, _ body: [String]) throws {
         guard !body.isEmpty else { return }
-        lines.append("")
-        lines.append(heading(title))
-        lines += body
+        try emit("")
+        try emit(heading(title))
+        for line in body { try emit(line) }
     }
 
     private func deviceLines(_ clock: inout TimeFormatter) -> [String] {
@@ -72,8 +81,7 @@ public struct StatisticsReport: ReportRenderer {
         return lines
     }
 
-    private func connectionLines(_ clock: inout TimeFormatter) -> [String] {
-        guard !report.connections.isEmpty else { return [] }
+    private func connectionLines(_ clock: inout TimeFormatter, _ emit: (String) throws -> Void) throws {
         let several = Set(report.connections.compactMap(\.file)).count > 1
         var table = TextTable((several ? ["FILE"] : []) + ["HANDLE", "PEER", "TRANSPORT", "ROLE", "START", "END", "DURATION", "SENT", "RECEIVED", "END REASON"],
                               rightAligned: several ? [8, 9] : [7, 8], indent: 2)
@@ -86,11 +94,11 @@ public struct StatisticsReport: ReportRenderer {
                     c.disconnectReason.map { StatisticsText.reason($0) } ?? "-"]
             table.add(row)
         }
-        var lines = table.lines
+        for line in table.lines { try emit(line) }
         for c in report.connections where !c.timeline.isEmpty || !c.channels.isEmpty {
-            lines.append("")
+            try emit("")
             let name = c.address.flatMap { address in report.devices.first { $0.address == address }?.name }
-            lines.append("  \(Hex.u16(c.handle)) \(c.address?.description ?? "-")\(name.map { " (\($0))" } ?? "")"
+            try emit("  \(Hex.u16(c.handle)) \(c.address?.description ?? "-")\(name.map { " (\($0))" } ?? "")"
                          + ", \(c.transport?.rawValue ?? "transport unknown"), \(c.role?.rawValue ?? "role unknown")")
             let origin = c.start ?? c.firstSeen
             for event in c.timeline {
@@ -100,7 +108,7 @@ public struct StatisticsReport: ReportRenderer {
                 } else if !event.values.isEmpty {
                     text += ": " + event.values.map(StatisticsText.item).joined(separator: ", ")
                 }
-                lines.append(text)
+                try emit(text)
             }
             for channel in c.channels {
                 var text = "    channel \(channel.protocolName) (PSM \(Hex.u16(UInt16(truncatingIfNeeded: channel.psm)))), \(channel.mode), "
@@ -111,10 +119,9 @@ public struct StatisticsReport: ReportRenderer {
                 if let mps = channel.remoteMPS { text += " MPS \(mps)" }
                 if let credits = channel.remoteCredits { text += " credits \(credits)" }
                 text += ", #\(channel.frame)" + (channel.closedFrame.map { "-#\($0)" } ?? "")
-                lines.append(text)
+                try emit(text)
             }
         }
-        return lines
     }
 
     private func attLines() -> [String] {

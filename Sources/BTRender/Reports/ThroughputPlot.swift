@@ -28,7 +28,7 @@ public struct ThroughputPlot {
     public var svg: String {
         let plotWidth = Double(Self.width) - Self.left - Self.right, plotHeight = Double(Self.height) - Self.top - Self.bottom
         let seconds = max(Double(series.binCount) * Double(series.interval) / 1_000_000, Double(series.interval) / 1_000_000)
-        let keys = series.bins.keys.sorted()
+        let keys = series.busiest(Self.palette.count).sorted()
         let ceilings = Dictionary(ConnectionThroughput.assess(report).compactMap { t in
             t.ceiling.map { (ThroughputSeries.Key(connection: t.connection, sent: t.sent), $0.kbps) }
         }, uniquingKeysWith: { a, _ in a })

@@ -25,7 +25,7 @@ public struct ThroughputReport: ReportRenderer {
 
     public var lines: [String] {
         var lines: [String] = []
-        let keys = series.bins.keys.sorted()
+        let keys = series.busiest(Self.seriesShown).sorted()
         let seconds = StatisticsText.number(Double(series.interval) / 1_000_000, decimals: 6)
         lines.append(style.paint("Throughput", Style.bold) + "  application data (ATT values, L2CAP channel payloads, A2DP media), kbit/s per \(seconds) s")
         guard !keys.isEmpty else {
@@ -41,12 +41,18 @@ public struct ThroughputReport: ReportRenderer {
                        StatisticsText.number(mean, decimals: 1), Self.sparkline(values, width: chartWidth)])
         }
         lines += table.lines
+        if series.bins.count > keys.count {
+            lines.append("  ... and \(series.bins.count - keys.count) more (the \(keys.count) busiest shown; --handle chooses, --json lists every one)")
+        }
         lines.append("")
         var rows = TextTable(["TIME"] + keys.map { "\(Hex.u16(handle(of: $0.connection))) \($0.sent ? "sent" : "received")" },
                              rightAligned: Set(1 ... keys.count), indent: 2)
-        let columns = keys.map(series.kbps)
-        for bin in 0 ..< series.binCount {
-            rows.add(["+" + StatisticsText.seconds(Int64(bin) * series.interval)] + columns.map { StatisticsText.number($0[bin], decimals: 1) })
+        // The intervals from the first to the last that one of the shown series carried data in, and one either side.
+        let first = max(0, (keys.compactMap { series.bins[$0]?.first }.min() ?? 0) - 1)
+        let end = min(series.binCount, (keys.compactMap { series.bins[$0]?.end }.max() ?? 0) + 1)
+        let columns = keys.map { series.kbps($0, from: first, to: end) }
+        for bin in first ..< end {
+            rows.add(["+" + StatisticsText.seconds(Int64(bin) * series.interval)] + columns.map { StatisticsText.number($0[bin - first], decimals: 1) })
         }
         lines += rows.lines
         return lines + diagnosisLines()
@@ -93,6 +99,9 @@ public struct ThroughputReport: ReportRenderer {
         let c = report.connections[connection]
         return "\(Hex.u16(c.handle)) \(c.address?.description ?? "-")"
     }
+
+    /// The busiest series the text shows (a capture of thousands of links would be unreadable).
+    static let seriesShown = 12
 
     static let blocks: [Character] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
 
