@@ -3,7 +3,7 @@ import BTDecode
 
 /// `btlog stats`: the end of the packet chain that counts and follows what the kept packets
 /// say (connections and their parameters, devices, ATT transactions, audio streams), reading
-/// their fields by the registry's names, never their bytes. `report()` gives the result.
+/// their fields by the registry's names, never their bytes. `finish(vendors:)` gives the report.
 public struct StatisticsCollector: PacketSink {
     typealias F = StatisticsFields
     typealias LinkKey = Session.LinkKey
@@ -124,13 +124,6 @@ public struct StatisticsCollector: PacketSink {
         pendingATT.removeAll()
         report.att.unanswered.sort { $0.frame < $1.frame }
         for (opcode, count) in attOpcodeCounts.enumerated() where count > 0 { report.att.opcodes[UInt8(opcode)] = count }
-        for (controller, commands) in pendingCommands {
-            for command in commands where end - command.time >= 1_000_000 {
-                report.hci.unansweredCommands.append(UnansweredCommand(frame: command.frame, controller: controller, opcode: command.opcode,
-                                                                       waited: end - command.time))
-            }
-        }
-        pendingCommands.removeAll()
         report.hci.unansweredCommands.sort { $0.frame < $1.frame }
         var result = report
         for connection in result.connections {
@@ -486,8 +479,17 @@ public struct StatisticsCollector: PacketSink {
         configuredCodec[key] = nil
     }
 
+    /// The end of a file: its links and its commands end with it.
     private mutating func closeAll() {
         for key in Array(openConnections.keys) { close(key) }
+        let end = report.totals.lastTimestamp ?? 0
+        for (controller, commands) in pendingCommands {
+            for command in commands where end - command.time >= 1_000_000 {
+                report.hci.unansweredCommands.append(UnansweredCommand(frame: command.frame, controller: controller, opcode: command.opcode,
+                                                                       waited: end - command.time))
+            }
+        }
+        pendingCommands.removeAll()
         expectedRoles.removeAll()
         synchronousLinks.removeAll()
         lastISOSequence.removeAll()
