@@ -6,7 +6,7 @@ import BTRender
 
 struct Fields: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the field names that filters, --fields and (later) JSON use.",
+        abstract: "List the field names that filters, --fields and JSON export use.",
         discussion: "One line per field: name, type, description. Give a protocol (frame, hci, adv, acl, l2cap, att, gatt, smp...) to list only its fields, or a field with --values to list the names its values take (att.opcode == write_req)."
     )
 
