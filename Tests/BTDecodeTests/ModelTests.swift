@@ -48,7 +48,8 @@ final class ModelTests: XCTestCase {
         }
         // These the fixtures hold, so the checks above are not vacuous.
         XCTAssertEqual(checked.sorted(), ["ACL continuation fragment without a start", "ATT error:", "Attribute Not Found",
-                                          "Command Reject", "Disconnected:", "New L2CAP PDU started before", "Pairing failed", "Status:"])
+                                          "Command Reject", "Disconnected:", "New L2CAP PDU started before", "Pairing failed",
+                                          "Request sent before", "Status:"])
     }
 
     /// Issues found before the layer they concern exists travel to it: an L2CAP length that
