@@ -49,6 +49,14 @@ public struct JSONWriter {
         close(UInt8(ascii: "]"))
     }
 
+    /// A member whose value is an array of objects, one for each item.
+    public mutating func objects<Items: Sequence>(_ name: String, _ items: Items, _ body: (inout JSONWriter, Items.Element) -> Void) {
+        key(name)
+        array { json in
+            for item in items { json.object { json in body(&json, item) } }
+        }
+    }
+
     /// A member's name; its value follows.
     public mutating func key(_ name: String) {
         separate()

@@ -48,21 +48,16 @@ public struct DiagnosisReport: ReportRenderer {
             json.member("packets", packets)
             json.member("errors", problems.filter { $0.severity == .error }.count)
             json.member("warnings", problems.filter { $0.severity == .warning }.count)
-            json.key("problems")
-            json.array { json in
-                for p in problems {
-                    json.object { json in
-                        json.member("severity", p.severity.rawValue)
-                        json.member("category", p.category.rawValue)
-                        json.member("summary", p.summary)
-                        json.member("advice", p.advice)
-                        json.member("count", p.count)
-                        json.key("frames")
-                        json.array { json in for frame in p.frames { json.integer(frame) } }
-                        json.member("handle", p.handle.map(Int.init))
-                        json.member("address", p.address?.description)
-                    }
-                }
+            json.objects("problems", problems) { json, p in
+                json.member("severity", p.severity.rawValue)
+                json.member("category", p.category.rawValue)
+                json.member("summary", p.summary)
+                json.member("advice", p.advice)
+                json.member("count", p.count)
+                json.key("frames")
+                json.array { json in for frame in p.frames { json.integer(frame) } }
+                json.member("handle", p.handle.map(Int.init))
+                json.member("address", p.address?.description)
             }
         }
         return json.text

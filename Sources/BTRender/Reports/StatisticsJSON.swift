@@ -48,26 +48,16 @@ public struct StatisticsJSON: ReportRenderer {
             json.member("duration_s", Double(totals.span) / 1_000_000, decimals: 6)
             json.member("first_time", totals.firstTimestamp.map { time.format($0) })
             json.member("last_time", totals.lastTimestamp.map { time.format($0) })
-            json.key("protocols")
-            json.array { json in
-                for usage in report.protocols {
-                    json.object { json in
-                        json.member("protocol", usage.name)
-                        json.member("packets", usage.packets)
-                        json.member("bytes", usage.bytes)
-                    }
-                }
+            json.objects("protocols", report.protocols) { json, usage in
+                json.member("protocol", usage.name)
+                json.member("packets", usage.packets)
+                json.member("bytes", usage.bytes)
             }
-            json.key("controllers")
-            json.array { json in
-                for controller in report.controllers {
-                    json.object { json in
-                        json.member("index", Int(controller.index))
-                        json.member("address", controller.address?.description)
-                        json.member("name", controller.name)
-                        json.member("packets", controller.packets)
-                    }
-                }
+            json.objects("controllers", report.controllers) { json, controller in
+                json.member("index", Int(controller.index))
+                json.member("address", controller.address?.description)
+                json.member("name", controller.name)
+                json.member("packets", controller.packets)
             }
             json.key("devices")
             json.array { json in for device in report.devices { Self.device(device, &json, &time) } }
@@ -75,21 +65,16 @@ public struct StatisticsJSON: ReportRenderer {
             json.array { json in for (index, connection) in report.connections.enumerated() { self.connection(index, connection, &json, &time) } }
             json.key("att")
             json.object { json in Self.att(report.att, &json) }
-            json.key("gatt")
-            json.array { json in
-                for c in report.characteristics {
-                    json.object { json in
-                        json.member("address", c.address?.description)
-                        json.member("handle", Int(c.handle))
-                        json.member("name", c.name)
-                        json.member("writes", c.writes)
-                        json.member("write_commands", c.writeCommands)
-                        json.member("notifications", c.notifications)
-                        json.member("indications", c.indications)
-                        json.member("reads", c.reads)
-                        json.member("bytes", c.bytes)
-                    }
-                }
+            json.objects("gatt", report.characteristics) { json, c in
+                json.member("address", c.address?.description)
+                json.member("handle", Int(c.handle))
+                json.member("name", c.name)
+                json.member("writes", c.writes)
+                json.member("write_commands", c.writeCommands)
+                json.member("notifications", c.notifications)
+                json.member("indications", c.indications)
+                json.member("reads", c.reads)
+                json.member("bytes", c.bytes)
             }
             json.key("audio")
             json.object { json in self.audio(&json, &time) }
@@ -152,57 +137,42 @@ public struct StatisticsJSON: ReportRenderer {
             json.member("application_bytes_received", c.trafficReceived.bytes)
             json.key("parameters")
             json.object { json in Self.parameters(c.parameters, &json) }
-            json.key("timeline")
-            json.array { json in
-                for event in c.timeline {
-                    json.object { json in
-                        json.member("frame", event.frame)
-                        json.member("time", time.format(event.time))
-                        json.member("event", event.event)
-                        for item in event.values { Self.item(item, &json) }
-                        json.member("failure", event.failure)
-                    }
+            json.objects("timeline", c.timeline) { json, event in
+                json.member("frame", event.frame)
+                json.member("time", time.format(event.time))
+                json.member("event", event.event)
+                for item in event.values { Self.item(item, &json) }
+                json.member("failure", event.failure)
+            }
+            json.objects("channels", c.channels) { json, channel in
+                json.member("frame", channel.frame)
+                json.member("psm", channel.psm)
+                json.member("protocol", channel.protocolName)
+                json.member("mode", channel.mode)
+                json.member("local_cid", channel.localCID)
+                json.member("remote_cid", channel.remoteCID)
+                json.member("local_mtu", channel.localMTU)
+                json.member("remote_mtu", channel.remoteMTU)
+                json.member("local_mps", channel.localMPS)
+                json.member("remote_mps", channel.remoteMPS)
+                json.member("local_credits", channel.localCredits)
+                json.member("remote_credits", channel.remoteCredits)
+                json.member("closed_frame", channel.closedFrame)
+                if channel.isCreditBased {
+                    json.member("local_credits_exhausted", channel.localCreditsExhausted)
+                    json.member("remote_credits_exhausted", channel.remoteCreditsExhausted)
+                    json.member("first_exhausted_frame", channel.firstExhaustedFrame)
+                    json.key("credit_violations")
+                    json.array { json in for frame in channel.creditViolations { json.integer(frame) } }
                 }
             }
-            json.key("channels")
-            json.array { json in
-                for channel in c.channels {
-                    json.object { json in
-                        json.member("frame", channel.frame)
-                        json.member("psm", channel.psm)
-                        json.member("protocol", channel.protocolName)
-                        json.member("mode", channel.mode)
-                        json.member("local_cid", channel.localCID)
-                        json.member("remote_cid", channel.remoteCID)
-                        json.member("local_mtu", channel.localMTU)
-                        json.member("remote_mtu", channel.remoteMTU)
-                        json.member("local_mps", channel.localMPS)
-                        json.member("remote_mps", channel.remoteMPS)
-                        json.member("local_credits", channel.localCredits)
-                        json.member("remote_credits", channel.remoteCredits)
-                        json.member("closed_frame", channel.closedFrame)
-                        if channel.isCreditBased {
-                            json.member("local_credits_exhausted", channel.localCreditsExhausted)
-                            json.member("remote_credits_exhausted", channel.remoteCreditsExhausted)
-                            json.member("first_exhausted_frame", channel.firstExhaustedFrame)
-                            json.key("credit_violations")
-                            json.array { json in for frame in channel.creditViolations { json.integer(frame) } }
-                        }
-                    }
-                }
-            }
-            json.key("refused_channels")
-            json.array { json in
-                for refused in c.refusedChannels {
-                    json.object { json in
-                        json.member("frame", refused.frame)
-                        json.member("psm", refused.psm)
-                        json.member("code", refused.code)
-                        json.member("result", refused.result)
-                        json.member("result_name", StatisticsText.l2capResult(code: refused.code, result: refused.result))
-                        json.member("by", refused.byLocal ? "local" : "peer")
-                    }
-                }
+            json.objects("refused_channels", c.refusedChannels) { json, refused in
+                json.member("frame", refused.frame)
+                json.member("psm", refused.psm)
+                json.member("code", refused.code)
+                json.member("result", refused.result)
+                json.member("result_name", StatisticsText.l2capResult(code: refused.code, result: refused.result))
+                json.member("by", refused.byLocal ? "local" : "peer")
             }
         }
     }
@@ -257,112 +227,72 @@ public struct StatisticsJSON: ReportRenderer {
                 }
             }
         }
-        json.key("errors")
-        json.array { json in
-            for error in att.errors {
-                json.object { json in
-                    json.member("request_opcode", Int(error.requestOpcode))
-                    json.member("request", StatisticsText.attOpcode(error.requestOpcode))
-                    json.member("error", Int(error.error))
-                    json.member("error_name", FieldValueNames.name(of: UInt64(error.error), for: StatisticsText.attErrorField))
-                    json.member("count", error.count)
-                    json.member("first_frame", error.firstFrame)
-                }
-            }
+        json.objects("errors", att.errors) { json, error in
+            json.member("request_opcode", Int(error.requestOpcode))
+            json.member("request", StatisticsText.attOpcode(error.requestOpcode))
+            json.member("error", Int(error.error))
+            json.member("error_name", FieldValueNames.name(of: UInt64(error.error), for: StatisticsText.attErrorField))
+            json.member("count", error.count)
+            json.member("first_frame", error.firstFrame)
         }
-        json.key("unanswered")
-        json.array { json in
-            for request in att.unanswered {
-                json.object { json in
-                    json.member("frame", request.frame)
-                    json.member("opcode", Int(request.opcode))
-                    json.member("name", StatisticsText.attOpcode(request.opcode))
-                    json.member("waited_s", Double(request.waited) / 1_000_000, decimals: 6)
-                    json.member("end", request.end.rawValue)
-                }
-            }
+        json.objects("unanswered", att.unanswered) { json, request in
+            json.member("frame", request.frame)
+            json.member("opcode", Int(request.opcode))
+            json.member("name", StatisticsText.attOpcode(request.opcode))
+            json.member("waited_s", Double(request.waited) / 1_000_000, decimals: 6)
+            json.member("end", request.end.rawValue)
         }
-        json.key("late_responses")
-        json.array { json in
-            for late in att.lateResponses {
-                json.object { json in
-                    json.member("request_frame", late.requestFrame)
-                    json.member("response_frame", late.responseFrame)
-                    json.member("opcode", Int(late.opcode))
-                    json.member("name", StatisticsText.attOpcode(late.opcode))
-                    json.member("delay_s", Double(late.delay) / 1_000_000, decimals: 6)
-                }
-            }
+        json.objects("late_responses", att.lateResponses) { json, late in
+            json.member("request_frame", late.requestFrame)
+            json.member("response_frame", late.responseFrame)
+            json.member("opcode", Int(late.opcode))
+            json.member("name", StatisticsText.attOpcode(late.opcode))
+            json.member("delay_s", Double(late.delay) / 1_000_000, decimals: 6)
         }
     }
 
     func hci(_ json: inout JSONWriter) {
-        json.key("command_errors")
-        json.array { json in
-            for e in report.hci.commandErrors {
-                json.object { json in
-                    json.member("controller", Int(e.controller))
-                    json.member("opcode", Int(e.opcode))
-                    json.member("command", StatisticsText.command(e.opcode))
-                    json.member("status", Int(e.status))
-                    json.member("status_name", StatisticsText.statusName(e.status))
-                    json.member("count", e.count)
-                    json.key("frames")
-                    json.array { json in for frame in e.frames { json.integer(frame) } }
-                }
-            }
+        json.objects("command_errors", report.hci.commandErrors) { json, e in
+            json.member("controller", Int(e.controller))
+            json.member("opcode", Int(e.opcode))
+            json.member("command", StatisticsText.command(e.opcode))
+            json.member("status", Int(e.status))
+            json.member("status_name", StatisticsText.statusName(e.status))
+            json.member("count", e.count)
+            json.key("frames")
+            json.array { json in for frame in e.frames { json.integer(frame) } }
         }
-        json.key("unanswered_commands")
-        json.array { json in
-            for c in report.hci.unansweredCommands {
-                json.object { json in
-                    json.member("frame", c.frame)
-                    json.member("controller", Int(c.controller))
-                    json.member("opcode", Int(c.opcode))
-                    json.member("command", StatisticsText.command(c.opcode))
-                    json.member("waited_s", Double(c.waited) / 1_000_000, decimals: 6)
-                }
-            }
+        json.objects("unanswered_commands", report.hci.unansweredCommands) { json, c in
+            json.member("frame", c.frame)
+            json.member("controller", Int(c.controller))
+            json.member("opcode", Int(c.opcode))
+            json.member("command", StatisticsText.command(c.opcode))
+            json.member("waited_s", Double(c.waited) / 1_000_000, decimals: 6)
         }
-        json.key("hardware_errors")
-        json.array { json in
-            for e in report.hci.hardwareErrors {
-                json.object { json in
-                    json.member("frame", e.frame)
-                    json.member("controller", Int(e.controller))
-                    json.member("code", Int(e.code))
-                }
-            }
+        json.objects("hardware_errors", report.hci.hardwareErrors) { json, e in
+            json.member("frame", e.frame)
+            json.member("controller", Int(e.controller))
+            json.member("code", Int(e.code))
         }
     }
 
     func security(_ json: inout JSONWriter) {
-        json.key("pairing_failures")
-        json.array { json in
-            for f in report.security.pairingFailures {
-                json.object { json in
-                    json.member("frame", f.frame)
-                    json.member("handle", f.handle.map(Int.init))
-                    json.member("address", f.address?.description)
-                    json.member("source", f.source.rawValue)
-                    json.member("reason", Int(f.reason))
-                    json.member("reason_name", f.source == .smp ? StatisticsText.smpReason(f.reason) : StatisticsText.statusName(f.reason))
-                    json.member("by", f.source == .smp ? (f.byLocal ? "local" : "peer") : nil)
-                }
-            }
+        json.objects("pairing_failures", report.security.pairingFailures) { json, f in
+            json.member("frame", f.frame)
+            json.member("handle", f.handle.map(Int.init))
+            json.member("address", f.address?.description)
+            json.member("source", f.source.rawValue)
+            json.member("reason", Int(f.reason))
+            json.member("reason_name", f.source == .smp ? StatisticsText.smpReason(f.reason) : StatisticsText.statusName(f.reason))
+            json.member("by", f.source == .smp ? (f.byLocal ? "local" : "peer") : nil)
         }
-        json.key("encryption_failures")
-        json.array { json in
-            for f in report.security.encryptionFailures {
-                json.object { json in
-                    json.member("frame", f.frame)
-                    json.member("handle", f.handle.map(Int.init))
-                    json.member("address", f.address?.description)
-                    json.member("kind", f.kind.rawValue)
-                    json.member("status", f.kind == .change ? Int(f.status) : nil)
-                    json.member("status_name", f.kind == .change ? StatisticsText.statusName(f.status) : nil)
-                }
-            }
+        json.objects("encryption_failures", report.security.encryptionFailures) { json, f in
+            json.member("frame", f.frame)
+            json.member("handle", f.handle.map(Int.init))
+            json.member("address", f.address?.description)
+            json.member("kind", f.kind.rawValue)
+            json.member("status", f.kind == .change ? Int(f.status) : nil)
+            json.member("status_name", f.kind == .change ? StatisticsText.statusName(f.status) : nil)
         }
     }
 
@@ -413,18 +343,13 @@ public struct StatisticsJSON: ReportRenderer {
                 }
             }
         }
-        json.key("avdtp_rejects")
-        json.array { json in
-            for r in report.avdtpRejects {
-                json.object { json in
-                    json.member("frame", r.frame)
-                    json.member("handle", Int(r.handle))
-                    json.member("signal", Int(r.signal))
-                    json.member("signal_name", StatisticsText.avdtpSignal(r.signal))
-                    json.member("error", r.error.map(Int.init))
-                    json.member("error_name", r.error.flatMap(StatisticsText.avdtpError))
-                }
-            }
+        json.objects("avdtp_rejects", report.avdtpRejects) { json, r in
+            json.member("frame", r.frame)
+            json.member("handle", Int(r.handle))
+            json.member("signal", Int(r.signal))
+            json.member("signal_name", StatisticsText.avdtpSignal(r.signal))
+            json.member("error", r.error.map(Int.init))
+            json.member("error_name", r.error.flatMap(StatisticsText.avdtpError))
         }
         for kind in [SynchronousStreamReport.Kind.sco, .iso] {
             json.key(kind == .sco ? "sco" : "iso")
@@ -451,46 +376,41 @@ public struct StatisticsJSON: ReportRenderer {
     func throughput(_ series: ThroughputSeries, _ json: inout JSONWriter) {
         json.member("interval_s", Double(series.interval) / 1_000_000, decimals: 6)
         json.member("intervals", series.binCount)
-        json.key("diagnosis")
-        json.array { json in
-            for t in ConnectionThroughput.assess(report) {
+        json.objects("diagnosis", ConnectionThroughput.assess(report)) { json, t in
+            json.member("connection", t.connection)
+            json.member("handle", Int(report.connections[t.connection].handle))
+            json.member("direction", t.sent ? "sent" : "received")
+            json.member("bytes", t.bytes)
+            json.member("achieved_kbps", t.achievedKbps)
+            json.key("ceiling")
+            if let c = t.ceiling {
                 json.object { json in
-                    json.member("connection", t.connection)
-                    json.member("handle", Int(report.connections[t.connection].handle))
-                    json.member("direction", t.sent ? "sent" : "received")
-                    json.member("bytes", t.bytes)
-                    json.member("achieved_kbps", t.achievedKbps)
-                    json.key("ceiling")
-                    if let c = t.ceiling {
-                        json.object { json in
-                            json.member("kbps", c.kbps)
-                            json.member("interval_ms", Double(c.intervalMicros) / 1000)
-                            json.member("phy", c.phy.name)
-                            json.member("data_length", c.dataLength)
-                            json.member("mtu", c.mtu)
-                            json.member("encrypted", c.encrypted)
-                            json.member("transfer", Self.transferName(c.transfer))
-                            json.member("payload_bytes", c.payload)
-                            json.member("link_layer_packets", c.fragments)
-                            json.member("exchange_us", c.exchangeTime)
-                            json.member("exchanges_per_event", c.exchangesPerEvent)
-                        }
-                    } else {
-                        json.null()
-                    }
-                    json.key("first_limit")
-                    if let limit = t.limit {
-                        json.object { json in
-                            json.member("parameter", limit.parameter)
-                            json.member("kbps", limit.kbps)
-                            json.member("text", limit.sentence)
-                        }
-                    } else {
-                        json.null()
-                    }
-                    json.member("pace", t.pace)
+                    json.member("kbps", c.kbps)
+                    json.member("interval_ms", Double(c.intervalMicros) / 1000)
+                    json.member("phy", c.phy.name)
+                    json.member("data_length", c.dataLength)
+                    json.member("mtu", c.mtu)
+                    json.member("encrypted", c.encrypted)
+                    json.member("transfer", Self.transferName(c.transfer))
+                    json.member("payload_bytes", c.payload)
+                    json.member("link_layer_packets", c.fragments)
+                    json.member("exchange_us", c.exchangeTime)
+                    json.member("exchanges_per_event", c.exchangesPerEvent)
                 }
+            } else {
+                json.null()
             }
+            json.key("first_limit")
+            if let limit = t.limit {
+                json.object { json in
+                    json.member("parameter", limit.parameter)
+                    json.member("kbps", limit.kbps)
+                    json.member("text", limit.sentence)
+                }
+            } else {
+                json.null()
+            }
+            json.member("pace", t.pace)
         }
         json.key("series")
         json.array { json in
