@@ -212,7 +212,7 @@ public struct StatisticsCollector: PacketSink {
                 return
             }
             let address = layer.address(F.address)
-            let index = open(LinkKey(controller: frame.controller, handle: UInt16(handle)), packet, transport: .bredr, address: address, type: nil)
+            let index = open(LinkKey(controller: frame.controller, handle: UInt16(truncatingIfNeeded: handle)), packet, transport: .bredr, address: address, type: nil)
             if let address { report.connections[index].role = expectedRoles.removeValue(forKey: address) }
             report.connections[index].parameters.encrypted = layer.integer(F.encryption).map { $0 != 0 }
             report.connections[index].parameters.mode = 0
@@ -224,7 +224,7 @@ public struct StatisticsCollector: PacketSink {
             }
         case 0x05: // Disconnection Complete
             guard status == 0, let handle = layer.integer(F.handle) else { return }
-            let key = LinkKey(controller: frame.controller, handle: UInt16(handle))
+            let key = LinkKey(controller: frame.controller, handle: UInt16(truncatingIfNeeded: handle))
             if synchronousLinks.remove(key) != nil { return }
             let index = openConnections[key] ?? open(key, packet)
             report.connections[index].end = frame.timestamp
@@ -259,7 +259,7 @@ public struct StatisticsCollector: PacketSink {
         case 0x14: // Mode Change
             guard let index = connection(layer, packet), let mode = layer.integer(F.currentMode) else { return }
             let slots = layer.integer(F.interval) ?? 0
-            var items = [ReportItem("mode", .text(["active", "hold", "sniff", "park"][min(mode, 3)]))]
+            var items = [ReportItem("mode", .text(LinkParameters.modeName(mode)))]
             if mode != 0 { items.append(ReportItem("interval", .milliseconds(Double(slots) * 0.625))) }
             if status == 0 {
                 report.connections[index].parameters.mode = mode
@@ -309,7 +309,7 @@ public struct StatisticsCollector: PacketSink {
         case 0x01, 0x0A, 0x29: // LE Connection Complete, Enhanced v1 and v2
             guard status == 0, let handle = layer.integer(F.handle) else { return }
             let type = layer.integer(F.addressType).map(UInt8.init(truncatingIfNeeded:))
-            let key = LinkKey(controller: packet.frame.controller, handle: UInt16(handle))
+            let key = LinkKey(controller: packet.frame.controller, handle: UInt16(truncatingIfNeeded: handle))
             let index = open(key, packet, transport: .le, address: layer.address(F.address), type: type)
             report.connections[index].role = layer.integer(F.role).map { $0 == 0 ? .central : .peripheral }
             var items = [ReportItem("role", .text(report.connections[index].role?.rawValue ?? "unknown"))]
@@ -546,11 +546,11 @@ public struct StatisticsCollector: PacketSink {
             switch packet.layers[layerIndex].name {
             case "ATT":
                 carriesATTOrMedia = true
-                application += att(packet.layers[layerIndex], packet, index: index, key: key, cid: UInt16(cid), sent: sent)
+                application += att(packet.layers[layerIndex], packet, index: index, key: key, cid: UInt16(truncatingIfNeeded: cid), sent: sent)
             case "A2DP Data":
                 carriesATTOrMedia = true
                 mediaPayload = true
-                application += media(packet.layers[layerIndex], packet, key: key, cid: UInt16(cid), sent: sent, address: report.connections[index].address)
+                application += media(packet.layers[layerIndex], packet, key: key, cid: UInt16(truncatingIfNeeded: cid), sent: sent, address: report.connections[index].address)
             case "A2DP Control": avdtp(packet.layers[layerIndex], key: key, frame: frame.number)
             case "SMP":
                 if packet.layers[layerIndex].integer(F.smpCode) == 0x05, let reason = packet.layers[layerIndex].integer(F.smpReason) {
@@ -689,7 +689,7 @@ public struct StatisticsCollector: PacketSink {
                 report.att.unanswered.append(UnansweredRequest(frame: previous.frame, opcode: previous.opcode,
                                                                waited: frame.timestamp - previous.time, end: .superseded))
             }
-            pendingATT[mine] = PendingTransaction(frame: frame.number, time: frame.timestamp, opcode: UInt8(opcode))
+            pendingATT[mine] = PendingTransaction(frame: frame.number, time: frame.timestamp, opcode: UInt8(truncatingIfNeeded: opcode))
         } else if role == 2, let request = pendingATT.removeValue(forKey: theirs) {
             let latency = frame.timestamp - request.time
             if latency > 30_000_000 {

@@ -217,6 +217,17 @@ public struct LinkParameters: Equatable, Sendable {
     public var modeInterval: Int?
 
     public init() {}
+
+    /// Mode Change's Current_Mode in words (3, park, is from older specifications).
+    public static func modeName(_ mode: Int) -> String {
+        switch mode {
+        case 0: return "active"
+        case 1: return "hold"
+        case 2: return "sniff"
+        case 3: return "park"
+        default: return "mode \(mode)"
+        }
+    }
 }
 
 /// Which PDU kinds carried application data one way on a link, and when the first and last

@@ -190,7 +190,7 @@ public struct StatisticsJSON: ReportRenderer {
         json.member("mtu", p.mtu)
         json.member("encrypted", p.encrypted)
         json.member("key_size", p.keySize)
-        json.member("mode", p.mode.map { ["active", "hold", "sniff", "park"][min($0, 3)] })
+        json.member("mode", p.mode.map(LinkParameters.modeName))
         json.member("mode_interval_ms", p.modeInterval.map { Double($0) * 0.625 })
     }
 
