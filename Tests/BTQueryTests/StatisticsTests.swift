@@ -128,6 +128,18 @@ final class ThroughputCeilingTests: XCTestCase {
         XCTAssertEqual(c.firstLimit?.sentence, "LE Coded PHY (long range): LE 2M would allow about 320 kbps at this interval")
     }
 
+    /// An interval outside 7.5 ms to 4 s (a fuzzer found 0 on a damaged LE Connection Complete,
+    /// which made the ceiling infinite and its formatting trap) is held to the nearest allowed
+    /// one: 0 models 7.5 ms, whose write-request ceiling is 182 × 8 / 15 (see above).
+    func testIntervalOutsideTheSpecificationIsHeldToItsRange() {
+        let zero = C(interval: 0, phy: .le1M, dataLength: 27, mtu: 185, transfer: .writeRequests)
+        XCTAssertEqual(zero.interval, 6)
+        XCTAssertEqual(zero.kbps, 1456.0 / 15, accuracy: 1e-9)
+        XCTAssertEqual(C(interval: 0xFFFF, phy: .le1M, dataLength: 27, mtu: 23, transfer: .notifications).interval, 3200)
+        XCTAssertEqual(C.format(.infinity), "unbounded")
+        XCTAssertEqual(C.format(.nan), "?")
+    }
+
     /// A credit-based channel, MPS 247, LE 2M, 251, 20 ms: 251-byte PDUs, 14 per event, 247 × 8 ×
     /// 14 / 20 = 1383.2 kbps. Data length 27 instead: 10 LL packets per K-frame of 251 bytes.
     func testCreditBasedChannel() {

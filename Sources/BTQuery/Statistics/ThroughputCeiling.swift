@@ -47,7 +47,7 @@ public struct LEThroughputCeiling: Equatable, Sendable {
     public var transfer: Transfer
 
     public init(interval: Int, phy: PHY, dataLength: Int, mtu: Int, encrypted: Bool = false, transfer: Transfer) {
-        self.interval = interval
+        self.interval = min(max(interval, Self.intervals.lowerBound), Self.intervals.upperBound)
         self.phy = phy
         self.dataLength = max(27, min(251, dataLength))
         self.mtu = max(23, mtu)
@@ -56,6 +56,8 @@ public struct LEThroughputCeiling: Equatable, Sendable {
     }
 
     public static let interFrameSpace = 150
+    /// The connection intervals the specification allows, 1.25 ms units (7.5 ms to 4 s).
+    public static let intervals = 6 ... 3200
 
     /// Microseconds on air of a data channel PDU with `octets` of payload: preamble, access
     /// address, header, payload, MIC (encrypted and not empty), CRC; on LE Coded (S=8) the
@@ -171,6 +173,7 @@ public struct LEThroughputCeiling: Equatable, Sendable {
 
     /// "781", "234.7", "42.67": three significant digits or whole numbers.
     public static func format(_ kbps: Double) -> String {
+        guard kbps.isFinite else { return kbps.isNaN ? "?" : "unbounded" }
         if kbps >= 1000 { return String(Int(kbps.rounded())) }
         if kbps >= 100 { return ASCII.decimal(kbps, decimals: 1) }
         return ASCII.decimal(kbps, decimals: 2)

@@ -27,7 +27,9 @@ public struct ConnectionThroughput: Equatable {
         let intervalMicros = Int64(c.parameters.interval ?? 0) * 1250
         let span = last - first + intervalMicros
         if span > 0 { result.achievedKbps = Double(traffic.bytes * 8) / (Double(span) / 1000) }
-        guard c.transport == .le, let interval = c.parameters.interval, let transfer = transfer(of: traffic, c, sent: sent) else {
+        // An interval outside 7.5 ms to 4 s (a damaged or invented event) has no ceiling to model.
+        guard c.transport == .le, let interval = c.parameters.interval, LEThroughputCeiling.intervals.contains(interval),
+              let transfer = transfer(of: traffic, c, sent: sent) else {
             return result
         }
         let p = c.parameters
