@@ -24,6 +24,8 @@ struct PrintedRun {
     var statistics: CaptureStatistics { pipeline.statistics }
 
     mutating func run(_ reader: FrameReader, out: OutputWriter) throws {
+        // Output flushed line by line is watched as it arrives: no batching for the sink's thread.
+        pipeline.live = out.lineBuffered
         let plain = RenderingSink(mode.makeRenderer(options), out: out)
         if collapse && !quiet {
             var folding = CollapsingSink(plain, times: NotesOptionGroup.flagMark == "F" ? "x" : "×")

@@ -77,6 +77,46 @@ final class OutputHashTests: XCTestCase {
         }
     }
 
+    /// Sinks on a thread of their own (PacketHandoff) against everything on one: the same bytes,
+    /// the same messages, the same status, for every view that hands packets over. The benchmark
+    /// cuts are many batches long (6,000 and 3,000 packets, batches of 256); a filter, a range
+    /// and --count make dropped packets and an early stop fall inside batches.
+    func testOneThreadAndTwoPrintTheSame() throws {
+        let bench = try benchmarkSessions()
+        let views = Self.views.filter { $0.name != "gatt" } + [
+            ("stats", ["stats", "--json", "--throughput"]),
+            ("diagnose", ["diagnose"]),
+            ("filtered", ["show", "-V", "--color", "never", "-f", "att.opcode == 0x1b || hci.event"]),
+            ("range", ["show", "--color", "never", "--packets", "700-2900"]),
+            ("count", ["show", "--color", "never", "--type", "acl", "-c", "1000"]),
+            ("collapse", ["show", "--color", "never", "--collapse"]),
+            ("text", ["export", "--format", "text", "-V"]),
+        ]
+        for file in bench.files + ["Fixtures/trouble.btsnoop", "Fixtures/a2dp-stream.btsnoop", "Fixtures/kernel-l2cap.btsnoop"] {
+            for view in views {
+                let two = try Tool.run(Tool.btlog, view.arguments + [file], environment: ["BTLOG_THREADS": "2"])
+                let one = try Tool.run(Tool.btlog, view.arguments + [file], environment: ["BTLOG_THREADS": "1"])
+                XCTAssertGreaterThan(two.out.count, 0, "\(view.name) \(file)")
+                XCTAssertTrue(two.out == one.out, "\(view.name) of \(file) differs between one thread and two")
+                XCTAssertEqual(two.err, one.err, "\(view.name) \(file)")
+                XCTAssertEqual(two.status, one.status, "\(view.name) \(file)")
+            }
+        }
+        // What the sink's thread throws ends the run as it would on one: a reader gone quietly
+        // (exit 0), a full disk with its message (exit 1).
+        for threads in ["1", "2"] {
+            for command in ["show -V", "export --format jsonl", "stats --json"] {
+                let piped = try Tool.run("/bin/bash", ["-c", "\(Tool.btlog) \(command) \(bench.files[0]) | head -c 10 > /dev/null; echo ${PIPESTATUS[0]}"],
+                                         environment: ["BTLOG_THREADS": threads])
+                XCTAssertEqual(piped.out, "0\n", "\(command) with \(threads) thread(s)")
+                XCTAssertEqual(piped.err, "", "\(command) with \(threads) thread(s)")
+            }
+            let full = try Tool.run("/bin/bash", ["-c", "\(Tool.btlog) show -V \(bench.files[0]) > /dev/full"], environment: ["BTLOG_THREADS": threads])
+            XCTAssertEqual(full.status, 1)
+            XCTAssertTrue(full.err.hasSuffix("write to output failed: No space left on device\n"), "with \(threads) thread(s): \(full.err)")
+        }
+    }
+
     /// Small cuts of the benchmark's two sessions (LE and BR/EDR audio), from the generator.
     func benchmarkSessions() throws -> (folder: String, files: [String]) {
         let folder = NSTemporaryDirectory() + "btlog-hash-bench-\(getpid())"

@@ -54,6 +54,9 @@ public struct StatisticsCollector: PacketSink {
         file = name
     }
 
+    /// Following links, transactions and streams is a third of `stats`: worth the second core.
+    public var runsOnItsOwnThread: Bool { true }
+
     /// What the decoder's Session learnt of the controllers (addresses, names) once a file ends.
     public mutating func endFile(session: Session) {
         for (index, position) in controllerIndex {

@@ -38,6 +38,8 @@ public struct CollapsingSink: PacketSink {
         runLength = 1
     }
 
+    public var runsOnItsOwnThread: Bool { inner.runsOnItsOwnThread }
+
     /// Prints the run being held, if any.
     mutating func release() throws {
         guard let first = held else { return }

@@ -1,0 +1,131 @@
+import BTDecode
+import Foundation
+
+/// Decoded packets on their way from the decoding thread to a sink on a thread of its own:
+/// a bounded ring of batches. The decoding thread fills a batch in place (each slot a Packet
+/// reused from the batch's last round, so decoding still allocates almost nothing), passes it
+/// on full, and takes an empty one back; the sink's thread consumes batches in the order they
+/// were passed and returns them. Each batch belongs to one thread at a time, handed over under
+/// the lock, so neither side touches what the other holds. The Session never leaves the
+/// decoding thread: sinks read only the packets.
+final class PacketHandoff<Sink: PacketSink>: @unchecked Sendable {
+    struct Batch {
+        var packets: [Packet] = []
+        /// Slots in use; the packets past it are spare storage from an earlier round.
+        var count = 0
+    }
+
+    /// Packets per batch: enough that the lock is taken rarely, few enough that the ring stays small.
+    static var batchSize: Int { 256 }
+
+    private let condition = NSCondition()
+    private var full: [Batch] = []
+    private var empty: [Batch]
+    private var ended = false
+    private var sinkDone = false
+    /// What the sink threw; the sink's thread stops there, and the decoding thread throws it.
+    private var failure: Error?
+    /// Owned by the sink's thread from `start` until `finish` returns it.
+    private var sink: Sink
+
+    init(_ sink: Sink, batches: Int = 4) {
+        self.sink = sink
+        empty = Array(repeating: Batch(), count: batches)
+    }
+
+    /// Starts the sink's thread.
+    func start() {
+        let thread = Thread { [self] in drain() }
+        // The sink renders whole trees; the default secondary stack (512 KiB) is not the main one's.
+        thread.stackSize = 8 << 20
+        thread.name = "btlog sink"
+        thread.start()
+    }
+
+    // MARK: The decoding thread
+
+    /// A batch to fill; waits while the sink is behind. Throws what the sink threw.
+    func takeEmpty() throws -> Batch {
+        condition.lock()
+        defer { condition.unlock() }
+        while empty.isEmpty && failure == nil { condition.wait() }
+        if let failure { throw failure }
+        var batch = empty.removeLast()
+        batch.count = 0
+        return batch
+    }
+
+    func pass(_ batch: Batch) {
+        condition.lock()
+        full.append(batch)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// No more batches: waits until the sink consumed every one passed, and gives the sink back
+    /// (its state after the last packet) with what it threw, if it threw.
+    func finish() -> (Sink, Error?) {
+        condition.lock()
+        defer { condition.unlock() }
+        ended = true
+        condition.broadcast()
+        while !sinkDone { condition.wait() }
+        return (sink, failure)
+    }
+
+    // MARK: The sink's thread
+
+    private func drain() {
+        while true {
+            condition.lock()
+            while full.isEmpty && !ended { condition.wait() }
+            if full.isEmpty {
+                sinkDone = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            var batch = full.removeFirst()
+            condition.unlock()
+            do {
+                for index in 0 ..< batch.count { try sink.consume(batch.packets[index]) }
+            } catch {
+                condition.lock()
+                failure = error
+                sinkDone = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            batch.count = 0
+            condition.lock()
+            empty.append(batch)
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+}
+
+/// Whether sinks get a thread of their own: when this process may use more than one CPU
+/// (taskset, cgroup cpusets), unless BTLOG_THREADS says otherwise (1: one thread; 2 or more: a
+/// sink thread even on one CPU, for tests and measurements).
+public enum SinkThreading {
+    public static let available: Bool = {
+        if let setting = ProcessInfo.processInfo.environment["BTLOG_THREADS"], let threads = Int(setting) {
+            return threads > 1
+        }
+        return usableCPUs > 1
+    }()
+
+    /// CPUs in this process's affinity mask (what taskset -c and cpusets set), from the kernel's
+    /// "Cpus_allowed" line (Foundation's processor counts ignore the mask), or the online count.
+    static var usableCPUs: Int {
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") }) {
+            let mask = line.dropFirst("Cpus_allowed:".count)
+            let count = mask.reduce(0) { count, character in count + (character.hexDigitValue ?? 0).nonzeroBitCount }
+            if count > 0 { return count }
+        }
+        return ProcessInfo.processInfo.activeProcessorCount
+    }
+}

@@ -1,0 +1,171 @@
+import BTCapture
+import BTDecode
+
+/// What a chain ends in: the packets every stage kept, one at a time (a renderer, an exporter).
+public protocol PacketSink {
+    mutating func consume(_ packet: Packet) throws
+    /// True once the sink wants no more packets (grep -m, -l): reading stops.
+    var isSatisfied: Bool { get }
+    /// Whether its work per packet (rendering, writing text or JSON) is worth a thread of its
+    /// own, beside the decoding. A sink that can be satisfied says no: reading must stop at its
+    /// packet, not a batch later.
+    var runsOnItsOwnThread: Bool { get }
+}
+
+extension PacketSink {
+    public var isSatisfied: Bool { false }
+    public var runsOnItsOwnThread: Bool { false }
+}
+
+/// Decodes nothing further and keeps nothing: for runs whose output is a report on the whole
+/// capture (`btlog gatt`, `capture --list`), made from the Session once the input ends.
+public struct DiscardingSink: PacketSink {
+    public init() {}
+    public mutating func consume(_ packet: Packet) throws {}
+}
+
+/// The packet loop every command wires: read a frame, show it to the tap (capture -w writes
+/// there), decode it (every frame: state such as connections spans packets), pass it through
+/// the stages, hand what they keep to the sink, and count it.
+public struct PacketPipeline {
+    public let decoder: Decoder
+    public var stages: [any PacketStage]
+    /// Sees every frame read, before it is decoded.
+    public var tap: ((Frame) throws -> Void)?
+    /// Damage the reader reported (a truncated last record), as soon as it is known.
+    public var onWarning: (CaptureWarning) -> Void
+    /// The counts of every packet the stages kept (the status line).
+    public private(set) var statistics = CaptureStatistics()
+    /// False when a stage ended the run before the input did.
+    public private(set) var readAll = true
+    /// Frames arrive as they happen (standard input, --follow, a live capture): each packet
+    /// goes to the sink as soon as it is decoded, never held back in a batch for another thread.
+    public var live = false
+
+    public init(decoder: Decoder, stages: [any PacketStage] = [], onWarning: @escaping (CaptureWarning) -> Void) {
+        self.decoder = decoder
+        self.stages = stages
+        self.onWarning = onWarning
+    }
+
+    public mutating func run<Sink: PacketSink>(_ reader: FrameReader, into sink: inout Sink) throws {
+        if sink.runsOnItsOwnThread && !live && SinkThreading.available {
+            try runWithSinkThread(reader, into: &sink)
+        } else {
+            try runOnOneThread(reader, into: &sink)
+        }
+    }
+
+    private mutating func runOnOneThread<Sink: PacketSink>(_ reader: FrameReader, into sink: inout Sink) throws {
+        drainWarnings(reader)
+        // One Packet for the whole run: each frame is decoded into it, reusing its storage (in
+        // place: a copy of it would retain and release everything it holds).
+        var reused: Packet?
+        var context = StageContext()
+        var first = true
+        while let frame = try reader.next() {
+            try arrive(frame, reader, &context, first: &first)
+            if reused == nil {
+                reused = decoder.decode(frame)
+            } else {
+                decoder.decode(frame, into: &reused!)
+            }
+            var (kept, stop) = select(&reused!, context)
+            if kept {
+                try sink.consume(reused!)
+                statistics.add(reused!)
+                if sink.isSatisfied { stop = true }
+            }
+            if stop {
+                readAll = false
+                break
+            }
+        }
+        drainWarnings(reader)
+    }
+
+    /// The same loop with the sink on a second core (PacketHandoff): this thread reads, decodes,
+    /// runs the stages and counts; the sink's thread consumes the kept packets in order.
+    private mutating func runWithSinkThread<Sink: PacketSink>(_ reader: FrameReader, into sink: inout Sink) throws {
+        drainWarnings(reader)
+        let handoff = PacketHandoff(sink)
+        handoff.start()
+        let batchSize = PacketHandoff<Sink>.batchSize
+        var context = StageContext()
+        var first = true
+        var readFailure: Error?
+        do {
+            var batch = try handoff.takeEmpty()
+            defer { handoff.pass(batch) }
+            while let frame = try reader.next() {
+                try arrive(frame, reader, &context, first: &first)
+                let slot = batch.count
+                if slot == batch.packets.count {
+                    batch.packets.append(decoder.decode(frame))
+                } else {
+                    decoder.decode(frame, into: &batch.packets[slot])
+                }
+                let (kept, stop) = select(&batch.packets[slot], context)
+                if kept {
+                    statistics.add(batch.packets[slot])
+                    batch.count += 1
+                    if batch.count == batchSize {
+                        handoff.pass(batch)
+                        batch = PacketHandoff<Sink>.Batch()
+                        batch = try handoff.takeEmpty()
+                    }
+                }
+                if stop {
+                    readAll = false
+                    break
+                }
+            }
+        } catch {
+            readFailure = error
+        }
+        // The sink has every packet kept before a failure, as on one thread; what it threw comes
+        // first (on one thread it would have ended the run before the reader's failure).
+        let (finished, sinkFailure) = handoff.finish()
+        sink = finished
+        if let failure = sinkFailure ?? readFailure { throw failure }
+        drainWarnings(reader)
+    }
+
+    /// Before a frame is decoded: the reader's warnings, the tap, the capture's first time.
+    @inline(__always)
+    private mutating func arrive(_ frame: Frame, _ reader: FrameReader, _ context: inout StageContext, first: inout Bool) throws {
+        drainWarnings(reader)
+        try tap?(frame)
+        if first {
+            context.captureStart = frame.timestamp
+            first = false
+        }
+    }
+
+    /// The stages over a decoded packet: whether it is kept, and whether reading ends with it
+    /// (a stage that saw its last packet ends the reading, even if a later stage dropped it).
+    @inline(__always)
+    private mutating func select(_ packet: inout Packet, _ context: StageContext) -> (kept: Bool, stop: Bool) {
+        var stop = false
+        for index in stages.indices {
+            switch stages[index].process(&packet, context: context) {
+            case .keep: continue
+            case .keepAndStop: stop = true
+            case .drop: return (false, stop)
+            }
+        }
+        return (true, stop)
+    }
+
+    /// What was still open when the input ended (PDUs, requests), reported against the packets
+    /// that opened it; nothing when a stage stopped the run early (the rest was never read).
+    public mutating func finish() -> [SessionReport] {
+        readAll ? decoder.finish() : []
+    }
+
+    private func drainWarnings(_ reader: FrameReader) {
+        guard !reader.warnings.isEmpty else { return }
+        for warning in reader.warnings { onWarning(warning) }
+        reader.warnings.removeAll()
+    }
+}
