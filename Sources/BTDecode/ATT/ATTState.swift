@@ -9,6 +9,10 @@ public struct ATTState: ProtocolState {
         var link: Session.LinkKey
         var cid: UInt16
         var clientIsLocal: Bool
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(UInt64(link.packed) << 17 | UInt64(cid) << 1 | (clientIsLocal ? 1 : 0))
+        }
     }
 
     struct Transaction {

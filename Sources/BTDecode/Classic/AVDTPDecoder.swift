@@ -8,6 +8,8 @@ public struct AVDTPState: ProtocolState {
     struct FlowKey: Hashable {
         var link: Session.LinkKey
         var sent: Bool
+
+        func hash(into hasher: inout Hasher) { hasher.combine(UInt64(link.packed) << 1 | (sent ? 1 : 0)) }
     }
 
     struct Fragmented {

@@ -167,8 +167,12 @@ public struct BDAddr: Hashable, Sendable, CustomStringConvertible {
             && a.bytes.3 == b.bytes.3 && a.bytes.4 == b.bytes.4 && a.bytes.5 == b.bytes.5
     }
 
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(bytes.0); hasher.combine(bytes.1); hasher.combine(bytes.2)
-        hasher.combine(bytes.3); hasher.combine(bytes.4); hasher.combine(bytes.5)
+    /// The six bytes in one integer, first byte highest.
+    @inlinable public var packed: UInt64 {
+        UInt64(bytes.0) << 40 | UInt64(bytes.1) << 32 | UInt64(bytes.2) << 24
+            | UInt64(bytes.3) << 16 | UInt64(bytes.4) << 8 | UInt64(bytes.5)
     }
+
+    // One word for the hasher, not six bytes (six calls into the runtime per lookup).
+    public func hash(into hasher: inout Hasher) { hasher.combine(packed) }
 }

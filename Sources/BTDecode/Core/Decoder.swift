@@ -16,6 +16,11 @@ public final class Decoder {
         return packet
     }
 
+    /// A packet holding nothing yet, with this decoder's options: storage for `decode(_:into:)`.
+    public func blankPacket() -> Packet {
+        Packet(frame: Frame(timestamp: 0, kind: .note, direction: .none, bytes: []), buildsDisplayText: session.options.buildsDisplayText)
+    }
+
     /// Decodes `frame` into `packet`, replacing what it held but reusing its storage: the packet
     /// loop decodes a whole capture into one Packet this way.
     public func decode(_ frame: Frame, into packet: inout Packet) {

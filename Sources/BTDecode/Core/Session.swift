@@ -12,6 +12,10 @@ public struct Session {
             self.controller = controller
             self.handle = handle
         }
+
+        /// Both in one word: several maps are looked up by link for every packet.
+        @inlinable public var packed: UInt32 { UInt32(controller) << 16 | UInt32(handle) }
+        public func hash(into hasher: inout Hasher) { hasher.combine(packed) }
     }
 
     public struct Connection {

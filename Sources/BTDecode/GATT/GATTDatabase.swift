@@ -25,6 +25,17 @@ public struct GATTServerKey: Hashable, Comparable, CustomStringConvertible {
         isRemote ? "\(device) (remote server, controller \(controller))" : "local server seen by \(device) (controller \(controller))"
     }
 
+    // Looked up for every ATT PDU: one word for the hasher instead of the five values the
+    // synthesized hash would combine. Equality stays the synthesized one.
+    public func hash(into hasher: inout Hasher) {
+        let word: UInt64
+        switch device {
+        case .address(let address): word = address.packed
+        case .handle(let handle): word = 1 << 63 | UInt64(handle)
+        }
+        hasher.combine(word ^ UInt64(controller) << 48 ^ (isRemote ? 1 << 62 : 0))
+    }
+
     public static func < (a: GATTServerKey, b: GATTServerKey) -> Bool {
         (a.controller, a.device.description, a.isRemote ? 0 : 1) < (b.controller, b.device.description, b.isRemote ? 0 : 1)
     }

@@ -10,6 +10,8 @@ public struct L2CAPState: ProtocolState {
         var link: Session.LinkKey
         /// Host to controller.
         var sent: Bool
+
+        func hash(into hasher: inout Hasher) { hasher.combine(UInt64(link.packed) << 1 | (sent ? 1 : 0)) }
     }
 
     struct PendingPDU {

@@ -55,6 +55,12 @@ final class PacketHandoff<Sink: PacketSink>: @unchecked Sendable {
         return batch
     }
 
+    /// Passes a full batch and takes an empty one.
+    func exchange(_ full: Batch) throws -> Batch {
+        pass(full)
+        return try takeEmpty()
+    }
+
     func pass(_ batch: Batch) {
         condition.lock()
         full.append(batch)
@@ -88,7 +94,22 @@ final class PacketHandoff<Sink: PacketSink>: @unchecked Sendable {
             var batch = full.removeFirst()
             condition.unlock()
             do {
-                for index in 0 ..< batch.count { try sink.consume(batch.packets[index]) }
+                let count = batch.count
+                try batch.packets.withUnsafeMutableBufferPointer { packets in
+                    let base = packets.baseAddress!
+                    for index in 0 ..< count {
+                        // Moved out and back (bitwise): reading a packet through the array or a
+                        // pointer would copy it, retaining and releasing everything it holds.
+                        let packet = (base + index).move()
+                        do {
+                            try sink.consume(packet)
+                        } catch {
+                            (base + index).initialize(to: packet)
+                            throw error
+                        }
+                        (base + index).initialize(to: packet)
+                    }
+                }
             } catch {
                 condition.lock()
                 failure = error

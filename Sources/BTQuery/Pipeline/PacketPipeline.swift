@@ -59,21 +59,16 @@ public struct PacketPipeline {
     private mutating func runOnOneThread<Sink: PacketSink>(_ reader: FrameReader, into sink: inout Sink) throws {
         drainWarnings(reader)
         // One Packet for the whole run: each frame is decoded into it, reusing its storage (in
-        // place: a copy of it would retain and release everything it holds).
-        var reused: Packet?
+        // place: a copy of it would retain and release everything it holds, and so would reading
+        // it out of an Optional).
+        var reused = decoder.blankPacket()
         var context = StageContext()
         var first = true
         while let frame = try reader.next() {
             try arrive(frame, reader, &context, first: &first)
-            if reused == nil {
-                reused = decoder.decode(frame)
-            } else {
-                decoder.decode(frame, into: &reused!)
-            }
-            var (kept, stop) = select(&reused!, context)
+            var (kept, stop) = admit(frame, into: &reused, context)
             if kept {
-                try sink.consume(reused!)
-                statistics.add(reused!)
+                try sink.consume(reused)
                 if sink.isSatisfied { stop = true }
             }
             if stop {
@@ -100,20 +95,12 @@ public struct PacketPipeline {
             while let frame = try reader.next() {
                 try arrive(frame, reader, &context, first: &first)
                 let slot = batch.count
-                if slot == batch.packets.count {
-                    batch.packets.append(decoder.decode(frame))
-                } else {
-                    decoder.decode(frame, into: &batch.packets[slot])
-                }
-                let (kept, stop) = select(&batch.packets[slot], context)
+                if slot == batch.packets.count { batch.packets.append(decoder.blankPacket()) }
+                // Through the buffer: an array's subscript would copy the packet to read it.
+                let (kept, stop) = batch.packets.withUnsafeMutableBufferPointer { admit(frame, into: &$0[slot], context) }
                 if kept {
-                    statistics.add(batch.packets[slot])
                     batch.count += 1
-                    if batch.count == batchSize {
-                        handoff.pass(batch)
-                        batch = PacketHandoff<Sink>.Batch()
-                        batch = try handoff.takeEmpty()
-                    }
+                    if batch.count == batchSize { batch = try handoff.exchange(batch) }
                 }
                 if stop {
                     readAll = false
@@ -142,10 +129,12 @@ public struct PacketPipeline {
         }
     }
 
-    /// The stages over a decoded packet: whether it is kept, and whether reading ends with it
-    /// (a stage that saw its last packet ends the reading, even if a later stage dropped it).
+    /// Decodes a frame into `packet` (in place) and runs the stages over it: whether it is kept
+    /// (and then counted), and whether reading ends with it (a stage that saw its last packet
+    /// ends the reading, even if a later stage dropped it).
     @inline(__always)
-    private mutating func select(_ packet: inout Packet, _ context: StageContext) -> (kept: Bool, stop: Bool) {
+    private mutating func admit(_ frame: Frame, into packet: inout Packet, _ context: StageContext) -> (kept: Bool, stop: Bool) {
+        decoder.decode(frame, into: &packet)
         var stop = false
         for index in stages.indices {
             switch stages[index].process(&packet, context: context) {
@@ -154,6 +143,7 @@ public struct PacketPipeline {
             case .drop: return (false, stop)
             }
         }
+        statistics.add(packet)
         return (true, stop)
     }
 
