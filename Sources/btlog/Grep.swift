@@ -91,6 +91,7 @@ struct Grep: ParsableCommand {
                 let mode = display.mode
                 let decoder = decoders.make(buildsDisplayText: mode.showsFieldText)
                 var pipeline = PacketPipeline(decoder: decoder, stages: stages) { FileHandleStderr.warning($0.message) }
+                pipeline.live = out.lineBuffered
                 var sink = SearchingSink(
                     renderer: mode.makeRenderer(fileOptions),
                     search: TextSearch(pattern: compiled, invert: invertMatch),

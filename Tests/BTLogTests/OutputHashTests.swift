@@ -79,7 +79,7 @@ final class OutputHashTests: XCTestCase {
 
     /// Sinks on a thread of their own (PacketHandoff) against everything on one: the same bytes,
     /// the same messages, the same status, for every view that hands packets over. The benchmark
-    /// cuts are many batches long (6,000 and 3,000 packets, batches of 256); a filter, a range
+    /// cuts are many batches long (6,000 and 3,000 packets, batches of 128); a filter, a range
     /// and --count make dropped packets and an early stop fall inside batches.
     func testOneThreadAndTwoPrintTheSame() throws {
         let bench = try benchmarkSessions()
@@ -91,6 +91,9 @@ final class OutputHashTests: XCTestCase {
             ("count", ["show", "--color", "never", "--type", "acl", "-c", "1000"]),
             ("collapse", ["show", "--color", "never", "--collapse"]),
             ("text", ["export", "--format", "text", "-V"]),
+            ("grep", ["grep", "-C", "2", "Handle Value|Disconnect"]),
+            ("grep -c", ["grep", "-c", "-V", "Handle: 0x00"]),
+            ("grep -m", ["grep", "-m", "40", "ATT"]),
         ]
         for file in bench.files + ["Fixtures/trouble.btsnoop", "Fixtures/a2dp-stream.btsnoop", "Fixtures/kernel-l2cap.btsnoop"] {
             for view in views {

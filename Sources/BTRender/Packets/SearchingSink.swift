@@ -51,6 +51,10 @@ public struct SearchingSink: PacketSink {
         }
     }
 
+    /// Rendering and searching every packet is worth the second core, unless -m or -l can end
+    /// the reading at a packet.
+    public var runsOnItsOwnThread: Bool { limit == nil && output != .fileName }
+
     public mutating func consume(_ packet: Packet) throws {
         try renderer.render(packet, to: scratch)
         let reachedLimit = limit.map { selected >= $0 } ?? false
