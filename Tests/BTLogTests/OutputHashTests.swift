@@ -93,7 +93,7 @@ final class OutputHashTests: XCTestCase {
             ("text", ["export", "--format", "text", "-V"]),
             ("grep", ["grep", "-C", "2", "Handle Value|Disconnect"]),
             ("grep -c", ["grep", "-c", "-V", "Handle: 0x00"]),
-            ("grep -m", ["grep", "-m", "40", "ATT"]),
+            ("grep -m", ["grep", "-m", "40", "ATT|L2CAP|A2DP"]),
         ]
         for file in bench.files + ["Fixtures/trouble.btsnoop", "Fixtures/a2dp-stream.btsnoop", "Fixtures/kernel-l2cap.btsnoop"] {
             for view in views {
