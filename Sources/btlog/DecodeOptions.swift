@@ -42,9 +42,11 @@ struct DecoderFactory {
     let options: DecodeOptions
 
     /// `buildsDisplayText`: whether the view prints fields' display text (the tree).
-    func make(buildsDisplayText: Bool) -> Decoder {
+    /// `keepsLastValues`: whether the view prints each GATT handle's last value (gatt).
+    func make(buildsDisplayText: Bool, keepsLastValues: Bool = false) -> Decoder {
         var options = options
         options.buildsDisplayText = buildsDisplayText
+        options.keepsLastValues = keepsLastValues
         return Decoder(options: options)
     }
 }

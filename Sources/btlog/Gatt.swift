@@ -22,7 +22,7 @@ struct Gatt: ParsableCommand {
 
     func run() throws {
         let out = OutputWriter()
-        let decoder = try decoding.prepare().make(buildsDisplayText: false)
+        let decoder = try decoding.prepare().make(buildsDisplayText: false, keepsLastValues: true)
         var pipeline = PacketPipeline(decoder: decoder) { FileHandleStderr.warning($0.message) }
         do {
             var nothing = DiscardingSink()

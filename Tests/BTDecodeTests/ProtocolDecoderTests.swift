@@ -10,6 +10,10 @@ final class ProtocolDecoderTests: XCTestCase {
     override func setUp() {
         decoder = Decoder()
         number = 0
+        setUpConnection()
+    }
+
+    func setUpConnection() {
         // LE Connection Complete: handle 0x0040, central, random peer C0:FF:EE:12:34:56.
         _ = feed(.event, .received, [0x3E, 0x13, 0x01, 0x00, 0x40, 0x00, 0x00, 0x01, 0x56, 0x34, 0x12, 0xEE, 0xFF, 0xC0,
                                      0x18, 0x00, 0x00, 0x00, 0x48, 0x00, 0x00])
@@ -140,6 +144,33 @@ final class ProtocolDecoderTests: XCTestCase {
         XCTAssertEqual(cccd.summary, "Write Request - Handle: 0x0013 - Heart Rate Measurement - Configuration - Notification")
         let service = l2cap(0x0004, [0x0A, 0x10, 0x00], sent: true)
         XCTAssertEqual(service.summary, "Read Request - Handle: 0x0010 - Nordic UART Service")
+    }
+
+    /// A handle is resolved once and the answer kept (GATTDatabase.naming) until discovery
+    /// changes the database: a descriptor named before its characteristic's declaration was
+    /// read is named after it once it has been. Last values are kept only when asked for.
+    func testHandleNamesFollowDiscoveryAndLastValuesAreKeptOnlyWhenAsked() {
+        for keeps in [false, true] {
+            decoder = Decoder(options: DecodeOptions(keepsLastValues: keeps))
+            number = 0
+            setUpConnection()
+            l2cap(0x0004, [0x04, 0x10, 0x00, 0x13, 0x00], sent: true)
+            l2cap(0x0004, [0x05, 0x01, 0x11, 0x00, 0x03, 0x28, 0x12, 0x00, 0x37, 0x2A, 0x13, 0x00, 0x02, 0x29], sent: false)
+            let before = l2cap(0x0004, [0x12, 0x13, 0x00, 0x01, 0x00], sent: true)
+            XCTAssertEqual(before.summary, "Write Request - Handle: 0x0013 - Configuration - Notification")
+            XCTAssertEqual(values(before, GATTFields.characteristic), [])
+            l2cap(0x0004, [0x13], sent: false)
+            l2cap(0x0004, [0x0A, 0x11, 0x00], sent: true)
+            l2cap(0x0004, [0x0B, 0x10, 0x12, 0x00, 0x37, 0x2A], sent: false)
+            let after = l2cap(0x0004, [0x12, 0x13, 0x00, 0x00, 0x00], sent: true)
+            XCTAssertEqual(after.summary, "Write Request - Handle: 0x0013 - Heart Rate Measurement - Configuration - Disabled")
+            XCTAssertEqual(values(after, GATTFields.characteristic), ["2A37"])
+            l2cap(0x0004, [0x13], sent: false)
+            l2cap(0x0004, [0x1B, 0x12, 0x00, 0x00, 0x48], sent: false)
+            let database = decoder.session.gatt.databases.values.first
+            XCTAssertEqual(database?.attributes[0x0012]?.lastValue, keeps ? [0x00, 0x48] : nil)
+            XCTAssertEqual(database?.attributes[0x0013]?.lastValue, keeps ? [0x00, 0x00] : nil, "a write counts once answered")
+        }
     }
 
     func testErrorsAndUnansweredRequests() {

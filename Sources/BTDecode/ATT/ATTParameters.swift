@@ -22,13 +22,21 @@ extension ATTDecoder {
         var key: GATTServerKey { pdu.server }
 
         func database(_ session: Session) -> GATTDatabase { session.gatt.databases[key] ?? GATTDatabase() }
+        /// Keeps `value` as the handle's last, when the run prints last values.
+        func recordValue(_ handle: UInt16, _ value: ArraySlice<UInt8>, on key: GATTServerKey, _ session: inout Session) {
+            if session.options.keepsLastValues { session.gatt.recordValue(handle, value, on: key) }
+        }
+        /// How this PDU's server names `handle` (resolved once per handle; see GATTDatabase.naming).
+        func naming(_ handle: UInt16, _ session: inout Session) -> GATTDatabase.HandleNaming? {
+            session.gatt.naming(of: handle, on: key, names: pdu.names)
+        }
 
         mutating func range(_ session: inout Session) throws {
             let start = try c.u16(), end = try c.u16()
             layer.add(ATTFields.startHandle, .u16(start))
             layer.add(ATTFields.endHandle, .u16(end))
             if start == end {
-                pdu.appendHandle(start, database(session), &layer)
+                pdu.appendHandle(start, naming(start, &session), &layer)
             } else {
                 layer.summary += " - Start Handle: \(hex: start) - End Handle: \(hex: end)"
             }
@@ -49,24 +57,29 @@ extension ATTDecoder {
             return uuid
         }
 
-        mutating func value(_ handle: UInt16?, _ session: inout Session) {
+        /// The rest of the PDU as the value of `handle`, which `naming` (when given) already resolved.
+        mutating func value(_ handle: UInt16?, _ session: inout Session, naming known: GATTDatabase.HandleNaming?? = nil) {
             let value = c
             let bytes = c.rest()
             layer.add(ATTFields.value, .bytes(bytes))
             guard let handle else { return }
-            let database = database(session)
-            pdu.describeValue(handle, bytes, database, &layer)
+            let naming = known ?? naming(handle, &session)
+            pdu.describeValue(bytes, naming, &layer)
             switch opcode {
-            case 0x0B, 0x12, 0x52, 0x1B, 0x1D: handOff(handle, value, database) // values whole, not in pieces
+            case 0x0B, 0x12, 0x52, 0x1B, 0x1D: handOff(handle, value, naming) // values whole, not in pieces
             default: break
             }
             // A Write Request's value counts only once the server accepts it.
-            if opcode == 0x12 { pdu.writtenValue = Array(bytes.prefix(512)) } else { session.gatt.databases[key]?.recordValue(handle, bytes) }
+            if opcode != 0x12 {
+                recordValue(handle, bytes, on: key, &session)
+            } else if session.options.keepsLastValues {
+                pdu.writtenValue = Array(bytes.prefix(512))
+            }
         }
 
         /// Marks the value for the profile registered for its characteristic, if any.
-        mutating func handOff(_ handle: UInt16, _ value: ByteCursor, _ database: GATTDatabase) {
-            guard !DissectorTables.gattCharacteristics.isEmpty, let type = database.attributes[handle]?.type,
+        mutating func handOff(_ handle: UInt16, _ value: ByteCursor, _ naming: GATTDatabase.HandleNaming?) {
+            guard !DissectorTables.gattCharacteristics.isEmpty, let type = naming?.type,
                   let decode = DissectorTables.gattCharacteristics[type] else { return }
             handoff = GATTHandoff(decode: decode, value: value, context: GATTValueContext(l2cap: pdu.context, opcode: opcode, handle: handle, characteristic: type))
         }
@@ -77,9 +90,9 @@ extension ATTDecoder {
             layer.add(ATTFields.handle, .u16(handle))
             layer.add(ATTFields.error, .u8(error), named: errorName(error))
             layer.summary += " - \(opcodeName(requestOpcode)) - Attribute Handle: \(hex: handle)"
-            if let name = database(session).name(of: handle, names: pdu.names) { layer.summary += " - \(name)" }
+            if let name = naming(handle, &session)?.name { layer.summary += " - \(name)" }
             layer.summary += " - Error Code: \(errorName(error)) (\(hex: error))"
-            if GATTProfileError.applicationRange.contains(error) { handOff(handle, ByteCursor(c.bytes[c.index - 1 ..< c.index]), database(session)) }
+            if GATTProfileError.applicationRange.contains(error) { handOff(handle, ByteCursor(c.bytes[c.index - 1 ..< c.index]), naming(handle, &session)) }
             // Attribute Not Found ends every discovery procedure: expected, not a fault.
             let discovery: Set<UInt8> = [0x04, 0x06, 0x08, 0x10]
             if error == 0x0A && discovery.contains(requestOpcode) {
@@ -116,7 +129,7 @@ extension ATTDecoder {
                 layer.add(ATTFields.handle, .u16(handle))
                 layer.add(ATTFields.uuid, .uuid(type), pdu.names.labelled(type))
                 session.gatt.databases[key, default: GATTDatabase()].learnType(handle, type)
-                names.append("\(Hex.u16(handle)): \(database(session).name(of: handle, names: pdu.names) ?? pdu.names.name(type) ?? type.description)")
+                names.append("\(Hex.u16(handle)): \(naming(handle, &session)?.name ?? pdu.names.name(type) ?? type.description)")
             }
             layer.summary += " - \(names.joined(separator: ", "))"
             if !c.isAtEnd { layer.addIssue(.error, "Find Information Response: \(c.remaining) bytes left over") }
@@ -200,7 +213,7 @@ extension ATTDecoder {
                         if database(session).attributes[handle] == nil {
                             session.gatt.databases[key, default: GATTDatabase()].set(handle, .typed(type))
                         }
-                        session.gatt.databases[key]?.recordValue(handle, bytes)
+                        recordValue(handle, bytes, on: key, &session)
                         let decoded = GATTValues.describe(type, bytes)
                         entries.append("\(Hex.u16(handle))" + (decoded.map { ": \($0)" } ?? ""))
                     } else {
@@ -231,7 +244,7 @@ extension ATTDecoder {
         mutating func readRequest(_ session: inout Session) throws {
             let handle = try c.u16()
             layer.add(ATTFields.handle, .u16(handle))
-            pdu.appendHandle(handle, database(session), &layer)
+            pdu.appendHandle(handle, naming(handle, &session), &layer)
             pdu.handle = handle
         }
 
@@ -251,7 +264,7 @@ extension ATTDecoder {
                     layer.summary += " - Handle: \(hex: handle) - Characteristic Declaration - \(try declaration(handle, bytes, &session))"
                     return
                 }
-                pdu.appendHandle(handle, database(session), &layer)
+                pdu.appendHandle(handle, naming(handle, &session), &layer)
             }
             value(request?.handle, &session)
         }
@@ -260,7 +273,7 @@ extension ATTDecoder {
             let handle = try c.u16(), offset = try c.u16()
             layer.add(ATTFields.handle, .u16(handle))
             layer.add(ATTFields.offset, .u16(offset), inDecimal: true)
-            pdu.appendHandle(handle, database(session), &layer)
+            pdu.appendHandle(handle, naming(handle, &session), &layer)
             layer.summary += " - Offset: \(offset)"
             pdu.handle = handle
         }
@@ -270,7 +283,7 @@ extension ATTDecoder {
             while c.remaining >= 2 {
                 let handle = try c.u16()
                 layer.add(ATTFields.handle, .u16(handle))
-                handles.append(Hex.u16(handle) + (database(session).name(of: handle, names: pdu.names).map { " (\($0))" } ?? ""))
+                handles.append(Hex.u16(handle) + (naming(handle, &session).map { " (\($0.name))" } ?? ""))
             }
             layer.summary += " - Handles: \(handles.joined(separator: ", "))"
             if handles.count < 2 { layer.addIssue(.warning, "\(opcodeName(opcode)) needs at least two handles") }
@@ -280,8 +293,8 @@ extension ATTDecoder {
             // Write Response and Confirmation carry no handle: name the one their request had.
             if let handle = request?.handle {
                 layer.add(ATTFields.handle, .u16(handle))
-                pdu.appendHandle(handle, database(session), &layer)
-                if let written = request?.value { session.gatt.databases[key]?.recordValue(handle, written[...]) }
+                pdu.appendHandle(handle, naming(handle, &session), &layer)
+                if let written = request?.value { recordValue(handle, written[...], on: key, &session) }
             }
         }
 
@@ -304,15 +317,16 @@ extension ATTDecoder {
         mutating func handleAndValue(_ session: inout Session) throws {
             let handle = try c.u16()
             layer.add(ATTFields.handle, .u16(handle))
-            pdu.appendHandle(handle, database(session), &layer)
+            let naming = naming(handle, &session)
+            pdu.appendHandle(handle, naming, &layer)
             pdu.handle = handle
-            value(handle, &session)
+            value(handle, &session, naming: .some(naming))
         }
 
         mutating func signedWriteCommand(_ session: inout Session) throws {
             let handle = try c.u16()
             layer.add(ATTFields.handle, .u16(handle))
-            pdu.appendHandle(handle, database(session), &layer)
+            pdu.appendHandle(handle, naming(handle, &session), &layer)
             guard c.remaining >= 12 else {
                 layer.addIssue(.error, "Signed Write Command without its 12-byte signature")
                 value(handle, &session)
@@ -327,7 +341,7 @@ extension ATTDecoder {
             let handle = try c.u16(), offset = try c.u16()
             layer.add(ATTFields.handle, .u16(handle))
             layer.add(ATTFields.offset, .u16(offset), inDecimal: true)
-            pdu.appendHandle(handle, database(session), &layer)
+            pdu.appendHandle(handle, naming(handle, &session), &layer)
             layer.summary += " - Offset: \(offset)"
             layer.add(ATTFields.value, .bytes(c.rest()))
             pdu.handle = handle
@@ -347,8 +361,8 @@ extension ATTDecoder {
                 if Int(length) > c.remaining { layer.addIssue(.error, "Value length \(length) but \(c.remaining) bytes follow") }
                 let bytes = try c.slice(min(Int(length), c.remaining))
                 layer.add(ATTFields.value, .bytes(bytes))
-                session.gatt.databases[key]?.recordValue(handle, bytes)
-                parts.append(Hex.u16(handle) + (database(session).name(of: handle, names: pdu.names).map { " \($0)" } ?? ""))
+                recordValue(handle, bytes, on: key, &session)
+                parts.append(Hex.u16(handle) + (naming(handle, &session).map { " \($0.name)" } ?? ""))
             }
             layer.summary += " - \(parts.joined(separator: ", "))"
         }

@@ -78,18 +78,18 @@ extension ATTDecoder {
 
         /// " - Handle: 0x0009 - Service Changed - Configuration" onto the summary, written in place,
         /// with the name as fields too.
-        func appendHandle(_ handle: UInt16, _ database: GATTDatabase, _ layer: inout Layer) {
+        func appendHandle(_ handle: UInt16, _ naming: GATTDatabase.HandleNaming?, _ layer: inout Layer) {
             layer.summary += " - Handle: \(hex: handle)"
-            guard let name = database.name(of: handle, names: names) else { return }
-            layer.summary += " - \(name)"
-            layer.add(ATTFields.name, .text(name))
-            if let service = database.service(containing: handle) { layer.add(GATTFields.service, .uuid(service.uuid), names.labelled(service.uuid)) }
-            if let characteristic = database.characteristicUUID(of: handle) { layer.add(GATTFields.characteristic, .uuid(characteristic), names.labelled(characteristic)) }
+            guard let naming else { return }
+            layer.summary += " - \(naming.name)"
+            layer.add(ATTFields.name, .text(naming.name))
+            if let service = naming.service { layer.add(GATTFields.service, .uuid(service), names.labelled(service)) }
+            if let characteristic = naming.characteristic { layer.add(GATTFields.characteristic, .uuid(characteristic), names.labelled(characteristic)) }
         }
 
         /// A value written, read or notified: decoded when its type is well known.
-        func describeValue(_ handle: UInt16, _ bytes: ArraySlice<UInt8>, _ database: GATTDatabase, _ layer: inout Layer) {
-            guard let type = database.attributes[handle]?.type else {
+        func describeValue(_ bytes: ArraySlice<UInt8>, _ naming: GATTDatabase.HandleNaming?, _ layer: inout Layer) {
+            guard let type = naming?.type else {
                 if !bytes.isEmpty { layer.summary += " - Value: \(preview: bytes)" }
                 return
             }

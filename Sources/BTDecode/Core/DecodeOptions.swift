@@ -13,9 +13,15 @@ public struct DecodeOptions: Sendable {
     /// GATT databases known before the capture (BlueZ's cache), by peer address: a remote
     /// server the capture has not discovered starts from its cached database.
     public var gattCache: [BDAddr: GATTDatabase] = [:]
+    /// Keep the last value seen for each known GATT handle (the `gatt` command prints them). Off
+    /// for every other view: keeping a copy of each notification's value costs about as much
+    /// as naming its handle.
+    public var keepsLastValues = false
 
-    public init(buildsDisplayText: Bool = true, uuidNames: UUIDNames = .standard, gattCache: [BDAddr: GATTDatabase] = [:]) {
+    public init(buildsDisplayText: Bool = true, uuidNames: UUIDNames = .standard, gattCache: [BDAddr: GATTDatabase] = [:],
+                keepsLastValues: Bool = false) {
         self.buildsDisplayText = buildsDisplayText
+        self.keepsLastValues = keepsLastValues
         self.uuidNames = uuidNames
         self.gattCache = gattCache
     }

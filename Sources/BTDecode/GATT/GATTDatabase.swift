@@ -72,13 +72,38 @@ public struct GATTAttribute: Equatable, Sendable {
 
 /// A GATT server's attributes, learnt from discovery responses, the BlueZ cache, and values seen.
 public struct GATTDatabase: Sendable {
-    public var attributes: [UInt16: GATTAttribute] = [:]
+    public private(set) var attributes: [UInt16: GATTAttribute] = [:]
+    /// What each handle a PDU named resolved to, kept until discovery changes the database:
+    /// a notification stream names the same handle thousands of times, and resolving it walks
+    /// the database for its service and characteristic.
+    private var namings: [UInt16: HandleNaming] = [:]
+
+    /// How PDUs name a handle: its summary name, the service and characteristic it belongs
+    /// to, and its attribute type.
+    public struct HandleNaming: Sendable {
+        public var name: String
+        public var service: BTUUID?
+        public var characteristic: BTUUID?
+        public var type: BTUUID
+    }
 
     public init() {}
 
     public mutating func set(_ handle: UInt16, _ role: GATTAttribute.Role) {
         let last = attributes[handle]?.lastValue
         attributes[handle] = GATTAttribute(handle: handle, role: role, lastValue: last)
+        if !namings.isEmpty { namings.removeAll() }
+    }
+
+    /// The handle's naming, worked out on first use. `names` must be the same for every call on
+    /// one database (the session's), as it is.
+    mutating func naming(of handle: UInt16, names: UUIDNames) -> HandleNaming? {
+        if let known = namings[handle] { return known }
+        guard let attribute = attributes[handle], let name = name(of: handle, names: names) else { return nil }
+        let naming = HandleNaming(name: name, service: service(containing: handle)?.uuid,
+                                  characteristic: characteristicUUID(of: handle), type: attribute.type)
+        namings[handle] = naming
+        return naming
     }
 
     /// Find Information reveals types: descriptors unless the handle is already known.
@@ -96,8 +121,8 @@ public struct GATTDatabase: Sendable {
     }
 
     mutating func recordValue(_ handle: UInt16, _ value: ArraySlice<UInt8>) {
-        if attributes[handle] == nil { return }
-        attributes[handle]!.lastValue = Array(value.prefix(512))
+        guard let index = attributes.index(forKey: handle) else { return }
+        attributes.values[index].lastValue = Array(value.prefix(512))
     }
 
     /// The characteristic declaration a handle belongs to: the nearest declaration at or before it.
@@ -163,6 +188,18 @@ public struct GATTState: ProtocolState {
     public init() {}
 
     public mutating func close(_ link: Session.LinkKey) -> [String] { [] }
+
+    /// How the server behind `key` names `handle` (nil: no database, or the handle is unknown).
+    mutating func naming(of handle: UInt16, on key: GATTServerKey, names: UUIDNames) -> GATTDatabase.HandleNaming? {
+        guard let index = databases.index(forKey: key) else { return nil }
+        return databases.values[index].naming(of: handle, names: names)
+    }
+
+    /// Keeps the last value seen for a known handle (the gatt command shows it).
+    mutating func recordValue(_ handle: UInt16, _ value: ArraySlice<UInt8>, on key: GATTServerKey) {
+        guard let index = databases.index(forKey: key) else { return }
+        databases.values[index].recordValue(handle, value)
+    }
     public mutating func finish() -> [SessionReport] { [] }
 
     /// A remote server the capture has not discovered yet starts from its database in `cache`
