@@ -79,8 +79,8 @@ extension ATTDecoder {
 
         /// Marks the value for the profile registered for its characteristic, if any.
         mutating func handOff(_ handle: UInt16, _ value: ByteCursor, _ naming: GATTDatabase.HandleNaming?) {
-            guard !DissectorTables.gattCharacteristics.isEmpty, let type = naming?.type,
-                  let decode = DissectorTables.gattCharacteristics[type] else { return }
+            guard let naming, naming.hasProfile, let decode = DissectorTables.gattCharacteristics[naming.type] else { return }
+            let type = naming.type
             handoff = GATTHandoff(decode: decode, value: value, context: GATTValueContext(l2cap: pdu.context, opcode: opcode, handle: handle, characteristic: type))
         }
 

@@ -49,7 +49,7 @@ public enum AdvertisingData {
                 _ = c.rest()
                 break
             }
-            let name = typeNames[type] ?? "Unknown AD Type"
+            var name: String { typeNames[type] ?? "Unknown AD Type" }
             var v = ByteCursor(value)
             let first = layer.fields.count
             let text = describe(type, &v, &layer, &digest, uuidNames)
@@ -66,6 +66,9 @@ public enum AdvertisingData {
 
     /// Adds the structure's fields and returns its text for the tree (empty when no tree is
     /// printed: the text costs more than the fields).
+    static let flagNames = ["LE Limited Discoverable", "LE General Discoverable", "BR/EDR Not Supported",
+                            "Simultaneous LE and BR/EDR (Controller)", "Simultaneous LE and BR/EDR (Host)"]
+
     static func describe(_ type: UInt8, _ c: inout ByteCursor, _ layer: inout Layer, _ digest: inout Digest, _ uuidNames: UUIDNames) -> String? {
         let wantsText = layer.keepsDisplays
         func uuids(_ size: Int) -> String {
@@ -87,10 +90,9 @@ public enum AdvertisingData {
         case 0x01:
             guard let flags = try? c.u8() else { return nil }
             layer.add(AdvertisingFields.flags, .u8(flags))
-            let names = [(0, "LE Limited Discoverable"), (1, "LE General Discoverable"), (2, "BR/EDR Not Supported"),
-                         (3, "Simultaneous LE and BR/EDR (Controller)"), (4, "Simultaneous LE and BR/EDR (Host)")]
-                .filter { flags & (1 << $0.0) != 0 }.map(\.1)
-            return wantsText ? "\(Hex.u8(flags)) \(names.joined(separator: ", "))" : ""
+            guard wantsText else { return "" }
+            let names = flagNames.indices.filter { flags & (1 << $0) != 0 }.map { flagNames[$0] }
+            return "\(Hex.u8(flags)) \(names.joined(separator: ", "))"
         case 0x02, 0x03, 0x14: return uuids(2)
         case 0x04, 0x05, 0x1F: return uuids(4)
         case 0x06, 0x07, 0x15: return uuids(16)
@@ -148,7 +150,8 @@ public enum AdvertisingData {
         case 0xFF:
             guard let company = try? c.u16() else { return nil }
             let data = c.rest()
-            let companyName = AssignedNumbers.company(company) ?? "Unknown"
+            // The company's name only where text is printed: the lookup costs more than the rest.
+            var companyName: String { AssignedNumbers.company(company) ?? "Unknown" }
             layer.add(AdvertisingFields.company, .u16(company), named: companyName)
             layer.add(AdvertisingFields.manufacturerData, .bytes(data))
             if let describe = DissectorTables.manufacturerData[company], let text = describe(data, &layer) {

@@ -85,6 +85,8 @@ public struct GATTDatabase: Sendable {
         public var service: BTUUID?
         public var characteristic: BTUUID?
         public var type: BTUUID
+        /// A profile above GATT registered this type (ANCS, AMS, LE Audio): its values are handed on.
+        var hasProfile: Bool
     }
 
     public init() {}
@@ -101,7 +103,8 @@ public struct GATTDatabase: Sendable {
         if let known = namings[handle] { return known }
         guard let attribute = attributes[handle], let name = name(of: handle, names: names) else { return nil }
         let naming = HandleNaming(name: name, service: service(containing: handle)?.uuid,
-                                  characteristic: characteristicUUID(of: handle), type: attribute.type)
+                                  characteristic: characteristicUUID(of: handle), type: attribute.type,
+                                  hasProfile: DissectorTables.gattCharacteristics[attribute.type] != nil)
         namings[handle] = naming
         return naming
     }
