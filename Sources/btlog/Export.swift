@@ -181,6 +181,7 @@ struct ExportRun {
             FileHandleStderr.write(sink.report + "\n")
             return
         }
+        if let width = concurrentInputs { return try runConcurrently(out, width: width) }
         let columns = command.columnNames.map { ExportColumn.resolve($0).columns }
         var sink = RenderingSink(makeRenderer(), out: out)
         var statistics = CaptureStatistics()
@@ -192,6 +193,70 @@ struct ExportRun {
             statistics.merge(pipeline.statistics)
         }
         try sink.finish(statistics)
+        try out.flush()
+    }
+
+    /// How many inputs to decode at once: several captures in a line format (each input's lines
+    /// whole, in input order, as one after another would give them). Not standard input, and
+    /// not redacted (pseudonyms are numbered in reading order across the inputs).
+    var concurrentInputs: Int? {
+        guard command.files.count > 1, [.jsonl, .csv, .hex].contains(format), !command.redact, !command.redactValues,
+              !command.files.contains("-"), SinkThreading.inputsAtOnce > 1, InputJobs.canSpool else { return nil }
+        return SinkThreading.inputsAtOnce
+    }
+
+    /// Each input decoded and rendered on a thread of its own into a spool (InputJobs), the
+    /// spools copied to the output in input order. No progress line: several inputs move at once.
+    mutating func runConcurrently(_ out: OutputWriter, width: Int) throws {
+        let columns = command.columnNames.map { ExportColumn.resolve($0).columns }
+        if format == .csv {
+            // The header once, first, as the sequential export writes it (even when nothing is read).
+            var header = CSVRenderer(columns: columns ?? ExportColumn.csvDefault, withFileColumn: true)
+            try header.finish(CaptureStatistics(), to: out)
+        }
+        let command = command, format = format, decoders = decoders
+        let buildsDisplayText = format.buildsDisplayText(tree: command.tree, columns: columns)
+        var failed = false, read = 0
+        try InputJobs.run(count: command.files.count, width: width, job: { index, spool in
+            let file = command.files[index]
+            let reader = try CaptureInput.open(file, options: command.input.inputOptions)
+            var stages = try command.selection.stages(count: command.limit.count)
+            if let annotations = command.notes.stage(for: file) { stages.insert(annotations, at: 0) }
+            let spoolOut = OutputWriter(fd: spool.descriptor)
+            let renderer: PacketRenderer
+            switch format {
+            case .jsonl: renderer = JSONRenderer(layout: .lines, columns: columns)
+            case .csv: renderer = CSVRenderer(columns: columns ?? ExportColumn.csvDefault, withFileColumn: true, writesHeader: false)
+            default: renderer = HexRenderer()
+            }
+            var sink = RenderingSink(renderer, out: spoolOut)
+            sink.beginFile(file)
+            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: buildsDisplayText), stages: stages) {
+                spool.warnings.append($0.message)
+            }
+            pipeline.oneThread = true
+            // What was rendered before a read error is output, as it would be one input at a time.
+            defer { try? spoolOut.flush() }
+            try pipeline.run(reader, into: &sink)
+            try spoolOut.flush()
+        }, emit: { _, spool, outcome in
+            for warning in spool?.warnings ?? [] { FileHandleStderr.warning(warning) }
+            try spool?.readBack { try out.write(raw: $0) }
+            switch outcome {
+            case .success: read += 1
+            case .failure(let error as CaptureError):
+                try out.flush()
+                FileHandleStderr.error(error.message)
+                failed = true
+            case .failure(let error as OutputWriter.OutputFailed):
+                throw CaptureError("temporary file in TMPDIR: \(error.description)")
+            case .failure(let error as InputJobs.SpoolError):
+                throw CaptureError(error.description)
+            case .failure(let error):
+                throw error
+            }
+        })
+        (failedInputs, readInputs) = (failed, read)
         try out.flush()
     }
 

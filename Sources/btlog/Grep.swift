@@ -66,6 +66,15 @@ struct Grep: ParsableCommand {
         if countOnly && filesWithMatches { throw ValidationError("-c and -l choose different outputs; give one") }
     }
 
+    /// What every file's search shares.
+    struct Setup {
+        let pattern: TextPattern
+        let options: RenderOptions
+        let highlight: Bool
+        let decoders: DecoderFactory
+        let output: SearchingSink.Output
+    }
+
     func run() throws {
         let compiled = try SearchPattern.compile(pattern, ignoringCase: ignoreCase, fixed: fixedStrings, option: "grep")
         _ = try selection.stages() // a bad filter is reported before any output
@@ -75,45 +84,102 @@ struct Grep: ParsableCommand {
         // The text searched carries no colour; only the matches are coloured, as grep does.
         options.style = Style(enabled: false)
         options.width = nil
-        let decoders = try decoding.prepare()
-        let output: SearchingSink.Output = countOnly ? .count : filesWithMatches ? .fileName : .packets
+        let setup = Setup(pattern: compiled, options: options, highlight: highlight, decoders: try decoding.prepare(),
+                          output: countOnly ? .count : filesWithMatches ? .fileName : .packets)
         var anySelected = false, failed = false, printedBefore = false
-        for file in files {
-            do {
-                let reader = try CaptureInput.open(file, options: input.inputOptions)
-                if file == "-" { out.lineBuffered = true }
-                var stages = try selection.stages()
-                var fileOptions = options
-                if let annotations = notes.stage(for: file) {
-                    stages.insert(annotations, at: 0)
-                    fileOptions.flagColumn = NotesOptionGroup.flagMark
+        if let width = concurrentInputs {
+            (anySelected, failed) = try runConcurrently(setup, out: out, width: width)
+        } else {
+            for file in files {
+                do {
+                    let reader = try CaptureInput.open(file, options: input.inputOptions)
+                    if file == "-" { out.lineBuffered = true }
+                    let sink = try search(file, reader, setup, out: out, printedBefore: printedBefore) { FileHandleStderr.warning($0.message) }
+                    if sink.selected > 0 { anySelected = true }
+                    if sink.printedAny { printedBefore = true }
+                } catch is OutputWriter.OutputClosed {
+                    throw Failure(code: anySelected ? 0 : 1)
+                } catch let error as CaptureError {
+                    try? out.flush()
+                    FileHandleStderr.error(error.message)
+                    failed = true
                 }
-                let mode = display.mode
-                let decoder = decoders.make(buildsDisplayText: mode.showsFieldText)
-                var pipeline = PacketPipeline(decoder: decoder, stages: stages) { FileHandleStderr.warning($0.message) }
-                pipeline.live = out.lineBuffered
-                var sink = SearchingSink(
-                    renderer: mode.makeRenderer(fileOptions),
-                    search: TextSearch(pattern: compiled, invert: invertMatch),
-                    context: SearchContext(before: beforeContext ?? context ?? 0, after: afterContext ?? context ?? 0,
-                                           printedBefore: printedBefore),
-                    output: output, out: out, fileLabel: files.count > 1 ? file : nil, limit: maxCount, highlight: highlight)
-                try pipeline.run(reader, into: &sink)
-                try sink.finish(file: file)
-                if sink.selected > 0 { anySelected = true }
-                if sink.printedAny { printedBefore = true }
-            } catch is OutputWriter.OutputClosed {
-                throw Failure(code: anySelected ? 0 : 1)
-            } catch let error as CaptureError {
-                try? out.flush()
-                FileHandleStderr.error(error.message)
-                failed = true
             }
         }
         do { try out.flush() } catch is OutputWriter.OutputClosed {}
         // grep's rule: an error wins over a match.
         if failed { throw Failure(code: 2) }
         if !anySelected { throw Failure(code: 1) }
+    }
+
+    /// One file through its decoder and stages into a searching sink, its count or name written.
+    func search(_ file: String, _ reader: FrameReader, _ setup: Setup, out: OutputWriter, printedBefore: Bool, oneThread: Bool = false,
+                warn: @escaping (CaptureWarning) -> Void) throws -> SearchingSink {
+        var stages = try selection.stages()
+        var fileOptions = setup.options
+        if let annotations = notes.stage(for: file) {
+            stages.insert(annotations, at: 0)
+            fileOptions.flagColumn = NotesOptionGroup.flagMark
+        }
+        let mode = display.mode
+        var pipeline = PacketPipeline(decoder: setup.decoders.make(buildsDisplayText: mode.showsFieldText), stages: stages, onWarning: warn)
+        pipeline.live = out.lineBuffered
+        pipeline.oneThread = oneThread
+        var sink = SearchingSink(
+            renderer: mode.makeRenderer(fileOptions),
+            search: TextSearch(pattern: setup.pattern, invert: invertMatch),
+            context: SearchContext(before: beforeContext ?? context ?? 0, after: afterContext ?? context ?? 0,
+                                   printedBefore: printedBefore),
+            output: setup.output, out: out, fileLabel: files.count > 1 ? file : nil, limit: maxCount, highlight: setup.highlight)
+        try pipeline.run(reader, into: &sink)
+        try sink.finish(file: file)
+        return sink
+    }
+
+    /// Files searched at once: -c and -l print a line per file that does not depend on the
+    /// others (context separators and match lines do, so those read one file at a time).
+    var concurrentInputs: Int? {
+        guard files.count > 1, countOnly || filesWithMatches, !files.contains("-"), SinkThreading.inputsAtOnce > 1,
+              InputJobs.canSpool else { return nil }
+        return SinkThreading.inputsAtOnce
+    }
+
+    /// Each file on a thread of its own (InputJobs), the lines printed in file order.
+    func runConcurrently(_ setup: Setup, out: OutputWriter, width: Int) throws -> (anySelected: Bool, failed: Bool) {
+        var anySelected = false, failed = false
+        let options = input.inputOptions
+        do {
+            try InputJobs.run(count: files.count, width: width, job: { index, spool in
+                let file = files[index]
+                let reader = try CaptureInput.open(file, options: options)
+                let spoolOut = OutputWriter(fd: spool.descriptor)
+                defer { try? spoolOut.flush() }
+                let sink = try search(file, reader, setup, out: spoolOut, printedBefore: false, oneThread: true) { spool.warnings.append($0.message) }
+                try spoolOut.flush()
+                return sink.selected
+            }, emit: { _, spool, outcome in
+                for warning in spool?.warnings ?? [] { FileHandleStderr.warning(warning) }
+                try spool?.readBack { try out.write(raw: $0) }
+                switch outcome {
+                case .success(let selected): if selected > 0 { anySelected = true }
+                case .failure(let error as CaptureError):
+                    try out.flush()
+                    FileHandleStderr.error(error.message)
+                    failed = true
+                case .failure(let error as InputJobs.SpoolError):
+                    FileHandleStderr.error(error.description)
+                    failed = true
+                case .failure(let error as OutputWriter.OutputFailed):
+                    FileHandleStderr.error("temporary file in TMPDIR: \(error.description)")
+                    failed = true
+                case .failure(let error):
+                    throw error
+                }
+            })
+        } catch is OutputWriter.OutputClosed {
+            throw Failure(code: anySelected ? 0 : 1)
+        }
+        return (anySelected, failed)
     }
 }
 

@@ -140,6 +140,15 @@ public enum SinkThreading {
         return usableCPUs > 1
     }()
 
+    /// How many inputs to decode at once where the output allows it (InputJobs): the usable
+    /// CPUs, or BTLOG_THREADS.
+    public static let inputsAtOnce: Int = {
+        if let setting = ProcessInfo.processInfo.environment["BTLOG_THREADS"], let threads = Int(setting) {
+            return max(1, threads)
+        }
+        return usableCPUs
+    }()
+
     /// CPUs in this process's affinity mask (what taskset -c and cpusets set), from the kernel's
     /// "Cpus_allowed" line (Foundation's processor counts ignore the mask), or the online count.
     static var usableCPUs: Int {

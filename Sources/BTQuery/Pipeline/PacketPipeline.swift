@@ -41,6 +41,9 @@ public struct PacketPipeline {
     /// Frames arrive as they happen (standard input, --follow, a live capture): each packet
     /// goes to the sink as soon as it is decoded, never held back in a batch for another thread.
     public var live = false
+    /// Keep the sink on the decoding thread: the run is one of several inputs decoded at once
+    /// (InputJobs), which already keep every CPU busy.
+    public var oneThread = false
 
     public init(decoder: Decoder, stages: [any PacketStage] = [], onWarning: @escaping (CaptureWarning) -> Void) {
         self.decoder = decoder
@@ -49,7 +52,7 @@ public struct PacketPipeline {
     }
 
     public mutating func run<Sink: PacketSink>(_ reader: FrameReader, into sink: inout Sink) throws {
-        if sink.runsOnItsOwnThread && !live && SinkThreading.available {
+        if sink.runsOnItsOwnThread && !live && !oneThread && SinkThreading.available {
             try runWithSinkThread(reader, into: &sink)
         } else {
             try runOnOneThread(reader, into: &sink)

@@ -14,9 +14,12 @@ public struct CSVRenderer: PacketRenderer {
     var wroteHeader = false
     var cell: [UInt8] = []
 
-    public init(columns: [ExportColumn], withFileColumn: Bool = false) {
+    /// `writesHeader` false: the rows continue a table whose header is already written (one of
+    /// several inputs exported at once).
+    public init(columns: [ExportColumn], withFileColumn: Bool = false, writesHeader: Bool = true) {
         self.columns = columns
         self.withFileColumn = withFileColumn
+        wroteHeader = !writesHeader
         cell.reserveCapacity(256)
     }
 

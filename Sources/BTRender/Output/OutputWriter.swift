@@ -75,6 +75,12 @@ public final class OutputWriter {
         if buffer.count >= capacity { try flush() }
     }
 
+    /// Bytes already written elsewhere (an input's spool, InputJobs).
+    public func write(raw: UnsafeRawBufferPointer) throws {
+        buffer.put(UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count))
+        if buffer.count >= capacity { try flush() }
+    }
+
     /// A line already encoded as UTF-8.
     public func line(bytes: [UInt8]) throws {
         buffer.put(bytes)

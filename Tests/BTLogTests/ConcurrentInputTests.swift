@@ -1,0 +1,53 @@
+import XCTest
+import Foundation
+
+/// Several captures exported or counted at once (InputJobs) print what one after another
+/// prints: the same bytes, the same messages in the same order, the same exit status, with
+/// inputs that cannot be read or are cut short among them.
+final class ConcurrentInputTests: XCTestCase {
+    func testSeveralInputsAtOnceReadAsOneAfterAnother() throws {
+        let folder = NSTemporaryDirectory() + "btlog-concurrent-\(getpid())"
+        try? FileManager.default.removeItem(atPath: folder)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: folder) }
+        let fixtures = try FileManager.default.contentsOfDirectory(atPath: Tool.root.appendingPathComponent("Fixtures").path)
+            .filter { !$0.hasSuffix(".md") }.sorted().map { "Fixtures/" + $0 }
+        // A capture cut inside a record, and a file that is no capture.
+        let whole = try Data(contentsOf: Tool.root.appendingPathComponent("Fixtures/trouble.btsnoop"))
+        try whole.prefix(whole.count - 7).write(to: URL(fileURLWithPath: folder + "/cut.btsnoop"))
+        try Data("not a capture\n".utf8).write(to: URL(fileURLWithPath: folder + "/garbage.log"))
+        let inputs = [folder + "/cut.btsnoop"] + fixtures + [folder + "/garbage.log", folder + "/missing.btsnoop"]
+
+        let views: [[String]] = [
+            ["export", "--format", "jsonl"],
+            ["export", "--format", "csv"],
+            ["export", "--format", "csv", "--fields", "number,att.opcode,summary", "-f", "att || hci.event", "-c", "7"],
+            ["export", "--format", "hex", "--type", "acl"],
+            ["grep", "-c", "ATT"],
+            ["grep", "-l", "Disconnect"],
+            ["grep", "-c", "-V", "-m", "3", "Handle: 0x00"],
+        ]
+        for view in views {
+            let one = try Tool.run(Tool.btlog, view + inputs, environment: ["BTLOG_THREADS": "1"])
+            XCTAssertGreaterThan(one.out.count, 0, view.joined(separator: " "))
+            XCTAssertTrue(one.err.contains("missing.btsnoop"), one.err)
+            for threads in ["2", "3"] {
+                let several = try Tool.run(Tool.btlog, view + inputs, environment: ["BTLOG_THREADS": threads])
+                XCTAssertTrue(several.out == one.out, "\(view.joined(separator: " ")) with \(threads) threads differs from one")
+                XCTAssertEqual(several.err, one.err, "\(view.joined(separator: " ")) with \(threads) threads")
+                XCTAssertEqual(several.status, one.status, "\(view.joined(separator: " ")) with \(threads) threads")
+            }
+        }
+        // Nowhere to spool: read one at a time, same output (plain captures: archives unpack
+        // into TMPDIR too). A reader gone: a quiet end.
+        let captures = fixtures.filter { $0.hasSuffix(".btsnoop") || $0.hasSuffix(".pklg") }
+        let plain = try Tool.run(Tool.btlog, ["export"] + captures, environment: ["BTLOG_THREADS": "1"])
+        let unspooled = try Tool.run(Tool.btlog, ["export"] + captures, environment: ["BTLOG_THREADS": "2", "TMPDIR": folder + "/none"])
+        XCTAssertTrue(unspooled.out == plain.out)
+        XCTAssertEqual(unspooled.status, 0, unspooled.err)
+        let piped = try Tool.run("/bin/bash", ["-c", "\(Tool.btlog) export \(fixtures.joined(separator: " ")) | head -c 10 > /dev/null; echo ${PIPESTATUS[0]}"],
+                                 environment: ["BTLOG_THREADS": "2"])
+        XCTAssertEqual(piped.out, "0\n")
+        XCTAssertEqual(piped.err, "")
+    }
+}
