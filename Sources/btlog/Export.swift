@@ -209,11 +209,9 @@ struct ExportRun {
     /// spools copied to the output in input order. No progress line: several inputs move at once.
     mutating func runConcurrently(_ out: OutputWriter, width: Int) throws {
         let columns = command.columnNames.map { ExportColumn.resolve($0).columns }
-        if format == .csv {
-            // The header once, first, as the sequential export writes it (even when nothing is read).
-            var header = CSVRenderer(columns: columns ?? ExportColumn.csvDefault, withFileColumn: true)
-            try header.finish(CaptureStatistics(), to: out)
-        }
+        // CSV's header once, first, as one input after another writes it (even when none is read).
+        var header = Self.renderer(format, columns: columns, several: true)
+        try header.finish(CaptureStatistics(), to: out)
         let command = command, format = format, decoders = decoders
         let buildsDisplayText = format.buildsDisplayText(tree: command.tree, columns: columns)
         var failed = false, read = 0
@@ -223,13 +221,7 @@ struct ExportRun {
             var stages = try command.selection.stages(count: command.limit.count)
             if let annotations = command.notes.stage(for: file) { stages.insert(annotations, at: 0) }
             let spoolOut = OutputWriter(fd: spool.descriptor)
-            let renderer: PacketRenderer
-            switch format {
-            case .jsonl: renderer = JSONRenderer(layout: .lines, columns: columns)
-            case .csv: renderer = CSVRenderer(columns: columns ?? ExportColumn.csvDefault, withFileColumn: true, writesHeader: false)
-            default: renderer = HexRenderer()
-            }
-            var sink = RenderingSink(renderer, out: spoolOut)
+            var sink = RenderingSink(Self.renderer(format, columns: columns, several: true, writesHeader: false), out: spoolOut)
             sink.beginFile(file)
             var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: buildsDisplayText), stages: stages) {
                 spool.warnings.append($0.message)
@@ -297,12 +289,16 @@ struct ExportRun {
     }
 
     func makeRenderer() -> PacketRenderer {
-        let columns = command.columnNames.map { ExportColumn.resolve($0).columns }
-        let several = command.files.count > 1
+        Self.renderer(format, columns: command.columnNames.map { ExportColumn.resolve($0).columns }, several: command.files.count > 1)
+    }
+
+    /// The line format's renderer; `writesHeader` false continues a CSV table whose header
+    /// is already out (one of several inputs exported at once).
+    static func renderer(_ format: ExportFormat, columns: [ExportColumn]?, several: Bool, writesHeader: Bool = true) -> PacketRenderer {
         switch format {
         case .jsonl: return JSONRenderer(layout: .lines, columns: columns)
         case .json: return JSONRenderer(layout: .array, columns: columns)
-        case .csv: return CSVRenderer(columns: columns ?? ExportColumn.csvDefault, withFileColumn: several)
+        case .csv: return CSVRenderer(columns: columns ?? ExportColumn.csvDefault, withFileColumn: several, writesHeader: writesHeader)
         default: return HexRenderer()
         }
     }

@@ -10,10 +10,13 @@ public protocol PacketRenderer {
     mutating func finish(_ statistics: CaptureStatistics, to out: OutputWriter) throws
     /// The packets that follow come from this capture (export of several files labels them).
     mutating func beginFile(_ name: String)
+    /// Whether rendering costs enough to pay for a thread of its own (RenderingSink).
+    var worthItsOwnThread: Bool { get }
 }
 
 extension PacketRenderer {
     public mutating func beginFile(_ name: String) {}
+    public var worthItsOwnThread: Bool { true }
 }
 
 public struct RenderOptions: Sendable {

@@ -16,8 +16,9 @@ public struct RenderingSink: PacketSink {
 
     public mutating func consume(_ packet: Packet) throws { try renderer.render(packet, to: out) }
 
-    /// Rendering is half of `show -V` and most of an export: worth the second core.
-    public var runsOnItsOwnThread: Bool { true }
+    /// Rendering is half of `show -V` and most of an export: worth the second core. The
+    /// table's row is not (see TableRenderer).
+    public var runsOnItsOwnThread: Bool { renderer.worthItsOwnThread }
 
     /// The view's own ending (the status line), with the counts of what it printed.
     public mutating func finish(_ statistics: CaptureStatistics) throws { try renderer.finish(statistics, to: out) }
