@@ -64,11 +64,12 @@ public enum AdvertisingData {
         return digest
     }
 
-    /// Adds the structure's fields and returns its text for the tree (empty when no tree is
-    /// printed: the text costs more than the fields).
+    /// The Flags structure's bits, from bit 0 (Core Specification Supplement, Part A, 1.3).
     static let flagNames = ["LE Limited Discoverable", "LE General Discoverable", "BR/EDR Not Supported",
                             "Simultaneous LE and BR/EDR (Controller)", "Simultaneous LE and BR/EDR (Host)"]
 
+    /// Adds the structure's fields and returns its text for the tree (empty when no tree is
+    /// printed: the text costs more than the fields).
     static func describe(_ type: UInt8, _ c: inout ByteCursor, _ layer: inout Layer, _ digest: inout Digest, _ uuidNames: UUIDNames) -> String? {
         let wantsText = layer.keepsDisplays
         func uuids(_ size: Int) -> String {
