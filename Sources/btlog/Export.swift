@@ -232,21 +232,7 @@ struct ExportRun {
             try pipeline.run(reader, into: &sink)
             try spoolOut.flush()
         }, emit: { _, spool, outcome in
-            for warning in spool?.warnings ?? [] { FileHandleStderr.warning(warning) }
-            try spool?.readBack { try out.write(raw: $0) }
-            switch outcome {
-            case .success: read += 1
-            case .failure(let error as CaptureError):
-                try out.flush()
-                FileHandleStderr.error(error.message)
-                failed = true
-            case .failure(let error as OutputWriter.OutputFailed):
-                throw CaptureError("temporary file in TMPDIR: \(error.description)")
-            case .failure(let error as InputJobs.SpoolError):
-                throw CaptureError(error.description)
-            case .failure(let error):
-                throw error
-            }
+            if try InputJobs.emit(spool, outcome, to: out) != nil { read += 1 } else { failed = true }
         })
         (failedInputs, readInputs) = (failed, read)
         try out.flush()

@@ -158,26 +158,16 @@ struct Grep: ParsableCommand {
                 try spoolOut.flush()
                 return sink.selected
             }, emit: { _, spool, outcome in
-                for warning in spool?.warnings ?? [] { FileHandleStderr.warning(warning) }
-                try spool?.readBack { try out.write(raw: $0) }
-                switch outcome {
-                case .success(let selected): if selected > 0 { anySelected = true }
-                case .failure(let error as CaptureError):
-                    try out.flush()
-                    FileHandleStderr.error(error.message)
-                    failed = true
-                case .failure(let error as InputJobs.SpoolError):
-                    FileHandleStderr.error(error.description)
-                    failed = true
-                case .failure(let error as OutputWriter.OutputFailed):
-                    FileHandleStderr.error("temporary file in TMPDIR: \(error.description)")
-                    failed = true
-                case .failure(let error):
-                    throw error
-                }
+                guard let selected = try InputJobs.emit(spool, outcome, to: out) else { return failed = true }
+                if selected > 0 { anySelected = true }
             })
         } catch is OutputWriter.OutputClosed {
             throw Failure(code: anySelected ? 0 : 1)
+        } catch let error as CaptureError {
+            // A temporary file that failed: the run cannot go on (grep's error status).
+            try? out.flush()
+            FileHandleStderr.error(error.message)
+            throw Failure(code: 2)
         }
         return (anySelected, failed)
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import BTCapture
 import BTDecode
 import BTQuery
+import BTRender
 
 /// The captures a command reads one after another (export, stats): each opened with the
 /// input options, shown with a progress line when standard error is a terminal, and given its
@@ -59,6 +60,35 @@ struct CaptureInputs {
             }
             try pipeline.run(reader, into: &collector)
             collector.endFile(session: pipeline.decoder.session)
+        }
+    }
+}
+
+extension InputJobs {
+    /// One input's turn when several are read at once (export, grep -c/-l): its warnings, its
+    /// output, then its error if it could not be read, as reading it alone would print them.
+    /// Returns what its job returned, or nil for an input that could not be read (reported).
+    /// A temporary file that cannot be written or read back ends the run, naming TMPDIR.
+    static func emit<Outcome>(_ spool: Spool?, _ outcome: Result<Outcome, Error>, to out: OutputWriter) throws -> Outcome? {
+        for warning in spool?.warnings ?? [] { FileHandleStderr.warning(warning) }
+        do {
+            try spool?.readBack { try out.write(raw: $0) }
+        } catch let error as SpoolError {
+            throw CaptureError(error.description)
+        }
+        switch outcome {
+        case .success(let value):
+            return value
+        case .failure(let error as CaptureError):
+            try out.flush()
+            FileHandleStderr.error(error.message)
+            return nil
+        case .failure(let error as OutputWriter.OutputFailed):
+            throw CaptureError("temporary file in TMPDIR: \(error.description)")
+        case .failure(let error as SpoolError):
+            throw CaptureError(error.description)
+        case .failure(let error):
+            throw error
         }
     }
 }

@@ -191,6 +191,7 @@ public struct GATTState: ProtocolState {
     public init() {}
 
     public mutating func close(_ link: Session.LinkKey) -> [String] { [] }
+    public mutating func finish() -> [SessionReport] { [] }
 
     /// How the server behind `key` names `handle` (nil: no database, or the handle is unknown).
     mutating func naming(of handle: UInt16, on key: GATTServerKey, names: UUIDNames) -> GATTDatabase.HandleNaming? {
@@ -203,7 +204,6 @@ public struct GATTState: ProtocolState {
         guard let index = databases.index(forKey: key) else { return }
         databases.values[index].recordValue(handle, value)
     }
-    public mutating func finish() -> [SessionReport] { [] }
 
     /// A remote server the capture has not discovered yet starts from its database in `cache`
     /// (BlueZ's, from DecodeOptions.gattCache).
