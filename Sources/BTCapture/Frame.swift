@@ -85,6 +85,9 @@ public enum FrameKind: Hashable, Sendable {
     case controlOpen, controlClose, controlCommand, controlEvent
     /// A BCSP or H5 (three-wire) link packet that carries no HCI packet (acks, link setup).
     case linkControl
+    /// A packet a sniffer took from the air (nRF Sniffer, Ubertooth, a radio-header capture):
+    /// the record as the capture holds it, its pseudo-header included, by its pcap link type.
+    case air(AirLinkType)
     /// A record type the reader does not know; the code is the source format's own type
     /// value, kept so a same-format round trip preserves it.
     case unrecognized(UInt16)
@@ -125,6 +128,7 @@ public enum FrameKind: Hashable, Sendable {
         case .controlCommand: return "control_command"
         case .controlEvent: return "control_event"
         case .linkControl: return "link_control"
+        case .air(let type): return type.word
         case .unrecognized: return "unknown"
         }
     }
@@ -136,6 +140,22 @@ public enum FrameKind: Hashable, Sendable {
         default: return false
         }
     }
+}
+
+/// The pcap link types of over-the-air captures (tcpdump.org's LINKTYPE_ list): what the
+/// record holds in front of the packet taken from the air.
+public enum AirLinkType: Int32, Sendable, CaseIterable {
+    /// The LE link-layer packet alone: access address, header, payload, CRC.
+    case leLL = 251
+    /// A 10-byte radio header (channel, signal and noise power, access-address offenses,
+    /// reference access address, flags) in front of the LE link-layer packet.
+    case leLLWithRadioHeader = 256
+    /// Nordic's nRF Sniffer: a board byte, the sniffer's header (protocol version, counter,
+    /// flags, channel, RSSI, event counter, time) in front of the LE link-layer packet.
+    case nordicBLE = 272
+
+    /// The kind as export's `kind` member and `--type` write it.
+    public var word: String { "le_ll" }
 }
 
 /// The H4 (UART) packet indicator of each HCI kind: the byte btsnoop 1002, pcap 187/201

@@ -63,4 +63,10 @@ public enum CaptureFileFormat: String, CaseIterable, Sendable {
     case pcapMonitor = "pcap-monitor"
     /// pcapng with one interface of link type 254.
     case pcapng
+    /// pcap of packets from the air, link type 251 (BLUETOOTH_LE_LL).
+    case pcapLELL = "pcap-le-ll"
+    /// pcap of packets from the air, link type 256 (BLUETOOTH_LE_LL_WITH_PHDR).
+    case pcapLELLWithRadioHeader = "pcap-le-ll-phdr"
+    /// pcap of packets from the air, link type 272 (NORDIC_BLE, the nRF Sniffer's).
+    case pcapNordicBLE = "pcap-nordic-ble"
 }

@@ -67,6 +67,10 @@ try save("le-throughput-phases.btsnoop", try FixtureContainers.encode(Scenarios.
 ]), as: .btsnoopH4))
 // One of each problem btlog diagnose finds (Scenarios.troubleSession).
 try save("trouble.btsnoop", try FixtureContainers.encode(Scenarios.troubleSession().frames, as: .btsnoopH4))
+// The same connection taken from the air, in the three link types sniffers write.
+try save("le-air-ll.pcap", try FixtureContainers.encode(AirScenario.frames(.leLL), as: .pcapLELL))
+try save("le-air-radio.pcap", try FixtureContainers.encode(AirScenario.frames(.leLLWithRadioHeader), as: .pcapLELLWithRadioHeader))
+try save("le-air-nordic.pcap", try FixtureContainers.encode(AirScenario.frames(.nordicBLE), as: .pcapNordicBLE))
 try save("btmon-crash-heart-rate.btsnoop", try FixtureContainers.encode(Scenarios.btmonCrashTrace(), as: .btsnoopH4))
 
 // An iOS sysdiagnose with two packet logs; the newer one is the WWDC session.

@@ -1,7 +1,7 @@
 import CPcap
 import Foundation
 
-/// The pcap link types that carry Bluetooth HCI.
+/// The pcap link types btlog reads: HCI, and packets taken from the air (`AirLinkType`).
 public enum PcapLinkType: Int32, Sendable {
     /// H4 packets, no direction.
     case h4 = 187
@@ -9,11 +9,17 @@ public enum PcapLinkType: Int32, Sendable {
     case h4WithPhdr = 201
     /// 2-byte adapter index and 2-byte monitor opcode, big-endian, then the frame payload.
     case linuxMonitor = 254
+    case leLL = 251
+    case leLLWithRadioHeader = 256
+    case nordicBLE = 272
+
+    /// The air capture this link type holds, if it is one.
+    public var air: AirLinkType? { AirLinkType(rawValue: rawValue) }
 
     static let knownNames: [Int32: String] = [
         187: "BLUETOOTH_HCI_H4", 201: "BLUETOOTH_HCI_H4_WITH_PHDR", 202: "AX25_KISS",
         251: "BLUETOOTH_LE_LL", 254: "BLUETOOTH_LINUX_MONITOR", 255: "BLUETOOTH_BREDR_BB",
-        256: "BLUETOOTH_LE_LL_WITH_PHDR",
+        256: "BLUETOOTH_LE_LL_WITH_PHDR", 272: "NORDIC_BLE",
     ]
 }
 
@@ -85,7 +91,7 @@ public final class PcapReader: FrameReaderBase, FrameReader {
             pcap_close(handle)
             let known = PcapLinkType.knownNames[code]
             let label = known ?? (pcap_datalink_val_to_name(code).map { String(cString: $0) } ?? "not a Bluetooth link type")
-            throw CaptureError("\(name): unsupported link type \(code) (\(label)); btlog reads 187, 201 and 254")
+            throw CaptureError("\(name): unsupported link type \(code) (\(label)); btlog reads 187, 201, 254 (HCI) and 251, 256, 272 (LE link layer from the air)")
         }
         self.handle = handle
         self.linkType = linkType
@@ -103,7 +109,15 @@ public final class PcapReader: FrameReaderBase, FrameReader {
         "\(isNG ? "pcapng" : "pcap") (link type \(linkType.rawValue), \(PcapLinkType.knownNames[linkType.rawValue] ?? ""))"
     }
 
-    public var nativeFormat: CaptureFileFormat { linkType == .linuxMonitor ? .pcapMonitor : .pcapH4 }
+    public var nativeFormat: CaptureFileFormat {
+        switch linkType {
+        case .linuxMonitor: return .pcapMonitor
+        case .h4, .h4WithPhdr: return .pcapH4
+        case .leLL: return .pcapLELL
+        case .leLLWithRadioHeader: return .pcapLELLWithRadioHeader
+        case .nordicBLE: return .pcapNordicBLE
+        }
+    }
 
     public func next() throws -> Frame? {
         while !finished {
@@ -134,6 +148,11 @@ public final class PcapReader: FrameReaderBase, FrameReader {
 
     private func makeFrame(_ bytes: [UInt8], originalLength: Int, timestamp: Int64) -> Frame? {
         switch linkType {
+        case .leLL, .leLLWithRadioHeader, .nordicBLE:
+            // The whole record: its pseudo-header is decoded as a layer of its own, and a
+            // capture written back out keeps it byte for byte.
+            return Frame(number: nextNumber(), timestamp: timestamp, kind: .air(linkType.air!), direction: .none,
+                         bytes: bytes[...], originalLength: originalLength)
         case .linuxMonitor:
             guard bytes.count >= 4 else {
                 warn("record \(count + 1) is shorter than the 4-byte monitor header; skipped")
@@ -226,14 +245,15 @@ final class PipeFeeder: @unchecked Sendable {
     }
 }
 
-/// Writes classic pcap (microsecond timestamps, little-endian) with link type 201 or 254.
+/// Writes classic pcap (microsecond timestamps, little-endian) with link type 201 or 254, or
+/// an air capture's own link type (251, 256, 272), which holds only frames of that type.
 public final class PcapWriter: CaptureWriter {
     let sink: ByteSink
     let linkType: PcapLinkType
     var record: [UInt8] = []
 
     public init(sink: ByteSink, linkType: PcapLinkType) throws {
-        precondition(linkType != .h4, "btlog writes pcap link types 201 and 254")
+        precondition(linkType != .h4, "btlog writes pcap link types 201, 254, 251, 256 and 272")
         self.sink = sink
         self.linkType = linkType
         var header: [UInt8] = []
@@ -270,6 +290,8 @@ enum PcapEncoding {
     static func pseudoHeader(for frame: Frame, linkType: PcapLinkType) -> [UInt8]? {
         var header: [UInt8] = []
         switch linkType {
+        case .leLL, .leLLWithRadioHeader, .nordicBLE:
+            guard case .air(let type) = frame.kind, type == linkType.air else { return nil }
         case .linuxMonitor:
             guard let opcode = MonitorOpcode.opcode(for: frame.kind, direction: frame.direction) else { return nil }
             header.appendBE(frame.controller)

@@ -109,6 +109,9 @@ public enum CaptureWriters {
         case .pcapH4: return try PcapWriter(sink: sink, linkType: .h4WithPhdr)
         case .pcapMonitor: return try PcapWriter(sink: sink, linkType: .linuxMonitor)
         case .pcapng: return try PcapNGWriter(sink: sink)
+        case .pcapLELL: return try PcapWriter(sink: sink, linkType: .leLL)
+        case .pcapLELLWithRadioHeader: return try PcapWriter(sink: sink, linkType: .leLLWithRadioHeader)
+        case .pcapNordicBLE: return try PcapWriter(sink: sink, linkType: .nordicBLE)
         }
     }
 }

@@ -61,6 +61,11 @@ public struct Packet {
         worstSeverity = nil
     }
 
+    /// Which way a packet taken from the air went, which only the link layer's decoder can tell:
+    /// central to peripheral is `.sent`, peripheral to central `.received` (a phone, the usual
+    /// central, sends as it does in its own HCI log).
+    mutating func setAirDirection(_ direction: Direction) { frame.direction = direction }
+
     /// The highest decoded layer, which names the packet in the one-line view.
     public var top: Layer? { layers.last }
 

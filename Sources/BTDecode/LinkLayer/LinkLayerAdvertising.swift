@@ -1,0 +1,210 @@
+import BTCapture
+
+/// Advertising channel PDUs (Core Vol 6, Part B, 2.3): legacy advertising, scanning and
+/// CONNECT_IND, which starts the connection its access address names; extended advertising
+/// with its common extended header (2.3.4). Advertising data goes through the same AD
+/// decoders as HCI's advertising reports.
+enum LinkLayerAdvertising {
+    static let pduNames: [UInt8: String] = [
+        0: "ADV_IND", 1: "ADV_DIRECT_IND", 2: "ADV_NONCONN_IND", 3: "SCAN_REQ", 4: "SCAN_RSP", 5: "CONNECT_IND",
+        6: "ADV_SCAN_IND", 7: "ADV_EXT_IND", 8: "AUX_CONNECT_RSP",
+    ]
+
+    static func addressType(random: Bool) -> String { random ? "Random" : "Public" }
+
+    static func decode(_ c: inout ByteCursor, reception: AirReception, crcOK: Bool, into layer: inout Layer,
+                       packet: inout Packet, session: inout Session) throws {
+        let headerStart = c.index
+        let header = try c.u8()
+        let length = try c.u8()
+        let type = header & 0x0F
+        let chSel = header & 0x20 != 0, txAdd = header & 0x40 != 0, rxAdd = header & 0x80 != 0
+        // On a secondary channel (0-36) the same codes are the AUX_ PDUs.
+        let secondary = reception.channel.map { $0 < 37 } ?? false
+        var name = pduNames[type] ?? "Reserved PDU type \(type)"
+        if secondary, type == 3 { name = "AUX_SCAN_REQ" }
+        if secondary, type == 5 { name = "AUX_CONNECT_REQ" }
+        layer.add(LinkLayerFields.advHeader, .u16(UInt16(header) | UInt16(length) << 8), at: layer.range(at: headerStart, count: 2))
+        layer.add(LinkLayerFields.pduType, .u8(type), named: name, at: layer.range(at: headerStart))
+        layer.add(LinkLayerFields.chSel, .bool(chSel), chSel ? "#2" : "#1", at: layer.range(at: headerStart))
+        layer.add(LinkLayerFields.txAdd, .bool(txAdd), addressType(random: txAdd), at: layer.range(at: headerStart))
+        layer.add(LinkLayerFields.rxAdd, .bool(rxAdd), addressType(random: rxAdd), at: layer.range(at: headerStart))
+        layer.add(LinkLayerFields.advLength, .u8(length), inDecimal: true, at: layer.range(at: headerStart + 1))
+        guard crcOK else {
+            layer.summary.set("\(name) (damaged)")
+            layer.add(LinkLayerFields.payload, .bytes(c.rest()))
+            return
+        }
+        if pduNames[type] == nil {
+            layer.summary.set("\(name)")
+            layer.add(LinkLayerFields.payload, .bytes(c.rest()))
+            layer.addIssue(.warning, "Reserved advertising PDU type \(type)")
+            return
+        }
+        switch type {
+        case 0, 2, 6, 4:
+            let address = try c.address()
+            layer.add(LinkLayerFields.advertisingAddress, .address(address), at: layer.range(at: c.index - 6, count: 6))
+            layer.summary.set("\(name) - \(addressType(random: txAdd)) - \(address)")
+            addData(c.rest(), name: type == 4 ? "Scan response" : "Advertising", into: &layer, session: session)
+            packet.peer = address
+        case 1:
+            let address = try c.address(), target = try c.address()
+            layer.add(LinkLayerFields.advertisingAddress, .address(address), at: layer.range(at: c.index - 12, count: 6))
+            layer.add(LinkLayerFields.targetAddress, .address(target), at: layer.range(at: c.index - 6, count: 6))
+            layer.summary.set("\(name) - \(addressType(random: txAdd)) - \(address) → \(target)")
+            packet.peer = address
+        case 3:
+            let scanner = try c.address(), address = try c.address()
+            layer.add(LinkLayerFields.scanningAddress, .address(scanner), at: layer.range(at: c.index - 12, count: 6))
+            layer.add(LinkLayerFields.advertisingAddress, .address(address), at: layer.range(at: c.index - 6, count: 6))
+            layer.summary.set("\(name) - \(scanner) → \(address)")
+            packet.peer = address
+        case 5:
+            try decodeConnect(&c, name: name, txAdd: txAdd, rxAdd: rxAdd, into: &layer, packet: &packet, session: &session)
+        default: // 7, 8: the common extended advertising payload
+            try decodeExtended(&c, name: name, type: type, secondary: secondary, txAdd: txAdd, into: &layer, packet: &packet, session: session)
+        }
+        if !c.isAtEnd {
+            layer.add(LinkLayerFields.payload, .bytes(c.rest()))
+            layer.addIssue(.warning, "\(name) has bytes after its fields")
+        }
+    }
+
+    static func addData(_ data: ArraySlice<UInt8>, name: String, into layer: inout Layer, session: Session) {
+        guard !data.isEmpty else { return }
+        layer.add(AdvertisingFields.data, .bytes(data))
+        let digest = AdvertisingData.decode(data, into: &layer, names: session.names)
+        if let deviceName = digest.name { layer.summary += " - \"\(deviceName)\"" }
+    }
+
+    /// CONNECT_IND (and AUX_CONNECT_REQ): the initiator, the advertiser, and the LLData that
+    /// starts the connection: its access address, CRC init, first window, interval, latency,
+    /// timeout, channel map, hop and sleep clock accuracy.
+    static func decodeConnect(_ c: inout ByteCursor, name: String, txAdd: Bool, rxAdd: Bool, into layer: inout Layer,
+                              packet: inout Packet, session: inout Session) throws {
+        let initiator = try c.address(), advertiser = try c.address()
+        layer.add(LinkLayerFields.initiatorAddress, .address(initiator), at: layer.range(at: c.index - 12, count: 6))
+        layer.add(LinkLayerFields.advertisingAddress, .address(advertiser), at: layer.range(at: c.index - 6, count: 6))
+        let start = c.index
+        let accessAddress = try c.u32()
+        let crcInit = try c.u24()
+        let windowSize = try c.u8()
+        let windowOffset = try c.u16()
+        let interval = try c.u16()
+        let latency = try c.u16()
+        let timeout = try c.u16()
+        let channelMap = try c.slice(5)
+        let hopSCA = try c.u8()
+        layer.add(LinkLayerFields.connAccessAddress, .u32(accessAddress), at: layer.range(at: start, count: 4))
+        layer.add(LinkLayerFields.crcInit, .unsigned(UInt64(crcInit), width: 6), at: layer.range(at: start + 4, count: 3))
+        layer.add(LinkLayerFields.windowSize, .u8(windowSize), Units.milliseconds(UInt16(windowSize), 1.25), at: layer.range(at: start + 7))
+        layer.add(LinkLayerFields.windowOffset, .u16(windowOffset), Units.milliseconds(windowOffset, 1.25), at: layer.range(at: start + 8, count: 2))
+        layer.add(LinkLayerFields.interval, .u16(interval), Units.milliseconds(interval, 1.25), at: layer.range(at: start + 10, count: 2))
+        layer.add(LinkLayerFields.latency, .u16(latency), inDecimal: true, at: layer.range(at: start + 12, count: 2))
+        layer.add(LinkLayerFields.timeout, .u16(timeout), Units.milliseconds(timeout, 10), at: layer.range(at: start + 14, count: 2))
+        layer.add(LinkLayerFields.channelMap, .bytes(channelMap), LinkLayerControl.describeChannelMap(channelMap), at: layer.range(at: start + 16, count: 5))
+        layer.add(LinkLayerFields.hop, .u8(hopSCA & 0x1F), inDecimal: true, at: layer.range(at: start + 21))
+        layer.add(LinkLayerFields.sca, .u8(hopSCA >> 5), LinkLayerControl.scaName(hopSCA >> 5), at: layer.range(at: start + 21))
+        layer.summary.set("\(name) - \(initiator) → \(advertiser) - Access Address \(hex: accessAddress) - Interval \(Units.milliseconds(interval, 1.25))")
+        if interval < 6 || interval > 3200 { layer.addIssue(.warning, "Connection interval \(interval) is outside 6-3200 (7.5 ms-4 s)") }
+        if timeout < 10 || timeout > 3200 { layer.addIssue(.warning, "Supervision timeout \(timeout) is outside 10-3200 (100 ms-32 s)") }
+        if LinkLayerControl.usedChannels(channelMap) < 2 { layer.addIssue(.warning, "The channel map uses fewer than 2 data channels") }
+        if hopSCA & 0x1F < 5 || hopSCA & 0x1F > 16 { layer.addIssue(.warning, "Hop increment \(hopSCA & 0x1F) is outside 5-16") }
+
+        // A new connection: its own number, as an HCI handle, for L2CAP and what runs above it.
+        var state = session.linkLayer
+        state.connections[accessAddress] = nil
+        var connection = state.connection(accessAddress)
+        connection.crcInit = crcInit
+        connection.central = initiator
+        connection.peripheral = advertiser
+        connection.peripheralAddressType = rxAdd ? 1 : 0
+        connection.connectFrame = packet.frame.number
+        state.connections[accessAddress] = connection
+        session.linkLayer = state
+        let link = Session.LinkKey(controller: packet.frame.controller, handle: connection.handle)
+        session.connections[link] = Session.Connection(peer: advertiser, peerAddressType: rxAdd ? 1 : 0, isLE: true, role: 0)
+        layer.add(LinkLayerFields.handle, .u16(connection.handle))
+        packet.handle = connection.handle
+        packet.peer = advertiser
+        _ = txAdd
+    }
+
+    /// ADV_EXT_IND, AUX_ADV_IND, AUX_SCAN_RSP, AUX_SYNC_IND, AUX_CHAIN_IND and AUX_CONNECT_RSP:
+    /// the extended header's length and mode, its flags and each field they announce, then data.
+    static func decodeExtended(_ c: inout ByteCursor, name: String, type: UInt8, secondary: Bool, txAdd: Bool,
+                               into layer: inout Layer, packet: inout Packet, session: Session) throws {
+        let first = try c.u8()
+        let headerLength = Int(first & 0x3F), mode = first >> 6
+        let modeNames = ["Non-connectable, non-scannable", "Connectable", "Scannable", "Reserved"]
+        layer.add(LinkLayerFields.extHeaderLength, .u8(UInt8(headerLength)), inDecimal: true, at: layer.range(at: c.index - 1))
+        layer.add(LinkLayerFields.advMode, .u8(mode), named: modeNames[Int(mode)], at: layer.range(at: c.index - 1))
+        var h = try c.cursor(headerLength)
+        var address: BDAddr?, hasADI = false
+        var parts: [String] = []
+        if headerLength > 0 {
+            let flags = try h.u8()
+            layer.add(LinkLayerFields.extFlags, .u8(flags), at: layer.range(at: h.index - 1))
+            if flags & 0x01 != 0 {
+                let a = try h.address()
+                address = a
+                layer.add(LinkLayerFields.advertisingAddress, .address(a), at: layer.range(at: h.index - 6, count: 6))
+                parts.append("\(addressType(random: txAdd)) - \(a)")
+                packet.peer = a
+            }
+            if flags & 0x02 != 0 {
+                let target = try h.address()
+                layer.add(LinkLayerFields.targetAddress, .address(target), at: layer.range(at: h.index - 6, count: 6))
+                parts.append("→ \(target)")
+            }
+            if flags & 0x04 != 0 {
+                let info = try h.u8()
+                layer.add(LinkLayerFields.cteInfo, .u8(info), "Time \(info & 0x1F) (\(Int(info & 0x1F) * 8) µs), type \(info >> 6)")
+            }
+            if flags & 0x08 != 0 {
+                let adi = try h.u16()
+                hasADI = true
+                layer.add(LinkLayerFields.adiDID, .u16(adi & 0x0FFF), at: layer.range(at: h.index - 2, count: 2))
+                layer.add(LinkLayerFields.adiSID, .u16(adi >> 12), inDecimal: true, at: layer.range(at: h.index - 1))
+                parts.append("SID \(adi >> 12) DID \(adi & 0x0FFF)")
+            }
+            if flags & 0x10 != 0 {
+                let channel = try h.u8()
+                let word = try h.u16()
+                let units = channel & 0x80 != 0 ? 300 : 30
+                layer.add(LinkLayerFields.auxChannel, .u8(channel & 0x3F), inDecimal: true, at: layer.range(at: h.index - 3))
+                layer.add(LinkLayerFields.auxOffset, .u16(word & 0x1FFF), "\(Int(word & 0x1FFF) * units) µs", at: layer.range(at: h.index - 2, count: 2))
+                layer.add(LinkLayerFields.auxPHY, .u16(word >> 13), named: SnifferHeaders.phyName(UInt8(word >> 13)))
+                parts.append("aux on channel \(channel & 0x3F)")
+            }
+            if flags & 0x20 != 0 {
+                var sync = try h.cursor(18)
+                _ = try sync.u16()
+                let interval = try sync.u16()
+                try sync.skip(5)
+                let syncAddress = try sync.u32()
+                layer.add(LinkLayerFields.syncInterval, .u16(interval), Units.milliseconds(interval, 1.25))
+                layer.add(LinkLayerFields.syncAccessAddress, .u32(syncAddress))
+                parts.append("periodic every \(Units.milliseconds(interval, 1.25))")
+            }
+            if flags & 0x40 != 0 {
+                let power = try h.i8()
+                layer.add(LinkLayerFields.txPower, .signed(Int64(power)), "\(power) dBm", at: layer.range(at: h.index - 1))
+            }
+            if !h.isAtEnd { layer.add(LinkLayerFields.acad, .bytes(h.rest())) }
+        }
+        var shown = name
+        if type == 7 && secondary {
+            switch (address != nil, hasADI) {
+            case (true, true): shown = "AUX_ADV_IND"
+            case (true, false): shown = "AUX_SCAN_RSP"
+            case (false, true): shown = "AUX_CHAIN_IND"
+            case (false, false): shown = "AUX_SYNC_IND"
+            }
+        }
+        layer.summary.set("\(shown)")
+        for part in parts { layer.summary += " - \(part)" }
+        addData(c.rest(), name: "Advertising", into: &layer, session: session)
+    }
+}

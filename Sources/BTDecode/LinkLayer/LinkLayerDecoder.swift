@@ -1,0 +1,205 @@
+import BTCapture
+
+/// The LE link layer as a sniffer takes it from the air (Core Vol 6, Part B, 2): access
+/// address, PDU header, payload and CRC. Advertising channel PDUs are decoded here and in
+/// `LinkLayerAdvertising`; data channel PDUs carry LL Control procedures
+/// (`LinkLayerControl`) or L2CAP fragments, which go to the same L2CAP decoder as HCI ACL data,
+/// with the connection's number standing in for the HCI handle.
+enum LinkLayerDecoder {
+    static let descriptor = ProtocolDescriptor(name: "LE LL", fields: LinkLayerFields.all, state: LinkLayerState.self,
+                                               valueNames: [(LinkLayerFields.pduType, FieldValueNames.from(LinkLayerAdvertising.pduNames)),
+                                                            (LinkLayerFields.controlOpcode, FieldValueNames.from(LinkLayerControl.opcodeNames)),
+                                                            (LinkLayerFields.llid, FieldValueNames.from(llidNames))])
+
+    static let advertisingAccessAddress: UInt32 = 0x8E89_BED6
+    static let advertisingCRCInit: UInt32 = 0x55_5555
+    static let llidNames: [UInt8: String] = [0: "Reserved", 1: "Continuation fragment or empty PDU", 2: "Start of an L2CAP message",
+                                             3: "LL Control PDU"]
+
+    /// A record of an air capture: its sniffer's header, then the link-layer packet.
+    static func decode(_ c: inout ByteCursor, type: AirLinkType, into packet: inout Packet, session: inout Session) throws {
+        var reception = AirReception()
+        switch type {
+        case .leLL: break
+        case .leLLWithRadioHeader: reception = try SnifferHeaders.decodeRadio(&c, into: &packet)
+        case .nordicBLE: reception = try SnifferHeaders.decodeNordic(&c, into: &packet)
+        }
+        try decodePacket(&c, reception: reception, into: &packet, session: &session)
+    }
+
+    /// Access address, header, payload, CRC.
+    static func decodePacket(_ c: inout ByteCursor, reception: AirReception, into packet: inout Packet, session: inout Session) throws {
+        var layer = packet.makeLayer("LE LL", over: c, showsDirection: false)
+        var crcValue: UInt32?, crcOK: Bool?, crcAt = 0
+        // The CRC comes last in the tree, as on the air; the layer goes on the packet before
+        // the L2CAP it carries is decoded, and with whatever was read if the PDU is cut short.
+        var appended = false
+        func finishLayer() {
+            appended = true
+            if let crcValue { layer.add(LinkLayerFields.crc, .unsigned(UInt64(crcValue), width: 6), at: layer.range(at: crcAt, count: 3)) }
+            if let crcOK {
+                layer.add(LinkLayerFields.crcOK, .bool(crcOK), crcOK ? "Good" : "Bad")
+                if !crcOK { layer.addIssue(.error, "Bad CRC: the packet was received damaged (not decoded further, not reassembled)") }
+            }
+            packet.append(taking: &layer)
+        }
+        defer { if !appended { finishLayer() } }
+        let start = c.index
+        let accessAddress = try c.u32()
+        layer.add(LinkLayerFields.accessAddress, .u32(accessAddress), at: layer.range(at: start, count: 4))
+        if let channel = reception.channel { layer.add(LinkLayerFields.channel, .u8(channel), inDecimal: true) }
+        if let rssi = reception.rssi { layer.add(LinkLayerFields.rssi, .signed(Int64(rssi)), "\(rssi) dBm") }
+        // The PDU is what the CRC covers: its header says its length, the CRC's 3 bytes follow.
+        guard c.remaining >= 2 + 3 else {
+            layer.summary.set("Access Address \(hex: accessAddress) - too short for a PDU")
+            throw DecodeError.truncated(needed: 5, available: c.remaining, at: c.offset)
+        }
+        let pduStart = c.index
+        let declared = Int(c.bytes[pduStart + 1])
+        let pduLength = min(2 + declared, c.remaining - 3)
+        if 2 + declared + 3 != c.remaining {
+            layer.addIssue(.error, "The PDU header says \(declared) payload bytes, but \(c.remaining - 5) come before the 3-byte CRC")
+        }
+        let pdu = c.bytes[pduStart ..< pduStart + pduLength]
+        var crcCursor = try c.trailer(c.remaining - pduLength)
+        let crcBytes = try crcCursor.slice(min(3, crcCursor.remaining))
+        crcAt = pduStart + pduLength
+        if crcBytes.count == 3 { crcValue = LinkLayerCRC.value(captured: crcBytes) }
+
+        let isAdvertising = accessAddress == advertisingAccessAddress
+        var crcInit: UInt32? = isAdvertising ? advertisingCRCInit : nil
+        if !isAdvertising { crcInit = session.linkLayer.connections[accessAddress]?.crcInit }
+        // The sniffer's verdict stands; without one, the CRC is computed where its init is known.
+        crcOK = reception.crcValid
+        if crcOK == nil, let crcInit, let crcValue, pduLength == 2 + declared {
+            crcOK = LinkLayerCRC.compute(pdu, initial: crcInit) == crcValue
+        }
+        var pduCursor = ByteCursor(pdu)
+        if isAdvertising {
+            try LinkLayerAdvertising.decode(&pduCursor, reception: reception, crcOK: crcOK != false, into: &layer, packet: &packet, session: &session)
+            return
+        }
+        let handoff = try decodeData(&pduCursor, accessAddress: accessAddress, reception: reception, crcOK: crcOK != false,
+                                     into: &layer, packet: &packet, session: &session)
+        finishLayer()
+        if let handoff { try L2CAPDecoder.receive(handoff.payload, pb: handoff.pb, into: &packet, session: &session) }
+    }
+
+    /// An L2CAP fragment a data PDU carries: for the L2CAP decoder once the link layer's layer is on the packet.
+    struct L2CAPHandoff {
+        var payload: ArraySlice<UInt8>
+        /// As HCI's packet boundary flag: 2 a start, 1 a continuation.
+        var pb: UInt8
+    }
+
+    /// How long a packet of `payload` bytes is on the air, in microseconds (preamble, access
+    /// address, header, payload, CRC; LE Coded at S=8).
+    static func airTime(payload: Int, phy: UInt8?) -> Int64 {
+        let bits = Int64(4 + 2 + payload + 3) * 8
+        switch phy {
+        case 1: return 8 + bits / 2
+        case 2: return 80 + 256 + bits * 8
+        default: return 8 + bits
+        }
+    }
+
+    /// A data channel PDU (Core Vol 6, Part B, 2.4): LLID, NESN, SN, MD, CP, length.
+    static func decodeData(_ c: inout ByteCursor, accessAddress: UInt32, reception: AirReception, crcOK: Bool,
+                           into layer: inout Layer, packet: inout Packet, session: inout Session) throws -> L2CAPHandoff? {
+        let headerStart = c.index
+        let header = try c.u8()
+        let length = try c.u8()
+        let llid = header & 0x03, nesn = header >> 2 & 1, sn = header >> 3 & 1, md = header >> 4 & 1, cp = header >> 5 & 1
+        var connection = session.linkLayer.connection(accessAddress)
+        let link = Session.LinkKey(controller: packet.frame.controller, handle: connection.handle)
+
+        // Who sent it: the sniffer says so, or the connection event's rhythm does: the central
+        // opens each event, and the two sides alternate within it, T_IFS (150 µs) apart.
+        var direction = reception.direction
+        if direction == nil {
+            let now = packet.frame.timestamp
+            if let lastDirection = connection.lastDirection, let lastEnd = connection.lastEnd,
+               now - lastEnd <= 150 + 300 + airTime(payload: Int(length), phy: reception.phy) {
+                direction = lastDirection == .sent ? .received : .sent
+            } else {
+                direction = .sent
+            }
+        }
+        let sent = direction == .sent
+        if crcOK {
+            connection.lastDirection = direction
+            connection.lastEnd = packet.frame.timestamp + airTime(payload: Int(length), phy: reception.phy)
+        }
+        packet.setAirDirection(direction!)
+        packet.handle = connection.handle
+        packet.peer = connection.peripheral
+
+        layer.add(LinkLayerFields.handle, .u16(connection.handle))
+        layer.add(LinkLayerFields.direction, .text(sent ? "Central to Peripheral" : "Peripheral to Central"))
+        layer.add(LinkLayerFields.llid, .u8(llid), named: llidNames[llid]!, at: layer.range(at: headerStart))
+        layer.add(LinkLayerFields.nesn, .u8(nesn), inDecimal: true, at: layer.range(at: headerStart))
+        layer.add(LinkLayerFields.sn, .u8(sn), inDecimal: true, at: layer.range(at: headerStart))
+        layer.add(LinkLayerFields.moreData, .bool(md != 0), at: layer.range(at: headerStart))
+        layer.add(LinkLayerFields.dataLength, .u8(length), inDecimal: true, at: layer.range(at: headerStart + 1))
+        if cp != 0 {
+            layer.add(LinkLayerFields.ctePresent, .bool(true), at: layer.range(at: headerStart))
+            let info = try c.u8()
+            layer.add(LinkLayerFields.cteInfo, .u8(info), "Time \(info & 0x1F) (\(Int(info & 0x1F) * 8) µs), type \(info >> 6)")
+        }
+        let arrow = sent ? "C→P" : "P→C"
+        layer.summary.set("\(arrow) ")
+
+        defer { session.linkLayer.connections[accessAddress] = connection }
+        guard crcOK else {
+            layer.summary += "Data PDU, LLID \(llid), \(length) bytes"
+            layer.add(LinkLayerFields.payload, .bytes(c.rest()))
+            return nil
+        }
+        let side = sent ? 0 : 1
+        let retransmitted = length > 0 && connection.lastSN[side] == sn
+        connection.lastSN[side] = sn
+
+        if length == 0 {
+            layer.summary += "Empty PDU - SN \(sn) NESN \(nesn)\(md != 0 ? " - MD" : "")"
+            if llid != 1 { layer.addIssue(.warning, "An empty PDU with LLID \(llid)") }
+            return nil
+        }
+        if retransmitted {
+            layer.add(LinkLayerFields.retransmission, .bool(true))
+            layer.addIssue(.note, "Retransmission: the same sequence number as this side's previous packet (not acknowledged)")
+        }
+        let encrypted = (connection.encrypted || reception.encrypted) && !reception.decrypted
+        if encrypted {
+            layer.add(LinkLayerFields.encrypted, .bool(true))
+            guard c.remaining >= 4 else { throw DecodeError.malformed("An encrypted payload shorter than its 4-byte MIC") }
+            let micStart = c.index + c.remaining - 4
+            var mic = try c.trailer(4)
+            let sealed = c.rest()
+            layer.add(LinkLayerFields.encryptedPayload, .bytes(sealed))
+            layer.add(LinkLayerFields.mic, .bytes(mic.rest()), at: layer.range(at: micStart, count: 4))
+            layer.summary += "Encrypted \(llid == 3 ? "LL Control PDU" : "data") - \(sealed.count) bytes - SN \(sn) NESN \(nesn)"
+            if reception.micValid == false { layer.addIssue(.error, "MIC failure: the sniffer could not authenticate the payload") }
+            return nil
+        }
+        switch llid {
+        case 3:
+            try LinkLayerControl.decode(&c, sent: sent, connection: &connection, link: link, into: &layer, session: &session)
+            return nil
+        case 1, 2:
+            let payload = c.rest()
+            if retransmitted { layer.summary += "Retransmitted " }
+            layer.summary += "\(llid == 2 ? "L2CAP Start" : "L2CAP Continuation") - \(payload.count) bytes - SN \(sn) NESN \(nesn)"
+            if retransmitted {
+                // Its first copy went to L2CAP already.
+                layer.add(LinkLayerFields.payload, .bytes(payload))
+                return nil
+            }
+            return L2CAPHandoff(payload: payload, pb: llid == 2 ? 2 : 1)
+        default:
+            layer.add(LinkLayerFields.payload, .bytes(c.rest()))
+            layer.summary += "Reserved LLID 0"
+            layer.addIssue(.warning, "Data PDU with the reserved LLID 0")
+            return nil
+        }
+    }
+}

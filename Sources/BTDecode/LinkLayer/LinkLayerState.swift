@@ -1,0 +1,93 @@
+import BTCapture
+
+/// The 24-bit CRC of the LE link layer (Core Vol 6, Part B, 3.1.1): polynomial
+/// x^24 + x^10 + x^9 + x^6 + x^4 + x^3 + x + 1 over the PDU's bits in air order (least
+/// significant bit of each byte first), the register preset with the CRC init, sent from its
+/// highest position down, so each captured byte holds its 8 bits reversed.
+enum LinkLayerCRC {
+    static func compute(_ pdu: ArraySlice<UInt8>, initial: UInt32) -> UInt32 {
+        var state = initial & 0xFF_FFFF
+        for byte in pdu {
+            var bits = byte
+            for _ in 0 ..< 8 {
+                let feedback = (state >> 23 ^ UInt32(bits)) & 1
+                state = (state << 1) & 0xFF_FFFF
+                if feedback != 0 { state ^= 0x00_065B }
+                bits >>= 1
+            }
+        }
+        return state
+    }
+
+    /// The register value 3 captured CRC bytes hold: sent from position 23 down, each byte's
+    /// least significant bit first. This is the value people (and Wireshark's btle.crc) quote.
+    static func value(captured bytes: ArraySlice<UInt8>) -> UInt32 {
+        var value: UInt32 = 0
+        for byte in bytes { value = value << 8 | UInt32(byte.bitReversed) }
+        return value
+    }
+}
+
+extension UInt8 {
+    var bitReversed: UInt8 {
+        var value = self, result: UInt8 = 0
+        for _ in 0 ..< 8 {
+            result = result << 1 | value & 1
+            value >>= 1
+        }
+        return result
+    }
+}
+
+/// What the link layer remembers across packets taken from the air: the connections by
+/// access address, from their CONNECT_IND or, for a capture that starts mid-connection, from
+/// their first data packet.
+public struct LinkLayerState: ProtocolState {
+    public static let slot = ProtocolCatalog.slot(of: LinkLayerState.self)
+
+    public struct Connection {
+        /// btlog's number for the link, used as an HCI handle is: L2CAP, ATT and the rest key
+        /// their state by it.
+        public var handle: UInt16
+        public var crcInit: UInt32?
+        public var central: BDAddr?
+        public var peripheral: BDAddr?
+        public var peripheralAddressType: UInt8 = 0
+        /// The frame of its CONNECT_IND, if the capture has it.
+        public var connectFrame: Int?
+        /// Who sent the last packet and when: a packet from the air without a direction from
+        /// its sniffer is the central's when it opens a connection event, else the other side's.
+        var lastDirection: Direction?
+        var lastEnd: Int64?
+        /// The last sequence number each side sent (central, peripheral), for retransmissions.
+        var lastSN: [UInt8?] = [nil, nil]
+        /// From the peripheral's LL_START_ENC_REQ until LL_PAUSE_ENC or the end of the link,
+        /// payloads are encrypted.
+        var encrypted = false
+        var pendingEncryption = false
+    }
+
+    public internal(set) var connections: [UInt32: Connection] = [:]
+    var nextHandle: UInt16 = 1
+
+    public init() {}
+
+    /// The connection of this access address, made when first seen.
+    mutating func connection(_ accessAddress: UInt32) -> Connection {
+        if let known = connections[accessAddress] { return known }
+        let made = Connection(handle: nextHandle)
+        nextHandle = nextHandle == 0x0EFF ? 1 : nextHandle + 1
+        connections[accessAddress] = made
+        return made
+    }
+
+    public mutating func close(_ link: Session.LinkKey) -> [String] { [] }
+    public mutating func finish() -> [SessionReport] { [] }
+}
+
+extension Session {
+    public var linkLayer: LinkLayerState {
+        _read { yield self[LinkLayerState.self] }
+        _modify { yield &self[LinkLayerState.self] }
+    }
+}

@@ -1,0 +1,175 @@
+import BTCapture
+
+/// What a sniffer's header says about a packet it took from the air. Anything it does not say
+/// is nil, and the link layer works it out (the CRC, the direction) where it can.
+struct AirReception {
+    /// LE channel index, 0-39.
+    var channel: UInt8?
+    var rssi: Int8?
+    /// Central to peripheral is `.sent`, peripheral to central `.received`.
+    var direction: Direction?
+    /// Whether the sniffer found the CRC good; nil when it did not check.
+    var crcValid: Bool?
+    var micValid: Bool?
+    /// The sniffer says the link is encrypted (nRF Sniffer) or decrypted the payload itself.
+    var encrypted = false
+    var decrypted = false
+    /// 0 LE 1M, 1 LE 2M, 2 LE Coded.
+    var phy: UInt8?
+}
+
+/// The headers sniffers put in front of the link-layer packet: Nordic's nRF Sniffer (link
+/// type 272) and the LE radio header (link type 256), each decoded as a layer of its own.
+enum SnifferHeaders {
+    static let nordicDescriptor = ProtocolDescriptor(name: "nRF Sniffer", fields: SnifferHeaderFields.nordic)
+    static let radioDescriptor = ProtocolDescriptor(name: "LE Radio", fields: SnifferHeaderFields.radio)
+
+    static let phyNames = ["LE 1M", "LE 2M", "LE Coded"]
+
+    static func phyName(_ phy: UInt8) -> String { phyNames[safe: Int(phy)] ?? "Reserved" }
+
+    /// The LE channel index of an RF channel (2402 + 2n MHz): advertising channels 37, 38 and 39
+    /// sit at RF channels 0, 12 and 39, data channels fill the rest in order.
+    static func channelIndex(rfChannel rf: UInt8) -> UInt8? {
+        switch rf {
+        case 0: return 37
+        case 12: return 38
+        case 39: return 39
+        case 1 ... 11: return rf - 1
+        case 13 ... 38: return rf - 2
+        default: return nil
+        }
+    }
+
+    /// nRF Sniffer for Bluetooth LE, protocol versions 2 and 3: board, a 6-byte header (payload
+    /// length, protocol version, packet counter, packet ID), then the packet header (its length,
+    /// flags, channel, RSSI, event counter, time) before the link-layer packet.
+    static func decodeNordic(_ c: inout ByteCursor, into packet: inout Packet) throws -> AirReception {
+        var layer = packet.makeLayer("nRF Sniffer", over: c)
+        defer { packet.append(taking: &layer) }
+        let start = c.index
+        let board = try c.u8()
+        layer.add(SnifferHeaderFields.boardID, .u8(board), inDecimal: true, at: layer.range(at: start))
+        let payloadLength = try c.u16()
+        let version = try c.u8()
+        let counter = try c.u16()
+        let id = try c.u8()
+        layer.add(SnifferHeaderFields.payloadLength, .u16(payloadLength), inDecimal: true, at: layer.range(at: start + 1, count: 2))
+        layer.add(SnifferHeaderFields.protocolVersion, .u8(version), inDecimal: true, at: layer.range(at: start + 3))
+        layer.add(SnifferHeaderFields.packetCounter, .u16(counter), inDecimal: true, at: layer.range(at: start + 4, count: 2))
+        layer.add(SnifferHeaderFields.packetID, .u8(id), named: id == 0x02 ? "Advertising PDU" : id == 0x06 ? "Packet" : "Unknown",
+                  at: layer.range(at: start + 6))
+        guard version == 2 || version == 3 else {
+            layer.summary.set("Protocol version \(version)")
+            throw DecodeError.malformed("nRF Sniffer protocol version \(version): btlog reads versions 2 and 3")
+        }
+        if Int(payloadLength) != c.remaining {
+            layer.addIssue(.warning, "nRF Sniffer payload length \(payloadLength) but \(c.remaining) bytes follow the header")
+        }
+        let headerStart = c.index
+        let packetLength = try c.u8()
+        let flags = try c.u8()
+        let channel = try c.u8()
+        let rssiMagnitude = try c.u8()
+        let eventCounter = try c.u16()
+        let time = try c.u32()
+        // Longer headers of later firmware: skip what this layout does not know.
+        if packetLength > 10 { try c.skip(Int(packetLength) - 10) }
+        var reception = AirReception()
+        reception.channel = channel
+        reception.rssi = Int8(truncatingIfNeeded: -Int(rssiMagnitude))
+        reception.crcValid = flags & 0x01 != 0
+        reception.encrypted = channel < 37 && flags & 0x04 != 0
+        if reception.encrypted { reception.micValid = flags & 0x08 != 0 }
+        reception.phy = flags >> 4 & 0x7
+        layer.add(SnifferHeaderFields.packetLength, .u8(packetLength), inDecimal: true, at: layer.range(at: headerStart))
+        layer.add(SnifferHeaderFields.flags, .u8(flags), at: layer.range(at: headerStart + 1))
+        layer.add(SnifferHeaderFields.crcOK, .bool(flags & 0x01 != 0), flags & 0x01 != 0 ? "OK" : "Incorrect")
+        // On advertising channels bits 1-3 say other things (the advertising PDU's own meanings,
+        // an address the sniffer resolved): only a data PDU's are read as direction, encryption, MIC.
+        if channel < 37 {
+            layer.add(SnifferHeaderFields.direction, .bool(flags & 0x02 != 0), flags & 0x02 != 0 ? "Central → Peripheral" : "Peripheral → Central")
+            layer.add(SnifferHeaderFields.encrypted, .bool(flags & 0x04 != 0), flags & 0x04 != 0 ? "Yes" : "No")
+            layer.add(SnifferHeaderFields.micOK, .bool(flags & 0x08 != 0), flags & 0x08 != 0 ? "OK" : reception.encrypted ? "Incorrect" : "Not relevant")
+        }
+        layer.add(SnifferHeaderFields.phy, .u8(reception.phy!), named: phyName(reception.phy!))
+        layer.add(SnifferHeaderFields.channel, .u8(channel), inDecimal: true, at: layer.range(at: headerStart + 2))
+        layer.add(SnifferHeaderFields.rssi, .signed(Int64(reception.rssi!)), "\(reception.rssi!) dBm", at: layer.range(at: headerStart + 3))
+        layer.add(SnifferHeaderFields.eventCounter, .u16(eventCounter), inDecimal: true, at: layer.range(at: headerStart + 4, count: 2))
+        layer.add(version == 2 ? SnifferHeaderFields.deltaTime : SnifferHeaderFields.time, .u32(time), "\(time) µs",
+                  at: layer.range(at: headerStart + 6, count: 4))
+        if channel < 37 {
+            // On data channels the flag says who sent it; on advertising channels it means
+            // something else (the sniffer's own use), so it is not read there.
+            reception.direction = flags & 0x02 != 0 ? .sent : .received
+        }
+        if layer.keepsDisplays {
+            layer.summary.set("Channel \(channel), \(reception.rssi!) dBm, \(phyName(reception.phy!)), event \(eventCounter)\(flags & 0x01 != 0 ? "" : ", CRC bad")")
+        }
+        return reception
+    }
+
+    /// The LE radio header of link type 256: RF channel, signal and noise power, access address
+    /// offenses, reference access address, and flags saying which of them are valid, whether the
+    /// CRC and MIC were checked and passed, the PDU type and the PHY.
+    static func decodeRadio(_ c: inout ByteCursor, into packet: inout Packet) throws -> AirReception {
+        var layer = packet.makeLayer("LE Radio", over: c)
+        defer { packet.append(taking: &layer) }
+        let start = c.index
+        let rf = try c.u8()
+        let signal = try c.i8()
+        let noise = try c.i8()
+        let offenses = try c.u8()
+        let reference = try c.u32()
+        let flags = try c.u16()
+        var reception = AirReception()
+        reception.channel = channelIndex(rfChannel: rf)
+        let frequency = 2402 + 2 * Int(rf)
+        layer.add(SnifferHeaderFields.rfChannel, .u8(rf), "\(rf) (\(frequency) MHz\(reception.channel.map { ", channel index \($0)" } ?? ""))",
+                  at: layer.range(at: start))
+        if flags & 0x0002 != 0 {
+            reception.rssi = signal
+            layer.add(SnifferHeaderFields.signal, .signed(Int64(signal)), "\(signal) dBm", at: layer.range(at: start + 1))
+        }
+        if flags & 0x0004 != 0 { layer.add(SnifferHeaderFields.noise, .signed(Int64(noise)), "\(noise) dBm", at: layer.range(at: start + 2)) }
+        if flags & 0x0020 != 0 { layer.add(SnifferHeaderFields.offenses, .u8(offenses), inDecimal: true, at: layer.range(at: start + 3)) }
+        if flags & 0x0010 != 0 { layer.add(SnifferHeaderFields.referenceAccessAddress, .u32(reference), at: layer.range(at: start + 4, count: 4)) }
+        layer.add(SnifferHeaderFields.rfFlags, .u16(flags), at: layer.range(at: start + 8, count: 2))
+        let pduType = flags >> 7 & 0x7
+        let pduNames = ["Advertising or Data (direction unknown)", "Auxiliary Advertising", "Data, Central to Peripheral",
+                        "Data, Peripheral to Central", "Connected Isochronous, Central to Peripheral",
+                        "Connected Isochronous, Peripheral to Central", "Broadcast Isochronous", "Reserved"]
+        layer.add(SnifferHeaderFields.pduType, .u16(pduType), named: pduNames[Int(pduType)])
+        if flags & 0x0400 != 0 {
+            reception.crcValid = flags & 0x0800 != 0
+            layer.add(SnifferHeaderFields.crcChecked, .bool(true))
+            layer.add(SnifferHeaderFields.crcValid, .bool(flags & 0x0800 != 0))
+        }
+        if flags & 0x1000 != 0 {
+            reception.micValid = flags & 0x2000 != 0
+            layer.add(SnifferHeaderFields.micChecked, .bool(true))
+            layer.add(SnifferHeaderFields.micValid, .bool(flags & 0x2000 != 0))
+        }
+        if flags & 0x0008 != 0 {
+            reception.decrypted = true
+            layer.add(SnifferHeaderFields.decrypted, .bool(true))
+        }
+        let phy = UInt8(flags >> 14)
+        reception.phy = phy
+        layer.add(SnifferHeaderFields.rfPHY, .u16(UInt16(phy)), named: phyName(phy))
+        switch pduType {
+        case 2, 4: reception.direction = .sent
+        case 3, 5: reception.direction = .received
+        default: break
+        }
+        if flags & 0x0001 == 0 { layer.addIssue(.warning, "The radio header says the packet was not dewhitened") }
+        if layer.keepsDisplays {
+            var text = "RF channel \(rf) (\(frequency) MHz)"
+            if let rssi = reception.rssi { text += ", \(rssi) dBm" }
+            text += ", \(phyName(phy))"
+            if reception.crcValid == false { text += ", CRC bad" }
+            layer.summary.set("\(text)")
+        }
+        return reception
+    }
+}
