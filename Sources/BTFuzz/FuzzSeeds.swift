@@ -150,6 +150,14 @@ public enum FuzzSeeds {
                 }
             }
         }
+        // Air captures: the scenario in each link type, in runs that keep a CONNECT_IND with
+        // the data PDUs after it.
+        for type in AirLinkType.allCases {
+            let frames = AirScenario.frames(type)
+            for start in stride(from: 0, to: frames.count, by: 16) {
+                try save(.air, "air-\(type.rawValue)-\(start).bin", AirInput.encode(Array(frames[(start == 0 ? 0 : start - 8) ..< min(start + 24, frames.count)])))
+            }
+        }
         return written
     }
 }

@@ -28,6 +28,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Raw HCI packets (DecoderInput records) decoded after a warm session, then rendered as
     /// the tree, the table and the hex dump.
     case decoder
+    /// Packets taken from the air (AirInput records: the selector picks link type 251, 256 or
+    /// 272), decoded through the link layer and what it hands L2CAP, then rendered.
+    case air
     /// Field-value literals (what the filter language will compare fields with): the first byte
     /// picks the field type, the rest is two literals split at a 0 byte. Each must parse or be
     /// refused, compare without trapping, and a parsed value must survive its own text.
@@ -87,6 +90,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             readAll { try CaptureInput.open(bytes: input) }
         case .decoder:
             FuzzDecoder.shared.run(DecoderInput.frames(from: input))
+        case .air:
+            FuzzDecoder.shared.run(AirInput.frames(from: input))
         case .literal:
             LiteralInput.run(input)
         case .channel:
@@ -166,6 +171,39 @@ public enum LiteralInput {
             ("\(type.rawValue).txt", [UInt8(types.firstIndex(of: type)!)] + Array(a.utf8) + [0] + Array(b.utf8))
         }
     }()
+}
+
+/// The air target's input: records of [selector][length low][length high][bytes], the
+/// selector's low 2 bits picking the link type (its pseudo-header is part of the bytes), so a
+/// run can hold a CONNECT_IND and the data PDUs of its connection.
+public enum AirInput {
+    public static let types: [AirLinkType] = [.leLL, .leLLWithRadioHeader, .nordicBLE, .leLL]
+
+    public static func frames(from input: [UInt8]) -> [Frame] {
+        var frames: [Frame] = []
+        var i = 0
+        while i < input.count {
+            let selector = input[i]
+            let declared = i + 2 < input.count ? Int(input[i + 1]) | Int(input[i + 2]) << 8 : 0
+            let start = min(i + 3, input.count)
+            let end = min(start + declared, input.count)
+            // Timestamps 200 µs apart: within a connection event, so direction inference alternates.
+            frames.append(Frame(number: frames.count + 1, timestamp: Int64(frames.count) * 200 + Int64(selector >> 2) * 10_000,
+                                kind: .air(types[Int(selector & 0x03)]), direction: .none, bytes: input[start ..< end]))
+            i = end
+        }
+        return frames
+    }
+
+    public static func encode(_ frames: [Frame]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for frame in frames {
+            guard case .air(let type) = frame.kind, let selector = types.firstIndex(of: type) else { continue }
+            let count = min(frame.bytes.count, 0xFFFF)
+            bytes += [UInt8(selector), UInt8(count & 0xFF), UInt8(count >> 8)] + frame.bytes.prefix(count)
+        }
+        return bytes
+    }
 }
 
 /// The decoder target's input: records of [selector][length low][length high][bytes]. The
@@ -432,7 +470,7 @@ public enum StatsInput {
         let report = collector.finish()
         let totals = report.totals
         precondition(totals.packets == frames.count, "stats counted \(totals.packets) of \(frames.count) packets")
-        precondition(totals.commands + totals.events + totals.acl + totals.sco + totals.iso + totals.other == totals.packets,
+        precondition(totals.commands + totals.events + totals.acl + totals.sco + totals.iso + totals.air + totals.other == totals.packets,
                      "the kinds do not add up to the packets")
         _ = StatisticsReport(report, style: Style(enabled: true)).lines
         _ = StatisticsJSON(report, files: ["fuzz"], throughput: collector.throughput).document

@@ -49,6 +49,15 @@ final class FilterDifferentialTests: XCTestCase {
         ("number in {2..6}", "frame.number in {2..6}"),
         ("number > 10 and hci.event == 0x0e", "frame.number > 10 && bthci_evt.code == 0x0e"),
         ("(att or smp) and not l2cap.cid == 0x0004", "(btatt || btsmp) && !(btl2cap.cid == 0x0004)"),
+        // The link layer of air captures: the same names in both.
+        ("btle.control_opcode == 0x0c", "btle.control_opcode == 0x0c"),
+        ("btle.control_opcode in {0x14..0x18}", "btle.control_opcode in {0x14..0x18}"),
+        ("btle.advertising_header.pdu_type == 0x05", "btle.advertising_header.pdu_type == 0x05"),
+        ("btle.advertising_header.pdu_type in {0 3 4}", "btle.advertising_header.pdu_type in {0, 3, 4}"),
+        ("btle.data_header.llid == 2 and att", "btle.data_header.llid == 2 && btatt"),
+        ("btle.access_address == 0x50654c9a and btle.data_header.length > 0", "btle.access_address == 0x50654c9a && btle.data_header.length > 0"),
+        ("nordic_ble.channel < 37", "nordic_ble.channel < 37"),
+        ("btle_rf.pdu_type == 2", "btle_rf.pdu_type == 2"),
     ]
 
     func testFiltersKeepWhatTsharkKeeps() throws {
@@ -59,16 +68,26 @@ final class FilterDifferentialTests: XCTestCase {
         let lock = NSLock()
         var failures: [String] = []
         var eatt: [String: Set<Substring>] = [:]
+        var notDecodedAgain: [String: Set<Substring>] = [:]
         for file in files {
             let numbers = try Tool.run(Tool.btlog, ["show", file, "-f", "att and l2cap.psm == 0x0027", "--fields", "number"]).out
             eatt[file] = Set(numbers.split(separator: "\n"))
+            let air = try Tool.run(Tool.btlog, ["show", file, "-f", "btle.retransmission or btle.crc_ok == 0", "--fields", "number"]).out
+            notDecodedAgain[file] = Set(air.split(separator: "\n"))
         }
         // One tshark per file and filter: spread over the cores.
         let jobs = files.flatMap { file in Self.pairs.map { (file, $0) } }
         DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
             let (file, pair) = jobs[index]
             do {
-                let theirs = try Tool.run(tshark, ["-r", file, "-Y", pair.tshark, "-T", "fields", "-e", "frame.number"])
+                var theirs = try Tool.run(tshark, ["-r", file, "-Y", pair.tshark, "-T", "fields", "-e", "frame.number"])
+                // Air captures: a retransmitted copy, or a packet with a bad CRC, is not decoded
+                // above the link layer by btlog (its first copy was; a damaged one is not trusted);
+                // Wireshark decodes them again.
+                let skipped = notDecodedAgain[file, default: []]
+                if !skipped.isEmpty {
+                    theirs.out = theirs.out.split(separator: "\n").filter { !skipped.contains($0) }.map { $0 + "\n" }.joined()
+                }
                 var ours = try Tool.run(Tool.btlog, ["show", file, "-f", pair.btlog, "--fields", "number"])
                 // Wireshark 4.0 does not follow enhanced credit-based channels, so ATT over EATT
                 // (PSM 0x0027) is no btatt there: such packets only btlog keeps are set aside.

@@ -19,8 +19,9 @@ enum LinkLayerAdvertising {
         let length = try c.u8()
         let type = header & 0x0F
         let chSel = header & 0x20 != 0, txAdd = header & 0x40 != 0, rxAdd = header & 0x80 != 0
-        // On a secondary channel (0-36) the same codes are the AUX_ PDUs.
-        let secondary = reception.channel.map { $0 < 37 } ?? false
+        // On a secondary channel (0-36) the same codes are the AUX_ PDUs; nil: the capture does not say.
+        let onSecondary = reception.channel.map { $0 < 37 }
+        let secondary = onSecondary ?? false
         var name = pduNames[type] ?? "Reserved PDU type \(type)"
         if secondary, type == 3 { name = "AUX_SCAN_REQ" }
         if secondary, type == 5 { name = "AUX_CONNECT_REQ" }
@@ -63,7 +64,7 @@ enum LinkLayerAdvertising {
         case 5:
             try decodeConnect(&c, name: name, txAdd: txAdd, rxAdd: rxAdd, into: &layer, packet: &packet, session: &session)
         default: // 7, 8: the common extended advertising payload
-            try decodeExtended(&c, name: name, type: type, secondary: secondary, txAdd: txAdd, into: &layer, packet: &packet, session: session)
+            try decodeExtended(&c, name: name, type: type, secondary: onSecondary, txAdd: txAdd, into: &layer, packet: &packet, session: session)
         }
         if !c.isAtEnd {
             layer.add(LinkLayerFields.payload, .bytes(c.rest()))
@@ -133,7 +134,7 @@ enum LinkLayerAdvertising {
 
     /// ADV_EXT_IND, AUX_ADV_IND, AUX_SCAN_RSP, AUX_SYNC_IND, AUX_CHAIN_IND and AUX_CONNECT_RSP:
     /// the extended header's length and mode, its flags and each field they announce, then data.
-    static func decodeExtended(_ c: inout ByteCursor, name: String, type: UInt8, secondary: Bool, txAdd: Bool,
+    static func decodeExtended(_ c: inout ByteCursor, name: String, type: UInt8, secondary: Bool?, txAdd: Bool,
                                into layer: inout Layer, packet: inout Packet, session: Session) throws {
         let first = try c.u8()
         let headerLength = Int(first & 0x3F), mode = first >> 6
@@ -195,7 +196,8 @@ enum LinkLayerAdvertising {
             if !h.isAtEnd { layer.add(LinkLayerFields.acad, .bytes(h.rest())) }
         }
         var shown = name
-        if type == 7 && secondary {
+        // Without a channel, data says it: ADV_EXT_IND on a primary channel carries none.
+        if type == 7 && (secondary ?? !c.isAtEnd) {
             switch (address != nil, hasADI) {
             case (true, true): shown = "AUX_ADV_IND"
             case (true, false): shown = "AUX_SCAN_RSP"

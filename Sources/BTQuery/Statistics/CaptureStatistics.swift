@@ -12,6 +12,8 @@ public struct CaptureStatistics: Sendable {
     public private(set) var acl = 0
     public private(set) var sco = 0
     public private(set) var iso = 0
+    /// Packets taken from the air by a sniffer (LE link layer).
+    public private(set) var air = 0
     public private(set) var other = 0
     public private(set) var firstTimestamp: Int64?
     public private(set) var lastTimestamp: Int64?
@@ -28,6 +30,7 @@ public struct CaptureStatistics: Sendable {
         case .aclData: acl += 1
         case .scoData: sco += 1
         case .isoData: iso += 1
+        case .air: air += 1
         default: other += 1
         }
         let t = packet.frame.timestamp
@@ -46,6 +49,7 @@ public struct CaptureStatistics: Sendable {
         acl += other.acl
         sco += other.sco
         iso += other.iso
+        air += other.air
         self.other += other.other
         if let t = other.firstTimestamp, firstTimestamp.map({ t < $0 }) ?? true { firstTimestamp = t }
         if let t = other.lastTimestamp, lastTimestamp.map({ t > $0 }) ?? true { lastTimestamp = t }
@@ -56,10 +60,13 @@ public struct CaptureStatistics: Sendable {
     public var span: Int64 { Microseconds.difference(lastTimestamp ?? 0, firstTimestamp ?? 0) }
 
     public var statusLine: String {
-        var parts = ["\(packets) packet\(packets == 1 ? "" : "s") (\(errors) error\(errors == 1 ? "" : "s"))",
-                     "\(commands) HCI command\(commands == 1 ? "" : "s")",
-                     "\(events) event\(events == 1 ? "" : "s")", "\(acl) ACL", "\(sco) SCO"]
+        var parts = ["\(packets) packet\(packets == 1 ? "" : "s") (\(errors) error\(errors == 1 ? "" : "s"))"]
+        // An air capture has no HCI: its line counts what it has.
+        if air < packets {
+            parts += ["\(commands) HCI command\(commands == 1 ? "" : "s")", "\(events) event\(events == 1 ? "" : "s")", "\(acl) ACL", "\(sco) SCO"]
+        }
         if iso > 0 { parts.append("\(iso) ISO") }
+        if air > 0 { parts.append("\(air) LE link layer") }
         parts.append("\(other) other")
         if drops > 0 { parts.append("\(drops) dropped") }
         let seconds = Double(span) / 1_000_000

@@ -43,6 +43,7 @@ public struct StatisticsJSON: ReportRenderer {
             json.member("acl", totals.acl)
             json.member("sco", totals.sco)
             json.member("iso", totals.iso)
+            if totals.air > 0 { json.member("air", totals.air) }
             json.member("other", totals.other)
             json.member("dropped", Int(totals.drops))
             json.member("duration_s", Double(totals.span) / 1_000_000, decimals: 6)
