@@ -33,7 +33,7 @@ let package = Package(
         // Builds realistic captures from packet descriptions (tests and the fixture generator);
         // its zip writer is ZIPFoundation, so btlog's own zip reader is checked against another
         // implementation.
-        .target(name: "BTFixtures", dependencies: ["BTCapture", "CSystemZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .target(name: "BTFixtures", dependencies: ["BTCapture", "BTDecode", "CSystemZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .executableTarget(name: "btlog", dependencies: [
             "BTCapture", "BTDecode", "BTQuery", "BTRender",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

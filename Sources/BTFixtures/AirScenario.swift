@@ -1,4 +1,5 @@
 import BTCapture
+import BTDecode
 
 /// One packet as a sniffer takes it from the air: when, on which channel, how strong, who sent
 /// it (nil on advertising channels), and the link-layer PDU with its access address.
@@ -87,6 +88,13 @@ public enum AirScenario {
     public static let beacon: [UInt8] = [0x66, 0x55, 0x44, 0x33, 0x22, 0xE1]     // E1:22:33:44:55:66, random
     public static let accessAddress: UInt32 = 0x50_654C_9A
     public static let crcInit: UInt32 = 0x3A_5B6C
+    /// The second connection, after bonding.
+    public static let reconnectAccessAddress: UInt32 = 0x6B_4E2F_13
+    public static let reconnectCRCInit: UInt32 = 0x1C_2D3E
+    /// The LTK the sensor distributes while pairing (most significant octet first).
+    public static let sensorLTK: [UInt8] = [0x7A, 0x1F, 0x3C, 0x55, 0x90, 0x0B, 0xE2, 0x64, 0x18, 0xD7, 0x2B, 0x9E, 0x41, 0xC6, 0x03, 0xF8]
+    public static let sensorEDIV: UInt16 = 0x5A3C
+    public static let sensorRand: [UInt8] = [0x21, 0x43, 0x65, 0x87, 0xA9, 0xCB, 0xED, 0x0F]
     static let advertising: UInt32 = 0x8E89_BED6
 
     /// Both sides' sequence numbers, as the link layer keeps them (Core Vol 6, Part B, 4.5.9).
@@ -134,7 +142,11 @@ public enum AirScenario {
         var eventStart = clock + 1_250 + 5 * 1_250
         var lastEnd = eventStart
         var channel: UInt8 = 7
-        var encrypted = false
+        var linkAccessAddress = accessAddress, linkCRCInit = crcInit
+        // Once encryption starts: the key, what LL_ENC_REQ/RSP exchanged, each side's packet count.
+        var key: [UInt8]?
+        var skdC = [UInt8](), ivC = [UInt8](), skdP = [UInt8](), ivP = [UInt8]()
+        var counters: [UInt64] = [0, 0]
         func airTime(_ pdu: [UInt8]) -> Int64 { Int64(1 + 4 + pdu.count + 3) * 8 }
         /// A data PDU from one side; `lost`: the other side did not receive it (so does not acknowledge it).
         func data(_ fromCentral: Bool, llid: UInt8, _ payload: [UInt8], more: Bool = false, lost: Bool = false, damaged: Bool = false,
@@ -147,15 +159,17 @@ public enum AirScenario {
                 lastEnd = eventStart - 150
             }
             let headerByte = llid | ack.nesn[side] << 2 | ack.sn[side] << 3 | (more ? 0x10 : 0)
-            // Stands in for AES-CCM until btlog decrypts: bytes that are not the plaintext, and a MIC.
-            let sealed = encrypted && !payload.isEmpty
-                ? payload.enumerated().map { $0.element ^ UInt8(truncatingIfNeeded: 0x9E &* ($0.offset + 1) &+ Int(event)) } + [0xA1, 0xB2, 0xC3, 0xD4]
-                : payload
+            var sealed = payload
+            if let key, !payload.isEmpty {
+                sealed = LESecurity.seal(payload, header: headerByte, counter: counters[side], fromCentral: fromCentral, ltk: key,
+                                         skdC: skdC, ivC: ivC, skdP: skdP, ivP: ivP)
+                counters[side] += 1
+            }
             let pdu = [headerByte, UInt8(sealed.count)] + sealed
             let time = lastEnd + 150
             out.append(AirPacket(time: time, channel: channel, rssi: fromCentral ? -41 : -58, centralToPeripheral: fromCentral,
-                                 accessAddress: accessAddress, crcInit: crcInit, pdu: pdu, eventCounter: event, damaged: damaged,
-                                 encrypted: encrypted && !payload.isEmpty))
+                                 accessAddress: linkAccessAddress, crcInit: linkCRCInit, pdu: pdu, eventCounter: event, damaged: damaged,
+                                 encrypted: key != nil && !payload.isEmpty))
             lastEnd = time + airTime(pdu)
             guard !lost, !damaged else { return }
             // The receiver takes new data and acknowledges; the sender learns its last one arrived.
@@ -191,10 +205,10 @@ public enum AirScenario {
         data(true, llid: 2, l2cap(0x0004, [0x10] + le16(0x0001) + le16(0xFFFF) + le16(0x2800)), newEvent: true)
         let services: [UInt8] = [0x11, 0x06] + le16(0x0001) + le16(0x0007) + le16(0x1800) + le16(0x0008) + le16(0x000B) + le16(0x1801)
             + le16(0x000C) + le16(0x0011) + le16(0x180D) + le16(0x0012) + le16(0x0014) + le16(0x180F)
-        let response = l2cap(0x0004, services)
-        data(false, llid: 2, Array(response.prefix(27)), more: true)
+        let servicesResponse = l2cap(0x0004, services)
+        data(false, llid: 2, Array(servicesResponse.prefix(27)), more: true)
         empty(true)
-        data(false, llid: 1, Array(response.dropFirst(27)))
+        data(false, llid: 1, Array(servicesResponse.dropFirst(27)))
         // A notification the central does not acknowledge, sent again in the next event.
         data(true, llid: 2, l2cap(0x0004, [0x12] + le16(0x0010) + [0x01, 0x00]), newEvent: true)
         data(false, llid: 2, l2cap(0x0004, [0x13]))
@@ -207,23 +221,66 @@ public enum AirScenario {
         data(false, llid: 2, l2cap(0x0004, [0x1B] + le16(0x0013) + [0x16, 0x4A]), damaged: true)
         empty(true, newEvent: true)
         data(false, llid: 2, l2cap(0x0004, [0x1B] + le16(0x0013) + [0x16, 0x4A]))
-        // Legacy pairing, Just Works, then encryption with the STK (Rand and EDIV zero).
-        data(true, llid: 2, l2cap(0x0006, [0x01, 0x03, 0x00, 0x01, 0x10, 0x01, 0x01]), newEvent: true)
-        data(false, llid: 2, l2cap(0x0006, [0x02, 0x03, 0x00, 0x01, 0x10, 0x01, 0x01]))
-        data(true, llid: 2, l2cap(0x0006, [0x03] + (0 ..< 16).map { UInt8($0 * 7 & 0xFF) }), newEvent: true)
-        data(false, llid: 2, l2cap(0x0006, [0x03] + (0 ..< 16).map { UInt8($0 * 11 & 0xFF) }))
-        data(true, llid: 2, l2cap(0x0006, [0x04] + (0 ..< 16).map { UInt8($0 * 13 & 0xFF) }), newEvent: true)
-        data(false, llid: 2, l2cap(0x0006, [0x04] + (0 ..< 16).map { UInt8($0 * 17 & 0xFF) }))
-        exchange([0x03] + [UInt8](repeating: 0, count: 10) + [0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88] + le32(0xDEAD_BEEF),
-                 [0x04, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF, 0x00] + le32(0xCAFE_F00D))
+        // Legacy pairing, Just Works (TK 0), with real confirm values, then encryption with the
+        // STK (Rand and EDIV zero); both sides distribute an LTK over the encrypted link.
+        let request: [UInt8] = [0x01, 0x03, 0x00, 0x01, 0x10, 0x01, 0x01], response: [UInt8] = [0x02, 0x03, 0x00, 0x01, 0x10, 0x01, 0x01]
+        let centralRandom = (0 ..< 16).map { UInt8($0 * 13 & 0xFF) }, peripheralRandom = (0 ..< 16).map { UInt8($0 * 17 & 0xFF) }
+        func confirm(_ random: [UInt8]) -> [UInt8] {
+            LESecurity.confirm(temporaryKey: 0, random: random, request: request, response: response,
+                               initiator: phone, initiatorType: 0, responder: sensor, responderType: 1)
+        }
+        data(true, llid: 2, l2cap(0x0006, request), newEvent: true)
+        data(false, llid: 2, l2cap(0x0006, response))
+        data(true, llid: 2, l2cap(0x0006, [0x03] + confirm(centralRandom)), newEvent: true)
+        data(false, llid: 2, l2cap(0x0006, [0x03] + confirm(peripheralRandom)))
+        data(true, llid: 2, l2cap(0x0006, [0x04] + centralRandom), newEvent: true)
+        data(false, llid: 2, l2cap(0x0006, [0x04] + peripheralRandom))
+        func startEncryption(rand: [UInt8], ediv: UInt16, ltk: [UInt8]) {
+            skdC = [0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88]; ivC = le32(0xDEAD_BEEF)
+            skdP = [0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF, 0x00]; ivP = le32(0xCAFE_F00D)
+            exchange([0x03] + rand + le16(ediv) + skdC + ivC, [0x04] + skdP + ivP)
+            empty(true, newEvent: true)
+            control(false, [0x05])
+            key = ltk
+            counters = [0, 0]
+            control(true, [0x06], newEvent: true)
+            control(false, [0x06])
+        }
+        startEncryption(rand: [UInt8](repeating: 0, count: 8), ediv: 0,
+                        ltk: LESecurity.shortTermKey(temporaryKey: 0, initiatorRandom: centralRandom, responderRandom: peripheralRandom))
         empty(true, newEvent: true)
-        control(false, [0x05])
-        encrypted = true
-        control(true, [0x06], newEvent: true)
-        control(false, [0x06])
+        data(false, llid: 2, l2cap(0x0006, [0x06] + Array(sensorLTK.reversed())))
+        empty(true, newEvent: true)
+        data(false, llid: 2, l2cap(0x0006, [0x07] + le16(sensorEDIV) + sensorRand))
+        data(true, llid: 2, l2cap(0x0006, [0x06] + (0 ..< 16).map { UInt8(0xF0 - $0) }), newEvent: true)
+        empty(false)
+        data(true, llid: 2, l2cap(0x0006, [0x07] + le16(0x1234) + [1, 2, 3, 4, 5, 6, 7, 8]), newEvent: true)
+        empty(false)
         data(true, llid: 2, l2cap(0x0004, [0x0A] + le16(0x0013)), newEvent: true)
         data(false, llid: 2, l2cap(0x0004, [0x0B, 0x64]))
+        control(true, [0x02, 0x13], newEvent: true)
+        empty(false)
+
+        // A second connection a few seconds later: the phone encrypts at once with the LTK the
+        // sensor distributed, which btlog learnt from the first connection's decrypted pairing.
+        key = nil
+        ack = Acknowledgement()
+        clock = eventStart + 3_000_000
+        adv(38, header(0x00, sensor + advData, txAdd: true, chSel: true))
+        let reconnect = le32(reconnectAccessAddress) + [UInt8(reconnectCRCInit & 0xFF), UInt8(reconnectCRCInit >> 8 & 0xFF), UInt8(reconnectCRCInit >> 16)]
+            + [2] + le16(3) + le16(24) + le16(0) + le16(72) + [0xFF, 0xFF, 0xFF, 0xFF, 0x1F] + [9 | 5 << 5]
+        adv(38, header(0x05, phone + sensor + reconnect, txAdd: false, rxAdd: true, chSel: true), after: 300, rssi: -41)
+        linkAccessAddress = reconnectAccessAddress
+        linkCRCInit = reconnectCRCInit
+        event = 0
+        eventStart = clock + 1_250 + 3 * 1_250
+        lastEnd = eventStart - 150
+        empty(true)
+        empty(false)
+        startEncryption(rand: sensorRand, ediv: sensorEDIV, ltk: sensorLTK)
         empty(true, newEvent: true)
+        data(false, llid: 2, l2cap(0x0004, [0x1B] + le16(0x0013) + [0x63]))
+        control(true, [0x02, 0x13], newEvent: true)
         empty(false)
         return out
     }

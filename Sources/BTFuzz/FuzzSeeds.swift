@@ -150,6 +150,8 @@ public enum FuzzSeeds {
                 }
             }
         }
+        try save(.keys, "keys.txt", Array("# bonded sensor\n7A1F3C55900BE26418D72B9E41C603F8\n0x4c:68:38:41:39:f5:74:d8:36:bc:f3:4e:9d:fb:01:bf  # sample\n\n".utf8))
+        try save(.keys, "bad.txt", Array("7A1F3C55900BE26418D72B9E41C603\nzz\n".utf8))
         // Air captures: the scenario in each link type, in runs that keep a CONNECT_IND with
         // the data PDUs after it.
         for type in AirLinkType.allCases {

@@ -31,6 +31,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Packets taken from the air (AirInput records: the selector picks link type 251, 256 or
     /// 272), decoded through the link layer and what it hands L2CAP, then rendered.
     case air
+    /// A keys file (`--keys`): it reads as keys of 16 octets each, or is refused with a message.
+    case keys
     /// Field-value literals (what the filter language will compare fields with): the first byte
     /// picks the field type, the rest is two literals split at a 0 byte. Each must parse or be
     /// refused, compare without trapping, and a parsed value must survive its own text.
@@ -92,6 +94,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             FuzzDecoder.shared.run(DecoderInput.frames(from: input))
         case .air:
             FuzzDecoder.shared.run(AirInput.frames(from: input))
+        case .keys:
+            if let keys = try? LinkLayerKeys.parse(file: String(decoding: input, as: UTF8.self), name: "fuzz") {
+                precondition(keys.allSatisfy { $0.count == 16 }, "a key that is not 16 octets was accepted")
+            }
         case .literal:
             LiteralInput.run(input)
         case .channel:

@@ -10,6 +10,12 @@ struct DecodeOptionGroup: ParsableArguments {
     @Option(name: .customLong("gatt-cache"), help: ArgumentHelp("BlueZ's GATT cache (/var/lib/bluetooth, an adapter folder or its cache folder): names handles the capture never discovered.", valueName: "DIR"))
     var gattCache: String?
 
+    @Option(name: .customLong("ltk"), help: ArgumentHelp("A long-term key (32 hex digits) for an encrypted link in an air capture; repeat for several. Legacy pairing captured in full (Just Works, passkey) and keys the capture distributes need none.", valueName: "HEX"))
+    var ltk: [String] = []
+
+    @Option(name: .customLong("keys"), help: ArgumentHelp("A file of long-term keys for air captures, one per line (32 hex digits; # starts a comment).", valueName: "FILE"))
+    var keys: String?
+
     static var defaultUUIDFile: String {
         let environment = ProcessInfo.processInfo.environment
         let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
@@ -29,11 +35,36 @@ struct DecodeOptionGroup: ParsableArguments {
                 }
             }
             let cache = try gattCache.map(GATTNameSources.loadBlueZCache) ?? [:]
-            return DecoderFactory(options: DecodeOptions(uuidNames: names, gattCache: cache))
+            var options = DecodeOptions(uuidNames: names, gattCache: cache)
+            options.linkLayerKeys = try linkLayerKeys()
+            return DecoderFactory(options: options)
         } catch let error as GATTNameSources.LoadError {
             FileHandleStderr.error(error.description)
             throw Failure(code: 1)
         }
+    }
+
+    /// `--ltk` and `--keys`: a key that does not read is a usage error, a file that does not
+    /// open or read an error.
+    func linkLayerKeys() throws -> [[UInt8]] {
+        var all: [[UInt8]] = []
+        for text in ltk {
+            do { all.append(try LinkLayerKeys.parse(key: text[...])) } catch let error as LinkLayerKeys.ParseError {
+                FileHandleStderr.error("--ltk \(text): \(error.description)")
+                throw Failure(code: 2)
+            }
+        }
+        if let keys {
+            guard let data = FileManager.default.contents(atPath: keys) else {
+                FileHandleStderr.error("\(keys): cannot read the keys file")
+                throw Failure(code: 1)
+            }
+            do { all += try LinkLayerKeys.parse(file: String(decoding: data, as: UTF8.self), name: keys) } catch let error as LinkLayerKeys.ParseError {
+                FileHandleStderr.error(error.description)
+                throw Failure(code: 1)
+            }
+        }
+        return all
     }
 }
 

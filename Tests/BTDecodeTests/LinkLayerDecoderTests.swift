@@ -60,11 +60,11 @@ final class LinkLayerDecoderTests: XCTestCase {
         let retransmitted = packets.filter { values($0, "btle.retransmission") == ["1"] }
         XCTAssertEqual(retransmitted.count, 1)
         XCTAssertEqual(retransmitted.first?.layers.map(\.name), ["nRF Sniffer", "LE LL"])
-        // After the peripheral's LL_START_ENC_REQ every payload is encrypted, empty PDUs aside.
+        // After the peripheral's LL_START_ENC_REQ every payload of the link is encrypted, empty PDUs aside.
         let start = try XCTUnwrap(packets.firstIndex { values($0, "btle.control_opcode") == ["0x05"] })
-        for packet in packets[(start + 1)...] where values(packet, "btle.data_header.length") != ["0x00"] {
+        let end = try XCTUnwrap(packets.firstIndex { values($0, "btle.control_opcode") == ["0x02"] })
+        for packet in packets[(start + 1) ... end] where values(packet, "btle.data_header.length") != ["0x00"] {
             XCTAssertEqual(values(packet, "btle.encrypted"), ["1"], "packet \(packet.frame.number)")
-            XCTAssertEqual(packet.layers.last?.name, "LE LL")
         }
         // Central to peripheral is Send, as in a phone's own HCI log.
         XCTAssertEqual(packets.first { values($0, "att.opcode") == ["0x02"] }?.frame.direction, .sent)
@@ -85,6 +85,53 @@ final class LinkLayerDecoderTests: XCTestCase {
         XCTAssertEqual(values(phyUpdate, "btle.control.instant"), [], "no PHY changes: the instant is reserved")
         let update = try control("0x00")
         XCTAssertEqual(values(update, "btle.control.interval"), ["0x0028"])
+    }
+
+    func testEncryptedLinksAreDecrypted() throws {
+        let packets = decode(.nordicBLE)
+        let encrypted = packets.filter { values($0, "btle.encrypted") == ["1"] }
+        XCTAssertGreaterThan(encrypted.count, 12)
+        // The first link: the STK of the Just Works pairing the capture shows; the second: the LTK
+        // the sensor distributed over the first, once it was decrypted.
+        for packet in encrypted {
+            XCTAssertEqual(values(packet, "btle.decrypted"), ["1"], "packet \(packet.frame.number)")
+            XCTAssertFalse(packet.hasError, "packet \(packet.frame.number)")
+        }
+        let notes = packets.flatMap(\.issues).map(\.message).filter { $0.hasPrefix("Decrypted with") }
+        XCTAssertEqual(notes, ["Decrypted with the STK of the legacy pairing captured, Just Works (TK 0)",
+                               "Decrypted with the LTK distributed in packet 65"])
+        let ltk = try XCTUnwrap(packets.first { values($0, "smp.code") == ["0x06"] })
+        XCTAssertEqual(values(ltk, "smp.ltk"), [AirScenario.sensorLTK.reversed().map { String(format: "%02X", $0) }.joined()])
+        XCTAssertEqual(packets.last { values($0, "att.opcode") == ["0x1B"] }?.summary, "Handle Value Notification - Handle: 0x0013 - Value: 63")
+        XCTAssertEqual(values(packets.last!, "btle.control_opcode"), [], "the last is an empty PDU")
+        XCTAssertEqual(values(packets[packets.count - 2], "btle.control_opcode"), ["0x02"], "LL_TERMINATE_IND, decrypted")
+    }
+
+    func testAGivenKeyDecryptsALinkWhosePairingTheCaptureLacks() throws {
+        // Only the second connection: btlog has not seen the key distributed.
+        let frames = AirScenario.frames(.leLL)
+        let second = try XCTUnwrap(frames.lastIndex { $0.bytes.count > 20 && $0.bytes[4] & 0x0F == 0x05 && $0.bytes[0 ..< 4] == [0xD6, 0xBE, 0x89, 0x8E] })
+        func run(_ keys: [[UInt8]]) -> [Packet] {
+            var options = DecodeOptions()
+            options.linkLayerKeys = keys
+            let decoder = Decoder(options: options)
+            return frames[second...].map { decoder.decode($0) }
+        }
+        let without = run([])
+        XCTAssertTrue(without.flatMap(\.issues).contains { $0.message.hasPrefix("Encrypted with a key btlog does not have") })
+        XCTAssertTrue(without.allSatisfy { values($0, "btle.decrypted").isEmpty })
+        for key in [AirScenario.sensorLTK, AirScenario.sensorLTK.reversed()] {
+            let with = run([[UInt8](repeating: 0x11, count: 16), key])
+            XCTAssertEqual(with.filter { values($0, "btle.decrypted") == ["1"] }.count, without.filter { values($0, "btle.encrypted") == ["1"] }.count)
+            XCTAssertTrue(with.contains { values($0, "att.opcode") == ["0x1B"] })
+        }
+    }
+
+    func testKeysFiles() throws {
+        let keys = try LinkLayerKeys.parse(file: "# sensor\n7A1F3C55900BE26418D72B9E41C603F8\n\n0x4c:68:38:41:39:f5:74:d8:36:bc:f3:4e:9d:fb:01:bf # sample\n", name: "k")
+        XCTAssertEqual(keys, [AirScenario.sensorLTK, [0x4C, 0x68, 0x38, 0x41, 0x39, 0xF5, 0x74, 0xD8, 0x36, 0xBC, 0xF3, 0x4E, 0x9D, 0xFB, 0x01, 0xBF]])
+        XCTAssertThrowsError(try LinkLayerKeys.parse(file: "7A1F\n", name: "k")) { XCTAssertEqual("\($0)", "k:1: a key is 32 hex digits (16 octets); this has 4") }
+        XCTAssertThrowsError(try LinkLayerKeys.parse(file: "\n\n7A1F3C55900BE26418D72B9E41C603FG\n", name: "k")) { XCTAssertEqual("\($0)", "k:3: 'G' is not a hex digit") }
     }
 
     func testDamagedRecordsAreIssuesNotCrashes() {

@@ -17,6 +17,9 @@ public struct DecodeOptions: Sendable {
     /// for every other view: keeping a copy of each notification's value costs about as much
     /// as naming its handle.
     public var keepsLastValues = false
+    /// Long-term keys for air captures' encrypted links (`--ltk`, `--keys`), most significant
+    /// octet first as people write them; each is also tried the other way round.
+    public var linkLayerKeys: [[UInt8]] = []
 
     public init(buildsDisplayText: Bool = true, uuidNames: UUIDNames = .standard, gattCache: [BDAddr: GATTDatabase] = [:],
                 keepsLastValues: Bool = false) {

@@ -26,7 +26,9 @@ enum L2CAPDecoder {
         let link = Session.LinkKey(controller: packet.frame.controller, handle: handle)
         let sent = packet.frame.direction == .sent
         let key = L2CAPState.FlowKey(link: link, sent: sent)
-        let base = payload.startIndex - packet.frame.bytes.startIndex
+        // Offsets in the payload's own buffer: the frame, or the plaintext of a link-layer
+        // packet btlog decrypted.
+        let base = payload.startIndex - (packet.reassembledPDU?.startIndex ?? packet.frame.bytes.startIndex)
 
         // Not L2CAP: Android controllers put vendor debug data on the pseudo-handle 0x0EDC, and a
         // start on a handle no connection event announced whose basic header is shorter than what

@@ -121,6 +121,7 @@ enum LinkLayerAdvertising {
         connection.central = initiator
         connection.peripheral = advertiser
         connection.peripheralAddressType = rxAdd ? 1 : 0
+        connection.centralAddressType = txAdd ? 1 : 0
         connection.connectFrame = packet.frame.number
         state.connections[accessAddress] = connection
         session.linkLayer = state
@@ -129,7 +130,6 @@ enum LinkLayerAdvertising {
         layer.add(LinkLayerFields.handle, .u16(connection.handle))
         packet.handle = connection.handle
         packet.peer = advertiser
-        _ = txAdd
     }
 
     /// ADV_EXT_IND, AUX_ADV_IND, AUX_SCAN_RSP, AUX_SYNC_IND, AUX_CHAIN_IND and AUX_CONNECT_RSP:

@@ -56,11 +56,12 @@ enum LinkLayerControl {
         return names.isEmpty ? "None" : names.joined(separator: ", ")
     }
 
-    static func decode(_ c: inout ByteCursor, sent: Bool, connection: inout LinkLayerState.Connection, link: Session.LinkKey,
-                       into layer: inout Layer, session: inout Session) throws {
+    /// `inFrame`: the cursor reads the frame (not a decrypted payload), so fields get ranges.
+    static func decode(_ c: inout ByteCursor, sent: Bool, inFrame: Bool = true, connection: inout LinkLayerState.Connection,
+                       link: Session.LinkKey, into layer: inout Layer, session: inout Session) throws {
         let opcode = try c.u8()
         let name = opcodeNames[opcode] ?? "Unknown Control Opcode \(Hex.u8(opcode))"
-        layer.add(LinkLayerFields.controlOpcode, .u8(opcode), named: name, at: layer.range(at: c.index - 1))
+        layer.add(LinkLayerFields.controlOpcode, .u8(opcode), named: name, at: inFrame ? layer.range(at: c.index - 1) : nil)
         layer.summary += "\(name)"
         func units(_ field: FieldDefinition, _ value: UInt16, _ unit: Double) {
             layer.add(field, .u16(value), Units.milliseconds(value, unit))
@@ -94,20 +95,29 @@ enum LinkLayerControl {
             session.closeLink(link, into: &layer)
             connection.encrypted = false
         case 0x03:
+            let raw = Array(c.bytes[c.index...].prefix(22))
             let rand = try c.u64(), ediv = try c.u16(), skd = try c.u64(), iv = try c.u32()
+            connection.exchange = LinkLayerEncryption.Exchange(rand: Array(raw[0 ..< 8]), ediv: ediv, skdC: Array(raw[10 ..< 18]), ivC: Array(raw[18 ..< 22]))
             layer.add(LinkLayerFields.randomNumber, .unsigned(rand, width: 16))
             layer.add(LinkLayerFields.ediv, .u16(ediv))
             layer.add(LinkLayerFields.skdC, .unsigned(skd, width: 16))
             layer.add(LinkLayerFields.ivC, .u32(iv))
             layer.summary += " - EDIV \(hex: ediv)"
         case 0x04:
+            let raw = Array(c.bytes[c.index...].prefix(12))
             let skd = try c.u64(), iv = try c.u32()
+            connection.exchange.skdP = Array(raw[0 ..< 8])
+            connection.exchange.ivP = Array(raw[8 ..< 12])
             layer.add(LinkLayerFields.skdP, .unsigned(skd, width: 16))
             layer.add(LinkLayerFields.ivP, .u32(iv))
         case 0x05:
             // Sent by the peripheral in the clear; everything after it is encrypted, the
-            // central's LL_START_ENC_RSP first.
+            // central's LL_START_ENC_RSP first, each side counting its packets from 0.
             connection.encrypted = true
+            connection.counters = [0, 0]
+            connection.cipher = nil
+            connection.keySource = nil
+            connection.triedCandidates = false
         case 0x07:
             let type = try c.u8()
             layer.add(LinkLayerFields.unknownType, .u8(type), named: opcodeNames[type] ?? "Unknown")

@@ -103,6 +103,74 @@ enum LinkLayerDecoder {
         }
     }
 
+    /// The plaintext of an encrypted payload, if btlog has the key: the first encrypted packet
+    /// of a link picks the key whose MIC checks among the STK of a legacy pairing captured in
+    /// full and the LTKs given; later ones use it with each side's packet counter (a few
+    /// counts ahead too, for packets the sniffer missed).
+    static func decrypt(_ sealed: ArraySlice<UInt8>, header: UInt8, fromCentral: Bool, retransmitted: Bool, link: Session.LinkKey,
+                        connection: inout LinkLayerState.Connection, into layer: inout Layer, session: Session) -> [UInt8]? {
+        let side = fromCentral ? 0 : 1
+        if connection.cipher == nil {
+            guard !connection.triedCandidates else { return nil }
+            connection.triedCandidates = true
+            guard connection.exchange.isComplete else {
+                layer.addIssue(.note, "Encrypted, but the capture lacks the LL_ENC_REQ/LL_ENC_RSP that set the session up: not decrypted")
+                return nil
+            }
+            var candidates: [(key: [UInt8], source: String)] = []
+            if connection.exchange.usesSTK, var pairing = session.smp.legacy[link]?.pairing,
+               let central = connection.central, let peripheral = connection.peripheral {
+                pairing.initiator = central.littleEndianBytes
+                pairing.responder = peripheral.littleEndianBytes
+                pairing.initiatorType = connection.centralAddressType
+                pairing.responderType = connection.peripheralAddressType
+                let passkey = session.smp.pairings[link]?.method?.contains("Passkey") ?? false
+                if let tk = pairing.findTemporaryKey(tryingPasskeys: passkey) {
+                    let digits = String(tk)
+                    let method = tk == 0 ? "Just Works (TK 0)" : "passkey " + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+                    candidates.append((pairing.shortTermKey(temporaryKey: tk), "the STK of the legacy pairing captured, \(method)"))
+                }
+            }
+            let rand = connection.exchange.rand.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            for known in session.smp.distributedKeys where known.ediv == connection.exchange.ediv && known.rand == rand {
+                candidates.append((known.ltk.reversed(), "the LTK distributed in packet \(known.frame)"))
+            }
+            for key in session.options.linkLayerKeys {
+                candidates.append((key, "the LTK given"))
+                candidates.append((key.reversed(), "the LTK given, its octets reversed"))
+            }
+            for candidate in candidates {
+                let cipher = LinkLayerEncryption.session(ltk: candidate.key, exchange: connection.exchange)
+                if let plain = LinkLayerEncryption.open(sealed, header: header, counter: connection.counters[side], fromCentral: fromCentral, session: cipher) {
+                    connection.cipher = cipher
+                    connection.keySource = candidate.source
+                    connection.counters[side] += 1
+                    layer.addIssue(.note, "Decrypted with \(candidate.source)")
+                    return plain
+                }
+            }
+            layer.addIssue(.note, candidates.isEmpty
+                ? "Encrypted with a key btlog does not have: give the LTK with --ltk or --keys"
+                : "Encrypted with none of the keys btlog has: give the LTK with --ltk or --keys")
+            return nil
+        }
+        let cipher = connection.cipher!
+        let counter = connection.counters[side]
+        if retransmitted, counter > 0,
+           let plain = LinkLayerEncryption.open(sealed, header: header, counter: counter - 1, fromCentral: fromCentral, session: cipher) {
+            return plain
+        }
+        for skipped in UInt64(0) ..< 4 {
+            if let plain = LinkLayerEncryption.open(sealed, header: header, counter: counter + skipped, fromCentral: fromCentral, session: cipher) {
+                connection.counters[side] = counter + skipped + 1
+                if skipped > 0 { layer.addIssue(.warning, "\(skipped) encrypted packet\(skipped == 1 ? "" : "s") from this side missing from the capture") }
+                return plain
+            }
+        }
+        layer.addIssue(.error, "MIC failure: the payload does not authenticate with the link's session key")
+        return nil
+    }
+
     /// A data channel PDU (Core Vol 6, Part B, 2.4): LLID, NESN, SN, MD, CP, length.
     static func decodeData(_ c: inout ByteCursor, accessAddress: UInt32, reception: AirReception, crcOK: Bool,
                            into layer: inout Layer, packet: inout Packet, session: inout Session) throws -> L2CAPHandoff? {
@@ -139,10 +207,10 @@ enum LinkLayerDecoder {
         layer.add(LinkLayerFields.llid, .u8(llid), named: llidNames[llid]!, at: layer.range(at: headerStart))
         layer.add(LinkLayerFields.nesn, .u8(nesn), inDecimal: true, at: layer.range(at: headerStart))
         layer.add(LinkLayerFields.sn, .u8(sn), inDecimal: true, at: layer.range(at: headerStart))
-        layer.add(LinkLayerFields.moreData, .bool(md != 0), at: layer.range(at: headerStart))
+        layer.add(LinkLayerFields.moreData, .bool(md != 0), md != 0 ? "Yes" : "No", at: layer.range(at: headerStart))
         layer.add(LinkLayerFields.dataLength, .u8(length), inDecimal: true, at: layer.range(at: headerStart + 1))
         if cp != 0 {
-            layer.add(LinkLayerFields.ctePresent, .bool(true), at: layer.range(at: headerStart))
+            layer.add(LinkLayerFields.ctePresent, .bool(true), "Present", at: layer.range(at: headerStart))
             let info = try c.u8()
             layer.add(LinkLayerFields.cteInfo, .u8(info), "Time \(info & 0x1F) (\(Int(info & 0x1F) * 8) µs), type \(info >> 6)")
         }
@@ -165,25 +233,37 @@ enum LinkLayerDecoder {
             return nil
         }
         if retransmitted {
-            layer.add(LinkLayerFields.retransmission, .bool(true))
+            layer.add(LinkLayerFields.retransmission, .bool(true), "Yes")
             layer.addIssue(.note, "Retransmission: the same sequence number as this side's previous packet (not acknowledged)")
         }
-        let encrypted = (connection.encrypted || reception.encrypted) && !reception.decrypted
+        var encrypted = (connection.encrypted || reception.encrypted) && !reception.decrypted
+        var source = c
+        var inFrame = true
         if encrypted {
-            layer.add(LinkLayerFields.encrypted, .bool(true))
+            layer.add(LinkLayerFields.encrypted, .bool(true), "Yes")
             guard c.remaining >= 4 else { throw DecodeError.malformed("An encrypted payload shorter than its 4-byte MIC") }
             let micStart = c.index + c.remaining - 4
-            var mic = try c.trailer(4)
             let sealed = c.rest()
-            layer.add(LinkLayerFields.encryptedPayload, .bytes(sealed))
-            layer.add(LinkLayerFields.mic, .bytes(mic.rest()), at: layer.range(at: micStart, count: 4))
-            layer.summary += "Encrypted \(llid == 3 ? "LL Control PDU" : "data") - \(sealed.count) bytes - SN \(sn) NESN \(nesn)"
-            if reception.micValid == false { layer.addIssue(.error, "MIC failure: the sniffer could not authenticate the payload") }
-            return nil
+            layer.add(LinkLayerFields.mic, .bytes(sealed.suffix(4)), at: layer.range(at: micStart, count: 4))
+            if let plain = decrypt(sealed, header: header, fromCentral: sent, retransmitted: retransmitted, link: link,
+                                   connection: &connection, into: &layer, session: session) {
+                // Layers above read the plaintext: it becomes the packet's buffer for them.
+                layer.add(LinkLayerFields.decrypted, .bool(true), "Yes, with \(connection.keySource ?? "the link's key")")
+                packet.reassembledPDU = plain[...]
+                source = ByteCursor(packet.reassembledPDU!)
+                inFrame = false
+                encrypted = false
+            } else {
+                layer.add(LinkLayerFields.encryptedPayload, .bytes(sealed.dropLast(4)))
+                layer.summary += "Encrypted \(llid == 3 ? "LL Control PDU" : "data") - \(sealed.count - 4) bytes - SN \(sn) NESN \(nesn)"
+                if reception.micValid == false { layer.addIssue(.error, "MIC failure: the sniffer could not authenticate the payload") }
+                return nil
+            }
         }
+        c = source
         switch llid {
         case 3:
-            try LinkLayerControl.decode(&c, sent: sent, connection: &connection, link: link, into: &layer, session: &session)
+            try LinkLayerControl.decode(&c, sent: sent, inFrame: inFrame, connection: &connection, link: link, into: &layer, session: &session)
             return nil
         case 1, 2:
             let payload = c.rest()

@@ -13,6 +13,7 @@ public enum LinkLayerFields {
     public static let crc = f("crc", "CRC", .uint32, "The 24-bit CRC as received")
     public static let encrypted = f("encrypted", "Encrypted", .bool, "The payload is encrypted (after LL_START_ENC)")
     public static let mic = f("mic", "MIC", .bytes, "Message integrity check of an encrypted payload")
+    public static let decrypted = f("decrypted", "Decrypted", .bool, "btlog decrypted the payload (its MIC checked)")
     public static let encryptedPayload = f("encrypted_payload", "Encrypted Payload", .bytes, "A payload btlog cannot decrypt")
     public static let retransmission = f("retransmission", "Retransmission", .bool, "The same sequence number again from the same side: the peer did not acknowledge it")
 
@@ -139,7 +140,7 @@ public enum LinkLayerFields {
 
     public static let payload = f("payload", "Payload", .bytes, "The PDU's payload")
 
-    public static let all = [accessAddress, channel, rssi, direction, handle, crcOK, crc, encrypted, mic, encryptedPayload, retransmission,
+    public static let all = [accessAddress, channel, rssi, direction, handle, crcOK, crc, encrypted, mic, decrypted, encryptedPayload, retransmission,
                              advHeader, pduType, chSel, txAdd, rxAdd, advLength, advertisingAddress, initiatorAddress, targetAddress,
                              scanningAddress, connAccessAddress, crcInit, windowSize, windowOffset, interval, latency, timeout, channelMap,
                              hop, sca, extHeaderLength, advMode, extFlags, adiDID, adiSID, auxChannel, auxOffset, auxPHY, syncInterval,

@@ -64,7 +64,18 @@ public struct LinkLayerState: ProtocolState {
         /// From the peripheral's LL_START_ENC_REQ until LL_PAUSE_ENC or the end of the link,
         /// payloads are encrypted.
         var encrypted = false
-        var pendingEncryption = false
+        /// The central's address type (CONNECT_IND's TxAdd), for legacy pairing's confirm values.
+        var centralAddressType: UInt8 = 0
+        /// What LL_ENC_REQ and LL_ENC_RSP exchanged, and the session once a key opened a packet.
+        var exchange = LinkLayerEncryption.Exchange()
+        var cipher: LinkLayerEncryption.Session?
+        /// Where the key came from ("the STK of Just Works pairing", "--ltk"); nil: none found.
+        var keySource: String?
+        /// Each side's count of encrypted PDUs so far (the CCM nonce's packet counter).
+        var counters: [UInt64] = [0, 0]
+        /// Keys to try on the first encrypted packet; empty once tried.
+        var candidates: [(key: [UInt8], source: String)] = []
+        var triedCandidates = false
     }
 
     public internal(set) var connections: [UInt32: Connection] = [:]

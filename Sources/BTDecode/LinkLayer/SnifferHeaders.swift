@@ -142,17 +142,17 @@ enum SnifferHeaders {
         layer.add(SnifferHeaderFields.pduType, .u16(pduType), named: pduNames[Int(pduType)])
         if flags & 0x0400 != 0 {
             reception.crcValid = flags & 0x0800 != 0
-            layer.add(SnifferHeaderFields.crcChecked, .bool(true))
-            layer.add(SnifferHeaderFields.crcValid, .bool(flags & 0x0800 != 0))
+            layer.add(SnifferHeaderFields.crcChecked, .bool(true), "Yes")
+            layer.add(SnifferHeaderFields.crcValid, .bool(flags & 0x0800 != 0), flags & 0x0800 != 0 ? "Yes" : "No")
         }
         if flags & 0x1000 != 0 {
             reception.micValid = flags & 0x2000 != 0
-            layer.add(SnifferHeaderFields.micChecked, .bool(true))
-            layer.add(SnifferHeaderFields.micValid, .bool(flags & 0x2000 != 0))
+            layer.add(SnifferHeaderFields.micChecked, .bool(true), "Yes")
+            layer.add(SnifferHeaderFields.micValid, .bool(flags & 0x2000 != 0), flags & 0x2000 != 0 ? "Yes" : "No")
         }
         if flags & 0x0008 != 0 {
             reception.decrypted = true
-            layer.add(SnifferHeaderFields.decrypted, .bool(true))
+            layer.add(SnifferHeaderFields.decrypted, .bool(true), "Yes")
         }
         let phy = UInt8(flags >> 14)
         reception.phy = phy

@@ -9,11 +9,20 @@ public struct SMPState: ProtocolState {
         var method: String?
     }
     var pairings: [Session.LinkKey: Pairing] = [:]
+    /// LE legacy pairing's exchanged values by link, for the link layer of an air capture to
+    /// find the STK; which way the request went tells the initiator's PDUs.
+    var legacy: [Session.LinkKey: (pairing: LinkLayerEncryption.LegacyPairing, requestSent: Bool)] = [:]
+    /// LTKs the capture saw distributed (Encryption Information, then Central Identification's
+    /// EDIV and Rand), for an air capture's later encrypted link to find its key.
+    var distributedKeys: [(ltk: [UInt8], ediv: UInt16, rand: UInt64, frame: Int)] = []
+    var pendingLTK: [Session.LinkKey: [UInt8]] = [:]
 
     public init() {}
 
     public mutating func close(_ link: Session.LinkKey) -> [String] {
         pairings[link] = nil
+        legacy[link] = nil
+        pendingLTK[link] = nil
         return []
     }
 
@@ -64,6 +73,7 @@ enum SMPDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
         var layer = packet.makeLayer("SMP", over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
+        let pdu = c.bytes[c.index...]
         let code = try c.u8()
         let name = codeNames[code] ?? "Unknown Command \(Hex.u8(code))"
         layer.add(SMPFields.code, .u8(code), named: name)
@@ -84,6 +94,13 @@ enum SMPDecoder {
             if keySize < 7 || keySize > 16 { layer.addIssue(.warning, "Maximum key size \(keySize) is outside 7-16") }
             if features.io > 4 { layer.addIssue(.warning, "Reserved IO capability \(Hex.u8(features.io))") }
             if code == 0x01 {
+                var legacy = LinkLayerEncryption.LegacyPairing()
+                legacy.request = Array(pdu.prefix(7))
+                session.smp.legacy[link] = (legacy, context.sent)
+            } else {
+                session.smp.legacy[link]?.pairing.response = Array(pdu.prefix(7))
+            }
+            if code == 0x01 {
                 session.smp.pairings[link] = SMPState.Pairing(request: features)
             } else if let request = session.smp.pairings[link]?.request {
                 let method = pairingMethod(initiator: request, responder: features)
@@ -92,9 +109,17 @@ enum SMPDecoder {
                 layer.summary += " - Method: \(method)"
             }
         case 0x03:
-            layer.add(SMPFields.confirm, .bytes(try c.slice(16)), at: layer.range(at: c.index - 16, count: 16))
+            let value = try c.slice(16)
+            layer.add(SMPFields.confirm, .bytes(value), at: layer.range(at: c.index - 16, count: 16))
+            if let requestSent = session.smp.legacy[link]?.requestSent {
+                if context.sent == requestSent { session.smp.legacy[link]?.pairing.initiatorConfirm = Array(value) } else { session.smp.legacy[link]?.pairing.responderConfirm = Array(value) }
+            }
         case 0x04:
-            layer.add(SMPFields.random, .bytes(try c.slice(16)), at: layer.range(at: c.index - 16, count: 16))
+            let value = try c.slice(16)
+            layer.add(SMPFields.random, .bytes(value), at: layer.range(at: c.index - 16, count: 16))
+            if let requestSent = session.smp.legacy[link]?.requestSent {
+                if context.sent == requestSent { session.smp.legacy[link]?.pairing.initiatorRandom = Array(value) } else { session.smp.legacy[link]?.pairing.responderRandom = Array(value) }
+            }
         case 0x05:
             let reason = try c.u8()
             let reasonName = reasonNames[reason] ?? "Reserved"
@@ -103,9 +128,14 @@ enum SMPDecoder {
             layer.addIssue(.error, "Pairing failed: \(reasonName) (\(Hex.u8(reason)))")
             session.smp.pairings[link] = nil
         case 0x06:
-            layer.add(SMPFields.ltk, .bytes(try c.slice(16)), at: layer.range(at: c.index - 16, count: 16))
+            let ltk = try c.slice(16)
+            layer.add(SMPFields.ltk, .bytes(ltk), at: layer.range(at: c.index - 16, count: 16))
+            session.smp.pendingLTK[link] = Array(ltk)
         case 0x07:
             let ediv = try c.u16(), rand = try c.u64()
+            if let ltk = session.smp.pendingLTK.removeValue(forKey: link) {
+                session.smp.distributedKeys.append((ltk, ediv, rand, packet.frame.number))
+            }
             layer.add(SMPFields.ediv, .u16(ediv), at: layer.range(at: c.index - 10, count: 2))
             layer.add(SMPFields.rand, .unsigned(rand, width: 16), at: layer.range(at: c.index - 8, count: 8))
             layer.summary += " - EDIV: \(hex: ediv)"

@@ -1,0 +1,47 @@
+/// Long-term keys given for air captures' encrypted links (`--ltk HEX`, `--keys FILE`): 16
+/// octets as 32 hex digits, most significant first as the specifications, btmon and Android's
+/// bt_config write them (colons, spaces, dashes and a 0x prefix allowed); btlog also tries each
+/// the other way round, so a key copied in air order works too.
+public enum LinkLayerKeys {
+    public struct ParseError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// One key.
+    public static func parse(key text: Substring) throws -> [UInt8] {
+        var digits = text.trimmingPrefix { $0 == " " || $0 == "\t" }
+        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
+        var bytes: [UInt8] = []
+        var pending: UInt8?
+        for character in digits where ![":", " ", "-", "\t", "\r"].contains(character) {
+            guard let value = character.hexDigitValue else {
+                throw ParseError(description: "'\(character)' is not a hex digit")
+            }
+            if let high = pending {
+                bytes.append(high << 4 | UInt8(value))
+                pending = nil
+            } else {
+                pending = UInt8(value)
+            }
+        }
+        guard pending == nil, bytes.count == 16 else {
+            throw ParseError(description: "a key is 32 hex digits (16 octets); this has \(bytes.count * 2 + (pending == nil ? 0 : 1))")
+        }
+        return bytes
+    }
+
+    /// A keys file: one key per line; blank lines and text after # are ignored.
+    public static func parse(file text: String, name: String) throws -> [[UInt8]] {
+        var keys: [[UInt8]] = []
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let content = line.prefix { $0 != "#" }
+            guard content.contains(where: { !$0.isWhitespace }) else { continue }
+            do {
+                keys.append(try parse(key: content))
+            } catch let error as ParseError {
+                throw ParseError(description: "\(name):\(number + 1): \(error.description)")
+            }
+        }
+        return keys
+    }
+}
