@@ -92,6 +92,12 @@ public enum FrameKind: Hashable, Sendable {
     /// value, kept so a same-format round trip preserves it.
     case unrecognized(UInt16)
 
+    /// A packet a sniffer took from the air.
+    public var isAir: Bool {
+        if case .air = self { return true }
+        return false
+    }
+
     public var isHCI: Bool {
         switch self {
         case .command, .event, .aclData, .scoData, .isoData: return true

@@ -1,5 +1,8 @@
 import XCTest
 @testable import BTQuery
+import BTCapture
+import BTDecode
+import BTFixtures
 
 /// The arithmetic under `btlog stats`, against values worked by hand.
 final class StatisticsTests: XCTestCase {
@@ -149,5 +152,35 @@ final class ThroughputCeilingTests: XCTestCase {
         let short = C(interval: 16, phy: .le2M, dataLength: 27, mtu: 23, transfer: .creditBased(mps: 247))
         XCTAssertEqual(short.fragments, 10)
         XCTAssertEqual(short.firstLimit?.parameter, "data_length")
+    }
+}
+
+/// `btlog stats` over a capture taken from the air: CONNECT_IND opens the connection, LL
+/// Control procedures change it, LL_TERMINATE_IND ends it, advertisers count as devices.
+final class AirStatisticsTests: XCTestCase {
+    func testTheAirScenarioConnections() throws {
+        let decoder = Decoder()
+        var collector = StatisticsCollector()
+        for frame in AirScenario.frames(.nordicBLE) { try collector.consume(decoder.decode(frame)) }
+        let report = collector.finish()
+        XCTAssertEqual(report.totals.air, report.totals.packets)
+        XCTAssertTrue(report.controllers.isEmpty, "a sniffer is no controller")
+        XCTAssertEqual(report.connections.count, 2)
+        let first = report.connections[0]
+        XCTAssertEqual(first.address, BDAddr("C8:19:2A:3B:4C:5A"))
+        XCTAssertEqual(first.transport, .le)
+        XCTAssertEqual(first.role, .central)
+        XCTAssertEqual(first.parameters.interval, 40, "LL_CONNECTION_UPDATE_IND's 50 ms, in 1.25 ms units")
+        XCTAssertEqual(first.parameters.supervisionTimeout, 100)
+        XCTAssertEqual(first.parameters.maxTxOctets, 27, "the peripheral's LL_LENGTH_RSP takes 27")
+        XCTAssertEqual(first.parameters.encrypted, true)
+        XCTAssertEqual(first.disconnectReason, 0x13)
+        XCTAssertEqual(first.timeline.map(\.event).prefix(2), ["CONNECT_IND", "LL_LENGTH_REQ"])
+        XCTAssertGreaterThan(first.bytesSent, 0)
+        XCTAssertEqual(report.connections[1].disconnectReason, 0x13)
+        let sensor = try XCTUnwrap(report.devices.first { $0.address == BDAddr("C8:19:2A:3B:4C:5A") })
+        XCTAssertEqual(sensor.name, "btlog Air")
+        XCTAssertEqual(sensor.advertisingReports, 7, "six ADV_IND and a SCAN_RSP; the scan request is the phone's")
+        XCTAssertEqual(report.att.opcodes[0x1B], 3)
     }
 }

@@ -41,6 +41,8 @@ public struct StatisticsCollector: PacketSink {
     /// Commands sent and not yet answered by Command Complete or Status, per controller, oldest first.
     private var pendingCommands: [UInt16: [(opcode: UInt16, frame: Int, time: Int64)]] = [:]
     private var commandErrorIndex: [UInt64: Int] = [:]
+    /// Air captures: each side's LL_LENGTH_REQ/RSP (max RX, max TX octets), central first.
+    private var lengthOffers: [LinkKey: [(rx: Int, tx: Int)?]] = [:]
     /// SCO, eSCO and CIS links: their disconnections are not ACL links ending.
     private var synchronousLinks: Set<LinkKey> = []
 
@@ -71,7 +73,7 @@ public struct StatisticsCollector: PacketSink {
         report.totals.add(packet)
         throughput?.see(packet.frame.timestamp)
         let frame = packet.frame
-        if frame.controller != Frame.systemController {
+        if frame.controller != Frame.systemController, !frame.kind.isAir {
             if let index = controllerIndex[frame.controller] {
                 report.controllers[index].packets += 1
             } else {
@@ -92,6 +94,7 @@ public struct StatisticsCollector: PacketSink {
         case .scoData: synchronous(.sco, packet)
         case .isoData: synchronous(.iso, packet)
         case .newIndex, .closeIndex, .deleteIndex: controllerGone(frame)
+        case .air: air(packet)
         default: break
         }
     }
@@ -480,6 +483,7 @@ public struct StatisticsCollector: PacketSink {
         channelRequests = channelRequests.filter { $0.key.link != key }
         parameterRequests = parameterRequests.filter { $0.key.link != key }
         configuredCodec[key] = nil
+        lengthOffers[key] = nil
     }
 
     /// The end of a file: its links and its commands end with it.
@@ -513,12 +517,17 @@ public struct StatisticsCollector: PacketSink {
     // MARK: ACL and what it carries
 
     private mutating func acl(_ packet: Packet) {
+        data(packet, carrier: 0, length: packet.layers[0].integer(F.aclLength) ?? max(0, packet.frame.bytes.count - 4))
+    }
+
+    /// A packet that carries L2CAP: HCI ACL data, or an LE data PDU taken from the air; the
+    /// layer at `carrier` is the one under L2CAP, whose payload is `length` bytes.
+    private mutating func data(_ packet: Packet, carrier: Int, length: Int) {
         guard let handle = packet.handle else { return }
         let frame = packet.frame
         let key = LinkKey(controller: frame.controller, handle: handle)
         let index = openConnections[key] ?? open(key, packet)
         let sent = frame.direction == .sent
-        let length = packet.layers[0].integer(F.aclLength) ?? max(0, frame.bytes.count - 4)
         report.connections[index].lastSeen = frame.timestamp
         if sent {
             report.connections[index].bytesSent += length
@@ -532,20 +541,21 @@ public struct StatisticsCollector: PacketSink {
             _ = device(peer, type: nil, at: frame.timestamp)
         }
         // The layers are read in place (a copy of a Layer retains each of its arrays).
-        guard packet.layers.count > 1, packet.layers[1].name == "L2CAP", packet.layers[1].value(F.l2capFragment) == nil,
-              let cid = packet.layers[1].integer(F.l2capCID) else { return }
+        let l2cap = carrier + 1
+        guard packet.layers.count > l2cap, packet.layers[l2cap].name == "L2CAP", packet.layers[l2cap].value(F.l2capFragment) == nil,
+              let cid = packet.layers[l2cap].integer(F.l2capCID) else { return }
         if report.connections[index].transport == nil {
             if cid == 0x0004 || cid == 0x0005 || cid == 0x0006 { report.connections[index].transport = .le }
             if cid == 0x0001 { report.connections[index].transport = .bredr }
         }
         var application = 0
         if cid == 0x0001 || cid == 0x0005 {
-            signaling(packet.layers[1], packet, index: index, key: key, sent: sent)
+            signaling(packet.layers[l2cap], packet, index: index, key: key, sent: sent)
         } else if cid >= 0x0040 {
             useCredit(index: index, cid: cid, sent: sent, frame: frame.number)
         }
         var carriesATTOrMedia = false, mediaPayload = false
-        for layerIndex in 2 ..< packet.layers.count {
+        for layerIndex in l2cap + 1 ..< packet.layers.count {
             switch packet.layers[layerIndex].name {
             case "ATT":
                 carriesATTOrMedia = true
@@ -566,7 +576,7 @@ public struct StatisticsCollector: PacketSink {
         }
         var channelPayload = false
         if application == 0, cid >= 0x0040, !carriesATTOrMedia {
-            application = packet.layers[1].integer(F.l2capLength) ?? 0
+            application = packet.layers[l2cap].integer(F.l2capLength) ?? 0
             channelPayload = application > 0
         }
         guard application > 0 else { return }
@@ -580,6 +590,97 @@ public struct StatisticsCollector: PacketSink {
             if mediaPayload { report.connections[index].trafficReceived.media += 1 }
         }
         throughput?.add(bytes: application, connection: index, sent: sent, at: frame.timestamp)
+    }
+
+    // MARK: The LE link layer from the air
+
+    /// A packet a sniffer took from the air: advertising PDUs count for their advertisers,
+    /// CONNECT_IND opens a connection as LE Connection Complete does, LL Control procedures
+    /// change its parameters (and LL_TERMINATE_IND ends it), data PDUs carry L2CAP.
+    private mutating func air(_ packet: Packet) {
+        guard let position = packet.layers.firstIndex(where: { $0.name == "LE LL" }) else { return }
+        let layer = packet.layers[position]
+        let frame = packet.frame
+        if let type = layer.integer(F.btlePDUType) {
+            guard layer.integer(F.btleCRCOK) != 0 else { return }
+            if type == 5, let handle = packet.handle {
+                let key = LinkKey(controller: frame.controller, handle: handle)
+                let index = open(key, packet, transport: .le, address: layer.address(F.btleAdvAddress), type: layer.integer(F.btleRxAdd).map(UInt8.init))
+                // The capture's side is the central's: it sent CONNECT_IND.
+                report.connections[index].role = .central
+                var items = [ReportItem("role", .text(LinkRole.central.rawValue))]
+                if let interval = layer.integer(F.btleInterval) {
+                    let latency = layer.integer(F.btleLatency) ?? 0, timeout = layer.integer(F.btleTimeout) ?? 0
+                    report.connections[index].parameters.interval = interval
+                    report.connections[index].parameters.latency = latency
+                    report.connections[index].parameters.supervisionTimeout = timeout
+                    items += [ReportItem("interval", .milliseconds(Double(interval) * 1.25)), ReportItem("latency", .count(latency)),
+                              ReportItem("supervision_timeout", .milliseconds(Double(timeout) * 10))]
+                }
+                record(index, packet, "CONNECT_IND", items)
+            } else if type != 3 && type != 5 {
+                // The advertiser's PDUs (a scan request is the scanner's).
+                reports(layer, packet: packet, addressField: F.btleAdvAddress, typeField: F.btleTxAdd, rssiField: F.btleRSSI)
+            }
+            return
+        }
+        guard let handle = packet.handle, layer.integer(F.btleCRCOK) != 0, layer.value(F.btleRetransmission) == nil else { return }
+        let key = LinkKey(controller: frame.controller, handle: handle)
+        if let opcode = layer.integer(F.btleControlOpcode) {
+            let index = openConnections[key] ?? open(key, packet, transport: .le)
+            report.connections[index].lastSeen = frame.timestamp
+            linkLayerControl(opcode, layer, packet, index: index, key: key)
+            return
+        }
+        guard (layer.integer(F.btleDataLength) ?? 0) > 0 else { return }
+        let length = packet.layers.count > position + 1 ? packet.layers[position + 1].range.count : 0
+        data(packet, carrier: position, length: length)
+    }
+
+    private mutating func linkLayerControl(_ opcode: Int, _ layer: Layer, _ packet: Packet, index: Int, key: LinkKey) {
+        let sent = packet.frame.direction == .sent
+        switch opcode {
+        case 0x00: // LL_CONNECTION_UPDATE_IND
+            guard let interval = layer.integer(F.btleUpdateInterval) else { return }
+            let latency = layer.integer(F.btleUpdateLatency) ?? 0, timeout = layer.integer(F.btleUpdateTimeout) ?? 0
+            report.connections[index].parameters.interval = interval
+            report.connections[index].parameters.latency = latency
+            report.connections[index].parameters.supervisionTimeout = timeout
+            var items = [ReportItem("interval", .milliseconds(Double(interval) * 1.25)), ReportItem("latency", .count(latency)),
+                         ReportItem("supervision_timeout", .milliseconds(Double(timeout) * 10))]
+            if let instant = layer.integer(F.btleInstant) { items.append(ReportItem("instant", .count(instant))) }
+            record(index, packet, "LL_CONNECTION_UPDATE_IND", items)
+        case 0x14, 0x15: // LL_LENGTH_REQ/RSP: what the sender can take and send
+            guard let rx = layer.integer(F.btleMaxRxOctets), let tx = layer.integer(F.btleMaxTxOctets) else { return }
+            var offers = lengthOffers[key] ?? [nil, nil]
+            offers[sent ? 0 : 1] = (rx, tx)
+            lengthOffers[key] = offers
+            // Each direction carries what its sender sends and its receiver takes, at least 27
+            // (the capture's side is the central's: it sends C→P, receives P→C).
+            if let central = offers[0], let peripheral = offers[1] {
+                report.connections[index].parameters.maxTxOctets = max(27, min(central.tx, peripheral.rx))
+                report.connections[index].parameters.maxRxOctets = max(27, min(peripheral.tx, central.rx))
+            }
+            record(index, packet, opcode == 0x14 ? "LL_LENGTH_REQ" : "LL_LENGTH_RSP",
+                   [ReportItem("max_rx_octets", .count(rx)), ReportItem("max_tx_octets", .count(tx))])
+        case 0x18: // LL_PHY_UPDATE_IND
+            let cToP = layer.integer(F.btlePHYCToP) ?? 0, pToC = layer.integer(F.btlePHYPToC) ?? 0
+            // PHY bits (1 LE 1M, 2 LE 2M, 4 LE Coded) as HCI's PHY numbers (1, 2, 3).
+            func number(_ bits: Int) -> Int? { bits & 4 != 0 ? 3 : bits & 2 != 0 ? 2 : bits & 1 != 0 ? 1 : nil }
+            if let tx = number(cToP) { report.connections[index].parameters.txPHY = tx }
+            if let rx = number(pToC) { report.connections[index].parameters.rxPHY = rx }
+            record(index, packet, "LL_PHY_UPDATE_IND", [ReportItem("tx_phy", .text(PHYName.of(report.connections[index].parameters.txPHY))),
+                                                       ReportItem("rx_phy", .text(PHYName.of(report.connections[index].parameters.rxPHY)))])
+        case 0x05: // LL_START_ENC_REQ: the link is encrypted from here
+            report.connections[index].parameters.encrypted = true
+            record(index, packet, "LL_START_ENC_REQ", [ReportItem("encryption", .flag(true))])
+        case 0x02: // LL_TERMINATE_IND
+            report.connections[index].end = packet.frame.timestamp
+            report.connections[index].endFrame = packet.frame.number
+            report.connections[index].disconnectReason = layer.integer(F.btleErrorCode).map(UInt8.init(truncatingIfNeeded:))
+            close(key)
+        default: break
+        }
     }
 
     private mutating func signaling(_ layer: Layer, _ packet: Packet, index: Int, key: LinkKey, sent: Bool) {
