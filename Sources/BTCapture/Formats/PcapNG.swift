@@ -5,11 +5,14 @@ import Darwin
 #endif
 
 /// Writes pcapng: a Section Header Block, one Interface Description Block of link type 254
-/// (Linux monitor: keeps controller indexes and notes) and an Enhanced Packet Block per frame.
+/// (Linux monitor: keeps controller indexes and notes), or of an air capture's own link type
+/// when the first frame was taken from the air, and an Enhanced Packet Block per frame.
 /// Little-endian; timestamps in microseconds (the default if_tsresol).
 public final class PcapNGWriter: CaptureWriter {
     let sink: ByteSink
     var block: [UInt8] = []
+    /// The interface's link type, once its block is written (with the first frame, or at close).
+    var linkType: PcapLinkType?
 
     public init(sink: ByteSink) throws {
         self.sink = sink
@@ -23,14 +26,22 @@ public final class PcapNGWriter: CaptureWriter {
         header.appendLE(UInt32(0xFFFF_FFFF))
         header.appendLE(UInt32(0xFFFF_FFFF)) // section length unknown
         header.appendLE(UInt32(28))
-        // Interface Description Block
-        header.appendLE(UInt32(1))
-        header.appendLE(UInt32(20))
-        header.appendLE(UInt16(UInt16(PcapLinkType.linuxMonitor.rawValue)))
-        header.appendLE(UInt16(0))
-        header.appendLE(UInt32(0)) // no snap length limit
-        header.appendLE(UInt32(20))
         try sink.write(header)
+    }
+
+    /// The Interface Description Block: link type 254 unless the first frame came from the air.
+    func writeInterface(for frame: Frame?) throws {
+        var type = PcapLinkType.linuxMonitor
+        if case .air(let air)? = frame?.kind, let own = PcapLinkType(rawValue: air.rawValue) { type = own }
+        var interface: [UInt8] = []
+        interface.appendLE(UInt32(1))
+        interface.appendLE(UInt32(20))
+        interface.appendLE(UInt16(UInt16(type.rawValue)))
+        interface.appendLE(UInt16(0))
+        interface.appendLE(UInt32(0)) // no snap length limit
+        interface.appendLE(UInt32(20))
+        try sink.write(interface)
+        linkType = type
     }
 
     public func write(_ frame: Frame) throws -> Bool {
@@ -39,7 +50,8 @@ public final class PcapNGWriter: CaptureWriter {
 
     /// Writes one frame with packet comments (opt_comment, which Wireshark shows as frame.comment).
     public func write(_ frame: Frame, comments: [String]) throws -> Bool {
-        guard let pseudo = PcapEncoding.pseudoHeader(for: frame, linkType: .linuxMonitor) else { return false }
+        if linkType == nil { try writeInterface(for: frame) }
+        guard let pseudo = PcapEncoding.pseudoHeader(for: frame, linkType: linkType!) else { return false }
         let captured = pseudo.count + frame.bytes.count
         let padding = (4 - captured % 4) % 4
         var options: [UInt8] = []
@@ -71,7 +83,11 @@ public final class PcapNGWriter: CaptureWriter {
     }
 
     public func flush() throws { try sink.flush() }
-    public func close() throws { try sink.close() }
+
+    public func close() throws {
+        if linkType == nil { try writeInterface(for: nil) }
+        try sink.close()
+    }
 }
 
 /// The packet comments of a pcapng file (opt_comment, option 1, of Enhanced, Simple and

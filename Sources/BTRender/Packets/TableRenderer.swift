@@ -3,7 +3,8 @@ import BTDecode
 import BTQuery
 
 /// PacketLogger's top-level view: one aligned line per packet.
-/// Number, Time, Type, Handle, Address, then the highest layer's summary.
+/// Number, Time, Type, Handle, Address, then the highest layer's summary; packets taken from
+/// the air add their channel and signal strength after the address, where the sniffer gave them.
 ///
 /// The row is assembled as bytes in one reused buffer and handed to the writer as is: this
 /// view prints every packet of captures with millions, so it builds no intermediate strings.
@@ -85,6 +86,7 @@ public struct TableRenderer: PacketRenderer {
         ASCII.appendSpaces(2, to: &line)
         if let peer = packet.peer { peer.appendText(to: &line) } else { ASCII.appendSpaces(17, to: &line) }
         ASCII.appendSpaces(2, to: &line)
+        if packet.frame.kind.isAir { appendRadio(packet, to: &line) }
         appendControllerTag(packet.frame.controller, to: &line)
         var hasSummary = false
         if let top = packet.layers.indices.last {
@@ -97,6 +99,33 @@ public struct TableRenderer: PacketRenderer {
             ASCII.append(issue.message, to: &line)
             if hasSummary { line.put(UInt8(ascii: "]")) }
         }
+    }
+
+    /// "ch37  -58 dBm  " for a packet from the air: its channel index and RSSI; nothing when the
+    /// capture says neither (link type 251 has no radio header), blanks for what one lacks.
+    func appendRadio<O: ASCIIOutput>(_ packet: Packet, to line: inout O) {
+        var channel: UInt64?, rssi: Int64?
+        for layer in packet.layers where layer.name == "LE LL" {
+            for field in layer.fields {
+                if field.definition == LinkLayerFields.channel, case .unsigned(let value, _) = field.value { channel = value }
+                if field.definition == LinkLayerFields.rssi, case .signed(let value) = field.value { rssi = value }
+            }
+        }
+        guard channel != nil || rssi != nil else { return }
+        if let channel {
+            ASCII.append("ch", to: &line)
+            ASCII.appendDecimal(channel, width: 2, fill: UInt8(ascii: " "), to: &line)
+        } else {
+            ASCII.appendSpaces(4, to: &line)
+        }
+        if let rssi {
+            let text = "\(rssi) dBm"
+            ASCII.appendSpaces(max(1, 9 - text.utf8.count), to: &line)
+            ASCII.append(text, to: &line)
+        } else {
+            ASCII.appendSpaces(9, to: &line)
+        }
+        ASCII.appendSpaces(2, to: &line)
     }
 
     /// PacketLogger's Type column (Packet.typeLabel), padded to its width.
