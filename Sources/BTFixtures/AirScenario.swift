@@ -102,7 +102,8 @@ public enum AirScenario {
         var sn: [UInt8] = [0, 0], nesn: [UInt8] = [0, 0]
     }
 
-    public static func packets(start: Int64 = 1_700_000_000_000_000) -> [AirPacket] {
+    /// `passkey`: pair with passkey entry (the phone types what the sensor shows) instead of Just Works.
+    public static func packets(start: Int64 = 1_700_000_000_000_000, passkey: UInt32? = nil) -> [AirPacket] {
         var out: [AirPacket] = []
         var clock = start
         func adv(_ channel: UInt8, _ pdu: [UInt8], after: Int64 = 400, rssi: Int8 = -58) {
@@ -223,10 +224,12 @@ public enum AirScenario {
         data(false, llid: 2, l2cap(0x0004, [0x1B] + le16(0x0013) + [0x16, 0x4A]))
         // Legacy pairing, Just Works (TK 0), with real confirm values, then encryption with the
         // STK (Rand and EDIV zero); both sides distribute an LTK over the encrypted link.
-        let request: [UInt8] = [0x01, 0x03, 0x00, 0x01, 0x10, 0x01, 0x01], response: [UInt8] = [0x02, 0x03, 0x00, 0x01, 0x10, 0x01, 0x01]
+        let request: [UInt8] = passkey == nil ? [0x01, 0x03, 0x00, 0x01, 0x10, 0x01, 0x01] : [0x01, 0x02, 0x00, 0x05, 0x10, 0x01, 0x01]
+        let response: [UInt8] = passkey == nil ? [0x02, 0x03, 0x00, 0x01, 0x10, 0x01, 0x01] : [0x02, 0x00, 0x00, 0x05, 0x10, 0x01, 0x01]
+        let temporaryKey = passkey ?? 0
         let centralRandom = (0 ..< 16).map { UInt8($0 * 13 & 0xFF) }, peripheralRandom = (0 ..< 16).map { UInt8($0 * 17 & 0xFF) }
         func confirm(_ random: [UInt8]) -> [UInt8] {
-            LESecurity.confirm(temporaryKey: 0, random: random, request: request, response: response,
+            LESecurity.confirm(temporaryKey: temporaryKey, random: random, request: request, response: response,
                                initiator: phone, initiatorType: 0, responder: sensor, responderType: 1)
         }
         data(true, llid: 2, l2cap(0x0006, request), newEvent: true)
@@ -247,7 +250,7 @@ public enum AirScenario {
             control(false, [0x06])
         }
         startEncryption(rand: [UInt8](repeating: 0, count: 8), ediv: 0,
-                        ltk: LESecurity.shortTermKey(temporaryKey: 0, initiatorRandom: centralRandom, responderRandom: peripheralRandom))
+                        ltk: LESecurity.shortTermKey(temporaryKey: temporaryKey, initiatorRandom: centralRandom, responderRandom: peripheralRandom))
         empty(true, newEvent: true)
         data(false, llid: 2, l2cap(0x0006, [0x06] + Array(sensorLTK.reversed())))
         empty(true, newEvent: true)
@@ -286,7 +289,7 @@ public enum AirScenario {
     }
 
     /// The scenario as a capture of `type`.
-    public static func frames(_ type: AirLinkType) -> [Frame] {
-        packets().enumerated().map { $0.element.frame(type, number: $0.offset + 1) }
+    public static func frames(_ type: AirLinkType, passkey: UInt32? = nil) -> [Frame] {
+        packets(passkey: passkey).enumerated().map { $0.element.frame(type, number: $0.offset + 1) }
     }
 }

@@ -107,6 +107,14 @@ final class LinkLayerDecoderTests: XCTestCase {
         XCTAssertEqual(values(packets[packets.count - 2], "btle.control_opcode"), ["0x02"], "LL_TERMINATE_IND, decrypted")
     }
 
+    func testPasskeyPairingIsCrackedAsCrackleDoes() {
+        let decoder = Decoder()
+        let packets = AirScenario.frames(.leLL, passkey: 42).map { decoder.decode($0) }
+        let notes = packets.flatMap(\.issues).map(\.message).filter { $0.hasPrefix("Decrypted with") }
+        XCTAssertEqual(notes.first, "Decrypted with the STK of the legacy pairing captured, passkey 000042")
+        XCTAssertTrue(packets.filter { values($0, "btle.encrypted") == ["1"] }.allSatisfy { values($0, "btle.decrypted") == ["1"] })
+    }
+
     func testAGivenKeyDecryptsALinkWhosePairingTheCaptureLacks() throws {
         // Only the second connection: btlog has not seen the key distributed.
         let frames = AirScenario.frames(.leLL)

@@ -61,4 +61,44 @@ final class LinkLayerEncryptionTests: XCTestCase {
         XCTAssertNil(LinkLayerEncryption.open(hex("9fcda7f449")[...], header: 0x0F, counter: 0, fromCentral: true, session: session))
         XCTAssertNil(LinkLayerEncryption.open(hex("9fcda7")[...], header: 0x0F, counter: 0, fromCentral: true, session: session))
     }
+
+    /// Legacy pairing's confirm value found again: TK 0 for Just Works, the passkey by trying
+    /// them in turn (a small one here: the search counts up from 0).
+    func testTemporaryKeyRecovery() {
+        var pairing = LinkLayerEncryption.LegacyPairing()
+        pairing.request = [0x01, 0x04, 0x00, 0x05, 0x10, 0x01, 0x01]
+        pairing.response = [0x02, 0x02, 0x00, 0x05, 0x10, 0x01, 0x01]
+        pairing.initiator = [0x01, 0x32, 0x54, 0x76, 0x98, 0xF0]
+        pairing.responder = [0x5A, 0x4C, 0x3B, 0x2A, 0x19, 0xC8]
+        pairing.initiatorType = 0
+        pairing.responderType = 1
+        pairing.initiatorRandom = (0 ..< 16).map { UInt8($0 &* 29 & 0xFF) }
+        pairing.responderRandom = (0 ..< 16).map { UInt8($0 &* 31 & 0xFF) }
+        for passkey: UInt32 in [0, 42] {
+            pairing.initiatorConfirm = LESecurity.confirm(temporaryKey: passkey, random: pairing.initiatorRandom, request: pairing.request,
+                                                          response: pairing.response, initiator: pairing.initiator, initiatorType: 0,
+                                                          responder: pairing.responder, responderType: 1)
+            XCTAssertEqual(pairing.findTemporaryKey(tryingPasskeys: true), passkey)
+            XCTAssertEqual(pairing.findTemporaryKey(tryingPasskeys: false), passkey == 0 ? 0 : nil)
+        }
+        // c1 against the worked example of Core Vol 3, Part H, 2.2.3: k = 0, r = 0x5783D52156AD6F0E6388274EC6702EE0,
+        // pres = 0x05000800000302, preq = 0x07071000000101, iat = 1, rat = 0, ia = 0xA1A2A3A4A5A6,
+        // ra = 0xB1B2B3B4B5B6: the confirm is 0x1E1E3FEF878988EAD2A74DC5BEF13B86.
+        var example = LinkLayerEncryption.LegacyPairing()
+        example.response = Array(hex("05000800000302").reversed())
+        example.request = Array(hex("07071000000101").reversed())
+        example.initiatorType = 1
+        example.responderType = 0
+        example.initiator = Array(hex("a1a2a3a4a5a6").reversed())
+        example.responder = Array(hex("b1b2b3b4b5b6").reversed())
+        let confirm = example.confirm(tk: AES128(key: [UInt8](repeating: 0, count: 16)), random: Array(hex("5783d52156ad6f0e6388274ec6702ee0").reversed()))
+        XCTAssertEqual(confirm, Array(hex("1e1e3fef878988ead2a74dc5bef13b86").reversed()))
+        // s1 against the same section's example: r1 = 0x000F0E0D0C0B0A091122334455667788,
+        // r2 = 0x010203040506070899AABBCCDDEEFF00, s1 = 0x9a1fe1f0e8b0f49b5b4216ae796da062; the
+        // STK is s1(TK, Srand, Mrand): r1 is the responder's random, r2 the initiator's.
+        var keys = LinkLayerEncryption.LegacyPairing()
+        keys.responderRandom = Array(hex("000f0e0d0c0b0a091122334455667788").reversed())
+        keys.initiatorRandom = Array(hex("010203040506070899aabbccddeeff00").reversed())
+        XCTAssertEqual(keys.shortTermKey(temporaryKey: 0), hex("9a1fe1f0e8b0f49b5b4216ae796da062"))
+    }
 }
