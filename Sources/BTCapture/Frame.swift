@@ -159,6 +159,9 @@ public enum AirLinkType: Int32, Sendable, CaseIterable {
     /// Nordic's nRF Sniffer: a board byte, the sniffer's header (protocol version, counter,
     /// flags, channel, RSSI, event counter, time) in front of the LE link-layer packet.
     case nordicBLE = 272
+    /// PPI (per-packet information) with the data link DLT_USER0 (147) for the LE link layer and
+    /// Ubertooth's BTLE field (channel, clock, RSSI), as Ubertooth's older tools write it.
+    case ppi = 192
 
     /// The kind as export's `kind` member and `--type` write it.
     public var word: String { "le_ll" }

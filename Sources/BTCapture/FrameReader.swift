@@ -69,4 +69,6 @@ public enum CaptureFileFormat: String, CaseIterable, Sendable {
     case pcapLELLWithRadioHeader = "pcap-le-ll-phdr"
     /// pcap of packets from the air, link type 272 (NORDIC_BLE, the nRF Sniffer's).
     case pcapNordicBLE = "pcap-nordic-ble"
+    /// pcap of packets from the air, link type 192 (PPI) around the LE link layer (Ubertooth).
+    case pcapPPI = "pcap-ppi"
 }

@@ -53,6 +53,15 @@ public struct AirPacket {
         return [rf, UInt8(bitPattern: rssi), UInt8(bitPattern: -95), 0] + le32(accessAddress) + le16(flags)
     }
 
+    /// PPI as Ubertooth writes it: version 0, no flags, the header's length, DLT_USER0 (147),
+    /// then its BTLE field (type 30006): version, frequency in MHz, clock, RSSI max/min/average/count.
+    public var ppiHeader: [UInt8] {
+        let rf: UInt16 = channel == 37 ? 0 : channel == 38 ? 12 : channel == 39 ? 39 : UInt16(channel <= 10 ? channel + 1 : channel + 2)
+        let field: [UInt8] = [0] + le16(2402 + 2 * rf) + [0] + le32(UInt32(truncatingIfNeeded: time * 10))
+            + [UInt8(bitPattern: rssi + 2), UInt8(bitPattern: rssi - 2), UInt8(bitPattern: rssi), 4]
+        return [0, 0] + le16(UInt16(8 + 4 + field.count)) + le32(147) + le16(30006) + le16(UInt16(field.count)) + field
+    }
+
     /// NORDIC_BLE, protocol version 3: board, payload length, version, counter, packet ID, then
     /// the packet header (length 10, flags, channel, RSSI magnitude, event counter, timestamp).
     public func nordicHeader(counter: UInt16, payloadLength: Int) -> [UInt8] {
@@ -73,6 +82,7 @@ public struct AirPacket {
         case .leLL: bytes = ll
         case .leLLWithRadioHeader: bytes = radioHeader + ll
         case .nordicBLE: bytes = nordicHeader(counter: UInt16(truncatingIfNeeded: number), payloadLength: ll.count) + ll
+        case .ppi: bytes = ppiHeader + ll
         }
         return Frame(number: number, timestamp: time, kind: .air(type), direction: .none, bytes: bytes)
     }

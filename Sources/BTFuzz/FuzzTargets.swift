@@ -183,7 +183,7 @@ public enum LiteralInput {
 /// selector's low 2 bits picking the link type (its pseudo-header is part of the bytes), so a
 /// run can hold a CONNECT_IND and the data PDUs of its connection.
 public enum AirInput {
-    public static let types: [AirLinkType] = [.leLL, .leLLWithRadioHeader, .nordicBLE, .leLL]
+    public static let types: [AirLinkType] = [.leLL, .leLLWithRadioHeader, .nordicBLE, .ppi]
 
     public static func frames(from input: [UInt8]) -> [Frame] {
         var frames: [Frame] = []

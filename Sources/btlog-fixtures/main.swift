@@ -71,6 +71,7 @@ try save("trouble.btsnoop", try FixtureContainers.encode(Scenarios.troubleSessio
 try save("le-air-ll.pcap", try FixtureContainers.encode(AirScenario.frames(.leLL), as: .pcapLELL))
 try save("le-air-radio.pcap", try FixtureContainers.encode(AirScenario.frames(.leLLWithRadioHeader), as: .pcapLELLWithRadioHeader))
 try save("le-air-nordic.pcap", try FixtureContainers.encode(AirScenario.frames(.nordicBLE), as: .pcapNordicBLE))
+try save("le-air-ubertooth.pcap", try FixtureContainers.encode(AirScenario.frames(.ppi), as: .pcapPPI))
 try save("btmon-crash-heart-rate.btsnoop", try FixtureContainers.encode(Scenarios.btmonCrashTrace(), as: .btsnoopH4))
 
 // An iOS sysdiagnose with two packet logs; the newer one is the WWDC session.

@@ -17,17 +17,23 @@ final class LinkLayerDecoderTests: XCTestCase {
     }
 
     func testEveryLinkTypeDecodesTheSameLinkLayer() {
-        let nordic = decode(.nordicBLE), radio = decode(.leLLWithRadioHeader), bare = decode(.leLL)
+        let nordic = decode(.nordicBLE), radio = decode(.leLLWithRadioHeader), bare = decode(.leLL), ppi = decode(.ppi)
         XCTAssertEqual(nordic.count, bare.count)
         for (index, packet) in bare.enumerated() {
             // The headers differ; from the link layer up every layer and summary is the same.
             let tail = { (p: Packet) in p.layers.drop { $0.name != "LE LL" }.map { "\($0.name): \($0.summary.description)" } }
             XCTAssertEqual(tail(packet), tail(nordic[index]), "packet \(index + 1)")
             XCTAssertEqual(tail(packet), tail(radio[index]), "packet \(index + 1)")
+            XCTAssertEqual(tail(packet), tail(ppi[index]), "packet \(index + 1)")
             XCTAssertEqual(packet.frame.direction, nordic[index].frame.direction, "packet \(index + 1): direction inferred from timing")
         }
         XCTAssertEqual(nordic.first?.layers.map(\.name), ["nRF Sniffer", "LE LL"])
         XCTAssertEqual(radio.first?.layers.map(\.name), ["LE Radio", "LE LL"])
+        XCTAssertEqual(ppi.first?.layers.map(\.name), ["PPI", "LE LL"])
+        // Every header that names a channel names the same one.
+        for packets in [nordic, radio, ppi] {
+            XCTAssertEqual(packets.map { values($0, "btle.channel") }, nordic.map { values($0, "btle.channel") })
+        }
     }
 
     func testTheCRCIsCheckedWhereTheSnifferDidNot() throws {

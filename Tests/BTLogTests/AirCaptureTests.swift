@@ -6,7 +6,7 @@ import Foundation
 final class AirCaptureTests: XCTestCase {
     func btlog(_ arguments: String...) throws -> Tool.Result { try Tool.run(Tool.btlog, arguments) }
 
-    let fixtures = ["Fixtures/le-air-ll.pcap", "Fixtures/le-air-radio.pcap", "Fixtures/le-air-nordic.pcap"]
+    let fixtures = ["Fixtures/le-air-ll.pcap", "Fixtures/le-air-radio.pcap", "Fixtures/le-air-nordic.pcap", "Fixtures/le-air-ubertooth.pcap"]
 
     func temporary(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("btlog-air-\(ProcessInfo.processInfo.processIdentifier)-\(name)").path
@@ -23,7 +23,7 @@ final class AirCaptureTests: XCTestCase {
             XCTAssertEqual(exported.err, "")
             XCTAssertEqual(try btlog("show", pcapng).out, try btlog("show", fixture).out, fixture)
             if let tshark = Tool.find("tshark") {
-                let theirs = try Tool.run(tshark, ["-r", pcapng, "-T", "fields", "-e", "btle.access_address"])
+                let theirs = try Tool.run(tshark, ["-r", pcapng, "-T", "fields", "-e", "btle.access_address"] + Tool.tsharkUserDLT)
                 XCTAssertEqual(theirs.status, 0, theirs.err)
                 let ours = try btlog("show", fixture, "--fields", "btle.access_address")
                 XCTAssertEqual(theirs.out.lowercased(), ours.out.lowercased(), fixture)

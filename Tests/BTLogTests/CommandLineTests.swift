@@ -12,6 +12,10 @@ enum Tool {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates.last!
     }
 
+    /// tshark's preference that decodes DLT_USER0 (147) as the LE link layer, as Ubertooth's
+    /// PPI captures need (Wireshark users set the same in Preferences > Protocols > DLT_USER).
+    static let tsharkUserDLT = ["-o", #"uat:user_dlts:"User 0 (DLT=147)","btle","0","","0","""#]
+
     static func find(_ name: String) -> String? {
         for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
             let path = "\(dir)/\(name)"

@@ -58,7 +58,7 @@ final class DifferentialTests: XCTestCase {
         "nordic_ble.board_id", "nordic_ble.protover", "nordic_ble.packet_counter", "nordic_ble.packet_id", "nordic_ble.len",
         "nordic_ble.flags", "nordic_ble.phy", "nordic_ble.channel", "nordic_ble.event_counter", "nordic_ble.time",
         "btle_rf.channel", "btle_rf.access_address_offenses", "btle_rf.reference_access_address", "btle_rf.flags", "btle_rf.pdu_type",
-        "btle_rf.phy",
+        "btle_rf.phy", "ppi.version", "ppi.flags", "ppi.length", "ppi.dlt",
     ].map { ($0, $0) }
 
     /// Files tshark reads. Not compared: btsnoop datalinks 1003/1004 (H5/BCSP), which Wireshark
@@ -86,7 +86,7 @@ final class DifferentialTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(files.count, 12)
         var compared = 0
         for file in files {
-            let ts = try Tool.run(tshark, ["-r", file, "-T", "fields", "-E", "separator=/t"] + Self.pairs.flatMap { ["-e", $0.tshark] })
+            let ts = try Tool.run(tshark, ["-r", file, "-T", "fields", "-E", "separator=/t"] + Tool.tsharkUserDLT + Self.pairs.flatMap { ["-e", $0.tshark] })
             XCTAssertEqual(ts.status, 0, "\(file): \(ts.err)")
             let fields = Self.pairs.map(\.btlog) + ["btle.encrypted", "btle.retransmission", "btle.crc_ok", "sdp.attribute_id", "att.value_handle",
                                                     "hci.event_opcode"]

@@ -12,6 +12,7 @@ public enum PcapLinkType: Int32, Sendable {
     case leLL = 251
     case leLLWithRadioHeader = 256
     case nordicBLE = 272
+    case ppi = 192
 
     /// The air capture this link type holds, if it is one.
     public var air: AirLinkType? { AirLinkType(rawValue: rawValue) }
@@ -19,7 +20,7 @@ public enum PcapLinkType: Int32, Sendable {
     static let knownNames: [Int32: String] = [
         187: "BLUETOOTH_HCI_H4", 201: "BLUETOOTH_HCI_H4_WITH_PHDR", 202: "AX25_KISS",
         251: "BLUETOOTH_LE_LL", 254: "BLUETOOTH_LINUX_MONITOR", 255: "BLUETOOTH_BREDR_BB",
-        256: "BLUETOOTH_LE_LL_WITH_PHDR", 272: "NORDIC_BLE",
+        256: "BLUETOOTH_LE_LL_WITH_PHDR", 272: "NORDIC_BLE", 192: "PPI",
     ]
 }
 
@@ -91,7 +92,7 @@ public final class PcapReader: FrameReaderBase, FrameReader {
             pcap_close(handle)
             let known = PcapLinkType.knownNames[code]
             let label = known ?? (pcap_datalink_val_to_name(code).map { String(cString: $0) } ?? "not a Bluetooth link type")
-            throw CaptureError("\(name): unsupported link type \(code) (\(label)); btlog reads 187, 201, 254 (HCI) and 251, 256, 272 (LE link layer from the air)")
+            throw CaptureError("\(name): unsupported link type \(code) (\(label)); btlog reads 187, 201, 254 (HCI) and 251, 256, 272, 192 (LE link layer from the air)")
         }
         self.handle = handle
         self.linkType = linkType
@@ -116,6 +117,7 @@ public final class PcapReader: FrameReaderBase, FrameReader {
         case .leLL: return .pcapLELL
         case .leLLWithRadioHeader: return .pcapLELLWithRadioHeader
         case .nordicBLE: return .pcapNordicBLE
+        case .ppi: return .pcapPPI
         }
     }
 
@@ -148,7 +150,7 @@ public final class PcapReader: FrameReaderBase, FrameReader {
 
     private func makeFrame(_ bytes: [UInt8], originalLength: Int, timestamp: Int64) -> Frame? {
         switch linkType {
-        case .leLL, .leLLWithRadioHeader, .nordicBLE:
+        case .leLL, .leLLWithRadioHeader, .nordicBLE, .ppi:
             // The whole record: its pseudo-header is decoded as a layer of its own, and a
             // capture written back out keeps it byte for byte.
             return Frame(number: nextNumber(), timestamp: timestamp, kind: .air(linkType.air!), direction: .none,
@@ -253,7 +255,7 @@ public final class PcapWriter: CaptureWriter {
     var record: [UInt8] = []
 
     public init(sink: ByteSink, linkType: PcapLinkType) throws {
-        precondition(linkType != .h4, "btlog writes pcap link types 201, 254, 251, 256 and 272")
+        precondition(linkType != .h4, "btlog writes pcap link types 201, 254, 251, 256, 272 and 192")
         self.sink = sink
         self.linkType = linkType
         var header: [UInt8] = []
@@ -290,7 +292,7 @@ enum PcapEncoding {
     static func pseudoHeader(for frame: Frame, linkType: PcapLinkType) -> [UInt8]? {
         var header: [UInt8] = []
         switch linkType {
-        case .leLL, .leLLWithRadioHeader, .nordicBLE:
+        case .leLL, .leLLWithRadioHeader, .nordicBLE, .ppi:
             guard case .air(let type) = frame.kind, type == linkType.air else { return nil }
         case .linuxMonitor:
             guard let opcode = MonitorOpcode.opcode(for: frame.kind, direction: frame.direction) else { return nil }

@@ -112,6 +112,7 @@ public enum CaptureWriters {
         case .pcapLELL: return try PcapWriter(sink: sink, linkType: .leLL)
         case .pcapLELLWithRadioHeader: return try PcapWriter(sink: sink, linkType: .leLLWithRadioHeader)
         case .pcapNordicBLE: return try PcapWriter(sink: sink, linkType: .nordicBLE)
+        case .pcapPPI: return try PcapWriter(sink: sink, linkType: .ppi)
         }
     }
 }

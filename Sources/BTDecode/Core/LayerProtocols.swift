@@ -4,7 +4,7 @@
 public enum LayerProtocols {
     /// The layers each protocol's decoder makes, by the protocol's field prefix.
     public static let layerNames: [String: [String]] = [
-        "hci": ["HCI Command", "HCI Event"], "btle": ["LE LL"], "nordic_ble": ["nRF Sniffer"], "btle_rf": ["LE Radio"], "acl": ["ACL"], "sco": ["SCO"], "iso": ["ISO"], "l2cap": ["L2CAP"],
+        "hci": ["HCI Command", "HCI Event"], "btle": ["LE LL"], "nordic_ble": ["nRF Sniffer"], "btle_rf": ["LE Radio"], "ppi": ["PPI"], "acl": ["ACL"], "sco": ["SCO"], "iso": ["ISO"], "l2cap": ["L2CAP"],
         "att": ["ATT"], "smp": ["SMP"], "sdp": ["SDP"], "rfcomm": ["RFCOMM"], "avdtp": ["A2DP Control"], "rtp": ["A2DP Data"],
         "avctp": ["AVCTP"], "avrcp": ["AVRCP"], "hid": ["HID"], "bnep": ["BNEP"], "hfp": ["HFP", "HSP"],
         "ancs": ["ANCS"], "ams": ["AMS"], "pacs": ["PACS"], "ascs": ["ASCS"], "bass": ["BASS"], "vcs": ["VCS"],

@@ -92,6 +92,7 @@ public enum ProtocolCatalog {
         AppleAdvertising.descriptor,
         SnifferHeaders.nordicDescriptor,
         SnifferHeaders.radioDescriptor,
+        SnifferHeaders.ppiDescriptor,
         LinkLayerDecoder.descriptor,
         DataDecoder.descriptor,
         L2CAPDecoder.descriptor,

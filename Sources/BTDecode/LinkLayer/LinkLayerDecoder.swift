@@ -23,6 +23,7 @@ enum LinkLayerDecoder {
         case .leLL: break
         case .leLLWithRadioHeader: reception = try SnifferHeaders.decodeRadio(&c, into: &packet)
         case .nordicBLE: reception = try SnifferHeaders.decodeNordic(&c, into: &packet)
+        case .ppi: reception = try SnifferHeaders.decodePPI(&c, into: &packet)
         }
         try decodePacket(&c, reception: reception, into: &packet, session: &session)
     }

@@ -192,6 +192,23 @@ public enum SnifferHeaderFields {
     public static let decrypted = r("flags.decrypted", "Decrypted", .bool, "The payload was decrypted by the sniffer")
     public static let rfPHY = r("phy", "PHY", .uint16, "0 LE 1M, 1 LE 2M, 2 LE Coded")
 
+    static let p = FieldDefinition.maker("ppi")
+    public static let ppiVersion = p("version", "Version", .uint8, "PPI header version (0)")
+    public static let ppiFlags = p("flags", "Flags", .uint8, "Bit 0: fields 32-bit aligned")
+    public static let ppiLength = p("length", "Header length", .uint16, "Bytes of the PPI header and its fields")
+    public static let ppiDLT = p("dlt", "DLT", .uint32, "The data link of the packet after the header (147 DLT_USER0: Ubertooth's LE link layer)")
+    public static let ppiFieldType = p("field_type", "Field type", .uint16, "30006: Ubertooth's BTLE field")
+    public static let ppiFieldLength = p("field_len", "Field length", .uint16, "Bytes of the field's data")
+    public static let ppiBTLEChannel = p("btle.channel", "Channel", .uint16, "Ubertooth's BTLE field: the frequency in MHz (or RF channel)")
+    public static let ppiBTLEClock = p("btle.clk100ns", "Clock", .uint32, "Ubertooth's clock at the packet, 100 ns units")
+    public static let ppiBTLERSSIMax = p("btle.rssi_max", "RSSI Max", .int, "dBm")
+    public static let ppiBTLERSSIMin = p("btle.rssi_min", "RSSI Min", .int, "dBm")
+    public static let ppiBTLERSSIAvg = p("btle.rssi_avg", "RSSI Average", .int, "dBm")
+    public static let ppiBTLERSSICount = p("btle.rssi_count", "RSSI Count", .uint8, "Samples averaged")
+
+    public static let ppi = [ppiVersion, ppiFlags, ppiLength, ppiDLT, ppiFieldType, ppiFieldLength, ppiBTLEChannel, ppiBTLEClock,
+                             ppiBTLERSSIMax, ppiBTLERSSIMin, ppiBTLERSSIAvg, ppiBTLERSSICount]
+
     public static let nordic = [boardID, payloadLength, protocolVersion, packetCounter, packetID, packetLength, flags, crcOK, direction,
                                 encrypted, micOK, phy, channel, rssi, eventCounter, deltaTime, time]
     public static let radio = [rfChannel, signal, noise, offenses, referenceAccessAddress, rfFlags, pduType, crcChecked, crcValid,

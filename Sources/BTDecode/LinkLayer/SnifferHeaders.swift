@@ -23,6 +23,56 @@ struct AirReception {
 enum SnifferHeaders {
     static let nordicDescriptor = ProtocolDescriptor(name: "nRF Sniffer", fields: SnifferHeaderFields.nordic)
     static let radioDescriptor = ProtocolDescriptor(name: "LE Radio", fields: SnifferHeaderFields.radio)
+    static let ppiDescriptor = ProtocolDescriptor(name: "PPI", fields: SnifferHeaderFields.ppi)
+
+    /// PPI (link type 192): version, flags, header length, the data link after it, then fields
+    /// of type and length; Ubertooth writes DLT_USER0 (147) for the LE link layer and its BTLE
+    /// field (type 30006: version, channel, clock, RSSI maximum, minimum, average, count).
+    static func decodePPI(_ c: inout ByteCursor, into packet: inout Packet) throws -> AirReception {
+        var layer = packet.makeLayer("PPI", over: c)
+        defer { packet.append(taking: &layer) }
+        let start = c.index
+        let version = try c.u8(), flags = try c.u8(), length = try c.u16(), dlt = try c.u32()
+        layer.add(SnifferHeaderFields.ppiVersion, .u8(version), inDecimal: true, at: layer.range(at: start))
+        layer.add(SnifferHeaderFields.ppiFlags, .u8(flags), at: layer.range(at: start + 1))
+        layer.add(SnifferHeaderFields.ppiLength, .u16(length), inDecimal: true, at: layer.range(at: start + 2, count: 2))
+        layer.add(SnifferHeaderFields.ppiDLT, .u32(dlt), dlt == 147 ? "147 (DLT_USER0: Bluetooth LE link layer)" : "\(dlt)",
+                  at: layer.range(at: start + 4, count: 4))
+        guard Int(length) >= 8 else { throw DecodeError.malformed("PPI header length \(length) is shorter than the header's 8 bytes") }
+        var fields = try c.cursor(Int(length) - 8)
+        var reception = AirReception()
+        layer.summary.set("DLT \(dlt)")
+        while fields.remaining >= 4 {
+            let type = try fields.u16(), size = try fields.u16()
+            layer.add(SnifferHeaderFields.ppiFieldType, .u16(type), named: type == 30006 ? "Ubertooth BTLE" : "Unknown")
+            layer.add(SnifferHeaderFields.ppiFieldLength, .u16(size), inDecimal: true)
+            var data = try fields.cursor(Int(size))
+            if type == 30006, data.remaining >= 12 {
+                _ = try data.u8()
+                let channel = try data.u16()
+                _ = try data.u8()
+                let clock = try data.u32()
+                let maximum = try data.i8(), minimum = try data.i8(), average = try data.i8(), count = try data.u8()
+                // The frequency in MHz, or an RF channel: either gives the channel index.
+                let rf = channel >= 2402 ? (channel - 2402) / 2 : channel
+                reception.channel = rf <= 39 ? channelIndex(rfChannel: UInt8(rf)) : nil
+                reception.rssi = average
+                layer.add(SnifferHeaderFields.ppiBTLEChannel, .u16(channel), channel >= 2402 ? "\(channel) MHz" : "RF channel \(channel)")
+                layer.add(SnifferHeaderFields.ppiBTLEClock, .u32(clock), inDecimal: true)
+                layer.add(SnifferHeaderFields.ppiBTLERSSIMax, .signed(Int64(maximum)), "\(maximum) dBm")
+                layer.add(SnifferHeaderFields.ppiBTLERSSIMin, .signed(Int64(minimum)), "\(minimum) dBm")
+                layer.add(SnifferHeaderFields.ppiBTLERSSIAvg, .signed(Int64(average)), "\(average) dBm")
+                layer.add(SnifferHeaderFields.ppiBTLERSSICount, .u8(count), inDecimal: true)
+                if layer.keepsDisplays { layer.summary.set("Ubertooth, \(channel >= 2402 ? "\(channel) MHz" : "RF channel \(channel)"), \(average) dBm") }
+            }
+            // 32-bit aligned fields: skip the padding.
+            if flags & 1 != 0, size % 4 != 0 { try fields.skip(min(fields.remaining, 4 - Int(size % 4))) }
+        }
+        guard dlt == 147 || dlt == 251 else {
+            throw DecodeError.malformed("PPI carries data link \(dlt): btlog reads 147 (Ubertooth's LE link layer) and 251")
+        }
+        return reception
+    }
 
     static let phyNames = ["LE 1M", "LE 2M", "LE Coded"]
 
