@@ -179,6 +179,28 @@ public enum LiteralInput {
     }()
 }
 
+/// The records the decoder and air targets read: [selector][length low][length high][bytes],
+/// the last record cut where the input ends.
+enum SelectorRecords {
+    static func split(_ input: [UInt8]) -> [(selector: UInt8, bytes: ArraySlice<UInt8>)] {
+        var records: [(selector: UInt8, bytes: ArraySlice<UInt8>)] = []
+        var i = 0
+        while i < input.count {
+            let declared = i + 2 < input.count ? Int(input[i + 1]) | Int(input[i + 2]) << 8 : 0
+            let start = min(i + 3, input.count)
+            let end = min(start + declared, input.count)
+            records.append((input[i], input[start ..< end]))
+            i = end
+        }
+        return records
+    }
+
+    static func append(_ selector: UInt8, _ payload: ArraySlice<UInt8>, to bytes: inout [UInt8]) {
+        let count = min(payload.count, 0xFFFF)
+        bytes += [selector, UInt8(count & 0xFF), UInt8(count >> 8)] + payload.prefix(count)
+    }
+}
+
 /// The air target's input: records of [selector][length low][length high][bytes], the
 /// selector's low 2 bits picking the link type (its pseudo-header is part of the bytes), so a
 /// run can hold a CONNECT_IND and the data PDUs of its connection.
@@ -186,27 +208,18 @@ public enum AirInput {
     public static let types: [AirLinkType] = [.leLL, .leLLWithRadioHeader, .nordicBLE, .ppi]
 
     public static func frames(from input: [UInt8]) -> [Frame] {
-        var frames: [Frame] = []
-        var i = 0
-        while i < input.count {
-            let selector = input[i]
-            let declared = i + 2 < input.count ? Int(input[i + 1]) | Int(input[i + 2]) << 8 : 0
-            let start = min(i + 3, input.count)
-            let end = min(start + declared, input.count)
+        SelectorRecords.split(input).enumerated().map { number, record in
             // Timestamps 200 µs apart: within a connection event, so direction inference alternates.
-            frames.append(Frame(number: frames.count + 1, timestamp: Int64(frames.count) * 200 + Int64(selector >> 2) * 10_000,
-                                kind: .air(types[Int(selector & 0x03)]), direction: .none, bytes: input[start ..< end]))
-            i = end
+            Frame(number: number + 1, timestamp: Int64(number) * 200 + Int64(record.selector >> 2) * 10_000,
+                  kind: .air(types[Int(record.selector & 0x03)]), direction: .none, bytes: record.bytes)
         }
-        return frames
     }
 
     public static func encode(_ frames: [Frame]) -> [UInt8] {
         var bytes: [UInt8] = []
         for frame in frames {
             guard case .air(let type) = frame.kind, let selector = types.firstIndex(of: type) else { continue }
-            let count = min(frame.bytes.count, 0xFFFF)
-            bytes += [UInt8(selector), UInt8(count & 0xFF), UInt8(count >> 8)] + frame.bytes.prefix(count)
+            SelectorRecords.append(UInt8(selector), frame.bytes, to: &bytes)
         }
         return bytes
     }
@@ -222,20 +235,10 @@ public enum DecoderInput {
     ]
 
     public static func frames(from input: [UInt8]) -> [Frame] {
-        var frames: [Frame] = []
-        var i = 0
-        while i < input.count {
-            let selector = input[i]
-            let declared = i + 2 < input.count ? Int(input[i + 1]) | Int(input[i + 2]) << 8 : 0
-            let start = min(i + 3, input.count)
-            let end = min(start + declared, input.count)
-            frames.append(Frame(number: frames.count + 1, timestamp: Int64(frames.count) * 1000,
-                                kind: kinds[Int(selector & 0x0F)],
-                                direction: selector & 0x10 != 0 ? .received : .sent,
-                                controller: UInt16(selector >> 5), bytes: input[start ..< end]))
-            i = end
+        SelectorRecords.split(input).enumerated().map { number, record in
+            Frame(number: number + 1, timestamp: Int64(number) * 1000, kind: kinds[Int(record.selector & 0x0F)],
+                  direction: record.selector & 0x10 != 0 ? .received : .sent, controller: UInt16(record.selector >> 5), bytes: record.bytes)
         }
-        return frames
     }
 
     /// The inverse: frames of a fixture as a seed input (kinds outside the table are skipped).
@@ -243,11 +246,8 @@ public enum DecoderInput {
         var bytes: [UInt8] = []
         for frame in frames {
             guard let index = kinds.firstIndex(of: frame.kind), frame.bytes.count <= 0xFFFF else { continue }
-            let selector = UInt8(index) | (frame.direction == .received ? 0x10 : 0) | UInt8(min(frame.controller, 7)) << 5
-            bytes.append(selector)
-            bytes.append(UInt8(frame.bytes.count & 0xFF))
-            bytes.append(UInt8(frame.bytes.count >> 8))
-            bytes += frame.bytes
+            SelectorRecords.append(UInt8(index) | (frame.direction == .received ? 0x10 : 0) | UInt8(min(frame.controller, 7)) << 5,
+                                   frame.bytes, to: &bytes)
         }
         return bytes
     }

@@ -4,15 +4,10 @@ import XCTest
 /// AES-128 against FIPS-197, and LE encryption against the Core specification's sample data
 /// (Vol 6, Part C, 1: the session key and the first four encrypted packets of a link).
 final class LinkLayerEncryptionTests: XCTestCase {
+    /// Hex digits as the specification writes a value (the filter language's byte literals).
     func hex(_ text: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(index, offsetBy: 2)
-            bytes.append(UInt8(text[index ..< next], radix: 16)!)
-            index = next
-        }
-        return bytes
+        guard case .bytes(let bytes)? = FieldValue.parse(text, as: .bytes) else { preconditionFailure("not hex: \(text)") }
+        return Array(bytes)
     }
 
     func testAESAgainstFIPS197() {
