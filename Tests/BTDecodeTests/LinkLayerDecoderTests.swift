@@ -121,6 +121,26 @@ final class LinkLayerDecoderTests: XCTestCase {
         XCTAssertTrue(packets.filter { values($0, "btle.encrypted") == ["1"] }.allSatisfy { values($0, "btle.decrypted") == ["1"] })
     }
 
+    func testADamagedFirstEncryptedPacketDoesNotLeaveTheLinkUndecrypted() throws {
+        // The nRF Sniffer's CRC verdict stands, so a payload byte changed after it reads as a
+        // MIC failure: the central's LL_START_ENC_RSP. The peripheral's, next, finds the key.
+        var frames = AirScenario.frames(.nordicBLE)
+        let decoder = Decoder()
+        let plain = frames.map { decoder.decode($0) }
+        let first = try XCTUnwrap(plain.firstIndex { values($0, "btle.encrypted") == ["1"] })
+        var bytes = Array(frames[first].bytes)
+        bytes[bytes.count - 8] ^= 0x01 // the encrypted opcode
+        frames[first] = Frame(number: first + 1, timestamp: frames[first].timestamp, kind: frames[first].kind, direction: .none, bytes: bytes)
+        let again = Decoder()
+        let packets = frames.map { again.decode($0) }
+        XCTAssertEqual(values(packets[first], "btle.decrypted"), [])
+        XCTAssertEqual(values(packets[first + 1], "btle.decrypted"), ["1"])
+        XCTAssertEqual(values(packets[first + 1], "btle.control_opcode"), ["0x06"])
+        let decrypted = packets[(first + 1)...].filter { values($0, "btle.encrypted") == ["1"] }
+        XCTAssertTrue(decrypted.allSatisfy { values($0, "btle.decrypted") == ["1"] })
+        XCTAssertTrue(packets.flatMap(\.issues).contains { $0.message == "1 encrypted packet from this side missing from the capture" })
+    }
+
     func testAGivenKeyDecryptsALinkWhosePairingTheCaptureLacks() throws {
         // Only the second connection: btlog has not seen the key distributed.
         let frames = AirScenario.frames(.leLL)

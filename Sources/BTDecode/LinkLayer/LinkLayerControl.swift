@@ -117,7 +117,8 @@ enum LinkLayerControl {
             connection.counters = [0, 0]
             connection.cipher = nil
             connection.keySource = nil
-            connection.triedCandidates = false
+            connection.keyAttempts = 0
+            connection.candidates = []
         case 0x07:
             let type = try c.u8()
             layer.add(LinkLayerFields.unknownType, .u8(type), named: opcodeNames[type] ?? "Unknown")

@@ -104,55 +104,39 @@ enum LinkLayerDecoder {
         }
     }
 
-    /// The plaintext of an encrypted payload, if btlog has the key: the first encrypted packet
-    /// of a link picks the key whose MIC checks among the STK of a legacy pairing captured in
-    /// full and the LTKs given; later ones use it with each side's packet counter (a few
-    /// counts ahead too, for packets the sniffer missed).
+    /// The plaintext of an encrypted payload, if btlog has the key: the first encrypted packets
+    /// of a link (up to four, should one be damaged) pick the key whose MIC checks among the STK
+    /// of a legacy pairing captured in full, LTKs the capture distributed and the LTKs given;
+    /// later ones use it with each side's packet counter (a few counts ahead too, for packets
+    /// the sniffer missed).
     static func decrypt(_ sealed: ArraySlice<UInt8>, header: UInt8, fromCentral: Bool, retransmitted: Bool, link: Session.LinkKey,
                         connection: inout LinkLayerState.Connection, into layer: inout Layer, session: Session) -> [UInt8]? {
         let side = fromCentral ? 0 : 1
         if connection.cipher == nil {
-            guard !connection.triedCandidates else { return nil }
-            connection.triedCandidates = true
+            guard connection.keyAttempts < 4 else { return nil }
+            connection.keyAttempts += 1
+            let first = connection.keyAttempts == 1
             guard connection.exchange.isComplete else {
-                layer.addIssue(.note, "Encrypted, but the capture lacks the LL_ENC_REQ/LL_ENC_RSP that set the session up: not decrypted")
+                if first { layer.addIssue(.note, "Encrypted, but the capture lacks the LL_ENC_REQ/LL_ENC_RSP that set the session up: not decrypted") }
                 return nil
             }
-            var candidates: [(key: [UInt8], source: String)] = []
-            if connection.exchange.usesSTK, var pairing = session.smp.legacy[link]?.pairing,
-               let central = connection.central, let peripheral = connection.peripheral {
-                pairing.initiator = central.littleEndianBytes
-                pairing.responder = peripheral.littleEndianBytes
-                pairing.initiatorType = connection.centralAddressType
-                pairing.responderType = connection.peripheralAddressType
-                let passkey = session.smp.pairings[link]?.method?.contains("Passkey") ?? false
-                if let tk = pairing.findTemporaryKey(tryingPasskeys: passkey) {
-                    let digits = String(tk)
-                    let method = tk == 0 ? "Just Works (TK 0)" : "passkey " + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
-                    candidates.append((pairing.shortTermKey(temporaryKey: tk), "the STK of the legacy pairing captured, \(method)"))
-                }
-            }
-            let rand = connection.exchange.rand.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            for known in session.smp.distributedKeys where known.ediv == connection.exchange.ediv && known.rand == rand {
-                candidates.append((known.ltk.reversed(), "the LTK distributed in packet \(known.frame)"))
-            }
-            for key in session.options.linkLayerKeys {
-                candidates.append((key, "the LTK given"))
-                candidates.append((key.reversed(), "the LTK given, its octets reversed"))
-            }
-            for candidate in candidates {
+            if first { connection.candidates = keyCandidates(link: link, connection: connection, session: session) }
+            for candidate in connection.candidates {
                 let cipher = LinkLayerEncryption.session(ltk: candidate.key, exchange: connection.exchange)
                 if let plain = LinkLayerEncryption.open(sealed, header: header, counter: connection.counters[side], fromCentral: fromCentral, session: cipher) {
                     connection.cipher = cipher
                     connection.keySource = candidate.source
                     connection.counters[side] += 1
+                    connection.candidates = []
                     layer.addIssue(.note, "Decrypted with \(candidate.source)")
                     return plain
                 }
             }
-            layer.addIssue(.note, candidates.isEmpty
-                ? "Encrypted with a key btlog does not have: give the LTK with --ltk or --keys"
-                : "Encrypted with none of the keys btlog has: give the LTK with --ltk or --keys")
+            if first {
+                layer.addIssue(.note, connection.candidates.isEmpty
+                    ? "Encrypted with a key btlog does not have: give the LTK with --ltk or --keys"
+                    : "Encrypted with none of the keys btlog has: give the LTK with --ltk or --keys")
+            }
             return nil
         }
         let cipher = connection.cipher!
@@ -170,6 +154,33 @@ enum LinkLayerDecoder {
         }
         layer.addIssue(.error, "MIC failure: the payload does not authenticate with the link's session key")
         return nil
+    }
+
+    /// The keys an encrypted link may use, most likely first.
+    static func keyCandidates(link: Session.LinkKey, connection: LinkLayerState.Connection, session: Session) -> [(key: [UInt8], source: String)] {
+        var candidates: [(key: [UInt8], source: String)] = []
+        if connection.exchange.usesSTK, var pairing = session.smp.legacy[link]?.pairing,
+           let central = connection.central, let peripheral = connection.peripheral {
+            pairing.initiator = central.littleEndianBytes
+            pairing.responder = peripheral.littleEndianBytes
+            pairing.initiatorType = connection.centralAddressType
+            pairing.responderType = connection.peripheralAddressType
+            let passkey = session.smp.pairings[link]?.method?.contains("Passkey") ?? false
+            if let tk = pairing.findTemporaryKey(tryingPasskeys: passkey) {
+                let digits = String(tk)
+                let method = tk == 0 ? "Just Works (TK 0)" : "passkey " + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+                candidates.append((pairing.shortTermKey(temporaryKey: tk), "the STK of the legacy pairing captured, \(method)"))
+            }
+        }
+        let rand = connection.exchange.rand.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        for known in session.smp.distributedKeys where known.ediv == connection.exchange.ediv && known.rand == rand {
+            candidates.append((known.ltk.reversed(), "the LTK distributed in packet \(known.frame)"))
+        }
+        for key in session.options.linkLayerKeys {
+            candidates.append((key, "the LTK given"))
+            candidates.append((key.reversed(), "the LTK given, its octets reversed"))
+        }
+        return candidates
     }
 
     /// A data channel PDU (Core Vol 6, Part B, 2.4): LLID, NESN, SN, MD, CP, length.

@@ -73,9 +73,10 @@ public struct LinkLayerState: ProtocolState {
         var keySource: String?
         /// Each side's count of encrypted PDUs so far (the CCM nonce's packet counter).
         var counters: [UInt64] = [0, 0]
-        /// Keys to try on the first encrypted packet; empty once tried.
+        /// Keys to try on the first encrypted packets (found once), and how many packets tried
+        /// them: a damaged first packet does not leave the link undecrypted.
         var candidates: [(key: [UInt8], source: String)] = []
-        var triedCandidates = false
+        var keyAttempts = 0
     }
 
     public internal(set) var connections: [UInt32: Connection] = [:]
