@@ -105,7 +105,7 @@ final class LinkLayerDecoderTests: XCTestCase {
         }
         let notes = packets.flatMap(\.issues).map(\.message).filter { $0.hasPrefix("Decrypted with") }
         XCTAssertEqual(notes, ["Decrypted with the STK of the legacy pairing captured, Just Works (TK 0)",
-                               "Decrypted with the LTK distributed in packet 65"])
+                               "Decrypted with the LTK distributed in packet 81"])
         let ltk = try XCTUnwrap(packets.first { values($0, "smp.code") == ["0x06"] })
         XCTAssertEqual(values(ltk, "smp.ltk"), [AirScenario.sensorLTK.reversed().map { String(format: "%02X", $0) }.joined()])
         XCTAssertEqual(packets.last { values($0, "att.opcode") == ["0x1B"] }?.summary, "Handle Value Notification - Handle: 0x0013 - Value: 63")

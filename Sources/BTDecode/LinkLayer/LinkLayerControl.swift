@@ -254,6 +254,48 @@ enum LinkLayerControl {
             layer.add(LinkLayerFields.continuationNumber, .u16(continuation), inDecimal: true)
             units(LinkLayerFields.timeoutUpdate, timeout, 10)
             layer.summary += " - factor \(factor) from event \(base)"
+        case 0x1A:
+            let cte = try c.u8()
+            let types = ["AoA", "AoD, 1 µs slots", "AoD, 2 µs slots", "Reserved"]
+            layer.add(LinkLayerFields.cteMinLength, .u8(cte & 0x1F), "\(Int(cte & 0x1F) * 8) µs")
+            layer.add(LinkLayerFields.cteType, .u8(cte >> 6), named: types[Int(cte >> 6)])
+            layer.summary += " - \(types[Int(cte >> 6)]), at least \(Int(cte & 0x1F) * 8) µs"
+        case 0x1C:
+            let id = try c.u16()
+            var sync = try c.cursor(18)
+            let offsetWord = try sync.u16(), interval = try sync.u16()
+            try sync.skip(5)
+            let trainAddress = try sync.u32()
+            try sync.skip(3)
+            let paCounter = try sync.u16()
+            let event = try c.u16(), lastPA = try c.u16(), info = try c.u8(), phy = try c.u8()
+            let advertiser = try c.address(), syncEvent = try c.u16()
+            layer.add(LinkLayerFields.syncID, .u16(id))
+            layer.add(LinkLayerFields.syncOffset, .u16(offsetWord & 0x1FFF), inDecimal: true)
+            layer.add(LinkLayerFields.syncIntervalControl, .u16(interval), Units.milliseconds(interval, 1.25))
+            layer.add(LinkLayerFields.syncAccessAddressControl, .u32(trainAddress))
+            layer.add(LinkLayerFields.syncEventCounter, .u16(paCounter), inDecimal: true)
+            layer.add(LinkLayerFields.syncConnEventCount, .u16(event), inDecimal: true)
+            layer.add(LinkLayerFields.syncLastPAEventCounter, .u16(lastPA), inDecimal: true)
+            layer.add(LinkLayerFields.syncSID, .u8(info & 0x0F), inDecimal: true)
+            layer.add(LinkLayerFields.syncAType, .bool(info & 0x10 != 0), info & 0x10 != 0 ? "Random" : "Public")
+            layer.add(LinkLayerFields.syncSCA, .u8(info >> 5), scaName(info >> 5))
+            layer.add(LinkLayerFields.phys, .u8(phy), phyBits(phy))
+            layer.add(LinkLayerFields.syncAdvA, .address(advertiser))
+            layer.add(LinkLayerFields.syncSyncConnEventCount, .u16(syncEvent), inDecimal: true)
+            layer.summary += " - \(advertiser) SID \(info & 0x0F) every \(Units.milliseconds(interval, 1.25))"
+        case 0x28:
+            let enable = try c.u8(), spacing = try c.u8(), delay = try c.u8()
+            layer.add(LinkLayerFields.reportingEnable, .bool(enable != 0), enable != 0 ? "On" : "Off")
+            layer.add(LinkLayerFields.reportingMinSpacing, .u8(spacing), "\(Int(spacing) * 200) ms")
+            layer.add(LinkLayerFields.reportingMaxDelay, .u8(delay), "\(Int(delay) * 200) ms")
+            layer.summary += enable != 0 ? " - on" : " - off"
+        case 0x29:
+            let classification = try c.slice(10)
+            var bad = 0
+            for channel in 0 ..< 37 where classification[classification.startIndex + channel / 4] >> UInt8(2 * (channel % 4)) & 3 == 3 { bad += 1 }
+            layer.add(LinkLayerFields.channelClassification, .bytes(classification), "\(bad) of 37 channels bad")
+            layer.summary += " - \(bad) channels bad"
         case 0x06, 0x0A, 0x0B, 0x12, 0x13, 0x1B:
             if opcode == 0x0A || opcode == 0x0B { connection.encrypted = false }
         default:

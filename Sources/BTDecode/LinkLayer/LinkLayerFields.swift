@@ -136,6 +136,24 @@ public enum LinkLayerFields {
     public static let subrateFactorMax = f("control.subrate_factor_max", "Subrate Factor Max", .uint16, "")
     public static let subrateBaseEvent = f("control.subrate_base_event", "Subrate Base Event", .uint16, "")
     public static let continuationNumber = f("control.continuation_number", "Continuation Number", .uint16, "")
+    public static let cteMinLength = f("control.cte.min_len_req", "MinCTELenReq", .uint8, "Minimum CTE length, 8 µs units")
+    public static let cteType = f("control.cte.type_req", "CTETypeReq", .uint8, "0 AoA, 1 AoD 1 µs slots, 2 AoD 2 µs slots")
+    public static let syncID = f("control.sync.id", "ID", .uint16, "The host's identifier of the periodic advertising")
+    public static let syncOffset = f("control.sync_info.sync_offset", "Sync Offset", .uint16, "Offset of the periodic train, in offset units")
+    public static let syncIntervalControl = f("control.sync_info.interval", "Interval", .uint16, "Periodic advertising interval, 1.25 ms units")
+    public static let syncAccessAddressControl = f("control.sync_info.access_address", "Access Address", .uint32, "The train's access address")
+    public static let syncEventCounter = f("control.sync_info.event_counter", "Event Counter", .uint16, "paEventCounter")
+    public static let syncConnEventCount = f("control.sync.conn_event_count", "connEventCount", .uint16, "")
+    public static let syncLastPAEventCounter = f("control.sync.last_pa_event_counter", "lastPaEventCounter", .uint16, "")
+    public static let syncSID = f("control.sync.sid", "SID", .uint8, "Advertising set")
+    public static let syncAType = f("control.sync.atype", "AType", .bool, "The advertiser's address is random")
+    public static let syncSCA = f("control.sync.sleep_clock_accuracy", "Sleep Clock Accuracy", .uint8, "")
+    public static let syncAdvA = f("control.sync.adva", "AdvA", .address, "The periodic advertiser")
+    public static let syncSyncConnEventCount = f("control.sync.sync_conn_event_count", "syncConnEventCount", .uint16, "")
+    public static let reportingEnable = f("control.reporting_enable", "Enable", .bool, "Channel classification reporting on")
+    public static let reportingMinSpacing = f("control.min_spacing", "Min_Spacing", .uint8, "200 ms units")
+    public static let reportingMaxDelay = f("control.max_delay", "Max_Delay", .uint8, "200 ms units")
+    public static let channelClassification = f("control.channel_classification", "Channel Classification", .bytes, "Two bits per data channel: 0 unknown, 1 good, 3 bad")
     public static let controlData = f("control.data", "Parameters", .bytes, "Control PDU parameters btlog does not read field by field")
 
     public static let payload = f("payload", "Payload", .bytes, "The PDU's payload")
@@ -153,7 +171,10 @@ public enum LinkLayerFields {
                              sduIntervalCToP, sduIntervalPToC, maxPDUCToP, maxPDUPToC, nse, subInterval, bnCToP, bnPToC, ftCToP, ftPToC,
                              isoInterval, cisOffsetMin, cisOffsetMax, connEventCount, cisAccessAddress, cisOffset, cigSyncDelay,
                              cisSyncDelay, powerPHY, powerDelta, powerTx, powerFlags, acceptableReduction, subrateFactor,
-                             subrateFactorMin, subrateFactorMax, subrateBaseEvent, continuationNumber, controlData, payload]
+                             subrateFactorMin, subrateFactorMax, subrateBaseEvent, continuationNumber, cteMinLength, cteType, syncID, syncOffset,
+                             syncIntervalControl, syncAccessAddressControl, syncEventCounter, syncConnEventCount, syncLastPAEventCounter,
+                             syncSID, syncAType, syncSCA, syncAdvA, syncSyncConnEventCount, reportingEnable, reportingMinSpacing,
+                             reportingMaxDelay, channelClassification, controlData, payload]
 }
 
 /// The sniffers' own headers, named as Wireshark's nordic_ble and btle_rf dissectors name them.
