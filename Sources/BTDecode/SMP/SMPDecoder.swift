@@ -97,12 +97,9 @@ enum SMPDecoder {
                 var legacy = LinkLayerEncryption.LegacyPairing()
                 legacy.request = Array(pdu.prefix(7))
                 session.smp.legacy[link] = (legacy, context.sent)
-            } else {
-                session.smp.legacy[link]?.pairing.response = Array(pdu.prefix(7))
-            }
-            if code == 0x01 {
                 session.smp.pairings[link] = SMPState.Pairing(request: features)
             } else if let request = session.smp.pairings[link]?.request {
+                session.smp.legacy[link]?.pairing.response = Array(pdu.prefix(7))
                 let method = pairingMethod(initiator: request, responder: features)
                 session.smp.pairings[link]?.method = method
                 layer.add(SMPFields.method, .text(method))
