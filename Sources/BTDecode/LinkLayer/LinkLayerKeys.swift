@@ -7,27 +7,15 @@ public enum LinkLayerKeys {
         public let description: String
     }
 
-    /// One key.
+    /// One key, read as the filter language reads a byte string; the message says what is wrong.
     public static func parse(key text: Substring) throws -> [UInt8] {
-        var digits = text.trimmingPrefix { $0 == " " || $0 == "\t" }
+        let trimmed = String(text).trimmingWhitespace
+        if case .bytes(let bytes)? = FieldValue.parse(trimmed, as: .bytes), bytes.count == 16 { return Array(bytes) }
+        var digits = Substring(trimmed)
         if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
-        var bytes: [UInt8] = []
-        var pending: UInt8?
-        for character in digits where ![":", " ", "-", "\t", "\r"].contains(character) {
-            guard let value = character.hexDigitValue else {
-                throw ParseError(description: "'\(character)' is not a hex digit")
-            }
-            if let high = pending {
-                bytes.append(high << 4 | UInt8(value))
-                pending = nil
-            } else {
-                pending = UInt8(value)
-            }
-        }
-        guard pending == nil, bytes.count == 16 else {
-            throw ParseError(description: "a key is 32 hex digits (16 octets); this has \(bytes.count * 2 + (pending == nil ? 0 : 1))")
-        }
-        return bytes
+        let significant = digits.filter { ![":", " ", "-"].contains($0) }
+        if let wrong = significant.first(where: { !$0.isHexDigit }) { throw ParseError(description: "'\(wrong)' is not a hex digit") }
+        throw ParseError(description: "a key is 32 hex digits (16 octets); this has \(significant.count)")
     }
 
     /// A keys file: one key per line; blank lines and text after # are ignored.

@@ -119,9 +119,14 @@ public struct TableRenderer: PacketRenderer {
             ASCII.appendSpaces(4, to: &line)
         }
         if let rssi {
-            let text = "\(rssi) dBm"
-            ASCII.appendSpaces(max(1, 9 - text.utf8.count), to: &line)
-            ASCII.append(text, to: &line)
+            // "-58 dBm" right-aligned in 9 columns, written without a String per row.
+            var digits = 1
+            var rest = rssi.magnitude
+            while rest >= 10 { rest /= 10; digits += 1 }
+            ASCII.appendSpaces(max(1, 9 - (rssi < 0 ? 1 : 0) - digits - 4), to: &line)
+            if rssi < 0 { line.put(UInt8(ascii: "-")) }
+            ASCII.appendDecimal(rssi.magnitude, to: &line)
+            ASCII.append(" dBm", to: &line)
         } else {
             ASCII.appendSpaces(9, to: &line)
         }
