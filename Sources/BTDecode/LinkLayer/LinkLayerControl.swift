@@ -66,6 +66,13 @@ enum LinkLayerControl {
         func units(_ field: FieldDefinition, _ value: UInt16, _ unit: Double) {
             layer.add(field, .u16(value), Units.milliseconds(value, unit))
         }
+        /// Power control's delta and transmit power, as its three PDUs carry them.
+        func power() throws {
+            let delta = try c.i8(), power = try c.i8()
+            layer.add(LinkLayerFields.powerDelta, .signed(Int64(delta)), "\(delta) dB")
+            layer.add(LinkLayerFields.powerTx, .signed(Int64(power)), "\(power) dBm")
+            layer.summary += " - delta \(delta) dB, TX power \(power) dBm"
+        }
         func error(_ code: UInt8) {
             layer.add(LinkLayerFields.errorCode, .u8(code), named: HCIErrorNames.name(code))
             layer.summary += " - \(HCIErrorNames.name(code)) (\(hex: code))"
@@ -219,25 +226,17 @@ enum LinkLayerControl {
             layer.summary += " - CIG \(cig) CIS \(cis)"
             error(code)
         case 0x23:
-            let phy = try c.u8(), delta = try c.i8(), power = try c.i8()
-            layer.add(LinkLayerFields.powerPHY, .u8(phy))
-            layer.add(LinkLayerFields.powerDelta, .signed(Int64(delta)), "\(delta) dB")
-            layer.add(LinkLayerFields.powerTx, .signed(Int64(power)), "\(power) dBm")
-            layer.summary += " - delta \(delta) dB, TX power \(power) dBm"
+            layer.add(LinkLayerFields.powerPHY, .u8(try c.u8()))
+            try power()
         case 0x24:
-            let flags = try c.u8(), delta = try c.i8(), power = try c.i8(), reduction = try c.u8()
-            layer.add(LinkLayerFields.powerFlags, .u8(flags))
-            layer.add(LinkLayerFields.powerDelta, .signed(Int64(delta)), "\(delta) dB")
-            layer.add(LinkLayerFields.powerTx, .signed(Int64(power)), "\(power) dBm")
+            layer.add(LinkLayerFields.powerFlags, .u8(try c.u8()))
+            try power()
+            let reduction = try c.u8()
             layer.add(LinkLayerFields.acceptableReduction, .u8(reduction), reduction == 0xFF ? "Not available" : "\(reduction) dB")
-            layer.summary += " - delta \(delta) dB, TX power \(power) dBm"
         case 0x25:
-            let phy = try c.u8(), flags = try c.u8(), delta = try c.i8(), power = try c.i8()
-            layer.add(LinkLayerFields.powerPHY, .u8(phy))
-            layer.add(LinkLayerFields.powerFlags, .u8(flags))
-            layer.add(LinkLayerFields.powerDelta, .signed(Int64(delta)), "\(delta) dB")
-            layer.add(LinkLayerFields.powerTx, .signed(Int64(power)), "\(power) dBm")
-            layer.summary += " - delta \(delta) dB, TX power \(power) dBm"
+            layer.add(LinkLayerFields.powerPHY, .u8(try c.u8()))
+            layer.add(LinkLayerFields.powerFlags, .u8(try c.u8()))
+            try power()
         case 0x26:
             let minimum = try c.u16(), maximum = try c.u16(), latency = try c.u16(), continuation = try c.u16(), timeout = try c.u16()
             layer.add(LinkLayerFields.subrateFactorMin, .u16(minimum), inDecimal: true)
