@@ -17,7 +17,12 @@ public struct AirPacket {
     public var damaged = false
     /// The sniffer's header says the link is encrypted (nRF Sniffer's flag).
     public var encrypted = false
+    /// 0 LE 1M, 1 LE 2M, 2 LE Coded (then `codingIndicator` follows the access address in
+    /// the captures whose header says the PHY).
     public var phy: UInt8 = 0
+    public var codingIndicator: UInt8 = 0
+    /// The radio header's PDU type, where it is not the data direction's (4/5 CIS, 6 BIS).
+    public var radioPDUType: UInt16?
 
     /// Access address, PDU, then the CRC as sent: the LFSR of Core Vol 6, Part B, 3.1.1 run
     /// over the PDU's bits in air order, its 24 positions sent from the highest down. Written
@@ -41,6 +46,14 @@ public struct AirPacket {
         return le32(accessAddress) + pdu + crc
     }
 
+    /// The link-layer packet as a capture that says the PHY holds it: LE Coded's coding
+    /// indicator between the access address and the PDU (outside the CRC).
+    var linkLayerBytesWithCodingIndicator: [UInt8] {
+        let bytes = linkLayerBytes
+        guard phy == 2 else { return bytes }
+        return Array(bytes[0 ..< 4]) + [codingIndicator] + bytes[4...]
+    }
+
     /// LINKTYPE_BLUETOOTH_LE_LL_WITH_PHDR's 10-byte header: RF channel, signal and noise power,
     /// offenses, reference access address, flags (dewhitened, signal, noise and reference
     /// valid, the PDU type with the direction, CRC checked and its verdict, PHY).
@@ -48,7 +61,7 @@ public struct AirPacket {
         let rf: UInt8 = channel == 37 ? 0 : channel == 38 ? 12 : channel == 39 ? 39 : channel <= 10 ? channel + 1 : channel + 2
         var flags: UInt16 = 0x0001 | 0x0002 | 0x0004 | 0x0010 | 0x0400
         if !damaged { flags |= 0x0800 }
-        if let centralToPeripheral { flags |= (centralToPeripheral ? 2 : 3) << 7 }
+        if let radioPDUType { flags |= radioPDUType << 7 } else if let centralToPeripheral { flags |= (centralToPeripheral ? 2 : 3) << 7 }
         flags |= UInt16(phy) << 14
         return [rf, UInt8(bitPattern: rssi), UInt8(bitPattern: -95), 0] + le32(accessAddress) + le16(flags)
     }
@@ -80,8 +93,10 @@ public struct AirPacket {
         let bytes: [UInt8]
         switch type {
         case .leLL: bytes = ll
-        case .leLLWithRadioHeader: bytes = radioHeader + ll
-        case .nordicBLE: bytes = nordicHeader(counter: UInt16(truncatingIfNeeded: number), payloadLength: ll.count) + ll
+        case .leLLWithRadioHeader: bytes = radioHeader + linkLayerBytesWithCodingIndicator
+        case .nordicBLE:
+            let coded = linkLayerBytesWithCodingIndicator
+            bytes = nordicHeader(counter: UInt16(truncatingIfNeeded: number), payloadLength: coded.count) + coded
         case .ppi: bytes = ppiHeader + ll
         }
         return Frame(number: number, timestamp: time, kind: .air(type), direction: .none, bytes: bytes)

@@ -160,6 +160,10 @@ public enum FuzzSeeds {
                 try save(.air, "air-\(type.rawValue)-\(start).bin", AirInput.encode(Array(frames[(start == 0 ? 0 : start - 8) ..< min(start + 24, frames.count)])))
             }
         }
+        // Periodic trains, BIGInfo, BIS and CIS packets, LE Coded.
+        for type in [AirLinkType.leLLWithRadioHeader, .nordicBLE] {
+            try save(.air, "air-iso-\(type.rawValue).bin", AirInput.encode(AirIsochronousScenario.frames(type)))
+        }
         return written
     }
 }

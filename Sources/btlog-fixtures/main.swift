@@ -72,6 +72,9 @@ try save("le-air-ll.pcap", try FixtureContainers.encode(AirScenario.frames(.leLL
 try save("le-air-radio.pcap", try FixtureContainers.encode(AirScenario.frames(.leLLWithRadioHeader), as: .pcapLELLWithRadioHeader))
 try save("le-air-nordic.pcap", try FixtureContainers.encode(AirScenario.frames(.nordicBLE), as: .pcapNordicBLE))
 try save("le-air-ubertooth.pcap", try FixtureContainers.encode(AirScenario.frames(.ppi), as: .pcapPPI))
+// LE Audio on the air: LE Coded extended advertising, a periodic train with BIGInfo, BIS and CIS packets.
+try save("le-air-iso-radio.pcap", try FixtureContainers.encode(AirIsochronousScenario.frames(.leLLWithRadioHeader), as: .pcapLELLWithRadioHeader))
+try save("le-air-iso-nordic.pcap", try FixtureContainers.encode(AirIsochronousScenario.frames(.nordicBLE), as: .pcapNordicBLE))
 try save("btmon-crash-heart-rate.btsnoop", try FixtureContainers.encode(Scenarios.btmonCrashTrace(), as: .btsnoopH4))
 
 // An iOS sysdiagnose with two packet logs; the newer one is the WWDC session.

@@ -184,4 +184,55 @@ final class LinkLayerDecoderTests: XCTestCase {
         let packet = decoder.decode(Frame(number: 1, timestamp: 0, kind: .air(.nordicBLE), direction: .none, bytes: future))
         XCTAssertTrue(packet.issues.contains { $0.message.contains("protocol version 9") })
     }
+
+    /// AirIsochronousScenario: LE Coded advertising, a periodic train with BIGInfo and a chained
+    /// BASE, BIS packets (radio header type 6), and a CIS found by its LL_CIS_IND.
+    func testPeriodicTrainsAndIsochronousStreams() throws {
+        let decoder = Decoder()
+        let radio = AirIsochronousScenario.frames(.leLLWithRadioHeader).map { decoder.decode($0) }
+        let summaries = radio.map { $0.layers.first { $0.name == "LE LL" }!.summary.description }
+        // The coding indicator after the access address, outside the CRC (which checks).
+        XCTAssertEqual(values(radio[0], "btle.coding_indicator"), ["0x00"])
+        XCTAssertEqual(values(radio[1], "btle.coding_indicator"), ["0x01"])
+        XCTAssertTrue(radio.allSatisfy { values($0, "btle.crc_ok") != ["0"] })
+        // The SyncInfo in AUX_ADV_IND names the train; its PDUs are advertising, not a connection's.
+        XCTAssertEqual(values(radio[1], "btle.extended_advertising_header.sync_info.access_address"), ["0x3D5A7E91"])
+        XCTAssertEqual(values(radio[1], "btle.extended_advertising_header.sync_info.crc_init"), ["0x5B1C2D"])
+        XCTAssertTrue(summaries[2].hasPrefix("AUX_SYNC_IND - D0:50:40:30:20:10 SID 3"), summaries[2])
+        XCTAssertTrue(summaries[3].hasPrefix("AUX_CHAIN_IND"), summaries[3])
+        XCTAssertTrue(summaries[4].hasPrefix("AUX_SYNC_IND"), summaries[4])
+        XCTAssertNil(radio[2].handle, "a train is no connection")
+        // BIGInfo in the ACAD, field by field.
+        XCTAssertEqual(values(radio[2], "btle.biginfo.num_bis"), ["0x02"])
+        XCTAssertEqual(values(radio[2], "btle.biginfo.iso_interval"), ["0x0008"])
+        XCTAssertEqual(values(radio[2], "btle.biginfo.seed_access_address"), ["0x71A2B3C4"])
+        XCTAssertEqual(values(radio[2], "btle.biginfo.max_sdu"), ["0x0028"])
+        XCTAssertEqual(values(radio[2], "btle.biginfo.framing"), ["1"])
+        XCTAssertEqual(values(radio[2], "btle.biginfo.bis_payload_count"), ["0x00000004D2"])
+        // The BASE split over AUX_SYNC_IND and AUX_CHAIN_IND is decoded once, whole, at the chain's end.
+        XCTAssertEqual(values(radio[2], "adv.ad_type"), [])
+        XCTAssertEqual(values(radio[3], "adv.ad_type"), ["0x16"])
+        XCTAssertFalse(radio[2].hasError || radio[3].hasError)
+        XCTAssertTrue(radio[3].issues.contains { $0.message.contains("Advertising data of 46 bytes") })
+        // BIS packets: framed segments with their time offset; the BIG's control PDUs.
+        XCTAssertTrue(summaries[5].hasPrefix("BIS 0x4C6D1E2F Framed ISO data - 1 segment"), summaries[5])
+        XCTAssertEqual(values(radio[5], "btle.iso.segment.time_offset"), ["0x00002710"])
+        XCTAssertEqual(values(radio[5], "btle.iso.segment.data").first?.count, 40 * 2)
+        XCTAssertEqual(values(radio[9], "btle.big_control_opcode"), ["0x00"])
+        XCTAssertEqual(values(radio[10], "btle.big_control_opcode"), ["0x01"])
+        // The CIS: its own handle after the connection's, both directions, the retransmission marked.
+        let cis = radio.filter { $0.layers.first { $0.name == "LE LL" }!.summary.description.contains("CIS 1/1") }
+        XCTAssertEqual(cis.count, 6)
+        XCTAssertEqual(Set(cis.map(\.handle)), [2])
+        XCTAssertEqual(cis.map(\.frame.direction), [.sent, .received, .sent, .received, .sent, .received])
+        XCTAssertEqual(cis.map { values($0, "btle.retransmission") }, [[], [], [], [], ["1"], []])
+        XCTAssertEqual(cis.map { values($0, "btle.data_header.null_pdu_indicator") }, [["0"], ["1"], ["0"], ["1"], ["0"], ["1"]])
+        // The nRF Sniffer marks no CIS: btlog finds it by the access address LL_CIS_IND gave,
+        // and the direction by the sniffer's flag; the same stream decodes the same.
+        let nordicDecoder = Decoder()
+        let nordic = AirIsochronousScenario.frames(.nordicBLE).map { nordicDecoder.decode($0) }
+        let nordicCIS = nordic.filter { $0.layers.first { $0.name == "LE LL" }!.summary.description.contains("CIS 1/1") }
+        XCTAssertEqual(nordicCIS.map { $0.layers.first { $0.name == "LE LL" }!.summary.description },
+                       cis.map { $0.layers.first { $0.name == "LE LL" }!.summary.description })
+    }
 }

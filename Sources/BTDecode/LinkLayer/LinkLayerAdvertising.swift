@@ -12,7 +12,9 @@ enum LinkLayerAdvertising {
 
     static func addressType(random: Bool) -> String { random ? "Random" : "Public" }
 
-    static func decode(_ c: inout ByteCursor, reception: AirReception, crcOK: Bool, into layer: inout Layer,
+    /// `train`: the access address of the periodic advertising train the PDU came on; nil on
+    /// the advertising channels' access address.
+    static func decode(_ c: inout ByteCursor, reception: AirReception, crcOK: Bool, train: UInt32? = nil, into layer: inout Layer,
                        packet: inout Packet, session: inout Session) throws {
         let headerStart = c.index
         let header = try c.u8()
@@ -34,6 +36,12 @@ enum LinkLayerAdvertising {
         guard crcOK else {
             layer.summary.set("\(name) (damaged)")
             layer.add(LinkLayerFields.payload, .bytes(c.rest()))
+            return
+        }
+        if train != nil, type != 7 {
+            layer.summary.set("\(name) on a periodic advertising train")
+            layer.add(LinkLayerFields.payload, .bytes(c.rest()))
+            layer.addIssue(.warning, "A periodic advertising train carries only AUX_SYNC_IND and AUX_CHAIN_IND (PDU type 7), not \(name)")
             return
         }
         if pduNames[type] == nil {
@@ -64,7 +72,8 @@ enum LinkLayerAdvertising {
         case 5:
             try decodeConnect(&c, name: name, txAdd: txAdd, rxAdd: rxAdd, into: &layer, packet: &packet, session: &session)
         default: // 7, 8: the common extended advertising payload
-            try decodeExtended(&c, name: name, type: type, secondary: onSecondary, txAdd: txAdd, into: &layer, packet: &packet, session: session)
+            try decodeExtended(&c, name: name, type: type, secondary: onSecondary, train: train, txAdd: txAdd, into: &layer, packet: &packet,
+                               session: &session)
         }
         if !c.isAtEnd {
             layer.add(LinkLayerFields.payload, .bytes(c.rest()))
@@ -134,15 +143,17 @@ enum LinkLayerAdvertising {
 
     /// ADV_EXT_IND, AUX_ADV_IND, AUX_SCAN_RSP, AUX_SYNC_IND, AUX_CHAIN_IND and AUX_CONNECT_RSP:
     /// the extended header's length and mode, its flags and each field they announce, then data.
-    static func decodeExtended(_ c: inout ByteCursor, name: String, type: UInt8, secondary: Bool?, txAdd: Bool,
-                               into layer: inout Layer, packet: inout Packet, session: Session) throws {
+    static func decodeExtended(_ c: inout ByteCursor, name: String, type: UInt8, secondary: Bool?, train: UInt32?, txAdd: Bool,
+                               into layer: inout Layer, packet: inout Packet, session: inout Session) throws {
         let first = try c.u8()
         let headerLength = Int(first & 0x3F), mode = first >> 6
         let modeNames = ["Non-connectable, non-scannable", "Connectable", "Scannable", "Reserved"]
         layer.add(LinkLayerFields.extHeaderLength, .u8(UInt8(headerLength)), inDecimal: true, at: layer.range(at: c.index - 1))
         layer.add(LinkLayerFields.advMode, .u8(mode), named: modeNames[Int(mode)], at: layer.range(at: c.index - 1))
         var h = try c.cursor(headerLength)
-        var address: BDAddr?, hasADI = false
+        var address: BDAddr?, adi: UInt16?, sid: UInt8?, hasAuxPointer = false
+        var sync: SyncInfo?
+        var acad: (data: ArraySlice<UInt8>, at: Int)?
         var parts: [String] = []
         if headerLength > 0 {
             let flags = try h.u8()
@@ -164,11 +175,12 @@ enum LinkLayerAdvertising {
                 layer.add(LinkLayerFields.cteInfo, .u8(info), "Time \(info & 0x1F) (\(Int(info & 0x1F) * 8) µs), type \(info >> 6)")
             }
             if flags & 0x08 != 0 {
-                let adi = try h.u16()
-                hasADI = true
-                layer.add(LinkLayerFields.adiDID, .u16(adi & 0x0FFF), at: layer.range(at: h.index - 2, count: 2))
-                layer.add(LinkLayerFields.adiSID, .u16(adi >> 12), inDecimal: true, at: layer.range(at: h.index - 1))
-                parts.append("SID \(adi >> 12) DID \(adi & 0x0FFF)")
+                let value = try h.u16()
+                adi = value
+                sid = UInt8(value >> 12)
+                layer.add(LinkLayerFields.adiDID, .u16(value & 0x0FFF), at: layer.range(at: h.index - 2, count: 2))
+                layer.add(LinkLayerFields.adiSID, .u16(value >> 12), inDecimal: true, at: layer.range(at: h.index - 1))
+                parts.append("SID \(value >> 12) DID \(value & 0x0FFF)")
             }
             if flags & 0x10 != 0 {
                 let channel = try h.u8()
@@ -178,27 +190,38 @@ enum LinkLayerAdvertising {
                 layer.add(LinkLayerFields.auxOffset, .u16(word & 0x1FFF), "\(Int(word & 0x1FFF) * units) µs", at: layer.range(at: h.index - 2, count: 2))
                 layer.add(LinkLayerFields.auxPHY, .u16(word >> 13), named: SnifferHeaders.phyName(UInt8(word >> 13)))
                 parts.append("aux on channel \(channel & 0x3F)")
+                hasAuxPointer = true
             }
             if flags & 0x20 != 0 {
-                var sync = try h.cursor(18)
-                _ = try sync.u16()
-                let interval = try sync.u16()
-                try sync.skip(5)
-                let syncAddress = try sync.u32()
-                layer.add(LinkLayerFields.syncInterval, .u16(interval), Units.milliseconds(interval, 1.25))
-                layer.add(LinkLayerFields.syncAccessAddress, .u32(syncAddress))
-                parts.append("periodic every \(Units.milliseconds(interval, 1.25))")
+                let info = try SyncInfo.read(&h)
+                info.add(to: &layer, names: LinkLayerFields.extendedSyncInfo)
+                sync = info
+                parts.append("periodic every \(Units.milliseconds(info.interval, 1.25)) on \(Hex.format(info.accessAddress, width: 8))")
             }
             if flags & 0x40 != 0 {
                 let power = try h.i8()
                 layer.add(LinkLayerFields.txPower, .signed(Int64(power)), "\(power) dBm", at: layer.range(at: h.index - 1))
             }
-            if !h.isAtEnd { layer.add(LinkLayerFields.acad, .bytes(h.rest())) }
+            if !h.isAtEnd {
+                let at = h.index
+                acad = (h.rest(), at)
+            }
         }
+        if let sync { sync.register(advertiser: address, sid: sid, session: &session) }
         var shown = name
         // Without a channel, data says it: ADV_EXT_IND on a primary channel carries none.
-        if type == 7 && (secondary ?? !c.isAtEnd) {
-            switch (address != nil, hasADI) {
+        if let train {
+            // On the train: AUX_SYNC_IND each interval, AUX_CHAIN_IND where the one before pointed on.
+            var state = session.linkLayer.trains[train]!
+            shown = state.chainPending ? "AUX_CHAIN_IND" : "AUX_SYNC_IND"
+            state.chainPending = hasAuxPointer
+            session.linkLayer.trains[train] = state
+            if address == nil, let advertiser = state.advertiser {
+                packet.peer = advertiser
+                parts.insert("\(advertiser)\(state.sid.map { " SID \($0)" } ?? "")", at: 0)
+            }
+        } else if type == 7 && (secondary ?? !c.isAtEnd) {
+            switch (address != nil, adi != nil) {
             case (true, true): shown = "AUX_ADV_IND"
             case (true, false): shown = "AUX_SCAN_RSP"
             case (false, true): shown = "AUX_CHAIN_IND"
@@ -207,6 +230,32 @@ enum LinkLayerAdvertising {
         }
         layer.summary.set("\(shown)")
         for part in parts { layer.summary += " - \(part)" }
-        addData(c.rest(), name: "Advertising", into: &layer, session: session)
+        if let acad { AdditionalControllerData.decode(acad.data, at: acad.at, into: &layer, session: &session) }
+        addChainedData(c.rest(), shown: shown, chainKey: train.map { UInt64($0) } ?? adi.map { 1 << 32 | UInt64($0) },
+                       continues: hasAuxPointer && shown != "ADV_EXT_IND", into: &layer, session: &session)
+    }
+
+    /// Advertising data too long for one PDU continues in AUX_CHAIN_INDs (Core Vol 6, Part B,
+    /// 4.4.2.4): each piece is held, by the train or the ADI, until the PDU without an AuxPtr
+    /// ends the chain, and the whole is decoded there.
+    static func addChainedData(_ data: ArraySlice<UInt8>, shown: String, chainKey: UInt64?, continues: Bool, into layer: inout Layer,
+                               session: inout Session) {
+        var held: [UInt8]?
+        if shown == "AUX_CHAIN_IND", let chainKey { held = session.linkLayer.chains.removeValue(forKey: chainKey) }
+        if continues, let chainKey {
+            // A few advertisers whose chains the sniffer lost must not grow this without end.
+            if session.linkLayer.chains.count >= 256 { session.linkLayer.chains = [:] }
+            session.linkLayer.chains[chainKey] = Array(((held ?? []) + data).prefix(4096))
+            guard !data.isEmpty else { return }
+            layer.add(AdvertisingFields.data, .bytes(data), "\(data.count) bytes, continued in an AUX_CHAIN_IND")
+            layer.summary += " - data continues"
+            return
+        }
+        guard let held, !held.isEmpty else {
+            addData(data, name: "Advertising", into: &layer, session: session)
+            return
+        }
+        layer.addIssue(.note, "Advertising data of \(held.count + data.count) bytes, \(held.count) of them from the PDUs before this one in the chain")
+        addData((held + data)[...], name: "Advertising", into: &layer, session: session)
     }
 }

@@ -205,7 +205,7 @@ enum LinkLayerControl {
             layer.add(LinkLayerFields.controlSCA, .u8(sca), scaName(sca))
             layer.summary += " - \(scaName(sca))"
         case 0x1F:
-            try decodeCISRequest(&c, into: &layer)
+            connection.pendingCIS = try decodeCISRequest(&c, into: &layer)
         case 0x20:
             let minimum = try c.u24(), maximum = try c.u24(), event = try c.u16()
             layer.add(LinkLayerFields.cisOffsetMin, .unsigned(UInt64(minimum), width: 0), "\(minimum) µs")
@@ -219,6 +219,14 @@ enum LinkLayerControl {
             layer.add(LinkLayerFields.cisSyncDelay, .unsigned(UInt64(cisDelay), width: 0), "\(cisDelay) µs")
             layer.add(LinkLayerFields.connEventCount, .u16(event), inDecimal: true)
             layer.summary += " - Access Address \(hex: address)"
+            // The stream's packets come on this access address from here on.
+            var stream = LinkLayerState.IsochronousStream(handle: session.linkLayer.streams[address]?.handle ?? session.linkLayer.takeHandle(),
+                                                          aclHandle: connection.handle)
+            stream.cigID = connection.pendingCIS?.cig
+            stream.cisID = connection.pendingCIS?.cis
+            stream.central = connection.central
+            stream.peripheral = connection.peripheral
+            session.linkLayer.streams[address] = stream
         case 0x22:
             let cig = try c.u8(), cis = try c.u8(), code = try c.u8()
             layer.add(LinkLayerFields.cigID, .u8(cig), inDecimal: true)
@@ -261,19 +269,11 @@ enum LinkLayerControl {
             layer.summary += " - \(types[Int(cte >> 6)]), at least \(Int(cte & 0x1F) * 8) µs"
         case 0x1C:
             let id = try c.u16()
-            var sync = try c.cursor(18)
-            let offsetWord = try sync.u16(), interval = try sync.u16()
-            try sync.skip(5)
-            let trainAddress = try sync.u32()
-            try sync.skip(3)
-            let paCounter = try sync.u16()
+            let sync = try SyncInfo.read(&c)
             let event = try c.u16(), lastPA = try c.u16(), info = try c.u8(), phy = try c.u8()
             let advertiser = try c.address(), syncEvent = try c.u16()
             layer.add(LinkLayerFields.syncID, .u16(id))
-            layer.add(LinkLayerFields.syncOffset, .u16(offsetWord & 0x1FFF), inDecimal: true)
-            layer.add(LinkLayerFields.syncIntervalControl, .u16(interval), Units.milliseconds(interval, 1.25))
-            layer.add(LinkLayerFields.syncAccessAddressControl, .u32(trainAddress))
-            layer.add(LinkLayerFields.syncEventCounter, .u16(paCounter), inDecimal: true)
+            sync.add(to: &layer, names: LinkLayerFields.controlSyncInfo)
             layer.add(LinkLayerFields.syncConnEventCount, .u16(event), inDecimal: true)
             layer.add(LinkLayerFields.syncLastPAEventCounter, .u16(lastPA), inDecimal: true)
             layer.add(LinkLayerFields.syncSID, .u8(info & 0x0F), inDecimal: true)
@@ -282,7 +282,8 @@ enum LinkLayerControl {
             layer.add(LinkLayerFields.phys, .u8(phy), phyBits(phy))
             layer.add(LinkLayerFields.syncAdvA, .address(advertiser))
             layer.add(LinkLayerFields.syncSyncConnEventCount, .u16(syncEvent), inDecimal: true)
-            layer.summary += " - \(advertiser) SID \(info & 0x0F) every \(Units.milliseconds(interval, 1.25))"
+            layer.summary += " - \(advertiser) SID \(info & 0x0F) every \(Units.milliseconds(sync.interval, 1.25))"
+            sync.register(advertiser: advertiser, sid: info & 0x0F, session: &session)
         case 0x28:
             let enable = try c.u8(), spacing = try c.u8(), delay = try c.u8()
             layer.add(LinkLayerFields.reportingEnable, .bool(enable != 0), enable != 0 ? "On" : "Off")
@@ -309,7 +310,7 @@ enum LinkLayerControl {
 
     /// LL_CIS_REQ: the stream's group and number, both directions' PHY, SDU and PDU sizes and
     /// intervals, subevents, burst numbers, flush timeouts, the ISO interval and offsets.
-    static func decodeCISRequest(_ c: inout ByteCursor, into layer: inout Layer) throws {
+    static func decodeCISRequest(_ c: inout ByteCursor, into layer: inout Layer) throws -> (cig: UInt8, cis: UInt8) {
         let cig = try c.u8(), cis = try c.u8(), phyCToP = try c.u8(), phyPToC = try c.u8()
         let sduCToP = try c.u16(), sduPToC = try c.u16()
         let intervalCToP = try c.u24(), intervalPToC = try c.u24()
@@ -338,5 +339,6 @@ enum LinkLayerControl {
         layer.add(LinkLayerFields.cisOffsetMax, .unsigned(UInt64(offsetMax), width: 0), "\(offsetMax) µs")
         layer.add(LinkLayerFields.connEventCount, .u16(event), inDecimal: true)
         layer.summary += " - CIG \(cig) CIS \(cis) - ISO interval \(Units.milliseconds(isoInterval, 1.25))"
+        return (cig, cis)
     }
 }

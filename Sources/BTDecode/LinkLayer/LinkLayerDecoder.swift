@@ -50,6 +50,12 @@ enum LinkLayerDecoder {
         layer.add(LinkLayerFields.accessAddress, .u32(accessAddress), at: layer.range(at: start, count: 4))
         if let channel = reception.channel { layer.add(LinkLayerFields.channel, .u8(channel), inDecimal: true) }
         if let rssi = reception.rssi { layer.add(LinkLayerFields.rssi, .signed(Int64(rssi)), "\(rssi) dBm") }
+        if reception.phy == 2 {
+            // LE Coded: the coding indicator the sniffer keeps after the access address, outside the CRC.
+            let ci = try c.u8() & 0x03
+            layer.add(LinkLayerFields.codingIndicator, .u8(ci), named: ci == 0 ? "S=8" : ci == 1 ? "S=2" : "Reserved",
+                      at: layer.range(at: c.index - 1))
+        }
         // The PDU is what the CRC covers: its header says its length, the CRC's 3 bytes follow.
         guard c.remaining >= 2 + 3 else {
             layer.summary.set("Access Address \(hex: accessAddress) - too short for a PDU")
@@ -68,22 +74,49 @@ enum LinkLayerDecoder {
         if crcBytes.count == 3 { crcValue = LinkLayerCRC.value(captured: crcBytes) }
 
         let isAdvertising = accessAddress == advertisingAccessAddress
-        var crcInit: UInt32? = isAdvertising ? advertisingCRCInit : nil
-        if !isAdvertising { crcInit = session.linkLayer.connections[accessAddress]?.crcInit }
+        let train = isAdvertising ? nil : session.linkLayer.trains[accessAddress]
+        // A CIS's access address came in its LL_CIS_IND; a BIS's only the radio header marks.
+        let isochronous: AirReception.Isochronous? = isAdvertising || train != nil ? nil
+            : reception.isochronous ?? (session.linkLayer.streams[accessAddress] != nil ? .connected : nil)
+        var crcInit: UInt32? = isAdvertising ? advertisingCRCInit : train?.crcInit
+        if !isAdvertising, train == nil, isochronous == nil { crcInit = session.linkLayer.connections[accessAddress]?.crcInit }
         // The sniffer's verdict stands; without one, the CRC is computed where its init is known.
         crcOK = reception.crcValid
         if crcOK == nil, let crcInit, let crcValue, pduLength == 2 + declared {
             crcOK = LinkLayerCRC.compute(pdu, initial: crcInit) == crcValue
         }
         var pduCursor = ByteCursor(pdu)
-        if isAdvertising {
-            try LinkLayerAdvertising.decode(&pduCursor, reception: reception, crcOK: crcOK != false, into: &layer, packet: &packet, session: &session)
+        if isAdvertising || train != nil {
+            try LinkLayerAdvertising.decode(&pduCursor, reception: reception, crcOK: crcOK != false, train: train != nil ? accessAddress : nil,
+                                            into: &layer, packet: &packet, session: &session)
             return
+        }
+        switch isochronous {
+        case .connected:
+            try LinkLayerIsochronous.decodeCIS(&pduCursor, accessAddress: accessAddress, reception: reception, crcOK: crcOK != false,
+                                               into: &layer, packet: &packet, session: &session)
+            return
+        case .broadcast:
+            try LinkLayerIsochronous.decodeBIS(&pduCursor, accessAddress: accessAddress, reception: reception, crcOK: crcOK != false,
+                                               into: &layer, packet: &packet)
+            return
+        case nil: break
         }
         let handoff = try decodeData(&pduCursor, accessAddress: accessAddress, reception: reception, crcOK: crcOK != false,
                                      into: &layer, packet: &packet, session: &session)
         finishLayer()
         if let handoff { try L2CAPDecoder.receive(handoff.payload, pb: handoff.pb, into: &packet, session: &session) }
+    }
+
+    /// Who sent a packet of a connection or CIS: the sniffer says so, or the event's rhythm
+    /// does: the central opens each event, and the two sides alternate within it, T_IFS
+    /// (150 µs) apart.
+    static func direction(reception: AirReception, lastDirection: Direction?, lastEnd: Int64?, now: Int64, length: Int) -> Direction {
+        if let direction = reception.direction { return direction }
+        if let lastDirection, let lastEnd, now - lastEnd <= 150 + 300 + airTime(payload: length, phy: reception.phy) {
+            return lastDirection == .sent ? .received : .sent
+        }
+        return .sent
     }
 
     /// An L2CAP fragment a data PDU carries: for the L2CAP decoder once the link layer's layer is on the packet.
@@ -193,24 +226,14 @@ enum LinkLayerDecoder {
         var connection = session.linkLayer.connection(accessAddress)
         let link = Session.LinkKey(controller: packet.frame.controller, handle: connection.handle)
 
-        // Who sent it: the sniffer says so, or the connection event's rhythm does: the central
-        // opens each event, and the two sides alternate within it, T_IFS (150 µs) apart.
-        var direction = reception.direction
-        if direction == nil {
-            let now = packet.frame.timestamp
-            if let lastDirection = connection.lastDirection, let lastEnd = connection.lastEnd,
-               now - lastEnd <= 150 + 300 + airTime(payload: Int(length), phy: reception.phy) {
-                direction = lastDirection == .sent ? .received : .sent
-            } else {
-                direction = .sent
-            }
-        }
+        let direction = Self.direction(reception: reception, lastDirection: connection.lastDirection, lastEnd: connection.lastEnd,
+                                       now: packet.frame.timestamp, length: Int(length))
         let sent = direction == .sent
         if crcOK {
             connection.lastDirection = direction
             connection.lastEnd = packet.frame.timestamp + airTime(payload: Int(length), phy: reception.phy)
         }
-        packet.setAirDirection(direction!)
+        packet.setAirDirection(direction)
         packet.handle = connection.handle
         packet.peer = connection.peripheral
 

@@ -50,8 +50,22 @@ public enum LinkLayerFields {
     public static let auxChannel = f("extended_advertising_header.aux_pointer.channel", "Aux Channel Index", .uint8, "Channel of the auxiliary packet")
     public static let auxOffset = f("extended_advertising_header.aux_pointer.aux_offset", "Aux Offset", .uint16, "When the auxiliary packet starts, in offset units")
     public static let auxPHY = f("extended_advertising_header.aux_pointer.aux_phy", "Aux PHY", .uint16, "0 LE 1M, 1 LE 2M, 2 LE Coded")
-    public static let syncInterval = f("extended_advertising_header.sync_info.interval", "Periodic Interval", .uint16, "Periodic advertising interval, 1.25 ms units")
-    public static let syncAccessAddress = f("extended_advertising_header.sync_info.access_address", "Periodic Access Address", .uint32, "Access address of the periodic advertising train")
+    /// SyncInfo's fields, as the extended header and LL_PERIODIC_SYNC_IND carry it.
+    static func syncInfoNames(_ prefix: String) -> SyncInfo.Names {
+        SyncInfo.Names(offset: f(prefix + "sync_offset", "Sync Offset", .uint16, "When the train's next packet starts, in offset units"),
+                       units: f(prefix + "offset_units", "Offset Units", .bool, "0: 30 µs, 1: 300 µs"),
+                       adjust: f(prefix + "offset_adjust", "Offset Adjust", .bool, "Add 2.4576 s to the offset"),
+                       interval: f(prefix + "interval", "Interval", .uint16, "Periodic advertising interval, 1.25 ms units"),
+                       channelMap: f(prefix + "channel_map", "Channel Map", .bytes, "The train's data channels (37 bits; the top 3 bits are the SCA)"),
+                       sca: f(prefix + "sleep_clock_accuracy", "Sleep Clock Accuracy", .uint8, "The advertiser's sleep clock accuracy code"),
+                       accessAddress: f(prefix + "access_address", "Access Address", .uint32, "Access address of the periodic advertising train"),
+                       crcInit: f(prefix + "crc_init", "CRC Init", .uint32, "The train's CRC initial value"),
+                       eventCounter: f(prefix + "event_counter", "Event Counter", .uint16, "paEventCounter"))
+    }
+    static let extendedSyncInfo = syncInfoNames("extended_advertising_header.sync_info.")
+    static let controlSyncInfo = syncInfoNames("control.sync_info.")
+    public static let codingIndicator = f("coding_indicator", "Coding Indicator", .uint8, "LE Coded PHY: 0 the PDU coded with S=8, 1 with S=2")
+    public static let acadType = f("extended_advertising_header.acad.type", "ACAD Type", .uint8, "AD type of an ACAD structure btlog does not read field by field")
     public static let txPower = f("extended_advertising_header.tx_power", "TX Power", .int, "Advertiser's transmit power, dBm")
     public static let cteInfo = f("extended_advertising_header.cte_info", "CTE Info", .uint8, "Constant tone extension time and type")
     public static let acad = f("extended_advertising_header.acad", "Additional Controller Advertising Data", .bytes, "ACAD")
@@ -139,10 +153,6 @@ public enum LinkLayerFields {
     public static let cteMinLength = f("control.cte.min_len_req", "MinCTELenReq", .uint8, "Minimum CTE length, 8 µs units")
     public static let cteType = f("control.cte.type_req", "CTETypeReq", .uint8, "0 AoA, 1 AoD 1 µs slots, 2 AoD 2 µs slots")
     public static let syncID = f("control.sync.id", "ID", .uint16, "The host's identifier of the periodic advertising")
-    public static let syncOffset = f("control.sync_info.sync_offset", "Sync Offset", .uint16, "Offset of the periodic train, in offset units")
-    public static let syncIntervalControl = f("control.sync_info.interval", "Interval", .uint16, "Periodic advertising interval, 1.25 ms units")
-    public static let syncAccessAddressControl = f("control.sync_info.access_address", "Access Address", .uint32, "The train's access address")
-    public static let syncEventCounter = f("control.sync_info.event_counter", "Event Counter", .uint16, "paEventCounter")
     public static let syncConnEventCount = f("control.sync.conn_event_count", "connEventCount", .uint16, "")
     public static let syncLastPAEventCounter = f("control.sync.last_pa_event_counter", "lastPaEventCounter", .uint16, "")
     public static let syncSID = f("control.sync.sid", "SID", .uint8, "Advertising set")
@@ -158,11 +168,24 @@ public enum LinkLayerFields {
 
     public static let payload = f("payload", "Payload", .bytes, "The PDU's payload")
 
+    // Isochronous PDUs (Core Vol 6, Part B, 2.6): a CIS's and a BIS's header, BIG Control
+    // PDUs, and framed PDUs' segments (Core Vol 6, Part G, 2).
+    public static let closeIsochronousEvent = f("data_header.close_isochronous_event", "Close Isochronous Event", .bool, "CIE: the sender ends the CIS event after this packet")
+    public static let nullPDU = f("data_header.null_pdu_indicator", "Null PDU Indicator", .bool, "NPI: a null PDU, no data")
+    public static let controlSubeventSN = f("data_header.control_subevent_sequence_number", "Control Subevent Sequence Number", .uint8, "CSSN: the BIG Control PDU's sequence number")
+    public static let controlSubeventFlag = f("data_header.control_subevent_transmission_flag", "Control Subevent Transmission Flag", .bool, "CSTF: a BIG Control PDU is sent in this event")
+    public static let bigControlOpcode = f("big_control_opcode", "BIG Control Opcode", .uint8, "0 BIG_CHANNEL_MAP_IND, 1 BIG_TERMINATE_IND")
+    public static let isochronousData = f("isochronous_data", "Isochronous Data", .bytes, "An ISO PDU's payload (an SDU or a fragment of one)")
+    public static let segmentContinuation = f("iso.segment.sc", "Segment Continuation", .bool, "SC: the segment continues an SDU")
+    public static let segmentComplete = f("iso.segment.cmplt", "Segment Complete", .bool, "CMPLT: the segment ends its SDU")
+    public static let segmentLength = f("iso.segment.length", "Segment Length", .uint8, "Bytes after the segmentation header")
+    public static let segmentTimeOffset = f("iso.segment.time_offset", "Time Offset", .uint32, "Microseconds from the SDU's reference to the BIG/CIG reference (a first segment)")
+    public static let segmentData = f("iso.segment.data", "Segment Data", .bytes, "The segment's SDU bytes")
+
     public static let all = [accessAddress, channel, rssi, direction, handle, crcOK, crc, encrypted, mic, decrypted, encryptedPayload, retransmission,
                              advHeader, pduType, chSel, txAdd, rxAdd, advLength, advertisingAddress, initiatorAddress, targetAddress,
                              scanningAddress, connAccessAddress, crcInit, windowSize, windowOffset, interval, latency, timeout, channelMap,
-                             hop, sca, extHeaderLength, advMode, extFlags, adiDID, adiSID, auxChannel, auxOffset, auxPHY, syncInterval,
-                             syncAccessAddress, txPower, cteInfo, acad, llid, nesn, sn, moreData, ctePresent, dataLength,
+                             hop, sca, extHeaderLength, advMode, extFlags, adiDID, adiSID, auxChannel, auxOffset, auxPHY, txPower, cteInfo, acad, llid, nesn, sn, moreData, ctePresent, dataLength,
                              controlOpcode, windowSizeUpdate, windowOffsetUpdate, intervalUpdate, latencyUpdate, timeoutUpdate, instant,
                              channelMapUpdate, errorCode, randomNumber, ediv, skdC, ivC, skdP, ivP, unknownType, featureSet, feature,
                              versionNumber, companyID, subversionNumber, intervalMin, intervalMax, preferredPeriodicity,
@@ -171,10 +194,16 @@ public enum LinkLayerFields {
                              sduIntervalCToP, sduIntervalPToC, maxPDUCToP, maxPDUPToC, nse, subInterval, bnCToP, bnPToC, ftCToP, ftPToC,
                              isoInterval, cisOffsetMin, cisOffsetMax, connEventCount, cisAccessAddress, cisOffset, cigSyncDelay,
                              cisSyncDelay, powerPHY, powerDelta, powerTx, powerFlags, acceptableReduction, subrateFactor,
-                             subrateFactorMin, subrateFactorMax, subrateBaseEvent, continuationNumber, cteMinLength, cteType, syncID, syncOffset,
-                             syncIntervalControl, syncAccessAddressControl, syncEventCounter, syncConnEventCount, syncLastPAEventCounter,
+                             subrateFactorMin, subrateFactorMax, subrateBaseEvent, continuationNumber, cteMinLength, cteType, syncID, syncConnEventCount, syncLastPAEventCounter,
                              syncSID, syncAType, syncSCA, syncAdvA, syncSyncConnEventCount, reportingEnable, reportingMinSpacing,
-                             reportingMaxDelay, channelClassification, controlData, payload]
+                             reportingMaxDelay, channelClassification, controlData, payload, codingIndicator, acadType,
+                             closeIsochronousEvent, nullPDU, controlSubeventSN, controlSubeventFlag, bigControlOpcode, isochronousData,
+                             segmentContinuation, segmentComplete, segmentLength, segmentTimeOffset, segmentData]
+        + syncInfoFields(extendedSyncInfo) + syncInfoFields(controlSyncInfo) + BIGInfoFields.all
+
+    static func syncInfoFields(_ n: SyncInfo.Names) -> [FieldDefinition] {
+        [n.offset, n.units, n.adjust, n.interval, n.channelMap, n.sca, n.accessAddress, n.crcInit, n.eventCounter]
+    }
 }
 
 /// The sniffers' own headers, named as Wireshark's nordic_ble and btle_rf dissectors name them.

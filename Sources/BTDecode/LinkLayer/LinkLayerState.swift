@@ -77,9 +77,52 @@ public struct LinkLayerState: ProtocolState {
         /// them: a damaged first packet does not leave the link undecrypted.
         var candidates: [(key: [UInt8], source: String)] = []
         var keyAttempts = 0
+        /// The CIG and CIS of the LL_CIS_REQ awaiting its LL_CIS_IND.
+        var pendingCIS: (cig: UInt8, cis: UInt8)?
+    }
+
+    /// A periodic advertising train a SyncInfo announced: its AUX_SYNC_IND and AUX_CHAIN_IND
+    /// come on its access address, with its CRC init.
+    public struct PeriodicTrain {
+        public var crcInit: UInt32
+        public var advertiser: BDAddr?
+        public var sid: UInt8?
+        public var interval: UInt16 = 0
+        /// The train's last PDU had an AuxPtr: the next one is its AUX_CHAIN_IND.
+        var chainPending = false
+
+        init(crcInit: UInt32) { self.crcInit = crcInit }
+    }
+
+    /// A connected isochronous stream, from the LL_CIS_IND that gave its access address.
+    public struct IsochronousStream {
+        /// btlog's number for it, as for a connection.
+        public var handle: UInt16
+        /// The ACL connection it was set up on.
+        public var aclHandle: UInt16
+        public var cigID: UInt8?
+        public var cisID: UInt8?
+        public var central: BDAddr?
+        public var peripheral: BDAddr?
+        var lastDirection: Direction?
+        var lastEnd: Int64?
+        var lastSN: [UInt8?] = [nil, nil]
+    }
+
+    /// A broadcast isochronous group, from the BIGInfo a periodic train carried, by its seed
+    /// access address.
+    public struct BroadcastGroup {
+        public var numBIS: UInt8
+        public var framed: Bool
+        public var encrypted: Bool
     }
 
     public internal(set) var connections: [UInt32: Connection] = [:]
+    public internal(set) var trains: [UInt32: PeriodicTrain] = [:]
+    public internal(set) var streams: [UInt32: IsochronousStream] = [:]
+    public internal(set) var groups: [UInt32: BroadcastGroup] = [:]
+    /// Advertising data of a chain not yet ended, by its train's access address or (1 << 32 | ADI).
+    var chains: [UInt64: [UInt8]] = [:]
     var nextHandle: UInt16 = 1
 
     public init() {}
@@ -87,10 +130,16 @@ public struct LinkLayerState: ProtocolState {
     /// The connection of this access address, made when first seen.
     mutating func connection(_ accessAddress: UInt32) -> Connection {
         if let known = connections[accessAddress] { return known }
-        let made = Connection(handle: nextHandle)
-        nextHandle = nextHandle == 0x0EFF ? 1 : nextHandle + 1
+        let made = Connection(handle: takeHandle())
         connections[accessAddress] = made
         return made
+    }
+
+    /// The next number for a link: connections and isochronous streams count together, as
+    /// HCI handles do.
+    mutating func takeHandle() -> UInt16 {
+        defer { nextHandle = nextHandle == 0x0EFF ? 1 : nextHandle + 1 }
+        return nextHandle
     }
 
     public mutating func close(_ link: Session.LinkKey) -> [String] { [] }

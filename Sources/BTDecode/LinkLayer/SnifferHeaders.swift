@@ -16,6 +16,9 @@ struct AirReception {
     var decrypted = false
     /// 0 LE 1M, 1 LE 2M, 2 LE Coded.
     var phy: UInt8?
+    /// The radio header says the packet belongs to a connected or broadcast isochronous stream.
+    enum Isochronous { case connected, broadcast }
+    var isochronous: Isochronous?
 }
 
 /// The headers sniffers put in front of the link-layer packet: Nordic's nRF Sniffer (link
@@ -210,6 +213,11 @@ enum SnifferHeaders {
         switch pduType {
         case 2, 4: reception.direction = .sent
         case 3, 5: reception.direction = .received
+        default: break
+        }
+        switch pduType {
+        case 4, 5: reception.isochronous = .connected
+        case 6: reception.isochronous = .broadcast
         default: break
         }
         if flags & 0x0001 == 0 { layer.addIssue(.warning, "The radio header says the packet was not dewhitened") }
