@@ -162,9 +162,15 @@ public enum AirLinkType: Int32, Sendable, CaseIterable {
     /// PPI (per-packet information) with the data link DLT_USER0 (147) for the LE link layer and
     /// Ubertooth's BTLE field (channel, clock, RSSI), as Ubertooth's older tools write it.
     case ppi = 192
+    /// BR/EDR baseband packets (an Ubertooth following a piconet): a 22-byte pseudo-header
+    /// (RF channel, signal, noise, access code offenses, transport and rate, corrected bits,
+    /// LAP, reference LAP/UAP, the 18-bit packet header, flags) and the payload.
+    case bredrBB = 255
 
     /// The kind as export's `kind` member and `--type` write it.
-    public var word: String { "le_ll" }
+    public var word: String { self == .bredrBB ? "bredr_bb" : "le_ll" }
+    /// An LE link-layer packet (not BR/EDR baseband).
+    public var isLE: Bool { self != .bredrBB }
 }
 
 /// The H4 (UART) packet indicator of each HCI kind: the byte btsnoop 1002, pcap 187/201

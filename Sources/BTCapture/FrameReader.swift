@@ -71,4 +71,6 @@ public enum CaptureFileFormat: String, CaseIterable, Sendable {
     case pcapNordicBLE = "pcap-nordic-ble"
     /// pcap of packets from the air, link type 192 (PPI) around the LE link layer (Ubertooth).
     case pcapPPI = "pcap-ppi"
+    /// pcap of BR/EDR baseband packets from the air, link type 255 (BLUETOOTH_BREDR_BB).
+    case pcapBREDRBB = "pcap-bredr-bb"
 }

@@ -98,6 +98,7 @@ public struct AirPacket {
             let coded = linkLayerBytesWithCodingIndicator
             bytes = nordicHeader(counter: UInt16(truncatingIfNeeded: number), payloadLength: coded.count) + coded
         case .ppi: bytes = ppiHeader + ll
+        case .bredrBB: preconditionFailure("an LE packet has no BR/EDR baseband record (BasebandScenario writes those)")
         }
         return Frame(number: number, timestamp: time, kind: .air(type), direction: .none, bytes: bytes)
     }

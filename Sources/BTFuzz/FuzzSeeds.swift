@@ -154,7 +154,7 @@ public enum FuzzSeeds {
         try save(.keys, "bad.txt", Array("7A1F3C55900BE26418D72B9E41C603\nzz\n".utf8))
         // Air captures: the scenario in each link type, in runs that keep a CONNECT_IND with
         // the data PDUs after it.
-        for type in AirLinkType.allCases {
+        for type in AirLinkType.allCases where type.isLE {
             let frames = AirScenario.frames(type)
             for start in stride(from: 0, to: frames.count, by: 16) {
                 try save(.air, "air-\(type.rawValue)-\(start).bin", AirInput.encode(Array(frames[(start == 0 ? 0 : start - 8) ..< min(start + 24, frames.count)])))
@@ -164,6 +164,8 @@ public enum FuzzSeeds {
         for type in [AirLinkType.leLLWithRadioHeader, .nordicBLE] {
             try save(.air, "air-iso-\(type.rawValue).bin", AirInput.encode(AirIsochronousScenario.frames(type)))
         }
+        // BR/EDR baseband: ID, FHS, POLL/NULL, LMP, L2CAP fragments, SCO/eSCO, damaged packets.
+        try save(.air, "air-bredr.bin", AirInput.encode(BasebandScenario.frames()))
         return written
     }
 }

@@ -202,16 +202,16 @@ enum SelectorRecords {
 }
 
 /// The air target's input: records of [selector][length low][length high][bytes], the
-/// selector's low 2 bits picking the link type (its pseudo-header is part of the bytes), so a
+/// selector's low 3 bits picking the link type (its pseudo-header is part of the bytes), so a
 /// run can hold a CONNECT_IND and the data PDUs of its connection.
 public enum AirInput {
-    public static let types: [AirLinkType] = [.leLL, .leLLWithRadioHeader, .nordicBLE, .ppi]
+    public static let types: [AirLinkType] = [.leLL, .leLLWithRadioHeader, .nordicBLE, .ppi, .bredrBB]
 
     public static func frames(from input: [UInt8]) -> [Frame] {
         SelectorRecords.split(input).enumerated().map { number, record in
             // Timestamps 200 µs apart: within a connection event, so direction inference alternates.
-            Frame(number: number + 1, timestamp: Int64(number) * 200 + Int64(record.selector >> 2) * 10_000,
-                  kind: .air(types[Int(record.selector & 0x03)]), direction: .none, bytes: record.bytes)
+            Frame(number: number + 1, timestamp: Int64(number) * 200 + Int64(record.selector >> 3) * 10_000,
+                  kind: .air(types[Int(record.selector & 0x07) % types.count]), direction: .none, bytes: record.bytes)
         }
     }
 

@@ -74,6 +74,8 @@ try save("le-air-nordic.pcap", try FixtureContainers.encode(AirScenario.frames(.
 try save("le-air-ubertooth.pcap", try FixtureContainers.encode(AirScenario.frames(.ppi), as: .pcapPPI))
 // LE Audio on the air: LE Coded extended advertising, a periodic train with BIGInfo, BIS and CIS packets.
 try save("le-air-iso-radio.pcap", try FixtureContainers.encode(AirIsochronousScenario.frames(.leLLWithRadioHeader), as: .pcapLELLWithRadioHeader))
+// BR/EDR baseband from the air: a piconet as Ubertooth follows it.
+try save("bredr-baseband.pcap", try FixtureContainers.encode(BasebandScenario.frames(), as: .pcapBREDRBB))
 try save("le-air-iso-nordic.pcap", try FixtureContainers.encode(AirIsochronousScenario.frames(.nordicBLE), as: .pcapNordicBLE))
 try save("btmon-crash-heart-rate.btsnoop", try FixtureContainers.encode(Scenarios.btmonCrashTrace(), as: .btsnoopH4))
 

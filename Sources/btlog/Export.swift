@@ -361,7 +361,7 @@ enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
         case .pcap:
             switch native {
             case .btsnoopMonitor, .pcapMonitor, .pcapng: return .pcapMonitor
-            case .pcapLELL, .pcapLELLWithRadioHeader, .pcapNordicBLE, .pcapPPI: return native
+            case .pcapLELL, .pcapLELLWithRadioHeader, .pcapNordicBLE, .pcapPPI, .pcapBREDRBB: return native
             default: return .pcapH4
             }
         case .pklg: return .pklg

@@ -212,12 +212,16 @@ final class ReaderTests: XCTestCase {
         XCTAssertEqual(frames[0].kind, .event)
     }
 
-    func testPcapUnsupportedLinkTypeIsNamed() {
-        // BR/EDR baseband from the air: named, not yet read.
-        let file = pcapFile(linkType: 255, records: [[0x00]])
+    func testPcapUnsupportedLinkTypeIsNamed() throws {
+        let file = pcapFile(linkType: 1, records: [[0x00]])
         XCTAssertThrowsError(try readAll(file)) { error in
-            XCTAssertTrue("\(error)".contains("unsupported link type 255 (BLUETOOTH_BREDR_BB)"), "\(error)")
+            XCTAssertTrue("\(error)".contains("unsupported link type 1 (EN10MB)"), "\(error)")
+            XCTAssertTrue("\(error)".contains("255 (BR/EDR baseband)"), "\(error)")
         }
+        // BR/EDR baseband from the air is read, its record whole.
+        let (frames, _, _) = try readAll(pcapFile(linkType: 255, records: [[0x00, 0x01]]))
+        XCTAssertEqual(frames.map(\.kind), [.air(.bredrBB)])
+        XCTAssertEqual(frames.first.map { Array($0.bytes) }, [0x00, 0x01])
     }
 
     func testNotACapture() {

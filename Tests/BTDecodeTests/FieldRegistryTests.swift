@@ -72,7 +72,7 @@ final class FieldRegistryTests: XCTestCase {
         // VOCS 4, AICS 6, MCS 4, TBS 4, CSIS 4.
         XCTAssertEqual(DissectorTables.gattCharacteristics.count, 42)
         XCTAssertNotNil(DissectorTables.gattCharacteristics[BTUUID(UInt16(0x2BC6))], "ASE Control Point")
-        XCTAssertEqual(ProtocolCatalog.stateTypes.count, 13) // the LE link layer's connections the 13th
+        XCTAssertEqual(ProtocolCatalog.stateTypes.count, 14) // the LE link layer's connections the 13th, the baseband's links the 14th
     }
 
     /// A copied Session (the fuzzer's warm start) keeps its own protocol states.

@@ -78,12 +78,14 @@ final class DifferentialTests: XCTestCase {
                           "event_counter"].map { ("btle.extended_advertising_header.sync_info." + $0, "btle.extended_advertising_header.sync_info." + $0) }
 
     /// Files tshark reads. Not compared: btsnoop datalinks 1003/1004 (H5/BCSP), which Wireshark
-    /// does not open, and the sysdiagnose/bugreport containers, which it does not unpack.
+    /// does not open, and the sysdiagnose/bugreport containers, which it does not unpack. The
+    /// BR/EDR baseband capture is compared by AirCaptureTests.testBasebandAgreesWithTshark, on a
+    /// copy whose payloads are flagged decrypted: Wireshark 4.0 decodes no other.
     static func fixtures() throws -> [String] {
         let names = try FileManager.default.contentsOfDirectory(atPath: Tool.root.appendingPathComponent("Fixtures").path)
         return names.filter { name in
             [".btsnoop", ".pklg", ".pcap", ".pcapng", ".btsnoop.gz"].contains { name.hasSuffix($0) }
-                && !name.contains("-h5") && !name.contains("-bcsp")
+                && !name.contains("-h5") && !name.contains("-bcsp") && !name.contains("bredr-baseband")
         }.sorted().map { "Fixtures/" + $0 }
     }
 

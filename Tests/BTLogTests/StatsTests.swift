@@ -24,7 +24,7 @@ final class StatsTests: XCTestCase {
         for fixture in try ExportTests.fixtures() {
             let ours = try stats(fixture)
             let theirs = try Tool.run(tshark, ["-r", fixture, "-T", "fields", "-e", "frame.protocols", "-e", "hci_mon.opcode"] + Tool.tsharkUserDLT)
-            var counts = ["packets": 0, "commands": 0, "events": 0, "acl": 0, "sco": 0, "iso": 0, "other": 0, "air": 0]
+            var counts = ["packets": 0, "commands": 0, "events": 0, "acl": 0, "sco": 0, "iso": 0, "other": 0, "air": 0, "baseband": 0]
             for line in theirs.out.split(separator: "\n") {
                 let columns = line.split(separator: "\t", omittingEmptySubsequences: false)
                 let protocols = columns[0].split(separator: ":")
@@ -36,6 +36,7 @@ final class StatsTests: XCTestCase {
                 else if protocols.contains("bthci_sco") { counts["sco"]! += 1 }
                 else if protocols.contains("bthci_iso") || (protocols.last == "hci_mon" && (opcode == 18 || opcode == 19)) { counts["iso"]! += 1 }
                 else if protocols.contains("btle") { counts["air"]! += 1 }
+                else if protocols.contains("btbredr_rf") { counts["baseband"]! += 1 }
                 else { counts["other"]! += 1 }
             }
             if fixture.contains("-h5") || fixture.contains("-bcsp") {
@@ -44,8 +45,8 @@ final class StatsTests: XCTestCase {
                 continue
             }
             XCTAssertEqual(theirs.status, 0, "\(fixture): \(theirs.err)")
-            // "air" is written only when there are packets from the air.
-            for (key, value) in counts { XCTAssertEqual(ours[key] as? Int ?? (key == "air" ? 0 : nil), value, "\(fixture): \(key)") }
+            // "air" and "baseband" are written only when there are packets from the air.
+            for (key, value) in counts { XCTAssertEqual(ours[key] as? Int ?? (key == "air" || key == "baseband" ? 0 : nil), value, "\(fixture): \(key)") }
         }
     }
 

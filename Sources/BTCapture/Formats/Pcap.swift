@@ -13,6 +13,7 @@ public enum PcapLinkType: Int32, Sendable {
     case leLLWithRadioHeader = 256
     case nordicBLE = 272
     case ppi = 192
+    case bredrBB = 255
 
     /// The air capture this link type holds, if it is one.
     public var air: AirLinkType? { AirLinkType(rawValue: rawValue) }
@@ -92,7 +93,7 @@ public final class PcapReader: FrameReaderBase, FrameReader {
             pcap_close(handle)
             let known = PcapLinkType.knownNames[code]
             let label = known ?? (pcap_datalink_val_to_name(code).map { String(cString: $0) } ?? "not a Bluetooth link type")
-            throw CaptureError("\(name): unsupported link type \(code) (\(label)); btlog reads 187, 201, 254 (HCI) and 251, 256, 272, 192 (LE link layer from the air)")
+            throw CaptureError("\(name): unsupported link type \(code) (\(label)); btlog reads 187, 201, 254 (HCI), 251, 256, 272, 192 (LE link layer from the air) and 255 (BR/EDR baseband)")
         }
         self.handle = handle
         self.linkType = linkType
@@ -118,6 +119,7 @@ public final class PcapReader: FrameReaderBase, FrameReader {
         case .leLLWithRadioHeader: return .pcapLELLWithRadioHeader
         case .nordicBLE: return .pcapNordicBLE
         case .ppi: return .pcapPPI
+        case .bredrBB: return .pcapBREDRBB
         }
     }
 
@@ -150,7 +152,7 @@ public final class PcapReader: FrameReaderBase, FrameReader {
 
     private func makeFrame(_ bytes: [UInt8], originalLength: Int, timestamp: Int64) -> Frame? {
         switch linkType {
-        case .leLL, .leLLWithRadioHeader, .nordicBLE, .ppi:
+        case .leLL, .leLLWithRadioHeader, .nordicBLE, .ppi, .bredrBB:
             // The whole record: its pseudo-header is decoded as a layer of its own, and a
             // capture written back out keeps it byte for byte.
             return Frame(number: nextNumber(), timestamp: timestamp, kind: .air(linkType.air!), direction: .none,
@@ -292,7 +294,7 @@ enum PcapEncoding {
     static func pseudoHeader(for frame: Frame, linkType: PcapLinkType) -> [UInt8]? {
         var header: [UInt8] = []
         switch linkType {
-        case .leLL, .leLLWithRadioHeader, .nordicBLE, .ppi:
+        case .leLL, .leLLWithRadioHeader, .nordicBLE, .ppi, .bredrBB:
             guard case .air(let type) = frame.kind, type == linkType.air else { return nil }
         case .linuxMonitor:
             guard let opcode = MonitorOpcode.opcode(for: frame.kind, direction: frame.direction) else { return nil }

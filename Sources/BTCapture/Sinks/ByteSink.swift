@@ -113,6 +113,7 @@ public enum CaptureWriters {
         case .pcapLELLWithRadioHeader: return try PcapWriter(sink: sink, linkType: .leLLWithRadioHeader)
         case .pcapNordicBLE: return try PcapWriter(sink: sink, linkType: .nordicBLE)
         case .pcapPPI: return try PcapWriter(sink: sink, linkType: .ppi)
+        case .pcapBREDRBB: return try PcapWriter(sink: sink, linkType: .bredrBB)
         }
     }
 }

@@ -37,6 +37,7 @@ public final class Decoder {
             case .aclData: try DataDecoder.decodeACL(&cursor, into: &packet, session: &session)
             case .scoData: try DataDecoder.decodeSCO(&cursor, into: &packet, session: &session)
             case .isoData: try DataDecoder.decodeISO(&cursor, into: &packet, session: &session)
+            case .air(.bredrBB): try BasebandDecoder.decode(&cursor, into: &packet, session: &session)
             case .air(let type): try LinkLayerDecoder.decode(&cursor, type: type, into: &packet, session: &session)
             default: try SystemDecoder.decode(&cursor, into: &packet, session: &session)
             }

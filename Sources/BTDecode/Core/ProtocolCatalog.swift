@@ -94,6 +94,7 @@ public enum ProtocolCatalog {
         SnifferHeaders.radioDescriptor,
         SnifferHeaders.ppiDescriptor,
         LinkLayerDecoder.descriptor,
+        BasebandDecoder.descriptor,
         DataDecoder.descriptor,
         L2CAPDecoder.descriptor,
         ATTDecoder.descriptor,

@@ -24,6 +24,7 @@ enum LinkLayerDecoder {
         case .leLLWithRadioHeader: reception = try SnifferHeaders.decodeRadio(&c, into: &packet)
         case .nordicBLE: reception = try SnifferHeaders.decodeNordic(&c, into: &packet)
         case .ppi: reception = try SnifferHeaders.decodePPI(&c, into: &packet)
+        case .bredrBB: throw DecodeError.malformed("a BR/EDR baseband packet is not an LE link-layer packet")
         }
         try decodePacket(&c, reception: reception, into: &packet, session: &session)
     }

@@ -34,6 +34,7 @@ public enum SystemDecoder {
         case .controlCommand: return "Control Command"
         case .controlEvent: return "Control Event"
         case .linkControl: return "Link Control"
+        case .air(.bredrBB): return "BR/EDR BB"
         case .air: return "LE LL"
         case .unrecognized: return "Unknown"
         }

@@ -12,8 +12,9 @@ public struct CaptureStatistics: Sendable {
     public private(set) var acl = 0
     public private(set) var sco = 0
     public private(set) var iso = 0
-    /// Packets taken from the air by a sniffer (LE link layer).
+    /// Packets taken from the air by a sniffer: the LE link layer, and BR/EDR baseband.
     public private(set) var air = 0
+    public private(set) var baseband = 0
     public private(set) var other = 0
     public private(set) var firstTimestamp: Int64?
     public private(set) var lastTimestamp: Int64?
@@ -30,6 +31,7 @@ public struct CaptureStatistics: Sendable {
         case .aclData: acl += 1
         case .scoData: sco += 1
         case .isoData: iso += 1
+        case .air(.bredrBB): baseband += 1
         case .air: air += 1
         default: other += 1
         }
@@ -50,6 +52,7 @@ public struct CaptureStatistics: Sendable {
         sco += other.sco
         iso += other.iso
         air += other.air
+        baseband += other.baseband
         self.other += other.other
         if let t = other.firstTimestamp, firstTimestamp.map({ t < $0 }) ?? true { firstTimestamp = t }
         if let t = other.lastTimestamp, lastTimestamp.map({ t > $0 }) ?? true { lastTimestamp = t }
@@ -62,11 +65,12 @@ public struct CaptureStatistics: Sendable {
     public var statusLine: String {
         var parts = ["\(packets) packet\(packets == 1 ? "" : "s") (\(errors) error\(errors == 1 ? "" : "s"))"]
         // An air capture has no HCI: its line counts what it has.
-        if air < packets {
+        if air + baseband < packets {
             parts += ["\(commands) HCI command\(commands == 1 ? "" : "s")", "\(events) event\(events == 1 ? "" : "s")", "\(acl) ACL", "\(sco) SCO"]
         }
         if iso > 0 { parts.append("\(iso) ISO") }
         if air > 0 { parts.append("\(air) LE link layer") }
+        if baseband > 0 { parts.append("\(baseband) BR/EDR baseband") }
         parts.append("\(other) other")
         if drops > 0 { parts.append("\(drops) dropped") }
         let seconds = Double(span) / 1_000_000

@@ -44,6 +44,7 @@ public struct StatisticsJSON: ReportRenderer {
             json.member("sco", totals.sco)
             json.member("iso", totals.iso)
             if totals.air > 0 { json.member("air", totals.air) }
+            if totals.baseband > 0 { json.member("baseband", totals.baseband) }
             json.member("other", totals.other)
             json.member("dropped", Int(totals.drops))
             json.member("duration_s", Double(totals.span) / 1_000_000, decimals: 6)
