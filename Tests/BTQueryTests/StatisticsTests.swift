@@ -183,4 +183,63 @@ final class AirStatisticsTests: XCTestCase {
         XCTAssertEqual(sensor.advertisingReports, 7, "six ADV_IND and a SCAN_RSP; the scan request is the phone's")
         XCTAssertEqual(report.att.opcodes[0x1B], 3)
     }
+
+    /// `btlog diagnose` over links from the air: the scenario as captured, then damaged on
+    /// purpose (packets with bad CRCs, packets sent again, a ciphertext altered so its MIC
+    /// fails, and a capture without LL_ENC_REQ so no key applies).
+    func testDiagnosisOfLinksFromTheAir() throws {
+        func diagnose(_ packets: [AirPacket]) throws -> (CaptureReport, [Problem]) {
+            let decoder = Decoder()
+            var collector = StatisticsCollector()
+            for (index, packet) in packets.enumerated() { try collector.consume(decoder.decode(packet.frame(.nordicBLE, number: index + 1))) }
+            let report = collector.finish()
+            return (report, Diagnosis.problems(in: report))
+        }
+        let original = AirScenario.packets()
+        let (clean, cleanProblems) = try diagnose(original)
+        let quality = try XCTUnwrap(clean.connections[0].air)
+        XCTAssertEqual(quality.badCRC, 1, "the scenario's one damaged packet")
+        XCTAssertEqual(quality.retransmissions, 1)
+        XCTAssertEqual(quality.micFailures + quality.undecrypted, 0, "every encrypted packet decrypted")
+        XCTAssertFalse(cleanProblems.contains { $0.category == .radio }, "one in a hundred is no problem")
+        XCTAssertEqual(cleanProblems.filter { $0.summary.contains("LL_CONNECTION_PARAM_REQ") }.count, 1, "the refused parameters request")
+
+        // Damaged: every fourth data PDU of the first link received with a bad CRC, and sent again after.
+        var noisy: [AirPacket] = []
+        for (index, packet) in original.enumerated() {
+            guard packet.accessAddress == AirScenario.accessAddress, index % 4 == 0, !packet.encrypted, packet.pdu[1] > 0 else {
+                noisy.append(packet)
+                continue
+            }
+            var damaged = packet
+            damaged.damaged = true
+            noisy.append(damaged)
+            var again = packet
+            again.time += 5
+            noisy.append(packet)
+            noisy.append(again)
+        }
+        let (_, noisyProblems) = try diagnose(noisy)
+        let radio = noisyProblems.filter { $0.category == .radio }
+        XCTAssertEqual(radio.count, 2, "\(noisyProblems.map(\.summary))")
+        XCTAssertTrue(radio.contains { $0.summary.contains("received with a bad CRC") && $0.handle == 1 })
+        XCTAssertTrue(radio.contains { $0.summary.contains("sent again, not acknowledged") })
+
+        // A ciphertext altered after the link's key was found: its MIC fails.
+        var altered = original
+        let encrypted = altered.indices.filter { altered[$0].encrypted }
+        altered[encrypted[4]].pdu[3] ^= 0x40
+        let (alteredReport, alteredProblems) = try diagnose(altered)
+        XCTAssertEqual(alteredReport.connections[0].air?.micFailures, 1)
+        let mic = try XCTUnwrap(alteredProblems.first { $0.summary.hasPrefix("MIC failure") })
+        XCTAssertEqual(mic.severity, .error)
+        XCTAssertEqual(mic.frames, [encrypted[4] + 1])
+
+        // Without LL_ENC_REQ no session key can be made: the encrypted packets stay sealed.
+        let unkeyed = original.filter { !($0.pdu[0] & 0x03 == 3 && $0.pdu.count > 2 && $0.pdu[2] == 0x03) }
+        let (_, unkeyedProblems) = try diagnose(unkeyed)
+        let sealed = unkeyedProblems.filter { $0.summary.contains("not decrypted: btlog has no key") }
+        XCTAssertEqual(sealed.count, 2, "both links")
+        XCTAssertEqual(sealed.map(\.category), [.encryption, .encryption])
+    }
 }

@@ -187,6 +187,7 @@ enum LinkLayerDecoder {
             }
         }
         layer.addIssue(.error, "MIC failure: the payload does not authenticate with the link's session key")
+        connection.micFailed = true
         return nil
     }
 
@@ -285,6 +286,7 @@ enum LinkLayerDecoder {
                                    connection: &connection, into: &layer, session: session) {
                 // Layers above read the plaintext: it becomes the packet's buffer for them.
                 layer.add(LinkLayerFields.decrypted, .bool(true), "Yes, with \(connection.keySource ?? "the link's key")")
+                layer.add(LinkLayerFields.micOK, .bool(true), "Good")
                 packet.reassembledPDU = plain[...]
                 source = ByteCursor(packet.reassembledPDU!)
                 inFrame = false
@@ -293,6 +295,10 @@ enum LinkLayerDecoder {
                 layer.add(LinkLayerFields.encryptedPayload, .bytes(sealed.dropLast(4)))
                 layer.summary += "Encrypted \(llid == 3 ? "LL Control PDU" : "data") - \(sealed.count - 4) bytes - SN \(sn) NESN \(nesn)"
                 if reception.micValid == false { layer.addIssue(.error, "MIC failure: the sniffer could not authenticate the payload") }
+                if reception.micValid == false || connection.micFailed {
+                    layer.add(LinkLayerFields.micOK, .bool(false), "Bad")
+                    connection.micFailed = false
+                }
                 return nil
             }
         }

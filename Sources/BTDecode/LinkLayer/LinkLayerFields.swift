@@ -14,6 +14,7 @@ public enum LinkLayerFields {
     public static let encrypted = f("encrypted", "Encrypted", .bool, "The payload is encrypted (after LL_START_ENC)")
     public static let mic = f("mic", "MIC", .bytes, "Message integrity check of an encrypted payload")
     public static let decrypted = f("decrypted", "Decrypted", .bool, "btlog decrypted the payload (its MIC checked)")
+    public static let micOK = f("mic_ok", "MIC Valid", .bool, "Whether an encrypted payload authenticates: with the key btlog found, or as the sniffer checked")
     public static let encryptedPayload = f("encrypted_payload", "Encrypted Payload", .bytes, "A payload btlog cannot decrypt")
     public static let retransmission = f("retransmission", "Retransmission", .bool, "The same sequence number again from the same side: the peer did not acknowledge it")
 
@@ -182,7 +183,7 @@ public enum LinkLayerFields {
     public static let segmentTimeOffset = f("iso.segment.time_offset", "Time Offset", .uint32, "Microseconds from the SDU's reference to the BIG/CIG reference (a first segment)")
     public static let segmentData = f("iso.segment.data", "Segment Data", .bytes, "The segment's SDU bytes")
 
-    public static let all = [accessAddress, channel, rssi, direction, handle, crcOK, crc, encrypted, mic, decrypted, encryptedPayload, retransmission,
+    public static let all = [accessAddress, channel, rssi, direction, handle, crcOK, crc, encrypted, mic, decrypted, micOK, encryptedPayload, retransmission,
                              advHeader, pduType, chSel, txAdd, rxAdd, advLength, advertisingAddress, initiatorAddress, targetAddress,
                              scanningAddress, connAccessAddress, crcInit, windowSize, windowOffset, interval, latency, timeout, channelMap,
                              hop, sca, extHeaderLength, advMode, extFlags, adiDID, adiSID, auxChannel, auxOffset, auxPHY, txPower, cteInfo, acad, llid, nesn, sn, moreData, ctePresent, dataLength,

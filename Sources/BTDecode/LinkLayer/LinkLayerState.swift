@@ -77,6 +77,8 @@ public struct LinkLayerState: ProtocolState {
         /// them: a damaged first packet does not leave the link undecrypted.
         var candidates: [(key: [UInt8], source: String)] = []
         var keyAttempts = 0
+        /// The packet being decoded failed its MIC with the link's session key.
+        var micFailed = false
         /// The CIG and CIS of the LL_CIS_REQ awaiting its LL_CIS_IND.
         var pendingCIS: (cig: UInt8, cis: UInt8)?
     }

@@ -11,6 +11,7 @@ public enum Diagnosis {
         found += connections(report)
         found += audio(report)
         found += hci(report)
+        found += air(report)
         return merged(found).sorted { ($0.frames.first ?? 0, $0.severity == .error ? 0 : 1) < ($1.frames.first ?? 0, $1.severity == .error ? 0 : 1) }
     }
 
@@ -172,6 +173,7 @@ public enum Diagnosis {
                 found.append(Problem(.warning, parameters ? .connectionParameters : .hci,
                                      "\(event.event) failed: \(event.failure!)\(place)",
                                      advice: parameters ? "the parameters were refused: stay within the peripheral's preferred range (PPCP), interval × (latency + 1) × 2 below the supervision timeout; retry later if a procedure was in progress"
+                                         : event.failure!.contains("LL_UNKNOWN_RSP") ? "the peer's controller does not implement this procedure: check the features it announced (LL_FEATURE_RSP) before starting it"
                                          : "the procedure failed: see the status",
                                      frames: [event.frame], handle: c.handle, address: c.address))
             }
@@ -251,6 +253,42 @@ public enum Diagnosis {
             found.append(Problem(.error, .controller, "Hardware Error, code \(hex(e.code)), on hci\(e.controller)",
                                  advice: "the controller reported a fault of its own (the code is vendor-defined): a firmware or transport problem; collect the vendor's diagnostics",
                                  frames: [e.frame]))
+        }
+        return found
+    }
+
+    // MARK: Links taken from the air
+
+    /// Rates worth a warning: at least 5 packets and a tenth of the link's data PDUs.
+    static func often(_ count: Int, of total: Int) -> Bool { count >= 5 && count * 10 >= total }
+
+    static func percent(_ count: Int, of total: Int) -> String { "\(ASCII.decimal(Double(count) * 100 / Double(max(total, 1)), decimals: 1))%" }
+
+    static func air(_ report: CaptureReport) -> [Problem] {
+        var found: [Problem] = []
+        for c in report.connections {
+            guard let q = c.air, q.dataPDUs > 0 else { continue }
+            let place = on(c.handle, c.address)
+            if often(q.badCRC, of: q.dataPDUs), let first = q.firstBadCRC {
+                found.append(Problem(.warning, .radio, "\(q.badCRC) of \(q.dataPDUs) data PDUs received with a bad CRC (\(percent(q.badCRC, of: q.dataPDUs)))\(place)",
+                                     advice: "the sniffer took many packets damaged: interference (Wi-Fi, other links), range, or a sniffer losing the hop; move it nearer and compare the RSSI; if the devices lose them too, retransmissions rise with it",
+                                     frames: [first], count: q.badCRC, handle: c.handle, address: c.address))
+            }
+            if often(q.retransmissions, of: q.dataPDUs), let first = q.firstRetransmission {
+                found.append(Problem(.warning, .radio, "\(q.retransmissions) of \(q.dataPDUs) data PDUs sent again, not acknowledged (\(percent(q.retransmissions, of: q.dataPDUs)))\(place)",
+                                     advice: "the receiving device did not take them: interference or range on the link itself; throughput and latency suffer, and a supervision timeout follows if it lasts",
+                                     frames: [first], count: q.retransmissions, handle: c.handle, address: c.address))
+            }
+            if q.micFailures > 0 {
+                found.append(Problem(.error, .encryption, "MIC failure: \(q.micFailures) encrypted packet\(q.micFailures == 1 ? "" : "s") did not authenticate\(place)",
+                                     advice: "with a key btlog found or was given, it is not this link's (give the right LTK); if the sniffer checked it, the devices disagree on the key, and the receiver ends the link (reason 0x3D, MIC Failure)",
+                                     frames: q.micFailureFrames, count: q.micFailures, handle: c.handle, address: c.address))
+            }
+            if q.undecrypted > 0, let first = q.firstUndecrypted {
+                found.append(Problem(.warning, .encryption, "\(q.undecrypted) encrypted packet\(q.undecrypted == 1 ? "" : "s") not decrypted: btlog has no key for the link\(place)",
+                                     advice: "give the link's LTK with --ltk or --keys, or capture the pairing (LE legacy pairing, Just Works or passkey, btlog recovers from the air; LE Secure Connections it cannot); a capture that starts after LL_ENC_REQ lacks the session's diversifiers: start sniffing before the connection",
+                                     frames: [first], count: q.undecrypted, handle: c.handle, address: c.address))
+            }
         }
         return found
     }

@@ -13,6 +13,8 @@ public struct Problem: Equatable {
         case pairing, encryption, att, disconnection
         case connectionParameters = "connection_parameters"
         case l2cap, credits, audio, hci, controller
+        /// A link taken from the air: packets damaged or sent again.
+        case radio
     }
 
     public var severity: Severity

@@ -624,8 +624,16 @@ public struct StatisticsCollector: PacketSink {
             }
             return
         }
-        guard let handle = packet.handle, layer.integer(F.btleCRCOK) != 0, layer.value(F.btleRetransmission) == nil else { return }
+        // A CIS's packets belong to an isochronous stream, not to the connection.
+        guard let handle = packet.handle, layer.value(F.btleCIE) == nil else { return }
         let key = LinkKey(controller: frame.controller, handle: handle)
+        // Counted on an open link, or one this packet opens (a capture that starts mid-connection);
+        // an empty or damaged PDU after LL_TERMINATE_IND opens none.
+        let existing = openConnections[key]
+        if existing != nil || (layer.integer(F.btleCRCOK) != 0 && (layer.integer(F.btleDataLength) ?? 0) > 0) {
+            airQuality(layer, frame, index: existing ?? open(key, packet, transport: .le))
+        }
+        guard layer.integer(F.btleCRCOK) != 0, layer.value(F.btleRetransmission) == nil else { return }
         if let opcode = layer.integer(F.btleControlOpcode) {
             let index = openConnections[key] ?? open(key, packet, transport: .le)
             report.connections[index].lastSeen = frame.timestamp
@@ -637,9 +645,45 @@ public struct StatisticsCollector: PacketSink {
         data(packet, carrier: position, length: length)
     }
 
+    /// A data PDU of a connection from the air: damaged, sent again, failing its MIC, or
+    /// encrypted with a key btlog does not have.
+    private mutating func airQuality(_ layer: Layer, _ frame: Frame, index: Int) {
+        var quality = report.connections[index].air ?? AirLinkQuality()
+        quality.dataPDUs += 1
+        if layer.integer(F.btleCRCOK) == 0 {
+            quality.badCRC += 1
+            quality.firstBadCRC = quality.firstBadCRC ?? frame.number
+        } else if layer.value(F.btleRetransmission) != nil {
+            quality.retransmissions += 1
+            quality.firstRetransmission = quality.firstRetransmission ?? frame.number
+        }
+        if layer.integer(F.btleMICOK) == 0 {
+            quality.micFailures += 1
+            if quality.micFailureFrames.count < 20 { quality.micFailureFrames.append(frame.number) }
+        } else if layer.value(F.btleEncryptedPayload) != nil {
+            quality.undecrypted += 1
+            quality.firstUndecrypted = quality.firstUndecrypted ?? frame.number
+        }
+        report.connections[index].air = quality
+    }
+
     private mutating func linkLayerControl(_ opcode: Int, _ layer: Layer, _ packet: Packet, index: Int, key: LinkKey) {
         let sent = packet.frame.direction == .sent
+        /// A procedure's name, as the field names LL Control opcodes.
+        func procedure(_ code: Int?) -> String {
+            guard let code else { return "An LL procedure" }
+            return FieldValueNames.name(of: UInt64(code), for: F.btleControlOpcode) ?? "LL opcode \(Hex.u8(UInt8(truncatingIfNeeded: code)))"
+        }
         switch opcode {
+        case 0x0D, 0x11: // LL_REJECT_IND, LL_REJECT_EXT_IND: a procedure refused, with a reason
+            let rejected = opcode == 0x11 ? layer.integer(F.btleRejectOpcode) : nil
+            var name = procedure(rejected)
+            if rejected == 0x0F { name = "Connection Parameters Request (LL_CONNECTION_PARAM_REQ)" }
+            record(index, packet, name, [ReportItem("by", .text(sent ? "central" : "peripheral"))],
+                   status: layer.integer(F.btleErrorCode) ?? 0x1F)
+        case 0x07: // LL_UNKNOWN_RSP: the peer does not know the procedure
+            record(index, packet, procedure(layer.integer(F.btleUnknownType)), [ReportItem("by", .text(sent ? "central" : "peripheral"))],
+                   failure: "not supported by the \(sent ? "central" : "peripheral") (LL_UNKNOWN_RSP)")
         case 0x00: // LL_CONNECTION_UPDATE_IND
             guard let interval = layer.integer(F.btleUpdateInterval) else { return }
             let latency = layer.integer(F.btleUpdateLatency) ?? 0, timeout = layer.integer(F.btleUpdateTimeout) ?? 0

@@ -189,8 +189,19 @@ public struct ConnectionReport {
     /// Application data (ATT values, L2CAP channel payloads, A2DP media) each way: bytes, the
     /// PDU kinds that carried it, and when (the throughput view and its ceiling read them).
     public var trafficSent = TrafficKinds(), trafficReceived = TrafficKinds()
+    /// A link taken from the air: how its packets fared (nil for a link in an HCI capture).
+    public var air: AirLinkQuality?
 
     public var key: Session.LinkKey { Session.LinkKey(controller: controller, handle: handle) }
+}
+
+/// How a connection taken from the air fared: its data PDUs, and how many the sniffer took
+/// damaged, saw sent again, or could not authenticate or decrypt.
+public struct AirLinkQuality: Equatable, Sendable {
+    public var dataPDUs = 0
+    public var badCRC = 0, retransmissions = 0, micFailures = 0, undecrypted = 0
+    public var firstBadCRC: Int?, firstRetransmission: Int?, firstUndecrypted: Int?
+    public var micFailureFrames: [Int] = []
 }
 
 /// A link's parameters as last set.

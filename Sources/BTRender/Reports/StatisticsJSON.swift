@@ -139,6 +139,16 @@ public struct StatisticsJSON: ReportRenderer {
             json.member("application_bytes_received", c.trafficReceived.bytes)
             json.key("parameters")
             json.object { json in Self.parameters(c.parameters, &json) }
+            if let air = c.air {
+                json.key("air")
+                json.object { json in
+                    json.member("data_pdus", air.dataPDUs)
+                    json.member("bad_crc", air.badCRC)
+                    json.member("retransmissions", air.retransmissions)
+                    json.member("mic_failures", air.micFailures)
+                    json.member("undecrypted", air.undecrypted)
+                }
+            }
             json.objects("timeline", c.timeline) { json, event in
                 json.member("frame", event.frame)
                 json.member("time", time.format(event.time))

@@ -95,11 +95,15 @@ public struct StatisticsReport: ReportRenderer {
             table.add(row)
         }
         for line in table.lines { try emit(line) }
-        for c in report.connections where !c.timeline.isEmpty || !c.channels.isEmpty {
+        for c in report.connections where !c.timeline.isEmpty || !c.channels.isEmpty || c.air != nil {
             try emit("")
             let name = c.address.flatMap { address in report.devices.first { $0.address == address }?.name }
             try emit("  \(Hex.u16(c.handle)) \(c.address?.description ?? "-")\(name.map { " (\($0))" } ?? "")"
                          + ", \(c.transport?.rawValue ?? "transport unknown"), \(c.role?.rawValue ?? "role unknown")")
+            if let air = c.air {
+                try emit("    from the air: \(air.dataPDUs) data PDUs, \(air.badCRC) bad CRC, \(air.retransmissions) sent again, "
+                         + "\(air.micFailures) MIC failure\(air.micFailures == 1 ? "" : "s"), \(air.undecrypted) not decrypted")
+            }
             let origin = c.start ?? c.firstSeen
             for event in c.timeline {
                 var text = "    " + StatisticsText.offset(event.time - origin).padded(to: 10) + ("#\(event.frame)").padded(to: 8) + event.event
