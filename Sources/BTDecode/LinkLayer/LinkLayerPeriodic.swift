@@ -89,7 +89,7 @@ enum AdditionalControllerData {
         }
     }
 
-    /// BIGInfo (Core Vol 6, Part B, 4.4.5.?): 33 octets, 57 when the group is encrypted.
+    /// BIGInfo (Core Vol 6, Part B, the BIG's announcement in ACAD): 33 octets, 57 when the group is encrypted.
     static func decodeBIGInfo(_ c: inout ByteCursor, at start: Int, into layer: inout Layer, session: inout Session) throws {
         let encrypted = c.remaining >= 57
         let first = try c.u32(), second = try c.u32(), third = try c.u32()

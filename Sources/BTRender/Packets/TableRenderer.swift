@@ -105,11 +105,15 @@ public struct TableRenderer: PacketRenderer {
     /// capture says neither (link type 251 has no radio header), blanks for what one lacks.
     func appendRadio<O: ASCIIOutput>(_ packet: Packet, to line: inout O) {
         var channel: UInt64?, rssi: Int64?
-        for layer in packet.layers where layer.name == "LE LL" {
+        // The LE channel index, or BR/EDR's RF channel (0-78); the signal the sniffer measured.
+        for layer in packet.layers where layer.name == "LE LL" || layer.name == "BR/EDR BB" {
             for field in layer.fields {
-                if field.definition == LinkLayerFields.channel, case .unsigned(let value, _) = field.value { channel = value }
-                if field.definition == LinkLayerFields.rssi, case .signed(let value) = field.value { rssi = value }
+                if field.definition == LinkLayerFields.channel || field.definition == BasebandFields.rfChannel,
+                   case .unsigned(let value, _) = field.value { channel = value }
+                if field.definition == LinkLayerFields.rssi || field.definition == BasebandFields.signal,
+                   case .signed(let value) = field.value { rssi = value }
             }
+            break
         }
         guard channel != nil || rssi != nil else { return }
         if let channel {
