@@ -242,4 +242,19 @@ final class AirStatisticsTests: XCTestCase {
         XCTAssertEqual(sealed.count, 2, "both links")
         XCTAssertEqual(sealed.map(\.category), [.encryption, .encryption])
     }
+
+    /// A BR/EDR baseband capture: the L2CAP its ACL payloads carry counts for the piconet link.
+    func testBasebandLinks() throws {
+        let decoder = Decoder()
+        var collector = StatisticsCollector()
+        for frame in BasebandScenario.frames() { try collector.consume(decoder.decode(frame)) }
+        let report = collector.finish()
+        XCTAssertEqual(report.totals.baseband, 14)
+        XCTAssertEqual(report.totals.air, 0)
+        XCTAssertEqual(report.connections.count, 1)
+        XCTAssertEqual(report.connections.first?.transport, .bredr)
+        // Echo request and response, the first fragment and the PDU reassembled at the second (as
+        // HCI ACL counts them), the 3-DH5's PDU; not the damaged DH1, nor LMP, voice or FHS.
+        XCTAssertEqual(report.connections.first?.bytesReceived, 12 + 12 + 14 + 24 + 304)
+    }
 }

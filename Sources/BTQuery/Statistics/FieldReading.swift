@@ -93,6 +93,7 @@ enum StatisticsFields {
     static let btleMICOK = field("btle.mic_ok"), btleEncryptedPayload = field("btle.encrypted_payload")
     static let btleCIE = field("btle.data_header.close_isochronous_event"), btleRejectOpcode = field("btle.control.reject_opcode")
     static let btleUnknownType = field("btle.control.unknown_type")
+    static let basebandCRCOK = field("btbredr_rf.crc_ok")
     static let advEventType = field("adv.event_type"), advAddress = field("adv.address"), advAddressType = field("adv.address_type")
     static let advRSSI = field("adv.rssi"), advName = field("adv.name")
     static let l2capCID = field("l2cap.cid"), l2capLength = field("l2cap.length"), l2capPayload = field("l2cap.payload")

@@ -598,6 +598,16 @@ public struct StatisticsCollector: PacketSink {
     /// CONNECT_IND opens a connection as LE Connection Complete does, LL Control procedures
     /// change its parameters (and LL_TERMINATE_IND ends it), data PDUs carry L2CAP.
     private mutating func air(_ packet: Packet) {
+        // BR/EDR baseband: an ACL payload's L2CAP counts for its piconet link as HCI ACL's does
+        // (the sniffer does not say which side sent it: it counts as received).
+        if let position = packet.layers.firstIndex(where: { $0.name == "BR/EDR BB" }) {
+            guard let handle = packet.handle, packet.layers[position].integer(F.basebandCRCOK) != 0,
+                  packet.layers.count > position + 1 else { return }
+            data(packet, carrier: position, length: packet.layers[position + 1].range.count)
+            let key = LinkKey(controller: packet.frame.controller, handle: handle)
+            if let index = openConnections[key] { report.connections[index].transport = .bredr }
+            return
+        }
         guard let position = packet.layers.firstIndex(where: { $0.name == "LE LL" }) else { return }
         let layer = packet.layers[position]
         let frame = packet.frame
