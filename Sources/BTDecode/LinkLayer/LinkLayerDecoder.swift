@@ -109,15 +109,14 @@ enum LinkLayerDecoder {
         if let handoff { try L2CAPDecoder.receive(handoff.payload, pb: handoff.pb, into: &packet, session: &session) }
     }
 
-    /// Who sent a packet of a connection or CIS: the sniffer says so, or the event's rhythm
-    /// does: the central opens each event, and the two sides alternate within it, T_IFS
-    /// (150 µs) apart.
-    static func direction(reception: AirReception, lastDirection: Direction?, lastEnd: Int64?, now: Int64, length: Int) -> Direction {
-        if let direction = reception.direction { return direction }
-        if let lastDirection, let lastEnd, now - lastEnd <= 150 + 300 + airTime(payload: length, phy: reception.phy) {
-            return lastDirection == .sent ? .received : .sent
-        }
-        return .sent
+    /// A data or CIS PDU's sender on the packet: its direction, the link's number as its
+    /// handle, the peripheral as its peer, and the fields that say so.
+    static func attribute(_ packet: inout Packet, _ layer: inout Layer, direction: Direction, handle: UInt16, peripheral: BDAddr?) {
+        packet.setAirDirection(direction)
+        packet.handle = handle
+        packet.peer = peripheral
+        layer.add(LinkLayerFields.handle, .u16(handle))
+        layer.add(LinkLayerFields.direction, .text(direction == .sent ? "Central to Peripheral" : "Peripheral to Central"))
     }
 
     /// An L2CAP fragment a data PDU carries: for the L2CAP decoder once the link layer's layer is on the packet.
@@ -228,19 +227,9 @@ enum LinkLayerDecoder {
         var connection = session.linkLayer.connection(accessAddress)
         let link = Session.LinkKey(controller: packet.frame.controller, handle: connection.handle)
 
-        let direction = Self.direction(reception: reception, lastDirection: connection.lastDirection, lastEnd: connection.lastEnd,
-                                       now: packet.frame.timestamp, length: Int(length))
+        let direction = connection.rhythm.sender(reception: reception, now: packet.frame.timestamp, length: Int(length), crcOK: crcOK)
         let sent = direction == .sent
-        if crcOK {
-            connection.lastDirection = direction
-            connection.lastEnd = packet.frame.timestamp + airTime(payload: Int(length), phy: reception.phy)
-        }
-        packet.setAirDirection(direction)
-        packet.handle = connection.handle
-        packet.peer = connection.peripheral
-
-        layer.add(LinkLayerFields.handle, .u16(connection.handle))
-        layer.add(LinkLayerFields.direction, .text(sent ? "Central to Peripheral" : "Peripheral to Central"))
+        attribute(&packet, &layer, direction: direction, handle: connection.handle, peripheral: connection.peripheral)
         layer.add(LinkLayerFields.llid, .u8(llid), named: llidNames[llid]!, at: layer.range(at: headerStart))
         layer.add(LinkLayerFields.nesn, .u8(nesn), inDecimal: true, at: layer.range(at: headerStart))
         layer.add(LinkLayerFields.sn, .u8(sn), inDecimal: true, at: layer.range(at: headerStart))

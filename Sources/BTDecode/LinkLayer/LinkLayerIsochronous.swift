@@ -20,18 +20,9 @@ enum LinkLayerIsochronous {
         var stream = session.linkLayer.streams[accessAddress]
             ?? LinkLayerState.IsochronousStream(handle: session.linkLayer.takeHandle(), aclHandle: 0)
         defer { session.linkLayer.streams[accessAddress] = stream }
-        let direction = LinkLayerDecoder.direction(reception: reception, lastDirection: stream.lastDirection, lastEnd: stream.lastEnd,
-                                                   now: packet.frame.timestamp, length: Int(length))
-        if crcOK {
-            stream.lastDirection = direction
-            stream.lastEnd = packet.frame.timestamp + LinkLayerDecoder.airTime(payload: Int(length), phy: reception.phy)
-        }
+        let direction = stream.rhythm.sender(reception: reception, now: packet.frame.timestamp, length: Int(length), crcOK: crcOK)
         let sent = direction == .sent
-        packet.setAirDirection(direction)
-        packet.handle = stream.handle
-        packet.peer = stream.peripheral
-        layer.add(LinkLayerFields.handle, .u16(stream.handle))
-        layer.add(LinkLayerFields.direction, .text(sent ? "Central to Peripheral" : "Peripheral to Central"))
+        LinkLayerDecoder.attribute(&packet, &layer, direction: direction, handle: stream.handle, peripheral: stream.peripheral)
         layer.add(LinkLayerFields.llid, .u8(llid), named: cisLLIDNames[llid]!, at: layer.range(at: headerStart))
         layer.add(LinkLayerFields.nesn, .u8(nesn), inDecimal: true, at: layer.range(at: headerStart))
         layer.add(LinkLayerFields.sn, .u8(sn), inDecimal: true, at: layer.range(at: headerStart))

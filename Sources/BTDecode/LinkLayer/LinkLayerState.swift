@@ -39,6 +39,29 @@ extension UInt8 {
     }
 }
 
+/// Who sent the last packet of a connection or CIS, and when it ended on the air: a packet
+/// whose sniffer does not say who sent it is the central's when it opens an event (the central
+/// opens each), else the other side's, T_IFS (150 µs) after the one before.
+struct EventRhythm {
+    var lastDirection: Direction?
+    var lastEnd: Int64?
+
+    /// The sender of a packet of `length` payload bytes at `now`; a damaged packet is not
+    /// trusted to set the rhythm.
+    mutating func sender(reception: AirReception, now: Int64, length: Int, crcOK: Bool) -> Direction {
+        var direction = reception.direction ?? .sent
+        if reception.direction == nil, let lastDirection, let lastEnd,
+           now - lastEnd <= 150 + 300 + LinkLayerDecoder.airTime(payload: length, phy: reception.phy) {
+            direction = lastDirection == .sent ? .received : .sent
+        }
+        if crcOK {
+            lastDirection = direction
+            lastEnd = now + LinkLayerDecoder.airTime(payload: length, phy: reception.phy)
+        }
+        return direction
+    }
+}
+
 /// What the link layer remembers across packets taken from the air: the connections by
 /// access address, from their CONNECT_IND or, for a capture that starts mid-connection, from
 /// their first data packet.
@@ -55,10 +78,7 @@ public struct LinkLayerState: ProtocolState {
         public var peripheralAddressType: UInt8 = 0
         /// The frame of its CONNECT_IND, if the capture has it.
         public var connectFrame: Int?
-        /// Who sent the last packet and when: a packet from the air without a direction from
-        /// its sniffer is the central's when it opens a connection event, else the other side's.
-        var lastDirection: Direction?
-        var lastEnd: Int64?
+        var rhythm = EventRhythm()
         /// The last sequence number each side sent (central, peripheral), for retransmissions.
         var lastSN: [UInt8?] = [nil, nil]
         /// From the peripheral's LL_START_ENC_REQ until LL_PAUSE_ENC or the end of the link,
@@ -106,8 +126,7 @@ public struct LinkLayerState: ProtocolState {
         public var cisID: UInt8?
         public var central: BDAddr?
         public var peripheral: BDAddr?
-        var lastDirection: Direction?
-        var lastEnd: Int64?
+        var rhythm = EventRhythm()
         var lastSN: [UInt8?] = [nil, nil]
     }
 
