@@ -257,4 +257,22 @@ final class AirStatisticsTests: XCTestCase {
         // HCI ACL counts them), the 3-DH5's PDU; not the damaged DH1, nor LMP, voice or FHS.
         XCTAssertEqual(report.connections.first?.bytesReceived, 12 + 12 + 14 + 24 + 304)
     }
+
+    /// A capture that joins a connection after its CONNECT_IND: the link is LE, its start and
+    /// parameters unknown, not made up from its first packet.
+    func testAConnectionJoinedMidway() throws {
+        let decoder = Decoder()
+        var collector = StatisticsCollector()
+        let packets = AirScenario.packets()
+        let joined = try XCTUnwrap(packets.firstIndex { $0.accessAddress == AirScenario.accessAddress && $0.pdu[1] > 0 && $0.pdu[0] & 3 == 2 })
+        for (index, packet) in packets[joined...].enumerated() where packet.accessAddress == AirScenario.accessAddress {
+            try collector.consume(decoder.decode(packet.frame(.nordicBLE, number: index + 1)))
+        }
+        let report = collector.finish()
+        let link = try XCTUnwrap(report.connections.first)
+        XCTAssertEqual(link.transport, .le)
+        XCTAssertNil(link.start)
+        XCTAssertNil(link.parameters.interval)
+        XCTAssertGreaterThan(link.air?.dataPDUs ?? 0, 20)
+    }
 }

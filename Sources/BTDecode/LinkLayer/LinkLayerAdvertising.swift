@@ -210,9 +210,8 @@ enum LinkLayerAdvertising {
         if let sync { sync.register(advertiser: address, sid: sid, session: &session) }
         var shown = name
         // Without a channel, data says it: ADV_EXT_IND on a primary channel carries none.
-        if let train {
+        if let train, var state = session.linkLayer.trains[train] {
             // On the train: AUX_SYNC_IND each interval, AUX_CHAIN_IND where the one before pointed on.
-            var state = session.linkLayer.trains[train]!
             shown = state.chainPending ? "AUX_CHAIN_IND" : "AUX_SYNC_IND"
             state.chainPending = hasAuxPointer
             session.linkLayer.trains[train] = state

@@ -641,11 +641,11 @@ public struct StatisticsCollector: PacketSink {
         // an empty or damaged PDU after LL_TERMINATE_IND opens none.
         let existing = openConnections[key]
         if existing != nil || (layer.integer(F.btleCRCOK) != 0 && (layer.integer(F.btleDataLength) ?? 0) > 0) {
-            airQuality(layer, frame, index: existing ?? open(key, packet, transport: .le))
+            airQuality(layer, frame, index: existing ?? midConnection(key, packet))
         }
         guard layer.integer(F.btleCRCOK) != 0, layer.value(F.btleRetransmission) == nil else { return }
         if let opcode = layer.integer(F.btleControlOpcode) {
-            let index = openConnections[key] ?? open(key, packet, transport: .le)
+            let index = openConnections[key] ?? midConnection(key, packet)
             report.connections[index].lastSeen = frame.timestamp
             linkLayerControl(opcode, layer, packet, index: index, key: key)
             return
@@ -653,6 +653,13 @@ public struct StatisticsCollector: PacketSink {
         guard (layer.integer(F.btleDataLength) ?? 0) > 0 else { return }
         let length = packet.layers.count > position + 1 ? packet.layers[position + 1].range.count : 0
         data(packet, carrier: position, length: length)
+    }
+
+    /// An LE connection the capture joined after its CONNECT_IND: its start and parameters unknown.
+    private mutating func midConnection(_ key: LinkKey, _ packet: Packet) -> Int {
+        let index = open(key, packet)
+        report.connections[index].transport = .le
+        return index
     }
 
     /// A data PDU of a connection from the air: damaged, sent again, failing its MIC, or
