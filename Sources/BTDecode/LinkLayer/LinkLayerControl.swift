@@ -226,6 +226,7 @@ enum LinkLayerControl {
             stream.cisID = connection.pendingCIS?.cis
             stream.central = connection.central
             stream.peripheral = connection.peripheral
+            if session.linkLayer.streams.count >= 4096 { session.linkLayer.streams = [:] }
             session.linkLayer.streams[address] = stream
         case 0x22:
             let cig = try c.u8(), cis = try c.u8(), code = try c.u8()

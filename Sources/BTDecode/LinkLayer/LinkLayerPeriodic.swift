@@ -45,6 +45,8 @@ struct SyncInfo {
 
     /// The train starts (or is learnt again): its packets are advertising PDUs from here on.
     func register(advertiser: BDAddr?, sid: UInt8?, session: inout Session) {
+        // Trains announced by damaged or garbled packets must not grow this without end.
+        if session.linkLayer.trains.count >= 4096, session.linkLayer.trains[accessAddress] == nil { session.linkLayer.trains = [:] }
         var train = session.linkLayer.trains[accessAddress] ?? LinkLayerState.PeriodicTrain(crcInit: crcInit)
         train.crcInit = crcInit
         train.interval = interval
@@ -129,6 +131,7 @@ enum AdditionalControllerData {
             layer.add(f.gskd, .bytes(try c.slice(16)))
         }
         layer.summary += " - BIG of \(numBIS) BIS every \(Units.milliseconds(isoInterval, 1.25))\(encrypted ? ", encrypted" : "")"
+        if session.linkLayer.groups.count >= 4096 { session.linkLayer.groups = [:] }
         session.linkLayer.groups[seed] = LinkLayerState.BroadcastGroup(numBIS: numBIS, framed: framed, encrypted: encrypted)
     }
 }
