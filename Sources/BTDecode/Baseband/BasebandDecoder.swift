@@ -69,7 +69,7 @@ enum BasebandDecoder {
         let inquiry = piconet & 0xFF_FFC0 == 0x9E_8B00
         let uap: UInt8? = inquiry ? 0x00 : flags & 0x0080 != 0 ? refUAP : nil
         if isID {
-            layer.summary.set("ID - LAP \(Hex.format(piconet, width: 6))\(piconet & 0xFFFFC0 == 0x9E8B00 ? " (inquiry)" : "")")
+            layer.summary.set("ID - LAP \(Hex.format(piconet, width: 6))\(inquiry ? " (inquiry)" : "")")
             if !c.isAtEnd { layer.addIssue(.warning, "An ID packet with \(c.remaining) bytes of payload") }
             return
         }
@@ -103,7 +103,7 @@ enum BasebandDecoder {
             return
         }
         var crcOK: Bool? = flags & 0x0400 != 0 ? flags & 0x0800 != 0 : nil
-        if crcOK == nil, let uap, let covered = crcCovered(c, type: type, transport: transport, rate: rate) {
+        if crcOK == nil, let uap, let covered = crcCovered(c, type: type, transport: transport) {
             crcOK = BasebandCheck.crc(covered.payload, initial: uap) == covered.crc
         }
         let crcBad = crcOK == false
@@ -137,7 +137,7 @@ enum BasebandDecoder {
 
     /// The bytes a packet's CRC covers (payload header and payload) and the CRC after them,
     /// for the types that carry one.
-    static func crcCovered(_ c: ByteCursor, type: UInt8, transport: UInt8, rate: UInt8) -> (payload: ArraySlice<UInt8>, crc: UInt16)? {
+    static func crcCovered(_ c: ByteCursor, type: UInt8, transport: UInt8) -> (payload: ArraySlice<UInt8>, crc: UInt16)? {
         let bytes = c.bytes[c.index...]
         switch (type, transport) {
         case (0, _), (1, _), (9, _), (5...8, 1): return nil

@@ -37,14 +37,15 @@ enum LinkLayerIsochronous {
             layer.add(LinkLayerFields.payload, .bytes(c.rest()))
             return
         }
-        let side = sent ? 0 : 1
-        let retransmitted = length > 0 && npi == 0 && stream.lastSN[side] == sn
-        stream.lastSN[side] = sn
         if npi != 0 {
+            // A null PDU carries no data to acknowledge: it does not count in the sequence.
             layer.summary += "Null PDU - SN \(sn) NESN \(nesn)\(cie != 0 ? " - CIE" : "")"
             if length != 0 { layer.addIssue(.warning, "A null PDU with \(length) payload bytes") }
             return
         }
+        let side = sent ? 0 : 1
+        let retransmitted = length > 0 && stream.lastSN[side] == sn
+        stream.lastSN[side] = sn
         if retransmitted {
             layer.add(LinkLayerFields.retransmission, .bool(true), "Yes")
             layer.addIssue(.note, "Retransmission: the same sequence number as this side's previous packet (not acknowledged)")
