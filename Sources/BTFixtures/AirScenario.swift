@@ -24,26 +24,11 @@ public struct AirPacket {
     /// The radio header's PDU type, where it is not the data direction's (4/5 CIS, 6 BIS).
     public var radioPDUType: UInt16?
 
-    /// Access address, PDU, then the CRC as sent: the LFSR of Core Vol 6, Part B, 3.1.1 run
-    /// over the PDU's bits in air order, its 24 positions sent from the highest down. Written
-    /// out position by position, apart from the decoder's register arithmetic; tshark checks both.
+    /// Access address, PDU, then the CRC as sent: the LFSR of Core Vol 6, Part B, 3.1.1 (taps
+    /// 1, 3, 4, 6, 9, 10) over the PDU's bits in air order; tshark checks it.
     public var linkLayerBytes: [UInt8] {
-        var positions = (0 ..< 24).map { (crcInit >> UInt32($0)) & 1 == 1 }
-        for byte in pdu {
-            for bit in 0 ..< 8 {
-                let input = (byte >> UInt8(bit)) & 1 == 1
-                let feedback = positions[23] != input
-                var next = [Bool](repeating: false, count: 24)
-                next[0] = feedback
-                for i in 1 ..< 24 { next[i] = positions[i - 1] }
-                for tap in [1, 3, 4, 6, 9, 10] { next[tap] = next[tap] != feedback }
-                positions = next
-            }
-        }
-        var crc: [UInt8] = [0, 0, 0]
-        for sent in 0 ..< 24 where positions[23 - sent] { crc[sent / 8] |= 1 << UInt8(sent % 8) }
-        if damaged { crc[1] ^= 0x5A }
-        return le32(accessAddress) + pdu + crc
+        let crc = airCheck(bits: airBits(pdu), initial: crcInit, width: 24, taps: [1, 3, 4, 6, 9, 10]) ^ (damaged ? 0x5A00 : 0)
+        return le32(accessAddress) + pdu + [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16)]
     }
 
     /// The link-layer packet as a capture that says the PHY holds it: LE Coded's coding

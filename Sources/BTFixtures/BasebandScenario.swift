@@ -42,38 +42,18 @@ public enum BasebandScenario {
             var header: UInt32 = 0
             if !isID {
                 let bits = UInt32(ltAddr) | UInt32(type) << 3 | 1 << 7 | UInt32(arqn) << 8 | UInt32(seqn) << 9
-                header = bits | UInt32(Self.check(bits: (0 ..< 10).map { bits >> UInt32($0) & 1 == 1 }, initial: initial, width: 8,
+                header = bits | UInt32(airCheck(bits: (0 ..< 10).map { bits >> UInt32($0) & 1 == 1 }, initial: UInt32(initial), width: 8,
                                                   taps: [1, 2, 5, 7]) ^ (hecGood ? 0 : 0x21)) << 10
             }
             let transportRate: UInt8 = isID ? 0xFF : transport << 4 | rate
             var body = payload ?? []
             if hasCRC {
-                let bits: [Bool] = body.flatMap { byte -> [Bool] in (0 ..< 8).map { byte >> UInt8($0) & 1 == 1 } }
-                let crc = UInt16(Self.check(bits: bits, initial: initial, width: 16, taps: [5, 12])) ^ (crcGood ? 0 : 0x0F0F)
+                let crc = UInt16(airCheck(bits: airBits(body), initial: UInt32(initial), width: 16, taps: [5, 12])) ^ (crcGood ? 0 : 0x0F0F)
                 body += le16(crc)
             }
             return [rf, UInt8(bitPattern: signal), UInt8(bitPattern: -90), 0, transportRate, 0] + le16(0) + le32(lap)
                 + [UInt8(piconetLAP & 0xFF), UInt8(piconetLAP >> 8 & 0xFF), UInt8(piconetLAP >> 16), piconetUAP] + le32(header) + le16(flags)
                 + body
-        }
-
-        /// An LFSR written out position by position (apart from the decoder's register
-        /// arithmetic): positions preset with the initial value's bits, each input bit XORed
-        /// with the top position fed back into position 0 and the taps; the check is the
-        /// positions read from the top down, as sent.
-        static func check(bits: [Bool], initial: UInt8, width: Int, taps: [Int]) -> UInt32 {
-            var positions = (0 ..< width).map { $0 < 8 && initial >> UInt8($0) & 1 == 1 }
-            for input in bits {
-                let feedback = positions[width - 1] != input
-                var next = [Bool](repeating: false, count: width)
-                next[0] = feedback
-                for i in 1 ..< width { next[i] = positions[i - 1] }
-                for tap in taps { next[tap] = next[tap] != feedback }
-                positions = next
-            }
-            var value: UInt32 = 0
-            for sent in 0 ..< width where positions[width - 1 - sent] { value |= 1 << UInt32(sent) }
-            return value
         }
     }
 

@@ -126,3 +126,26 @@ public func be64(_ v: UInt64) -> [UInt8] { be32(UInt32(v >> 32)) + be32(UInt32(v
 public func addressBytes(_ text: String) -> [UInt8] {
     text.split(separator: ":").map { UInt8($0, radix: 16)! }.reversed()
 }
+
+/// The air's error checks (the LE CRC, BR/EDR's HEC and CRC) as an LFSR written out position by
+/// position, apart from the decoders' register arithmetic, so each checks the other: positions
+/// preset with the initial value's bits, each input bit (bytes least significant bit first)
+/// XORed with the top position and fed back into position 0 and the taps; the check is the
+/// positions read from the top down, as sent, bit 0 first.
+func airCheck(bits: [Bool], initial: UInt32, width: Int, taps: [Int]) -> UInt32 {
+    var positions = (0 ..< width).map { initial >> UInt32($0) & 1 == 1 }
+    for input in bits {
+        let feedback = positions[width - 1] != input
+        var next = [Bool](repeating: false, count: width)
+        next[0] = feedback
+        for i in 1 ..< width { next[i] = positions[i - 1] }
+        for tap in taps { next[tap] = next[tap] != feedback }
+        positions = next
+    }
+    var value: UInt32 = 0
+    for sent in 0 ..< width where positions[width - 1 - sent] { value |= 1 << UInt32(sent) }
+    return value
+}
+
+/// Bytes as the air sends their bits: each byte's least significant bit first.
+func airBits(_ bytes: [UInt8]) -> [Bool] { bytes.flatMap { byte -> [Bool] in (0 ..< 8).map { byte >> UInt8($0) & 1 == 1 } } }

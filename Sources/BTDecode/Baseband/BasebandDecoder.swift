@@ -12,27 +12,21 @@ enum BasebandDecoder {
     static let rateNames: [UInt8: String] = [0: "BR (GFSK)", 1: "EDR 2 Mb/s (π/4-DQPSK)", 2: "EDR 3 Mb/s (8DPSK)"]
     static let llidNames: [UInt8: String] = [0: "Reserved", 1: "L2CAP continuation (or empty)", 2: "L2CAP start", 3: "LMP"]
 
-    /// The packet type's name on its logical transport and rate (Core Vol 2, Part B, Table 6.2).
+    /// Core Vol 2, Part B, Table 6.2 by column: the type codes 4-15 on each logical transport
+    /// and rate (0-3 are NULL, POLL, FHS and DM1 on every one).
+    static let scoTypes: [UInt8: String] = [5: "HV1", 6: "HV2", 7: "HV3", 8: "DV"]
+    static let escoTypes: [[UInt8: String]] = [[7: "EV3", 12: "EV4", 13: "EV5"], [6: "2-EV3", 12: "2-EV5"], [7: "3-EV3", 13: "3-EV5"]]
+    static let aclTypes: [UInt8: String] = [4: "DH1", 9: "AUX1", 10: "DM3", 11: "DH3", 14: "DM5", 15: "DH5"]
+    static let aclEDRTypes: [UInt8: String] = [4: "2-DH1", 8: "3-DH1", 9: "AUX1", 10: "2-DH3", 11: "3-DH3", 14: "2-DH5", 15: "3-DH5"]
+    static let commonTypes = ["NULL", "POLL", "FHS", "DM1"]
+
+    /// The packet type's name on its logical transport and rate.
     static func typeName(_ type: UInt8, transport: UInt8, rate: UInt8) -> String {
-        switch type {
-        case 0: return "NULL"
-        case 1: return "POLL"
-        case 2: return "FHS"
-        case 3: return "DM1"
-        default: break
-        }
-        let edr = rate == 1 ? "2-" : rate == 2 ? "3-" : nil
+        if type < 4 { return commonTypes[Int(type)] }
         switch transport {
-        case 1:
-            return [5: "HV1", 6: "HV2", 7: "HV3", 8: "DV"][type] ?? "Undefined (SCO type \(type))"
-        case 2:
-            let names: [UInt8: String] = rate == 1 ? [6: "2-EV3", 12: "2-EV5"] : rate == 2 ? [7: "3-EV3", 13: "3-EV5"] : [7: "EV3", 12: "EV4", 13: "EV5"]
-            return names[type] ?? "Undefined (eSCO type \(type))"
-        default:
-            if edr != nil {
-                return [4: "2-DH1", 8: "3-DH1", 9: "AUX1", 10: "2-DH3", 11: "3-DH3", 14: "2-DH5", 15: "3-DH5"][type] ?? "Undefined (ACL type \(type))"
-            }
-            return [4: "DH1", 9: "AUX1", 10: "DM3", 11: "DH3", 14: "DM5", 15: "DH5"][type] ?? "Undefined (ACL type \(type))"
+        case 1: return scoTypes[type] ?? "Undefined (SCO type \(type))"
+        case 2: return escoTypes[safe: Int(rate)]?[type] ?? "Undefined (eSCO type \(type))"
+        default: return (rate == 1 || rate == 2 ? aclEDRTypes : aclTypes)[type] ?? "Undefined (ACL type \(type))"
         }
     }
 

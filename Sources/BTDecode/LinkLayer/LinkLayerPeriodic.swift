@@ -22,6 +22,13 @@ struct SyncInfo {
                         eventCounter: counter, start: start)
     }
 
+    /// The channel map without the SCA in its top 3 bits (made for the tree only).
+    var usedChannels: ArraySlice<UInt8> {
+        var map = channelMap
+        map[map.startIndex + 4] &= 0x1F
+        return map
+    }
+
     /// The field names of one carrier: the extended header's or LL_PERIODIC_SYNC_IND's.
     struct Names {
         var offset, units, adjust, interval, channelMap, sca, accessAddress, crcInit, eventCounter: FieldDefinition
@@ -34,9 +41,7 @@ struct SyncInfo {
         layer.add(names.units, .bool(offsetUnits300), unitsText, at: layer.range(at: start + 1))
         layer.add(names.adjust, .bool(offsetAdjust), offsetAdjust ? "Add 2.4576 s" : "None", at: layer.range(at: start + 1))
         layer.add(names.interval, .u16(interval), Units.milliseconds(interval, 1.25), at: layer.range(at: start + 2, count: 2))
-        var map = channelMap
-        map[map.startIndex + 4] &= 0x1F
-        layer.add(names.channelMap, .bytes(channelMap), LinkLayerControl.describeChannelMap(map), at: layer.range(at: start + 4, count: 5))
+        layer.add(names.channelMap, .bytes(channelMap), LinkLayerControl.describeChannelMap(usedChannels), at: layer.range(at: start + 4, count: 5))
         layer.add(names.sca, .u8(sca), LinkLayerControl.scaName(sca), at: layer.range(at: start + 8))
         layer.add(names.accessAddress, .u32(accessAddress), at: layer.range(at: start + 9, count: 4))
         layer.add(names.crcInit, .unsigned(UInt64(crcInit), width: 6), at: layer.range(at: start + 13, count: 3))

@@ -452,16 +452,22 @@ public struct StatisticsCollector: PacketSink {
 
     /// A new link in the report: from its Connection Complete, or (no transport given) from
     /// the first packet of a link made before the capture began.
-    private mutating func open(_ key: LinkKey, _ packet: Packet, transport: Transport? = nil, address: BDAddr? = nil, type: UInt8? = nil) -> Int {
+    /// A link from its first packet. `transport` given: the packet made it (a connection
+    /// complete event, CONNECT_IND), unless `joined`: the capture joined it already up, its
+    /// transport known from how it was captured but its start and parameters not.
+    private mutating func open(_ key: LinkKey, _ packet: Packet, transport: Transport? = nil, joined: Bool = false, address: BDAddr? = nil,
+                               type: UInt8? = nil) -> Int {
         if openConnections[key] != nil { close(key) }
         let time = packet.frame.timestamp
-        let complete = transport != nil
+        let complete = transport != nil && !joined
         var connection = ConnectionReport(file: file, controller: key.controller, handle: key.handle, address: address ?? packet.peer,
                                           addressType: type, transport: transport, start: complete ? time : nil,
                                           startFrame: complete ? packet.frame.number : nil, firstSeen: time, lastSeen: time)
         if let address = connection.address { _ = device(address, type: type, at: time) }
-        if transport == .le { connection.parameters.mtu = 23; connection.parameters.maxTxOctets = 27; connection.parameters.maxRxOctets = 27 }
-        if transport == .le { connection.parameters.txPHY = 1; connection.parameters.rxPHY = 1 }
+        if transport == .le, complete {
+            connection.parameters.mtu = 23; connection.parameters.maxTxOctets = 27; connection.parameters.maxRxOctets = 27
+            connection.parameters.txPHY = 1; connection.parameters.rxPHY = 1
+        }
         report.connections.append(connection)
         openConnections[key] = report.connections.count - 1
         return report.connections.count - 1
@@ -603,9 +609,9 @@ public struct StatisticsCollector: PacketSink {
         if let position = packet.layers.firstIndex(where: { $0.name == "BR/EDR BB" }) {
             guard let handle = packet.handle, packet.layers[position].integer(F.basebandCRCOK) != 0,
                   packet.layers.count > position + 1 else { return }
-            data(packet, carrier: position, length: packet.layers[position + 1].range.count)
             let key = LinkKey(controller: packet.frame.controller, handle: handle)
-            if let index = openConnections[key] { report.connections[index].transport = .bredr }
+            if openConnections[key] == nil { _ = open(key, packet, transport: .bredr, joined: true) }
+            data(packet, carrier: position, length: packet.layers[position + 1].range.count)
             return
         }
         guard let position = packet.layers.firstIndex(where: { $0.name == "LE LL" }) else { return }
@@ -641,11 +647,11 @@ public struct StatisticsCollector: PacketSink {
         // an empty or damaged PDU after LL_TERMINATE_IND opens none.
         let existing = openConnections[key]
         if existing != nil || (layer.integer(F.btleCRCOK) != 0 && (layer.integer(F.btleDataLength) ?? 0) > 0) {
-            airQuality(layer, frame, index: existing ?? midConnection(key, packet))
+            airQuality(layer, frame, index: existing ?? open(key, packet, transport: .le, joined: true))
         }
         guard layer.integer(F.btleCRCOK) != 0, layer.value(F.btleRetransmission) == nil else { return }
         if let opcode = layer.integer(F.btleControlOpcode) {
-            let index = openConnections[key] ?? midConnection(key, packet)
+            let index = openConnections[key] ?? open(key, packet, transport: .le, joined: true)
             report.connections[index].lastSeen = frame.timestamp
             linkLayerControl(opcode, layer, packet, index: index, key: key)
             return
@@ -653,13 +659,6 @@ public struct StatisticsCollector: PacketSink {
         guard (layer.integer(F.btleDataLength) ?? 0) > 0 else { return }
         let length = packet.layers.count > position + 1 ? packet.layers[position + 1].range.count : 0
         data(packet, carrier: position, length: length)
-    }
-
-    /// An LE connection the capture joined after its CONNECT_IND: its start and parameters unknown.
-    private mutating func midConnection(_ key: LinkKey, _ packet: Packet) -> Int {
-        let index = open(key, packet)
-        report.connections[index].transport = .le
-        return index
     }
 
     /// A data PDU of a connection from the air: damaged, sent again, failing its MIC, or
