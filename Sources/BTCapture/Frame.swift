@@ -296,3 +296,25 @@ public enum Microseconds {
         return overflow ? (a < b ? .min : .max) : value
     }
 }
+
+/// Arithmetic on numbers read from a capture (times, lengths, counters): a mutated file must
+/// never trap, so sums and differences stop at the type's ends instead of overflowing.
+extension FixedWidthInteger {
+    @inline(__always)
+    public func saturatingAdd(_ other: Self) -> Self {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other < 0 ? .min : .max) : sum
+    }
+
+    @inline(__always)
+    public func saturatingSubtract(_ other: Self) -> Self {
+        let (difference, overflow) = subtractingReportingOverflow(other)
+        return overflow ? (other < 0 ? .max : .min) : difference
+    }
+
+    @inline(__always)
+    public func saturatingMultiply(_ other: Self) -> Self {
+        let (product, overflow) = multipliedReportingOverflow(by: other)
+        return overflow ? ((self < 0) != (other < 0) ? .min : .max) : product
+    }
+}

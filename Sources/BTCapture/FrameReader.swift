@@ -11,6 +11,50 @@ public protocol FrameReader: AnyObject {
     var warnings: [CaptureWarning] { get set }
 }
 
+/// A reader that can show the frames after the current one: the link layer looks at what
+/// follows a damaged packet before deciding how to show it. A failure met while looking ahead
+/// is thrown when reading reaches it, so nothing is lost or reordered.
+public final class LookaheadReader: FrameReader {
+    let inner: FrameReader
+    var buffered: [Frame] = []
+    var pendingError: Error?
+    var ended = false
+    /// How far ahead anyone may look.
+    public static let limit = 8
+
+    public init(_ inner: FrameReader) { self.inner = inner }
+
+    public var formatDescription: String { inner.formatDescription }
+    public var nativeFormat: CaptureFileFormat { inner.nativeFormat }
+    public var warnings: [CaptureWarning] {
+        get { inner.warnings }
+        set { inner.warnings = newValue }
+    }
+
+    public func next() throws -> Frame? {
+        if !buffered.isEmpty { return buffered.removeFirst() }
+        if let error = pendingError {
+            pendingError = nil
+            throw error
+        }
+        if ended { return nil }
+        return try inner.next()
+    }
+
+    /// The frame `distance` after the last one returned (1: the next), if the input has it.
+    public func peek(_ distance: Int) -> Frame? {
+        guard distance >= 1, distance <= Self.limit else { return nil }
+        while buffered.count < distance, pendingError == nil, !ended {
+            do {
+                if let frame = try inner.next() { buffered.append(frame) } else { ended = true }
+            } catch {
+                pendingError = error
+            }
+        }
+        return distance <= buffered.count ? buffered[distance - 1] : nil
+    }
+}
+
 /// Frames already decoded into memory (btsnooz sections, which are small ring buffers; the live monitor's replay).
 public final class ArrayFrameReader: FrameReader {
     let frames: [Frame]

@@ -313,8 +313,14 @@ public enum AirScenario {
         return out
     }
 
-    /// The scenario as a capture of `type`.
-    public static func frames(_ type: AirLinkType, passkey: UInt32? = nil) -> [Frame] {
-        packets(passkey: passkey).enumerated().map { $0.element.frame(type, number: $0.offset + 1) }
+    /// The scenario as a capture of `type`. `missingConfirms`: the sniffer missed both Pairing
+    /// Confirm PDUs (the link went on as it did: the two packets are only absent from the capture).
+    public static func frames(_ type: AirLinkType, passkey: UInt32? = nil, missingConfirms: Bool = false) -> [Frame] {
+        var kept = packets(passkey: passkey)
+        if missingConfirms {
+            // Header, L2CAP length and CID 0x0006, then SMP's code 0x03.
+            kept.removeAll { $0.pdu.count > 6 && $0.pdu[0] & 0x03 == 2 && $0.pdu[4] == 0x06 && $0.pdu[5] == 0x00 && $0.pdu[6] == 0x03 }
+        }
+        return kept.enumerated().map { $0.element.frame(type, number: $0.offset + 1) }
     }
 }

@@ -154,3 +154,34 @@ extension Scenarios {
         return link.b.frames
     }
 }
+
+extension Scenarios {
+    /// A phone asks a headset for Enhanced Retransmission Mode on the AVCTP channel; the
+    /// headset refuses ("unacceptable parameters", counter-proposing Basic), the phone asks
+    /// again for Basic and both sides accept: the channel runs in Basic mode, and its AVRCP
+    /// frames carry no ERTM control field (a real Android-to-headset capture did this).
+    public static func refusedERTMSession() -> [Frame] {
+        let headset = "00:1B:66:A1:B2:C3"
+        var link = ClassicLink.connect(to: headset, handle: 0x0042, at: demoStart + 20_000_000_000)
+        let control: (local: UInt16, remote: UInt16) = (0x0050, 0x0041)
+        link.open(psm: 0x0017, control)
+        // Mode option: ERTM, TxWindow 10, MaxTransmit 3, retransmission 2000 ms, monitor 12000 ms, MPS 1009.
+        let ertm: [UInt8] = [0x04, 0x09, 0x03, 0x0A, 0x03] + le16(2000) + le16(12000) + le16(1009)
+        let basic: [UInt8] = [0x04, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00]
+        let mtu: [UInt8] = [0x01, 0x02] + le16(895)
+        link.signal(0x04, le16(control.remote) + le16(0) + mtu + ertm + [0x05, 0x01, 0x00], sent: true)
+        link.signal(0x05, le16(control.local) + le16(0) + le16(0x0001) + basic, sent: false, reply: true)
+        link.signal(0x04, le16(control.remote) + le16(0) + mtu, sent: true)
+        link.signal(0x05, le16(control.local) + le16(0) + le16(0x0000), sent: false, reply: true)
+        link.signal(0x04, le16(control.local) + le16(0) + [0x01, 0x02] + le16(672), sent: false)
+        link.signal(0x05, le16(control.remote) + le16(0) + le16(0x0000), sent: true, reply: true)
+        var rc = RemoteControl(link: link, control: control, browsing: (0, 0))
+        rc.vendorExchange(pdu: 0x10, [0x03], answer: 0x0C, [0x03, 0x03, 0x01, 0x02, 0x0D])                // events
+        rc.vendorExchange(pdu: 0x31, command: 0x03, [0x01, 0, 0, 0, 0], answer: 0x0F, [0x01, 0x00])       // stopped
+        rc.vendorExchange(pdu: 0x31, command: 0x03, [0x0D, 0, 0, 0, 0], answer: 0x0F, [0x0D, 0x3C])
+        rc.press(0x44)
+        rc.avctp(RemoteControl.vendor(ctype: 0x0D, pdu: 0x31, [0x01, 0x01]), sent: false, response: true)
+        rc.link.disconnect()
+        return rc.link.b.drain()
+    }
+}

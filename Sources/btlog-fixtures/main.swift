@@ -72,11 +72,16 @@ try save("le-air-ll.pcap", try FixtureContainers.encode(AirScenario.frames(.leLL
 try save("le-air-radio.pcap", try FixtureContainers.encode(AirScenario.frames(.leLLWithRadioHeader), as: .pcapLELLWithRadioHeader))
 try save("le-air-nordic.pcap", try FixtureContainers.encode(AirScenario.frames(.nordicBLE), as: .pcapNordicBLE))
 try save("le-air-ubertooth.pcap", try FixtureContainers.encode(AirScenario.frames(.ppi), as: .pcapPPI))
+// Passkey pairing (TK 001234) whose Pairing Confirm PDUs the sniffer missed: the TK is found by
+// the MIC of the first encrypted packet, crackle's third strategy.
+try save("le-air-no-confirms.pcap", try FixtureContainers.encode(AirScenario.frames(.ppi, passkey: 1_234, missingConfirms: true), as: .pcapPPI))
 // LE Audio on the air: LE Coded extended advertising, a periodic train with BIGInfo, BIS and CIS packets.
 try save("le-air-iso-radio.pcap", try FixtureContainers.encode(AirIsochronousScenario.frames(.leLLWithRadioHeader), as: .pcapLELLWithRadioHeader))
 // BR/EDR baseband from the air: a piconet as Ubertooth follows it.
 try save("bredr-baseband.pcap", try FixtureContainers.encode(BasebandScenario.frames(), as: .pcapBREDRBB))
 try save("le-air-iso-nordic.pcap", try FixtureContainers.encode(AirIsochronousScenario.frames(.nordicBLE), as: .pcapNordicBLE))
+// An AVCTP channel whose ERTM request the headset refused: Basic mode, AVRCP decoded.
+try save("avctp-refused-ertm.btsnoop", try FixtureContainers.encode(Scenarios.refusedERTMSession(), as: .btsnoopH4))
 try save("btmon-crash-heart-rate.btsnoop", try FixtureContainers.encode(Scenarios.btmonCrashTrace(), as: .btsnoopH4))
 
 // An iOS sysdiagnose with two packet logs; the newer one is the WWDC session.

@@ -104,8 +104,8 @@ final class LinkLayerDecoderTests: XCTestCase {
             XCTAssertFalse(packet.hasError, "packet \(packet.frame.number)")
         }
         let notes = packets.flatMap(\.issues).map(\.message).filter { $0.hasPrefix("Decrypted with") }
-        XCTAssertEqual(notes, ["Decrypted with the STK of the legacy pairing captured, Just Works (TK 0)",
-                               "Decrypted with the LTK distributed in packet 81"])
+        XCTAssertEqual(notes, ["Decrypted with STK of legacy pairing, Just Works",
+                               "Decrypted with LTK distributed in packet 81"])
         let ltk = try XCTUnwrap(packets.first { values($0, "smp.code") == ["0x06"] })
         XCTAssertEqual(values(ltk, "smp.ltk"), [AirScenario.sensorLTK.reversed().map { String(format: "%02X", $0) }.joined()])
         XCTAssertEqual(packets.last { values($0, "att.opcode") == ["0x1B"] }?.summary, "Handle Value Notification - Handle: 0x0013 - Value: 63")
@@ -117,8 +117,111 @@ final class LinkLayerDecoderTests: XCTestCase {
         let decoder = Decoder()
         let packets = AirScenario.frames(.leLL, passkey: 42).map { decoder.decode($0) }
         let notes = packets.flatMap(\.issues).map(\.message).filter { $0.hasPrefix("Decrypted with") }
-        XCTAssertEqual(notes.first, "Decrypted with the STK of the legacy pairing captured, passkey 000042")
+        XCTAssertEqual(notes.first, "Decrypted with STK of legacy pairing, TK 000042 (passkey search)")
         XCTAssertTrue(packets.filter { values($0, "btle.encrypted") == ["1"] }.allSatisfy { values($0, "btle.decrypted") == ["1"] })
+    }
+
+    func testMissingConfirmsTheMICOfTheFirstEncryptedPacketFindsTheTK() {
+        // crackle's third strategy: the sniffer missed both Pairing Confirm PDUs, so no confirm
+        // value can check a TK; the randoms and the first encrypted packet's MIC can.
+        for (passkey, source) in [(UInt32?.none, "STK of legacy pairing, Just Works"), (42, "STK of legacy pairing, TK 000042 (search by MIC)")] {
+            let decoder = Decoder()
+            let frames = AirScenario.frames(.ppi, passkey: passkey, missingConfirms: true)
+            XCTAssertEqual(frames.count, AirScenario.frames(.ppi, passkey: passkey).count - 2)
+            let packets = frames.map { decoder.decode($0) }
+            XCTAssertFalse(packets.contains { values($0, "smp.code") == ["0x03"] }, "no confirm left")
+            XCTAssertEqual(packets.compactMap { values($0, "btle.key_source").first }.first, source)
+            let encrypted = packets.filter { values($0, "btle.encrypted") == ["1"] }
+            XCTAssertGreaterThan(encrypted.count, 12)
+            XCTAssertTrue(encrypted.allSatisfy { values($0, "btle.decrypted") == ["1"] })
+        }
+    }
+
+    func testWithoutADirectionFlagTheChannelTellsTheSides() throws {
+        // Ubertooth's PPI says no direction: each new data channel opens an event (the central's
+        // packet), and the sides then take turns, whatever the host's timestamps say.
+        var frames = AirScenario.frames(.ppi)
+        let truth = AirScenario.frames(.nordicBLE).map { Decoder().decode($0) }
+        // Timestamps that jitter and go backwards, as a host's arrival times do.
+        frames = frames.enumerated().map { index, frame in
+            Frame(number: frame.number, timestamp: frame.timestamp + (index % 3 == 1 ? -4_000 : 2_500), kind: frame.kind,
+                  direction: frame.direction, bytes: Array(frame.bytes))
+        }
+        let decoder = Decoder()
+        let nordic = Decoder()
+        let expected = AirScenario.frames(.nordicBLE).map { nordic.decode($0) }
+        let packets = frames.map { decoder.decode($0) }
+        XCTAssertEqual(truth.count, packets.count)
+        var compared = 0
+        for (ours, theirs) in zip(packets, expected) where values(theirs, "btle.direction").count == 1 && values(ours, "btle.crc_ok") != ["0"] {
+            XCTAssertEqual(values(ours, "btle.direction"), values(theirs, "btle.direction"), "packet \(ours.frame.number): \(ours.summary)")
+            compared += 1
+        }
+        XCTAssertGreaterThan(compared, 60)
+    }
+
+    /// Decodes frames as the packet loop does, the frames after each at hand.
+    func decodeWithLookahead(_ frames: [Frame]) -> [Packet] {
+        let decoder = Decoder()
+        var index = 0
+        decoder.session.upcoming = { distance in frames.indices.contains(index + distance) ? frames[index + distance] : nil }
+        var packets: [Packet] = []
+        while index < frames.count {
+            packets.append(decoder.decode(frames[index]))
+            index += 1
+        }
+        return packets
+    }
+
+    func testADamagedPacketThePeerAcknowledgedIsDecoded() throws {
+        // The nRF Sniffer got a damaged copy of a PDU the peer took (its next packet's NESN
+        // moved on): decoded and reassembled, marked. The scenario's own damaged notification,
+        // which neither side took (both sent their last packet again), stays undecoded.
+        var frames = AirScenario.frames(.nordicBLE)
+        let plain = decodeWithLookahead(frames)
+        let target = try XCTUnwrap(plain.first { $0.frame.direction == .received && $0.typeName == "ATT" && values($0, "btle.encrypted") != ["1"]
+                && values($0, "btle.retransmission") != ["1"] })
+        let old = frames[target.frame.number - 1]
+        var bytes = Array(old.bytes)
+        bytes[8] &= 0xFE // the nRF Sniffer's flags: CRC bad
+        frames[target.frame.number - 1] = Frame(number: old.number, timestamp: old.timestamp, kind: old.kind, direction: .none, bytes: bytes)
+        let packets = decodeWithLookahead(frames)
+        let damaged = packets[target.frame.number - 1]
+        XCTAssertEqual(values(damaged, "btle.crc_ok"), ["0"])
+        XCTAssertEqual(damaged.typeName, "ATT", damaged.summary)
+        XCTAssertEqual(damaged.summary, target.summary)
+        XCTAssertEqual(values(damaged, "btle.damaged_acknowledged"), [String(target.frame.number + 1)])
+        XCTAssertTrue(damaged.issues.contains { $0.message.contains("damaged at the sniffer, acknowledged by the peer") })
+        XCTAssertFalse(damaged.hasError)
+        // Without the frames after it at hand (live input), it stays as it was.
+        let streamed = Decoder()
+        let live = frames.map { streamed.decode($0) }[target.frame.number - 1]
+        XCTAssertEqual(live.typeName, "LE LL")
+        XCTAssertTrue(live.hasError)
+        // The scenario's damaged packet, sent again by both sides, is not decoded.
+        let unacknowledged = try XCTUnwrap(plain.first { values($0, "btle.crc_ok") == ["0"] })
+        XCTAssertEqual(packets[unacknowledged.frame.number - 1].typeName, "LE LL")
+        XCTAssertEqual(values(packets[unacknowledged.frame.number - 1], "btle.damaged_acknowledged"), [])
+    }
+
+    func testARepeatedSequenceNumberWithNewBytesIsNoRetransmission() throws {
+        // Same SN, other payload: a packet between was missed, or the sides were told apart
+        // wrongly; dropping it as a copy would lose a PDU. Only the same bytes again are a copy.
+        var frames = AirScenario.frames(.nordicBLE)
+        let plain = frames.map { Decoder().decode($0) }
+        let decoder = Decoder()
+        let original = frames.map { decoder.decode($0) }
+        let copy = try XCTUnwrap(original.first { values($0, "btle.retransmission") == ["1"] && values($0, "btle.encrypted") != ["1"] })
+        XCTAssertFalse(plain.isEmpty)
+        var bytes = Array(frames[copy.frame.number - 1].bytes)
+        bytes[bytes.count - 4] ^= 0x01 // the payload's last byte (the nRF Sniffer's CRC verdict stands)
+        let old = frames[copy.frame.number - 1]
+        frames[copy.frame.number - 1] = Frame(number: old.number, timestamp: old.timestamp, kind: old.kind, direction: .none, bytes: bytes)
+        let again = Decoder()
+        let changed = frames.map { again.decode($0) }[copy.frame.number - 1]
+        XCTAssertEqual(values(changed, "btle.retransmission"), [], changed.summary)
+        XCTAssertEqual(values(changed, "btle.data_header.sequence_number"), values(copy, "btle.data_header.sequence_number"))
+        XCTAssertNotEqual(changed.typeName, "LE LL", "its L2CAP is decoded: \(changed.summary)")
     }
 
     func testADamagedFirstEncryptedPacketDoesNotLeaveTheLinkUndecrypted() throws {

@@ -1,6 +1,7 @@
 import XCTest
 import BTCapture
 import BTDecode
+import BTFixtures
 
 /// AVCTP and AVRCP on bytes laid out from AVCTP 1.4 (6.1) and AVRCP 1.6 (4, 6, 25), including
 /// the parts of a response the target sends one at a time and the browsing channel.
@@ -14,6 +15,30 @@ final class RemoteControlDecoderTests: ClassicLinkTestCase {
     /// A vendor-dependent AV/C frame for a Bluetooth SIG AVRCP PDU.
     static func vendor(_ ctype: UInt8, _ pdu: UInt8, _ parameters: [UInt8], packetType: UInt8 = 0) -> [UInt8] {
         [ctype, 0x48, 0x00, 0x00, 0x19, 0x58, pdu, packetType, UInt8(parameters.count >> 8), UInt8(parameters.count & 0xFF)] + parameters
+    }
+
+    /// L2CAP configuration: the mode in force is the one a response accepted. A real headset
+    /// refused a phone's ERTM request on AVCTP (counter-proposing Basic); the channel then ran
+    /// in Basic mode, and reading a 2-byte ERTM control field from its frames lost every command.
+    func testARefusedERTMRequestLeavesTheChannelInBasicMode() throws {
+        let frames = Scenarios.refusedERTMSession()
+        let decoder = Decoder()
+        let packets = frames.map { decoder.decode($0) }
+        let refusal = try XCTUnwrap(packets.first { values($0, L2CAPFields.result) == ["0x0001"] })
+        XCTAssertTrue(refusal.issues.contains { $0.message.contains("Configuration refused (MTU: 895 - Mode: Enhanced Retransmission - No FCS); counter-proposal: Mode: Basic: the channel stays in Basic mode") },
+                      refusal.issues.map(\.message).joined(separator: "; "))
+        let avrcp = packets.filter { $0.typeName == "AVRCP" }
+        XCTAssertEqual(avrcp.count, 11, packets.map(\.summary).joined(separator: "\n"))
+        XCTAssertFalse(packets.contains { $0.typeName == "AVCTP" }, "every AVCTP frame carries AVRCP")
+        XCTAssertTrue(avrcp.contains { $0.summary.hasPrefix("Register Notification") })
+        XCTAssertTrue(avrcp.allSatisfy { $0.worstSeverity != .error }, avrcp.map(\.summary).joined(separator: "\n"))
+        // Before the disconnection the channel is in Basic mode: the refused request was never in force.
+        let before = Decoder()
+        for frame in frames.dropLast(3) { _ = before.decode(frame) }
+        let channel = before.session.l2cap.channels[Session.LinkKey(controller: 0, handle: 0x0042)]?.first { $0.psm == 0x0017 }
+        XCTAssertEqual(channel?.mode, .basic)
+        XCTAssertEqual(channel?.configured[true]?.mtu, 895, "the phone's accepted request")
+        XCTAssertEqual(channel?.configured[false]?.mtu, 672, "the headset's")
     }
 
     func testPassThroughAndItsHeaders() {
@@ -138,5 +163,51 @@ final class RemoteControlDecoderTests: ClassicLinkTestCase {
         // Nothing after the AVCTP header.
         let empty = control([0x30], sent: true)
         XCTAssertEqual(empty.worstSeverity, .error)
+    }
+}
+
+/// Enhanced Credit Based channels' reconfiguration (Core Vol 3, Part A, 4.27-4.28): the MTU and
+/// MPS a requester receives change when the response accepts, not when it asks.
+final class CreditBasedReconfigurationTests: ClassicLinkTestCase {
+    func channel(_ local: UInt16) -> L2CAPChannel? {
+        decoder.session.l2cap.channels[Session.LinkKey(controller: 0, handle: Self.handle)]?.first { $0.localCID == local }
+    }
+
+    func testReconfigurationTakesEffectWhenAccepted() throws {
+        // The host opens two channels on SPSM 0x0027 (EATT): CIDs 0x0040/0x0041, the peer's 0x0080/0x0081.
+        l2cap(0x0001, [0x17, 0x01, 0x0C, 0x00, 0x27, 0x00, 0x40, 0x00, 0x40, 0x00, 0x05, 0x00, 0x40, 0x00, 0x41, 0x00], sent: true)
+        l2cap(0x0001, [0x18, 0x01, 0x0C, 0x00, 0x40, 0x00, 0x40, 0x00, 0x05, 0x00, 0x00, 0x00, 0x80, 0x00, 0x81, 0x00], sent: false)
+        XCTAssertNotNil(channel(0x0040))
+        XCTAssertNil(channel(0x0040)?.configured[true]?.mtu)
+        // The host asks for MTU 512, MPS 251 on both; the peer refuses (reduction of MTU not allowed).
+        l2cap(0x0001, [0x19, 0x02, 0x08, 0x00, 0x00, 0x02, 0xFB, 0x00, 0x40, 0x00, 0x41, 0x00], sent: true)
+        let refused = l2cap(0x0001, [0x1A, 0x02, 0x02, 0x00, 0x01, 0x00], sent: false)
+        XCTAssertTrue(refused.issues.contains { $0.message == "Reconfiguration refused: the channels keep their MTU and MPS" })
+        XCTAssertNil(channel(0x0040)?.configured[true]?.mtu)
+        // Asked again, accepted: both channels take it, for what the host receives.
+        l2cap(0x0001, [0x19, 0x03, 0x08, 0x00, 0x00, 0x02, 0xFB, 0x00, 0x40, 0x00, 0x41, 0x00], sent: true)
+        let accepted = l2cap(0x0001, [0x1A, 0x03, 0x02, 0x00, 0x00, 0x00], sent: false)
+        XCTAssertTrue(accepted.summary.hasSuffix("MTU: 512 - MPS: 251 for 0x0040, 0x0041"), accepted.summary)
+        for cid: UInt16 in [0x0040, 0x0041] {
+            XCTAssertEqual(channel(cid)?.configured[true]?.mtu, 512)
+            XCTAssertEqual(channel(cid)?.configured[true]?.mps, 251)
+            XCTAssertNil(channel(cid)?.configured[false])
+        }
+    }
+
+    func testConfigurationPerDirectionAndFCS() throws {
+        open(psm: 0x0019)
+        // Each side asks for ERTM without FCS; both accept: ERTM, and no FCS on its frames.
+        let ertm: [UInt8] = [0x04, 0x09, 0x03, 0x08, 0x03, 0xD0, 0x07, 0xE0, 0x2E, 0xF0, 0x03]
+        l2cap(0x0001, [0x04, 0x02, 0x16, 0x00, 0x41, 0x00, 0x00, 0x00] + ertm + [0x05, 0x01, 0x00] + [0x01, 0x02, 0x7F, 0x03], sent: true)
+        XCTAssertEqual(channel(0x0040)?.mode, .basic, "asked, not yet accepted")
+        l2cap(0x0001, [0x05, 0x02, 0x06, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00], sent: false)
+        XCTAssertEqual(channel(0x0040)?.mode, .enhancedRetransmission)
+        XCTAssertEqual(channel(0x0040)?.configured[true]?.mtu, 895)
+        XCTAssertEqual(channel(0x0040)?.hasFCS, true, "only one side asked for no FCS so far")
+        l2cap(0x0001, [0x04, 0x03, 0x12, 0x00, 0x40, 0x00, 0x00, 0x00] + ertm + [0x05, 0x01, 0x00], sent: false)
+        l2cap(0x0001, [0x05, 0x03, 0x06, 0x00, 0x41, 0x00, 0x00, 0x00, 0x00, 0x00], sent: true)
+        XCTAssertEqual(channel(0x0040)?.hasFCS, false, "both sides asked for no FCS")
+        XCTAssertEqual(channel(0x0040)?.mode, .enhancedRetransmission)
     }
 }

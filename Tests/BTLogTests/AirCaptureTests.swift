@@ -133,4 +133,32 @@ final class AirCaptureTests: XCTestCase {
             XCTAssertGreaterThan(compared, file == decrypted ? 250 : 200)
         }
     }
+
+    /// A link paired with LE Secure Connections: no sniffer can find its key (ECDH), and
+    /// stats and diagnose say so and ask for --ltk. The scenario's pairing PDUs are marked SC
+    /// (AuthReq bit 3), as a pairing between two SC devices would be.
+    func testSecureConnectionsLinksAskForTheLTK() throws {
+        var frames = AirScenario.frames(.nordicBLE)
+        for (index, frame) in frames.enumerated() {
+            var bytes = Array(frame.bytes)
+            // nRF header (17 bytes), access address, LL header (2), L2CAP header (4), then SMP.
+            let smp = 17 + 4 + 2 + 4
+            guard bytes.count > smp + 3, bytes[17 + 4] & 0x03 == 2, bytes[17 + 4 + 2 + 2] == 0x06,
+                  bytes[smp] == 0x01 || bytes[smp] == 0x02 else { continue }
+            bytes[smp + 3] |= 0x08
+            frames[index] = Frame(number: frame.number, timestamp: frame.timestamp, kind: frame.kind, direction: .none, bytes: bytes)
+        }
+        let file = temporary("sc.pcap")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try Data(try FixtureContainers.encode(frames, as: .pcapNordicBLE)).write(to: URL(fileURLWithPath: file))
+        let method = try btlog("show", file, "-f", "smp.method", "--fields", "smp.method")
+        XCTAssertTrue(method.out.hasPrefix("LE Secure Connections"), method.out)
+        let stats = try btlog("stats", file)
+        XCTAssertTrue(stats.out.contains("paired with LE Secure Connections: no sniffer can recover its key, give the LTK with --ltk"), stats.out)
+        let diagnose = try btlog("diagnose", file)
+        XCTAssertTrue(diagnose.out.contains("the link was paired with LE Secure Connections, whose key cannot be recovered from the air"), diagnose.out)
+        XCTAssertTrue(diagnose.out.contains("--ltk"), diagnose.out)
+        let json = try btlog("stats", "--json", file)
+        XCTAssertTrue(json.out.contains("\"le_secure_connections\": true"), json.out)
+    }
 }

@@ -37,6 +37,10 @@ public struct Session {
     public var pendingReports: [SessionReport] = []
     /// How this session's decoder decodes (display text, names, caches).
     public let options: DecodeOptions
+    /// The frames after the one being decoded, where the reader can show them without waiting
+    /// (`upcoming(1)` is the next; nil past the end, or when reading is live): what lets the
+    /// link layer see whether the peer acknowledged a packet the sniffer received damaged.
+    public var upcoming: ((Int) -> Frame?)?
 
     public init(options: DecodeOptions = DecodeOptions()) {
         self.options = options

@@ -106,10 +106,9 @@ public enum L2CAPSignaling {
             summary += " - Destination CID: \(Hex.u16(dcid))"
             let options = try decodeOptions(&c, &layer)
             if !options.summary.isEmpty { summary += " - " + options.summary }
-            session.l2cap.update(link, cid: dcid, sent: sent) { channel in
-                if let mode = options.mode { channel.mode = mode }
-                if options.noFCS { channel.hasFCS = false }
-            }
+            // Nothing is in force yet: the response accepts the request, or refuses it with a
+            // counter-proposal and the requester tries again.
+            session.l2cap.await(.init(link: link, requesterIsLocal: sent, ident: ident), .init(cids: [dcid], options: options))
         case 0x05:
             let scid = try c.u16(), flags = try c.u16(), value = try c.u16()
             layer.add(L2CAPFields.scid, .u16(scid))
@@ -118,6 +117,27 @@ public enum L2CAPSignaling {
             result(value, configurationResults, successes: [0, 4])
             let options = try decodeOptions(&c, &layer)
             if !options.summary.isEmpty { summary += " - " + options.summary }
+            // A pending result (4) is followed by the final one, which settles the request.
+            let key = L2CAPState.RequestKey(link: link, requesterIsLocal: !sent, ident: ident)
+            if value != 4, let request = session.l2cap.configurations.removeValue(forKey: key) {
+                let requesterIsLocal = !sent
+                if value == 0 {
+                    session.l2cap.update(link, cid: scid, sent: sent) { channel in
+                        // Options in a successful response are the values agreed (a mode the
+                        // responder adjusted); the rest stand as requested.
+                        if let mode = options.mode ?? request.options.mode { channel.mode = mode }
+                        var agreed = channel.configured[requesterIsLocal] ?? L2CAPChannel.Configuration()
+                        if let mtu = request.options.mtu { agreed.mtu = mtu }
+                        if let timeout = options.flushTimeout ?? request.options.flushTimeout { agreed.flushTimeout = timeout }
+                        if request.options.fcs != nil { agreed.noFCS = request.options.noFCS }
+                        channel.configured[requesterIsLocal] = agreed
+                    }
+                } else if let channel = session.l2cap.channel(link, cid: scid, sent: sent) {
+                    let proposed = request.options.summary.isEmpty ? "" : " (\(request.options.summary))"
+                    let counter = options.summary.isEmpty ? "" : "; counter-proposal: \(options.summary)"
+                    layer.addIssue(.note, "Configuration refused\(proposed)\(counter): the channel stays in \(channel.mode.name) mode until a request is accepted")
+                }
+            }
         case 0x06, 0x07:
             let dcid = try c.u16(), scid = try c.u16()
             layer.add(L2CAPFields.dcid, .u16(dcid))
@@ -236,11 +256,42 @@ public enum L2CAPSignaling {
             layer.add(L2CAPFields.mtu, .u16(mtu), inDecimal: true)
             layer.add(L2CAPFields.mps, .u16(mps), inDecimal: true)
             summary += " - MTU: \(mtu) - MPS: \(mps)"
-            while c.remaining >= 2 { layer.add(L2CAPFields.dcid, .u16(try c.u16())) }
+            // The requester's own endpoints, whose receive MTU and MPS change once accepted.
+            var cids: [UInt16] = []
+            while c.remaining >= 2, cids.count < 5 {
+                let cid = try c.u16()
+                layer.add(L2CAPFields.dcid, .u16(cid))
+                cids.append(cid)
+            }
+            var options = Options()
+            options.mtu = mtu
+            options.mps = mps
+            session.l2cap.await(.init(link: link, requesterIsLocal: sent, ident: ident), .init(cids: cids, options: options))
         case 0x1A:
-            result(try c.u16(), [0: "Reconfiguration successful", 1: "Reduction of MTU not allowed",
-                                 2: "Reduction of MPS not allowed for more than one channel",
-                                 3: "One or more Destination CIDs invalid", 4: "Unacceptable parameters"])
+            let value = try c.u16()
+            result(value, [0: "Reconfiguration successful", 1: "Reduction of MTU not allowed",
+                           2: "Reduction of MPS not allowed for more than one channel",
+                           3: "One or more Destination CIDs invalid", 4: "Unacceptable parameters"])
+            let key = L2CAPState.RequestKey(link: link, requesterIsLocal: !sent, ident: ident)
+            if let request = session.l2cap.configurations.removeValue(forKey: key) {
+                if value == 0 {
+                    // The requester's own CIDs: the local ones when the local host asked (and
+                    // so the answer was received).
+                    for cid in request.cids {
+                        session.l2cap.update(link, cid: cid, sent: sent) { channel in
+                            var agreed = channel.configured[!sent] ?? L2CAPChannel.Configuration()
+                            agreed.mtu = request.options.mtu
+                            agreed.mps = request.options.mps
+                            channel.configured[!sent] = agreed
+                        }
+                    }
+                    if let mtu = request.options.mtu, let mps = request.options.mps {
+                        summary += " - MTU: \(mtu) - MPS: \(mps) for \(request.cids.map(Hex.u16).joined(separator: ", "))"
+                    }
+                } else {
+                    layer.addIssue(.note, "Reconfiguration refused: the channels keep their MTU and MPS")
+                }
+            }
         default:
             break
         }
@@ -253,10 +304,16 @@ public enum L2CAPSignaling {
         summary += " - MTU: \(mtu) - MPS: \(mps) - Credits: \(credits)"
     }
 
+    /// What a configuration PDU proposed (or a response agreed or counter-proposed).
     struct Options {
         var summary = ""
         var mode: L2CAPChannel.Mode?
-        var noFCS = false
+        var mtu: UInt16?
+        var mps: UInt16?
+        var flushTimeout: UInt16?
+        /// The FCS option's value, where the PDU had one.
+        var fcs: UInt8?
+        var noFCS: Bool { fcs == 0 }
     }
 
     /// Configuration options (Core Vol 3, Part A, 5): type (bit 7 a hint), length, value.
@@ -272,9 +329,11 @@ public enum L2CAPSignaling {
             case 0x01 where length == 2:
                 let mtu = try value.u16()
                 layer.add(L2CAPFields.mtu, .u16(mtu), inDecimal: true)
+                options.mtu = mtu
                 parts.append("MTU: \(mtu)")
             case 0x02 where length == 2:
                 let timeout = try value.u16()
+                options.flushTimeout = timeout
                 layer.add(L2CAPFields.flushTimeout, .u16(timeout), timeout == 0xFFFF ? "Infinite" : "\(timeout) ms")
                 parts.append("Flush Timeout: \(timeout == 0xFFFF ? "Infinite" : "\(timeout) ms")")
             case 0x03 where length == 22:
@@ -304,7 +363,7 @@ public enum L2CAPSignaling {
             case 0x05 where length == 1:
                 let fcs = try value.u8()
                 layer.add(L2CAPFields.fcs, .u8(fcs), fcs == 0 ? "No FCS" : fcs == 1 ? "16-bit FCS" : "Reserved")
-                if fcs == 0 { options.noFCS = true }
+                options.fcs = fcs
                 parts.append(fcs == 0 ? "No FCS" : "FCS")
             case 0x06 where length == 16:
                 _ = try value.u8()

@@ -35,8 +35,16 @@ public struct L2CAPState: ProtocolState {
         var mode: L2CAPChannel.Mode
     }
 
+    /// A Configuration Request, or a Credit Based Reconfigure Request, awaiting its response:
+    /// what it proposed, for the channel (by the CID it names) or channels it named.
+    struct PendingConfiguration {
+        var cids: [UInt16]
+        var options: L2CAPSignaling.Options
+    }
+
     var reassembly: [FlowKey: PendingPDU] = [:]
     var requests: [RequestKey: PendingRequest] = [:]
+    var configurations: [RequestKey: PendingConfiguration] = [:]
     public internal(set) var channels: [Session.LinkKey: [L2CAPChannel]] = [:]
     /// The tree's text for a CID and its PSM ("0x0052 (AVDTP)"), made once per pair rather than
     /// once per packet; bounded, as a capture has few channels.
@@ -65,6 +73,13 @@ public struct L2CAPState: ProtocolState {
         change(&channels[link]![index])
     }
 
+    /// A request awaiting its response; bounded, as a garbled capture could send requests that
+    /// are never answered.
+    mutating func await(_ key: RequestKey, _ pending: PendingConfiguration) {
+        if configurations.count >= 1024 { configurations.removeAll(keepingCapacity: true) }
+        configurations[key] = pending
+    }
+
     mutating func open(_ link: Session.LinkKey, _ channel: L2CAPChannel) {
         channels[link, default: []].removeAll { $0.localCID == channel.localCID }
         channels[link, default: []].append(channel)
@@ -83,6 +98,7 @@ public struct L2CAPState: ProtocolState {
         }
         channels[link] = nil
         requests = requests.filter { $0.key.link != link }
+        configurations = configurations.filter { $0.key.link != link }
         return messages
     }
 
@@ -129,9 +145,22 @@ public struct L2CAPChannel: Equatable {
     public var psm: UInt16
     public var localCID: UInt16
     public var remoteCID: UInt16
+    /// The mode in force: the one a Configuration Response accepted, not merely requested.
     public var mode: Mode
-    /// Whether ERTM/streaming frames end in a 2-byte FCS (the FCS option can turn it off).
-    public var hasFCS = true
+    /// Whether ERTM/streaming frames end in a 2-byte FCS: the FCS is left out only when both
+    /// sides' accepted requests asked for "No FCS" (Core Vol 3, Part A, 5.5).
+    public var hasFCS: Bool { !(configured[true]?.noFCS == true && configured[false]?.noFCS == true) }
+    /// What each side's accepted Configuration Request set (keyed by whether the local host
+    /// asked): the MTU it receives, its flush timeout, its FCS wish; credit-based channels'
+    /// MTU and MPS as a reconfiguration changed them.
+    public var configured: [Bool: Configuration] = [:]
+
+    public struct Configuration: Equatable {
+        public var mtu: UInt16?
+        public var mps: UInt16?
+        public var flushTimeout: UInt16?
+        public var noFCS = false
+    }
     /// SDUs of credit-based channels being reassembled from K-frames, by direction (sent?).
     var sdu: [Bool: PendingSDU] = [:]
 
@@ -143,6 +172,6 @@ public struct L2CAPChannel: Equatable {
     public var protocolName: String { L2CAPProtocols.name(psm: psm) }
 
     public static func == (a: L2CAPChannel, b: L2CAPChannel) -> Bool {
-        a.psm == b.psm && a.localCID == b.localCID && a.remoteCID == b.remoteCID && a.mode == b.mode
+        a.psm == b.psm && a.localCID == b.localCID && a.remoteCID == b.remoteCID && a.mode == b.mode && a.configured == b.configured
     }
 }

@@ -33,6 +33,8 @@ enum LinkLayerDecoder {
     static func decodePacket(_ c: inout ByteCursor, reception: AirReception, into packet: inout Packet, session: inout Session) throws {
         var layer = packet.makeLayer("LE LL", over: c, showsDirection: false)
         var crcValue: UInt32?, crcOK: Bool?, crcAt = 0
+        // A data PDU the sniffer received damaged but the peer's next packet acknowledged.
+        var acknowledgedIn: Int?
         // The CRC comes last in the tree, as on the air; the layer goes on the packet before
         // the L2CAP it carries is decoded, and with whatever was read if the PDU is cut short.
         var appended = false
@@ -41,7 +43,13 @@ enum LinkLayerDecoder {
             if let crcValue { layer.add(LinkLayerFields.crc, .unsigned(UInt64(crcValue), width: 6), at: layer.range(at: crcAt, count: 3)) }
             if let crcOK {
                 layer.add(LinkLayerFields.crcOK, .bool(crcOK), crcOK ? "Good" : "Bad")
-                if !crcOK { layer.addIssue(.error, "Bad CRC: the packet was received damaged (not decoded further, not reassembled)") }
+                if !crcOK {
+                if let acknowledgedIn {
+                    layer.addIssue(.warning, "Bad CRC: damaged at the sniffer, acknowledged by the peer (packet \(acknowledgedIn)): decoded as received, its bytes may hold the sniffer's bit errors")
+                } else {
+                    layer.addIssue(.error, "Bad CRC: the packet was received damaged (not decoded further, not reassembled)")
+                }
+            }
             }
             packet.append(taking: &layer)
         }
@@ -104,19 +112,49 @@ enum LinkLayerDecoder {
         case nil: break
         }
         let handoff = try decodeData(&pduCursor, accessAddress: accessAddress, reception: reception, crcOK: crcOK != false,
+                                     complete: pduLength == 2 + declared, acknowledgedIn: &acknowledgedIn,
                                      into: &layer, packet: &packet, session: &session)
         finishLayer()
         if let handoff { try L2CAPDecoder.receive(handoff.payload, pb: handoff.pb, into: &packet, session: &session) }
     }
 
-    /// A data or CIS PDU's sender on the packet: its direction, the link's number as its
-    /// handle, the peripheral as its peer, and the fields that say so.
-    static func attribute(_ packet: inout Packet, _ layer: inout Layer, direction: Direction, handle: UInt16, peripheral: BDAddr?) {
-        packet.setAirDirection(direction)
+    /// A data or CIS PDU's sender on the packet: its direction (none where it cannot be told),
+    /// the link's number as its handle, the peripheral as its peer, and the fields that say so.
+    static func attribute(_ packet: inout Packet, _ layer: inout Layer, direction: Direction?, handle: UInt16, peripheral: BDAddr?) {
+        packet.setAirDirection(direction ?? .none)
         packet.handle = handle
         packet.peer = peripheral
         layer.add(LinkLayerFields.handle, .u16(handle))
-        layer.add(LinkLayerFields.direction, .text(direction == .sent ? "Central to Peripheral" : "Peripheral to Central"))
+        layer.add(LinkLayerFields.direction, .text(directionName(direction)))
+    }
+
+    static func directionName(_ direction: Direction?) -> String {
+        switch direction {
+        case .sent?: return "Central to Peripheral"
+        case .received?: return "Peripheral to Central"
+        default: return "Unknown"
+        }
+    }
+
+    /// The summary's first words: who sent it.
+    static func arrow(_ direction: Direction?) -> String {
+        switch direction {
+        case .sent?: return "C→P"
+        case .received?: return "P→C"
+        default: return "C?P"
+        }
+    }
+
+    /// Whether a PDU is its side's previous one sent again: the same sequence number, LLID and
+    /// payload. The same sequence number alone is not enough: where the sides were told
+    /// apart wrongly, or a packet between was missed, it would drop a new PDU.
+    static func isRetransmission(sn: UInt8, llid: UInt8, payload: ArraySlice<UInt8>, side: Int, last: inout [(sn: UInt8, pdu: [UInt8])?]) -> Bool {
+        // The NESN may move on between two copies (the sender acknowledges meanwhile): the LLID
+        // and the payload are what repeat.
+        let key = sn | llid << 1
+        let repeated = last[side].map { $0.sn == key && $0.pdu.elementsEqual(payload) } ?? false
+        last[side] = (key, Array(payload))
+        return repeated
     }
 
     /// An L2CAP fragment a data PDU carries: for the L2CAP decoder once the link layer's layer is on the packet.
@@ -142,7 +180,7 @@ enum LinkLayerDecoder {
     /// of a legacy pairing captured in full, LTKs the capture distributed and the LTKs given;
     /// later ones use it with each side's packet counter (a few counts ahead too, for packets
     /// the sniffer missed).
-    static func decrypt(_ sealed: ArraySlice<UInt8>, header: UInt8, fromCentral: Bool, retransmitted: Bool, link: Session.LinkKey,
+    static func decrypt(_ sealed: ArraySlice<UInt8>, header: UInt8, fromCentral: Bool, retransmitted: Bool, damaged: Bool = false, link: Session.LinkKey,
                         connection: inout LinkLayerState.Connection, into layer: inout Layer, session: Session) -> [UInt8]? {
         let side = fromCentral ? 0 : 1
         if connection.cipher == nil {
@@ -162,10 +200,28 @@ enum LinkLayerDecoder {
                     connection.counters[side] += 1
                     connection.candidates = []
                     layer.addIssue(.note, "Decrypted with \(candidate.source)")
+                    layer.add(LinkLayerFields.keySource, .text(candidate.source))
                     return plain
                 }
             }
-            if first {
+            // crackle's third way: the sniffer missed the confirm values, but a legacy pairing's
+            // randoms and this packet's MIC tell the TK just as well.
+            if first, let (tk, cipher) = searchTemporaryKey(sealed, header: header, fromCentral: fromCentral, link: link,
+                                                            connection: connection, session: session),
+               let plain = LinkLayerEncryption.open(sealed, header: header, counter: connection.counters[side], fromCentral: fromCentral, session: cipher) {
+                connection.cipher = cipher
+                connection.keySource = stkSource(tk, found: tk == 0 ? "Just Works" : "search by MIC")
+                connection.counters[side] += 1
+                connection.candidates = []
+                layer.addIssue(.note, "Decrypted with \(connection.keySource!)")
+                layer.add(LinkLayerFields.keySource, .text(connection.keySource!))
+                return plain
+            }
+            if first, session.smp.pairings[link]?.method?.hasPrefix("LE Secure Connections") == true {
+                // The ECDH exchange keeps an LE Secure Connections key from anyone listening.
+                layer.add(LinkLayerFields.secureConnections, .bool(true), "Yes: no sniffer can recover the key")
+                layer.addIssue(.note, "Paired with LE Secure Connections: its key cannot be found from the air (ECDH); give the LTK with --ltk or --keys")
+            } else if first {
                 layer.addIssue(.note, connection.candidates.isEmpty
                     ? "Encrypted with a key btlog does not have: give the LTK with --ltk or --keys"
                     : "Encrypted with none of the keys btlog has: give the LTK with --ltk or --keys")
@@ -185,6 +241,12 @@ enum LinkLayerDecoder {
                 return plain
             }
         }
+        if damaged {
+            // The peer took it, so it used up a count; the sniffer's copy has bit errors.
+            connection.counters[side] = counter + 1
+            layer.addIssue(.note, "Not decrypted: the sniffer's copy is damaged")
+            return nil
+        }
         layer.addIssue(.error, "MIC failure: the payload does not authenticate with the link's session key")
         connection.micFailed = true
         return nil
@@ -201,24 +263,101 @@ enum LinkLayerDecoder {
             pairing.responderType = connection.peripheralAddressType
             let passkey = session.smp.pairings[link]?.method?.contains("Passkey") ?? false
             if let tk = pairing.findTemporaryKey(tryingPasskeys: passkey) {
-                let digits = String(tk)
-                let method = tk == 0 ? "Just Works (TK 0)" : "passkey " + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
-                candidates.append((pairing.shortTermKey(temporaryKey: tk), "the STK of the legacy pairing captured, \(method)"))
+                candidates.append((pairing.shortTermKey(temporaryKey: tk), stkSource(tk, found: tk == 0 ? "Just Works" : "passkey search")))
             }
         }
         let rand = connection.exchange.rand.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         for known in session.smp.distributedKeys where known.ediv == connection.exchange.ediv && known.rand == rand {
-            candidates.append((known.ltk.reversed(), "the LTK distributed in packet \(known.frame)"))
+            candidates.append((known.ltk.reversed(), "LTK distributed in packet \(known.frame)"))
         }
         for key in session.options.linkLayerKeys {
-            candidates.append((key, "the LTK given"))
-            candidates.append((key.reversed(), "the LTK given, its octets reversed"))
+            candidates.append((key, "LTK from --ltk"))
+            candidates.append((key.reversed(), "LTK from --ltk, its octets reversed"))
         }
         return candidates
     }
 
+    /// The TK of a legacy pairing whose confirm values the capture lacks, found by the MIC of
+    /// the link's first encrypted packet: 0 (Just Works) first, then, unless the pairing was
+    /// Just Works, every passkey (a million tries, a few seconds). A 4-octet MIC can match a
+    /// wrong key once in 2^32 tries; the packets after it, which must decrypt too, would show it.
+    static func searchTemporaryKey(_ sealed: ArraySlice<UInt8>, header: UInt8, fromCentral: Bool, link: Session.LinkKey,
+                                   connection: LinkLayerState.Connection, session: Session) -> (UInt32, LinkLayerEncryption.Session)? {
+        guard connection.exchange.usesSTK, let pairing = session.smp.legacy[link]?.pairing,
+              pairing.initiatorRandom.count == 16, pairing.responderRandom.count == 16,
+              pairing.initiatorConfirm.count != 16 || pairing.responderConfirm.count != 16 else { return nil }
+        let method = session.smp.pairings[link]?.method ?? ""
+        #if FUZZING
+        let last: UInt32 = 999
+        #else
+        let last: UInt32 = 999_999
+        #endif
+        let highest: UInt32 = method.contains("Just Works") || method.contains("Out of Band") ? 0 : last
+        for tk in UInt32(0) ... highest {
+            let cipher = LinkLayerEncryption.session(ltk: pairing.shortTermKey(temporaryKey: tk), exchange: connection.exchange)
+            if LinkLayerEncryption.open(sealed, header: header, counter: connection.counters[fromCentral ? 0 : 1],
+                                        fromCentral: fromCentral, session: cipher) != nil {
+                return (tk, cipher)
+            }
+        }
+        return nil
+    }
+
+    /// The number of the packet that acknowledges a PDU the sniffer received damaged: the next
+    /// intact packet of the same link (among the few that follow) comes from the other side,
+    /// which had been expecting this sequence number and now expects the next. Nil when the
+    /// frames after it are not at hand, or do not say so.
+    static func acknowledgement(of sn: UInt8, from direction: Direction, accessAddress: UInt32, frame: Frame,
+                                connection: LinkLayerState.Connection, session: Session) -> Int? {
+        guard let upcoming = session.upcoming, case .air(let type) = frame.kind, type.isLE else { return nil }
+        let other = direction == .sent ? 1 : 0
+        guard connection.lastNESN[other] == sn else { return nil }
+        var rhythm = connection.rhythm
+        for distance in 1 ... 4 {
+            guard let next = upcoming(distance), next.kind == frame.kind else { return nil }
+            var scratch = Packet(frame: next, buildsDisplayText: false)
+            var c = ByteCursor(next.bytes)
+            let reception: AirReception
+            do {
+                switch type {
+                case .leLL: reception = AirReception()
+                case .leLLWithRadioHeader: reception = try SnifferHeaders.decodeRadio(&c, into: &scratch)
+                case .nordicBLE: reception = try SnifferHeaders.decodeNordic(&c, into: &scratch)
+                case .ppi: reception = try SnifferHeaders.decodePPI(&c, into: &scratch)
+                case .bredrBB: return nil
+                }
+                guard try c.u32() == accessAddress else { continue }
+                if reception.phy == 2 { _ = try c.u8() }
+            } catch {
+                return nil
+            }
+            guard c.remaining >= 5 else { return nil }
+            let header = c.bytes[c.index], length = Int(c.bytes[c.index + 1])
+            guard 2 + length + 3 == c.remaining else { return nil }
+            var intact = reception.crcValid
+            if intact == nil, let crcInit = connection.crcInit {
+                let pdu = c.bytes[c.index ..< c.index + 2 + length]
+                intact = LinkLayerCRC.compute(pdu, initial: crcInit) == LinkLayerCRC.value(captured: c.bytes[(c.index + 2 + length)...])
+            }
+            guard intact == true else { return nil }
+            let sender = rhythm.sender(reception: reception, now: next.timestamp, length: length, crcOK: true)
+            guard let sender, sender != direction else { return nil }
+            return header >> 2 & 1 == sn ^ 1 ? next.number : nil
+        }
+        return nil
+    }
+
+    /// How a legacy pairing's STK was found, as the pairing line and stats name it:
+    /// "STK of legacy pairing, Just Works", "STK of legacy pairing, TK 461140 (passkey search)".
+    static func stkSource(_ tk: UInt32, found how: String) -> String {
+        if tk == 0 && how == "Just Works" { return "STK of legacy pairing, Just Works" }
+        let digits = String(tk)
+        return "STK of legacy pairing, TK \(String(repeating: "0", count: max(0, 6 - digits.count)) + digits) (\(how))"
+    }
+
     /// A data channel PDU (Core Vol 6, Part B, 2.4): LLID, NESN, SN, MD, CP, length.
-    static func decodeData(_ c: inout ByteCursor, accessAddress: UInt32, reception: AirReception, crcOK: Bool,
+    static func decodeData(_ c: inout ByteCursor, accessAddress: UInt32, reception: AirReception, crcOK: Bool, complete: Bool,
+                           acknowledgedIn: inout Int?,
                            into layer: inout Layer, packet: inout Packet, session: inout Session) throws -> L2CAPHandoff? {
         let headerStart = c.index
         let header = try c.u8()
@@ -240,18 +379,26 @@ enum LinkLayerDecoder {
             let info = try c.u8()
             layer.add(LinkLayerFields.cteInfo, .u8(info), "Time \(info & 0x1F) (\(Int(info & 0x1F) * 8) µs), type \(info >> 6)")
         }
-        let arrow = sent ? "C→P" : "P→C"
-        layer.summary.set("\(arrow) ")
+        layer.summary.set("\(arrow(direction)) ")
 
         defer { session.linkLayer.connections[accessAddress] = connection }
-        guard crcOK else {
+        // A sender not told apart keeps a history of its own (side 2).
+        let side = direction == .sent ? 0 : direction == .received ? 1 : 2
+        if !crcOK, complete, length > 0, let direction,
+           let by = acknowledgement(of: sn, from: direction, accessAddress: accessAddress, frame: packet.frame,
+                                    connection: connection, session: session) {
+            // The peer took it (the sniffer alone got a damaged copy): decoded, and reassembled.
+            acknowledgedIn = by
+            layer.add(LinkLayerFields.acknowledgedDamaged, .count(by), "Yes, by packet \(by)")
+        }
+        guard crcOK || acknowledgedIn != nil else {
             layer.summary += "Data PDU, LLID \(llid), \(length) bytes"
             layer.add(LinkLayerFields.payload, .bytes(c.rest()))
             return nil
         }
-        let side = sent ? 0 : 1
-        let retransmitted = length > 0 && connection.lastSN[side] == sn
-        connection.lastSN[side] = sn
+        if crcOK, side < 2 { connection.lastNESN[side] = nesn }
+        let retransmitted = length > 0 && isRetransmission(sn: sn, llid: llid, payload: c.bytes[c.index ..< c.index + c.remaining], side: side,
+                                                           last: &connection.lastPDU)
 
         if length == 0 {
             layer.summary += "Empty PDU - SN \(sn) NESN \(nesn)\(md != 0 ? " - MD" : "")"
@@ -271,7 +418,7 @@ enum LinkLayerDecoder {
             let micStart = c.index + c.remaining - 4
             let sealed = c.rest()
             layer.add(LinkLayerFields.mic, .bytes(sealed.suffix(4)), at: layer.range(at: micStart, count: 4))
-            if let plain = decrypt(sealed, header: header, fromCentral: sent, retransmitted: retransmitted, link: link,
+            if let plain = decrypt(sealed, header: header, fromCentral: sent, retransmitted: retransmitted, damaged: !crcOK, link: link,
                                    connection: &connection, into: &layer, session: session) {
                 // Layers above read the plaintext: it becomes the packet's buffer for them.
                 layer.add(LinkLayerFields.decrypted, .bool(true), "Yes, with \(connection.keySource ?? "the link's key")")

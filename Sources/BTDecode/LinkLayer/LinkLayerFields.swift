@@ -7,7 +7,7 @@ public enum LinkLayerFields {
     public static let accessAddress = f("access_address", "Access Address", .uint32, "The link's access address (0x8E89BED6 on advertising channels)")
     public static let channel = f("channel", "Channel Index", .uint8, "LE channel index 0-39 (37-39 primary advertising), from the sniffer's header")
     public static let rssi = f("rssi", "RSSI", .int, "Signal strength in dBm, from the sniffer's header")
-    public static let direction = f("direction", "Direction", .string, "Central to Peripheral or Peripheral to Central (data channel)")
+    public static let direction = f("direction", "Direction", .string, "Central to Peripheral, Peripheral to Central, or Unknown where the sniffer does not say and the channel and timing cannot tell (data channel)")
     public static let handle = f("handle", "Connection", .uint16, "btlog's number for the connection (its access address), as an HCI handle")
     public static let crcOK = f("crc_ok", "CRC Valid", .bool, "Whether the CRC matches, as the sniffer checked or btlog computed")
     public static let crc = f("crc", "CRC", .uint32, "The 24-bit CRC as received")
@@ -16,7 +16,10 @@ public enum LinkLayerFields {
     public static let decrypted = f("decrypted", "Decrypted", .bool, "btlog decrypted the payload (its MIC checked)")
     public static let micOK = f("mic_ok", "MIC Valid", .bool, "Whether an encrypted payload authenticates: with the key btlog found, or as the sniffer checked")
     public static let encryptedPayload = f("encrypted_payload", "Encrypted Payload", .bytes, "A payload btlog cannot decrypt")
-    public static let retransmission = f("retransmission", "Retransmission", .bool, "The same sequence number again from the same side: the peer did not acknowledge it")
+    public static let retransmission = f("retransmission", "Retransmission", .bool, "The same sequence number and payload again from the same side: the peer did not acknowledge it")
+    public static let acknowledgedDamaged = f("damaged_acknowledged", "Damaged at the Sniffer, Acknowledged In", .uint64, "The packet the sniffer received with a bad CRC, decoded all the same: the peer's next packet (this number) acknowledged it")
+    public static let keySource = f("key_source", "Key", .string, "How btlog found the link's key, on the packet it first opened: \"STK of legacy pairing, TK 461140 (passkey search)\", \"LTK from --ltk\", \"LTK distributed in packet N\"")
+    public static let secureConnections = f("le_secure_connections", "LE Secure Connections", .bool, "The link was paired with LE Secure Connections, whose key no sniffer can recover: give the LTK")
 
     // Advertising channel PDU header (Core Vol 6, Part B, 2.3)
     public static let advHeader = f("advertising_header", "Packet Header", .uint16, "Advertising channel PDU header")
@@ -183,7 +186,7 @@ public enum LinkLayerFields {
     public static let segmentTimeOffset = f("iso.segment.time_offset", "Time Offset", .uint32, "Microseconds from the SDU's reference to the BIG/CIG reference (a first segment)")
     public static let segmentData = f("iso.segment.data", "Segment Data", .bytes, "The segment's SDU bytes")
 
-    public static let all = [accessAddress, channel, rssi, direction, handle, crcOK, crc, encrypted, mic, decrypted, micOK, encryptedPayload, retransmission,
+    public static let all = [accessAddress, channel, rssi, direction, handle, crcOK, crc, encrypted, mic, decrypted, micOK, encryptedPayload, retransmission, acknowledgedDamaged, keySource, secureConnections,
                              advHeader, pduType, chSel, txAdd, rxAdd, advLength, advertisingAddress, initiatorAddress, targetAddress,
                              scanningAddress, connAccessAddress, crcInit, windowSize, windowOffset, interval, latency, timeout, channelMap,
                              hop, sca, extHeaderLength, advMode, extFlags, adiDID, adiSID, auxChannel, auxOffset, auxPHY, txPower, cteInfo, acad, llid, nesn, sn, moreData, ctePresent, dataLength,

@@ -31,7 +31,7 @@ enum LinkLayerIsochronous {
         layer.add(LinkLayerFields.dataLength, .u8(length), inDecimal: true, at: layer.range(at: headerStart + 1))
         var label = "CIS"
         if let cig = stream.cigID, let cis = stream.cisID { label = "CIS \(cig)/\(cis)" }
-        layer.summary.set("\(sent ? "C→P" : "P→C") \(label) ")
+        layer.summary.set("\(LinkLayerDecoder.arrow(direction)) \(label) ")
         guard crcOK else {
             layer.summary += "PDU, \(length) bytes (damaged)"
             layer.add(LinkLayerFields.payload, .bytes(c.rest()))
@@ -43,9 +43,9 @@ enum LinkLayerIsochronous {
             if length != 0 { layer.addIssue(.warning, "A null PDU with \(length) payload bytes") }
             return
         }
-        let side = sent ? 0 : 1
-        let retransmitted = length > 0 && stream.lastSN[side] == sn
-        stream.lastSN[side] = sn
+        let side = direction == .sent ? 0 : direction == .received ? 1 : 2
+        let retransmitted = length > 0 && LinkLayerDecoder.isRetransmission(sn: sn, llid: llid, payload: c.bytes[c.index ..< c.index + c.remaining],
+                                                                            side: side, last: &stream.lastPDU)
         if retransmitted {
             layer.add(LinkLayerFields.retransmission, .bool(true), "Yes")
             layer.addIssue(.note, "Retransmission: the same sequence number as this side's previous packet (not acknowledged)")

@@ -39,26 +39,72 @@ extension UInt8 {
     }
 }
 
-/// Who sent the last packet of a connection or CIS, and when it ended on the air: a packet
-/// whose sniffer does not say who sent it is the central's when it opens an event (the central
-/// opens each), else the other side's, T_IFS (150 µs) after the one before.
+/// Who sent each packet of a connection or CIS whose sniffer does not say (Ubertooth): the
+/// central opens every connection event, on a data channel of its own, and the sides then take
+/// turns, T_IFS (150 µs) apart. So a packet on another channel than the one before opens an event
+/// and is the central's; the next ones on the same channel alternate. Where the capture has no
+/// channel, a gap longer than T_IFS after the previous packet opens an event, measured on the
+/// sniffer's own clock where it has one (Ubertooth's PPI), else on the capture's timestamps, and
+/// only while those run forward: a host's arrival times can jitter and go backwards, and a
+/// direction read from them would be a guess. Where nothing tells, the sender is unknown (nil).
 struct EventRhythm {
     var lastDirection: Direction?
+    var lastChannel: UInt8?
+    /// The sniffer's clock at the last packet (100 ns units, wrapping at 32 bits).
+    var lastClock: UInt32?
+    /// The capture's time at the last packet, and when (by that time) it ended on the air.
+    var lastTime: Int64?
     var lastEnd: Int64?
 
-    /// The sender of a packet of `length` payload bytes at `now`; a damaged packet is not
-    /// trusted to set the rhythm.
-    mutating func sender(reception: AirReception, now: Int64, length: Int, crcOK: Bool) -> Direction {
-        var direction = reception.direction ?? .sent
-        if reception.direction == nil, let lastDirection, let lastEnd,
-           now - lastEnd <= 150 + 300 + LinkLayerDecoder.airTime(payload: length, phy: reception.phy) {
-            direction = lastDirection == .sent ? .received : .sent
+    /// Within a connection event the sides answer each other after T_IFS; anything longer than
+    /// this (a 3 ms silence) is the next event, 7.5 ms or more after the last one opened.
+    static let eventGap: Int64 = 3_000
+
+    /// The sender of a packet of `length` payload bytes at `now`, or nil where it cannot be told.
+    /// A damaged packet still took its turn when the channel says so; by timing alone it is not
+    /// trusted to set the rhythm (its length may be wrong).
+    mutating func sender(reception: AirReception, now: Int64, length: Int, crcOK: Bool) -> Direction? {
+        defer {
+            if reception.channel != nil || crcOK {
+                lastChannel = reception.channel
+                lastClock = reception.clock
+                lastTime = now
+                lastEnd = now.saturatingAdd(LinkLayerDecoder.airTime(payload: length, phy: reception.phy))
+            }
         }
-        if crcOK {
+        if let direction = reception.direction {
             lastDirection = direction
-            lastEnd = now + LinkLayerDecoder.airTime(payload: length, phy: reception.phy)
+            return direction
         }
+        let opens = opensEvent(reception: reception, now: now, length: length)
+        let direction: Direction?
+        switch opens {
+        case true?: direction = .sent
+        case false?: direction = lastDirection.map { $0 == .sent ? .received : .sent }
+        case nil: direction = nil
+        }
+        if reception.channel != nil || crcOK { lastDirection = direction }
         return direction
+    }
+
+    /// Whether a packet of `length` payload bytes opens a connection event: nil when nothing can tell.
+    private func opensEvent(reception: AirReception, now: Int64, length: Int) -> Bool? {
+        // The sniffer's clock: microseconds since the last packet began (modulo its 32-bit wrap).
+        let clockGap: Int64? = reception.clock.flatMap { clock in lastClock.map { Int64((clock &- $0) / 10) } }
+        // The capture's time, only while it runs forward.
+        let timeGap: Int64? = lastTime.flatMap { now >= $0 ? now.saturatingSubtract($0) : nil }
+        if let channel = reception.channel {
+            guard let lastChannel, channel == lastChannel else { return true }
+            // The same channel: the same event, unless a silence as long as an event's spacing
+            // came between (channel selection #2 may pick one channel twice in a row).
+            return (clockGap ?? timeGap).map { $0 > Self.eventGap } ?? false
+        }
+        guard let lastTime, let lastEnd else { return true }
+        // An answer comes T_IFS after the packet before ended; 300 µs more for the sniffer's slack.
+        let answerWithin = 150 + 300 + LinkLayerDecoder.airTime(payload: length, phy: reception.phy)
+        if let clockGap { return clockGap > lastEnd.saturatingSubtract(lastTime).saturatingAdd(answerWithin) }
+        guard timeGap != nil else { return nil }
+        return now.saturatingSubtract(lastEnd) > answerWithin
     }
 }
 
@@ -79,8 +125,12 @@ public struct LinkLayerState: ProtocolState {
         /// The frame of its CONNECT_IND, if the capture has it.
         public var connectFrame: Int?
         var rhythm = EventRhythm()
-        /// The last sequence number each side sent (central, peripheral), for retransmissions.
-        var lastSN: [UInt8?] = [nil, nil]
+        /// The last PDU each side sent (central, peripheral, a sender not told apart) with its
+        /// sequence number, for retransmissions.
+        var lastPDU: [(sn: UInt8, pdu: [UInt8])?] = [nil, nil, nil]
+        /// The NESN of each side's last packet received intact (central, peripheral): what it
+        /// expected next.
+        var lastNESN: [UInt8?] = [nil, nil]
         /// From the peripheral's LL_START_ENC_REQ until LL_PAUSE_ENC or the end of the link,
         /// payloads are encrypted.
         var encrypted = false
@@ -127,7 +177,7 @@ public struct LinkLayerState: ProtocolState {
         public var central: BDAddr?
         public var peripheral: BDAddr?
         var rhythm = EventRhythm()
-        var lastSN: [UInt8?] = [nil, nil]
+        var lastPDU: [(sn: UInt8, pdu: [UInt8])?] = [nil, nil, nil]
     }
 
     /// A broadcast isochronous group, from the BIGInfo a periodic train carried, by its seed

@@ -19,6 +19,9 @@ struct AirReception {
     /// The radio header says the packet belongs to a connected or broadcast isochronous stream.
     enum Isochronous { case connected, broadcast }
     var isochronous: Isochronous?
+    /// The sniffer's own clock at the packet, in 100 ns units (Ubertooth's PPI field): what it
+    /// measured on the air, unlike a host's arrival time.
+    var clock: UInt32?
 }
 
 /// The headers sniffers put in front of the link-layer packet: Nordic's nRF Sniffer (link
@@ -59,7 +62,9 @@ enum SnifferHeaders {
                 // The frequency in MHz, or an RF channel: either gives the channel index.
                 let rf = channel >= 2402 ? (channel - 2402) / 2 : channel
                 reception.channel = rf <= 39 ? channelIndex(rfChannel: UInt8(rf)) : nil
-                reception.rssi = average
+                reception.clock = clock
+                // A count of 0: the sniffer took no RSSI samples, and its values mean nothing.
+                if count > 0 { reception.rssi = average }
                 layer.add(SnifferHeaderFields.ppiBTLEChannel, .u16(channel), channel >= 2402 ? "\(channel) MHz" : "RF channel \(channel)")
                 layer.add(SnifferHeaderFields.ppiBTLEClock, .u32(clock), inDecimal: true)
                 layer.add(SnifferHeaderFields.ppiBTLERSSIMax, .signed(Int64(maximum)), "\(maximum) dBm")

@@ -126,7 +126,11 @@ enum SMPDecoder {
             session.smp.pairings[link] = nil
         case 0x06:
             let ltk = try c.slice(16)
-            layer.add(SMPFields.ltk, .bytes(ltk), at: layer.range(at: c.index - 16, count: 16))
+            // Keys are quoted most significant octet first (crackle, --ltk, the Core
+            // specification's sample data); the PDU carries them least significant first.
+            let quoted = Hex.bytes(ltk.reversed(), separator: "")
+            layer.add(SMPFields.ltk, .bytes(ltk), "\(Hex.bytes(ltk)) (LTK \(quoted))", at: layer.range(at: c.index - 16, count: 16))
+            layer.summary += " - LTK \(quoted)"
             session.smp.pendingLTK[link] = Array(ltk)
         case 0x07:
             let ediv = try c.u16(), rand = try c.u64()

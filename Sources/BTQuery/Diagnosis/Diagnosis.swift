@@ -284,7 +284,11 @@ public enum Diagnosis {
                                      advice: "with a key btlog found or was given, it is not this link's (give the right LTK); if the sniffer checked it, the devices disagree on the key, and the receiver ends the link (reason 0x3D, MIC Failure)",
                                      frames: q.micFailureFrames, count: q.micFailures, handle: c.handle, address: c.address))
             }
-            if q.undecrypted > 0, let first = q.firstUndecrypted {
+            if q.undecrypted > 0, let first = q.firstUndecrypted, q.secureConnections {
+                found.append(Problem(.warning, .encryption, "\(q.undecrypted) encrypted packet\(q.undecrypted == 1 ? "" : "s") not decrypted: the link was paired with LE Secure Connections, whose key cannot be recovered from the air\(place)",
+                                     advice: "give the link's LTK with --ltk (or --keys): from the device's bond store (Linux: /var/lib/bluetooth/<adapter>/<device>/info, [LongTermKey]), or from an HCI log of either side (LE Long Term Key Request Reply)",
+                                     frames: [first], count: q.undecrypted, handle: c.handle, address: c.address))
+            } else if q.undecrypted > 0, let first = q.firstUndecrypted {
                 found.append(Problem(.warning, .encryption, "\(q.undecrypted) encrypted packet\(q.undecrypted == 1 ? "" : "s") not decrypted: btlog has no key for the link\(place)",
                                      advice: "give the link's LTK with --ltk or --keys, or capture the pairing (LE legacy pairing, Just Works or passkey, btlog recovers from the air; LE Secure Connections it cannot); a capture that starts after LL_ENC_REQ lacks the session's diversifiers: start sniffing before the connection",
                                      frames: [first], count: q.undecrypted, handle: c.handle, address: c.address))

@@ -51,7 +51,15 @@ public struct PacketPipeline {
         self.onWarning = onWarning
     }
 
-    public mutating func run<Sink: PacketSink>(_ reader: FrameReader, into sink: inout Sink) throws {
+    public mutating func run<Sink: PacketSink>(_ plainReader: FrameReader, into sink: inout Sink) throws {
+        // Looking ahead waits for the frames it looks at: not for input that arrives as it happens.
+        var reader = plainReader
+        if !live {
+            let lookahead = LookaheadReader(plainReader)
+            decoder.session.upcoming = { [unowned lookahead] in lookahead.peek($0) }
+            reader = lookahead
+        }
+        defer { decoder.session.upcoming = nil }
         if sink.runsOnItsOwnThread && !live && !oneThread && SinkThreading.available {
             try runWithSinkThread(reader, into: &sink)
         } else {

@@ -91,6 +91,7 @@ enum StatisticsFields {
     static let btleMaxRxOctets = field("btle.control.max_rx_octets"), btleMaxTxOctets = field("btle.control.max_tx_octets")
     static let btlePHYCToP = field("btle.control.m_to_s_phy"), btlePHYPToC = field("btle.control.s_to_m_phy")
     static let btleMICOK = field("btle.mic_ok"), btleEncryptedPayload = field("btle.encrypted_payload")
+    static let btleKeySource = field("btle.key_source"), btleSecureConnections = field("btle.le_secure_connections")
     static let btleCIE = field("btle.data_header.close_isochronous_event"), btleRejectOpcode = field("btle.control.reject_opcode")
     static let btleUnknownType = field("btle.control.unknown_type")
     static let basebandCRCOK = field("btbredr_rf.crc_ok")

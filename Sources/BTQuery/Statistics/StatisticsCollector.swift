@@ -71,7 +71,7 @@ public struct StatisticsCollector: PacketSink {
 
     public mutating func consume(_ packet: Packet) throws {
         report.totals.add(packet)
-        throughput?.see(packet.frame.timestamp)
+        throughput?.see(packet.frame.timestamp, frame: packet.frame.number)
         let frame = packet.frame
         if frame.controller != Frame.systemController, !frame.kind.isAir {
             if let index = controllerIndex[frame.controller] {
@@ -680,6 +680,8 @@ public struct StatisticsCollector: PacketSink {
             quality.undecrypted += 1
             quality.firstUndecrypted = quality.firstUndecrypted ?? frame.number
         }
+        if let source = layer.text(F.btleKeySource) { quality.keySource = source }
+        if layer.integer(F.btleSecureConnections) == 1 { quality.secureConnections = true }
         report.connections[index].air = quality
     }
 
@@ -851,11 +853,11 @@ public struct StatisticsCollector: PacketSink {
         if role == 1 {
             if let previous = pendingATT[mine] {
                 report.att.unanswered.append(UnansweredRequest(frame: previous.frame, opcode: previous.opcode,
-                                                               waited: frame.timestamp - previous.time, end: .superseded))
+                                                               waited: frame.timestamp.saturatingSubtract(previous.time), end: .superseded))
             }
             pendingATT[mine] = PendingTransaction(frame: frame.number, time: frame.timestamp, opcode: UInt8(truncatingIfNeeded: opcode))
         } else if role == 2, let request = pendingATT.removeValue(forKey: theirs) {
-            let latency = frame.timestamp - request.time
+            let latency = frame.timestamp.saturatingSubtract(request.time)
             if latency > 30_000_000 {
                 report.att.lateResponses.append(LateResponse(requestFrame: request.frame, responseFrame: frame.number, opcode: request.opcode, delay: latency))
             }

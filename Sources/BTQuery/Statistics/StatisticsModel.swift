@@ -202,6 +202,10 @@ public struct AirLinkQuality: Equatable, Sendable {
     public var badCRC = 0, retransmissions = 0, micFailures = 0, undecrypted = 0
     public var firstBadCRC: Int?, firstRetransmission: Int?, firstUndecrypted: Int?
     public var micFailureFrames: [Int] = []
+    /// How btlog found the link's key ("STK of legacy pairing, TK 461140 (passkey search)").
+    public var keySource: String?
+    /// The link was paired with LE Secure Connections and btlog was given no key for it.
+    public var secureConnections = false
 }
 
 /// A link's parameters as last set.
@@ -408,7 +412,7 @@ public struct A2DPStreamReport: Equatable {
 
     /// Media bits per second over the stream's span (nil for a single packet).
     public var bitRate: Double? {
-        let span = last - first
+        let span = last.saturatingSubtract(first)
         return span > 0 ? Double(mediaBytes) * 8 / (Double(span) / 1_000_000) : nil
     }
 }

@@ -147,6 +147,8 @@ public struct StatisticsJSON: ReportRenderer {
                     json.member("retransmissions", air.retransmissions)
                     json.member("mic_failures", air.micFailures)
                     json.member("undecrypted", air.undecrypted)
+                    if let source = air.keySource { json.member("key_source", source) }
+                    if air.secureConnections { json.member("le_secure_connections", true) }
                 }
             }
             json.objects("timeline", c.timeline) { json, event in

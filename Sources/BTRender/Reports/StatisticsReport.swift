@@ -102,11 +102,13 @@ public struct StatisticsReport: ReportRenderer {
                          + ", \(c.transport?.rawValue ?? "transport unknown"), \(c.role?.rawValue ?? "role unknown")")
             if let air = c.air {
                 try emit("    from the air: \(air.dataPDUs) data PDUs, \(air.badCRC) bad CRC, \(air.retransmissions) sent again, "
-                         + "\(air.micFailures) MIC failure\(air.micFailures == 1 ? "" : "s"), \(air.undecrypted) not decrypted")
+                         + "\(air.micFailures) MIC failure\(air.micFailures == 1 ? "" : "s"), \(air.undecrypted) not decrypted"
+                         + (air.keySource.map { "; key: \($0)" } ?? "")
+                         + (air.secureConnections ? "; paired with LE Secure Connections: no sniffer can recover its key, give the LTK with --ltk" : ""))
             }
             let origin = c.start ?? c.firstSeen
             for event in c.timeline {
-                var text = "    " + StatisticsText.offset(event.time - origin).padded(to: 10) + ("#\(event.frame)").padded(to: 8) + event.event
+                var text = "    " + StatisticsText.offset(event.time.saturatingSubtract(origin)).padded(to: 10) + ("#\(event.frame)").padded(to: 8) + event.event
                 if let failure = event.failure {
                     text += style.paint(" failed: " + failure, Style.red)
                 } else if !event.values.isEmpty {
