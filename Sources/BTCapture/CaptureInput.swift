@@ -142,15 +142,8 @@ public enum CaptureInput {
     }
 
     static func openSysdiagnoseTar(input: BufferedReader, name: String, options: InputOptions, depth: Int) throws -> FrameReader {
-        let spooledBefore = Spool.spooledPaths
-        let members: [ContainerMember]
-        do {
-            members = try TarArchive.extractMembers(from: input, name: name, matching: isPacketLog)
-        } catch {
-            // A damaged archive: nothing spooled from it is needed.
-            for path in Spool.spooledPaths where !spooledBefore.contains(path) { Spool.release(path) }
-            throw error
-        }
+        // A damaged archive removes what it spooled itself (and nothing another input spooled).
+        let members = try TarArchive.extractMembers(from: input, name: name, matching: isPacketLog)
         return try openMember(members, name: name, what: "packet log (.pklg)", options: options, depth: depth + 1)
     }
 

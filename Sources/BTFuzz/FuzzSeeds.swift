@@ -133,6 +133,18 @@ public enum FuzzSeeds {
                 sessions.append((name, frames))
             }
         }
+        // Whole capture files for the capture target: every fixture small enough, and the
+        // third-party captures (real sniffers' record headers and timestamps).
+        if let fixtures {
+            let folders = [fixtures, (fixtures as NSString).appendingPathComponent("third-party/crackle")]
+            for folder in folders {
+                for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+                where [".btsnoop", ".pklg", ".pcap", ".pcapng"].contains(where: { name.hasSuffix($0) }) {
+                    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: (folder as NSString).appendingPathComponent(name))))
+                    if bytes.count <= 64 << 10 { try save(.capture, "file-\(name)", bytes) }
+                }
+            }
+        }
         for (name, frames) in sessions {
             // At most 60 runs per session, spread over all of it (a kernel fixture's testers
             // differ from start to end).
@@ -163,6 +175,18 @@ public enum FuzzSeeds {
         // Periodic trains, BIGInfo, BIS and CIS packets, LE Coded.
         for type in [AirLinkType.leLLWithRadioHeader, .nordicBLE] {
             try save(.air, "air-iso-\(type.rawValue).bin", AirInput.encode(AirIsochronousScenario.frames(type)))
+        }
+        // Real sniffers' records (Ubertooth's PPI from crackle's captures), in runs as above.
+        if let fixtures {
+            let folder = (fixtures as NSString).appendingPathComponent("third-party/crackle")
+            for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted() where name.hasSuffix(".pcap") {
+                guard let reader = try? CaptureInput.open((folder as NSString).appendingPathComponent(name)) else { continue }
+                var frames: [Frame] = []
+                while let frame = try? reader.next() { frames.append(frame) }
+                for start in stride(from: 0, to: frames.count, by: 32) {
+                    try save(.air, "third-party-\(name)-\(start).bin", AirInput.encode(Array(frames[(start == 0 ? 0 : start - 8) ..< min(start + 40, frames.count)])))
+                }
+            }
         }
         // BR/EDR baseband: ID, FHS, POLL/NULL, LMP, L2CAP fragments, SCO/eSCO, damaged packets.
         try save(.air, "air-bredr.bin", AirInput.encode(BasebandScenario.frames()))

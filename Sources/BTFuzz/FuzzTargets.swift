@@ -63,6 +63,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// report, its JSON, the throughput view and plot and the diagnosis render, and the counts
     /// add up to the packets fed.
     case stats
+    /// A whole capture file as a user hands it over: format detection, every record's header
+    /// and timestamp, the decoders, the table and tree, statistics with the throughput series
+    /// and plot, and the diagnosis. Seeded with the fixtures and the third-party captures, so
+    /// mutations reach the record headers and timestamps of real captures (a timestamp years
+    /// from the others, lengths at their limits).
+    case capture
 
     /// Runs the input; returns normally for every input (errors are the expected outcome of
     /// most inputs), crashes only on a bug.
@@ -112,6 +118,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             RedactInput.run(input)
         case .stats:
             StatsInput.run(input)
+        case .capture:
+            CaptureFileInput.run(input)
         case .notes:
             guard let document = try? NotesDocument.parse(Data(input)) else { return }
             guard let again = try? NotesDocument.parse(document.serialized()), again == document else {
@@ -473,18 +481,51 @@ public enum StatsInput {
         collector.beginFile("fuzz")
         for frame in frames { try? collector.consume(decoder.decode(frame)) }
         collector.endFile(session: decoder.session)
+        renderReports(&collector, packets: frames.count)
+    }
+
+    /// Every report `stats` and `diagnose` make, from what the collector gathered over `packets`.
+    static func renderReports(_ collector: inout StatisticsCollector, packets: Int) {
         let report = collector.finish()
         let totals = report.totals
-        precondition(totals.packets == frames.count, "stats counted \(totals.packets) of \(frames.count) packets")
+        precondition(totals.packets == packets, "stats counted \(totals.packets) of \(packets) packets")
         precondition(totals.commands + totals.events + totals.acl + totals.sco + totals.iso + totals.air + totals.other == totals.packets,
                      "the kinds do not add up to the packets")
         _ = StatisticsReport(report, style: Style(enabled: true)).lines
         _ = StatisticsJSON(report, files: ["fuzz"], throughput: collector.throughput).document
         if let series = collector.throughput {
+            precondition(series.binCount <= ThroughputSeries.maxBins, "the throughput series grew past its bound")
             _ = ThroughputReport(report, series: series, style: Style(enabled: false)).lines
             _ = ThroughputPlot(report, series: series, title: "fuzz").svg
         }
         let problems = Diagnosis.problems(in: report)
         _ = DiagnosisReport(problems, packets: totals.packets, files: ["fuzz"], style: Style(enabled: true)).document
+    }
+}
+
+/// The capture target: the input is a capture file; at most 20,000 of its records are read.
+public enum CaptureFileInput {
+    public static func run(_ input: [UInt8]) {
+        guard let reader = try? CaptureInput.open(bytes: input, name: "fuzz") else { return }
+        let decoder = Decoder()
+        var collector = StatisticsCollector(throughputInterval: 1000)
+        collector.beginFile("fuzz")
+        var options = RenderOptions()
+        options.hex = true
+        options.time = .rel
+        var tree: PacketRenderer = TreeRenderer(options: options)
+        var table: PacketRenderer = TableRenderer(options: RenderOptions())
+        let output = FuzzDecoder.shared.output
+        var count = 0
+        while count < 20_000, let frame = try? reader.next() {
+            let packet = decoder.decode(frame)
+            try? collector.consume(packet)
+            try? tree.render(packet, to: output)
+            try? table.render(packet, to: output)
+            count += 1
+        }
+        collector.endFile(session: decoder.session)
+        try? output.flush()
+        StatsInput.renderReports(&collector, packets: count)
     }
 }

@@ -69,7 +69,7 @@ extension InputJobs {
     /// output, then its error if it could not be read, as reading it alone would print them.
     /// Returns what its job returned, or nil for an input that could not be read (reported).
     /// A temporary file that cannot be written or read back ends the run, naming TMPDIR.
-    static func emit<Outcome>(_ spool: Spool?, _ outcome: Result<Outcome, Error>, to out: OutputWriter) throws -> Outcome? {
+    static func emit<Outcome>(_ spool: Spool?, _ outcome: Result<Outcome, Error>, to out: OutputWriter, quiet: Bool = false) throws -> Outcome? {
         for warning in spool?.warnings ?? [] { FileHandleStderr.warning(warning) }
         do {
             try spool?.readBack { try out.write(raw: $0) }
@@ -81,7 +81,8 @@ extension InputJobs {
             return value
         case .failure(let error as CaptureError):
             try out.flush()
-            FileHandleStderr.error(error.message)
+            // grep -s: the input's failure shows in the exit status alone.
+            if !quiet { FileHandleStderr.error(error.message) }
             return nil
         case .failure(let error as OutputWriter.OutputFailed):
             throw CaptureError("temporary file in TMPDIR: \(error.description)")

@@ -61,6 +61,12 @@ struct Stats: ParsableCommand {
         let outcome = try inputs.collect(into: &collector, decoders: decoders)
         if outcome.read == 0 { throw Failure(code: 1) }
         let report = collector.finish(vendors: VendorNames.system)
+        if let series = collector.throughput, let outlier = series.firstOutlier {
+            let span = Microseconds.secondsText(series.interval.saturatingMultiply(Int64(ThroughputSeries.maxBins)))
+            FileHandleStderr.warning("throughput: \(series.outliers) packet\(series.outliers == 1 ? "" : "s") more than \(span) s after the capture's first "
+                + "(the first of them packet \(outlier.frame), at \(Microseconds.secondsText(outlier.time))) left out of the series: a damaged timestamp, "
+                + "or use a larger --interval")
+        }
         if let svg, let series = collector.throughput {
             let title = "Application throughput: " + (files.count == 1 ? files[0] : "\(files.count) captures")
             do {

@@ -49,32 +49,19 @@ enum MemberChoice {
     }
 }
 
-/// Temporary files for members spooled out of a stream. Each is removed as soon as the reader
-/// that needs it has it open (`release`), and any left are removed when the process ends.
+/// Temporary files for members spooled out of a stream (TemporaryFiles, kept by name). Each is
+/// removed as soon as the reader that needs it has it open (`release`), and any left are
+/// removed when the process ends.
 enum Spool {
     static func makeFile() throws -> (path: String, sink: FileSink) {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
-        var template = Array("\(base)/btlog-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw CaptureError("cannot create a temporary file in \(base): \(systemErrorText(errno))") }
-        let path = String(cString: template)
-        spooledPaths.append(path)
-        registerCleanup()
-        return (path, FileSink(fd: fd, name: path, ownsDescriptor: true))
+        do {
+            let made = try TemporaryFiles.make(prefix: "btlog", .untilRemoved)
+            return (made.path, FileSink(fd: made.descriptor, name: made.path, ownsDescriptor: true))
+        } catch let failure as TemporaryFiles.Failure {
+            throw CaptureError(failure.description)
+        }
     }
 
     /// Removes a spooled file (an open descriptor keeps reading it); other paths are left alone.
-    static func release(_ path: String) {
-        guard let index = spooledPaths.firstIndex(of: path) else { return }
-        spooledPaths.remove(at: index)
-        unlink(path)
-    }
-
-    nonisolated(unsafe) static var spooledPaths: [String] = []
-    nonisolated(unsafe) static var registered = false
-    static func registerCleanup() {
-        guard !registered else { return }
-        registered = true
-        atexit { for path in Spool.spooledPaths { unlink(path) } }
-    }
+    static func release(_ path: String) { TemporaryFiles.remove(path) }
 }

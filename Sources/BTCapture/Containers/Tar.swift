@@ -3,8 +3,20 @@
 enum TarArchive {
     static let blockSize = 512
 
+    /// A damaged archive throws after removing the members it had spooled.
     static func extractMembers(from input: BufferedReader, name: String,
                                matching: (String) -> Bool) throws -> [ContainerMember] {
+        var made: [String] = []
+        do {
+            return try extract(from: input, name: name, matching: matching, made: &made)
+        } catch {
+            for path in made { Spool.release(path) }
+            throw error
+        }
+    }
+
+    private static func extract(from input: BufferedReader, name: String, matching: (String) -> Bool,
+                                made: inout [String]) throws -> [ContainerMember] {
         var found: [ContainerMember] = []
         var pendingLongName: String?
         while true {
@@ -37,6 +49,7 @@ enum TarArchive {
             case 0, UInt8(ascii: "0"), UInt8(ascii: "7"):
                 if matching(memberName) {
                     let spooled = try Spool.makeFile()
+                    made.append(spooled.path)
                     var remaining = size
                     while remaining > 0 {
                         if input.available == 0, !(try input.ensure(1)) {

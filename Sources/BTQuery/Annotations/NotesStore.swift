@@ -1,4 +1,5 @@
 import Foundation
+import BTCapture
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -55,10 +56,12 @@ public enum NotesStore {
     /// Writes through a temporary file in the same folder, synced, then renamed over the old one.
     static func write(_ data: Data, to path: String) throws {
         let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
-        var template = Array((folder + "/.btlog-notes-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw Failure(description: "\(folder): cannot write the notes there (\(String(cString: strerror(errno))))") }
-        let temporary = String(cString: template)
+        let fd: Int32, temporary: String
+        do {
+            (fd, temporary) = try TemporaryFiles.make(prefix: ".btlog-notes", in: folder, .caller)
+        } catch let failure as TemporaryFiles.Failure {
+            throw Failure(description: "\(folder): cannot write the notes there (\(failure.reason))")
+        }
         var written = true
         data.withUnsafeBytes { raw in
             var offset = 0

@@ -1,4 +1,5 @@
 import Foundation
+import BTCapture
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,14 +18,11 @@ public enum InputJobs {
         public var warnings: [String] = []
 
         init() throws {
-            let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-            var template = Array((folder + "/btlog-spool-XXXXXX").utf8CString)
-            let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            guard fd >= 0 else {
-                throw SpoolError(description: "cannot make a temporary file in \(folder) (TMPDIR): \(String(cString: strerror(errno)))")
+            do {
+                descriptor = try TemporaryFiles.make(prefix: "btlog-spool", .descriptorOnly).descriptor
+            } catch let failure as TemporaryFiles.Failure {
+                throw SpoolError(description: "\(failure.description) (TMPDIR)")
             }
-            template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-            descriptor = fd
         }
 
         deinit { close(descriptor) }

@@ -1,3 +1,5 @@
+import BTCapture
+
 /// What one connection achieved in the direction that carried most application data, beside
 /// the ceiling its parameters allow and the first limit in the way (LE links; BR/EDR links
 /// get the rate achieved only).
@@ -25,7 +27,7 @@ public struct ConnectionThroughput: Equatable {
         guard traffic.bytes > 0, let first = traffic.first, let last = traffic.last else { return nil }
         var result = ConnectionThroughput(connection: index, sent: sent, bytes: traffic.bytes)
         let intervalMicros = Int64(c.parameters.interval ?? 0) * 1250
-        let span = last - first + intervalMicros
+        let span = last.saturatingSubtract(first).saturatingAdd(intervalMicros)
         if span > 0 { result.achievedKbps = Double(traffic.bytes * 8) / (Double(span) / 1000) }
         // An interval outside 7.5 ms to 4 s (a damaged or invented event) has no ceiling to model.
         guard c.transport == .le, let interval = c.parameters.interval, LEThroughputCeiling.intervals.contains(interval),

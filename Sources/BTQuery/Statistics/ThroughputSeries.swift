@@ -32,20 +32,34 @@ public struct ThroughputSeries {
     /// The number of bins from the origin to the last packet.
     public private(set) var binCount = 0
 
+    /// At most this many bins from the origin: a record whose time is years from the others'
+    /// (a damaged or mutated capture) must not size an allocation. Records past it are left
+    /// out of the series and counted, with the first of them named.
+    public static let maxBins = 200_000
+    public private(set) var outliers = 0
+    public private(set) var firstOutlier: (frame: Int, time: Int64)?
+
     public init(interval: Int64) {
         precondition(interval > 0)
         self.interval = interval
     }
 
-    /// Every packet's time extends the series (a quiet end still shows as zeros).
-    mutating func see(_ time: Int64) {
+    /// Every packet's time extends the series (a quiet end still shows as zeros), unless it
+    /// lies past the last bin the series may have.
+    mutating func see(_ time: Int64, frame: Int) {
         if origin == nil { origin = time }
-        binCount = max(binCount, bin(of: time) + 1)
+        let index = bin(of: time)
+        guard index < Self.maxBins else {
+            outliers += 1
+            if firstOutlier == nil { firstOutlier = (frame, time) }
+            return
+        }
+        binCount = max(binCount, index + 1)
     }
 
     mutating func add(bytes: Int, connection: Int, sent: Bool, at time: Int64) {
-        see(time)
         let index = bin(of: time)
+        guard index < Self.maxBins else { return }
         let key = Key(connection: connection, sent: sent)
         var series = bins.removeValue(forKey: key) ?? Bins(first: index, bytes: [], total: 0)
         if index < series.first {
@@ -61,7 +75,7 @@ public struct ThroughputSeries {
     }
 
     /// A packet before the first (a capture whose clock stepped back) counts in bin 0.
-    func bin(of time: Int64) -> Int { Int(max(0, time - (origin ?? time)) / interval) }
+    func bin(of time: Int64) -> Int { Int(max(0, time.saturatingSubtract(origin ?? time)) / interval) }
 
     /// Kilobits per second in each bin from `from` to `to` (default: the whole capture), zeros
     /// where the series carried nothing.
