@@ -11,8 +11,11 @@ struct Grep: ParsableCommand {
         The text searched is what show prints for the packet: its one-line row, every line of its \
         tree with -V, the hex dump too with -x, its columns with --fields. A packet matches when \
         any of its lines does. The filters (-f, --type...) apply first. Exit status: 0 when a \
-        packet was selected, 1 when none was, 2 on an error, as grep's.
-        """
+        packet was selected, 1 when none was, 2 on an error, as grep's; with -q, 0 as soon as a \
+        packet is selected, even if a later file is missing.
+        """,
+        // -h is grep's --no-filename; help stays at --help.
+        helpNames: [.long]
     )
 
     @Argument(help: ArgumentHelp("A regular expression (PCRE2, as grep -P; (?i) ignores case), or a fixed string with -F.", valueName: "PATTERN"))
@@ -35,6 +38,19 @@ struct Grep: ParsableCommand {
 
     @Flag(name: [.customShort("l"), .customLong("files-with-matches")], help: "Print only the names of files with a selected packet.")
     var filesWithMatches = false
+
+    @Flag(name: [.customShort("q"), .customLong("quiet"), .customLong("silent")],
+          help: "Print nothing; exit 0 at the first selected packet, 1 when none is (as in 'if btlog grep -q ...').")
+    var quiet = false
+
+    @Flag(name: [.customShort("s"), .customLong("no-messages")], help: "Do not report files that cannot be read or are not captures (the exit status still says 2).")
+    var noMessages = false
+
+    @Flag(name: [.customShort("H"), .customLong("with-filename")], help: "Prefix each line with the file name, even for one file.")
+    var withFilename = false
+
+    @Flag(name: [.customShort("h"), .customLong("no-filename")], help: "Never prefix lines with the file name, even for several files.")
+    var noFilename = false
 
     @Option(name: [.customShort("A"), .customLong("after-context")], help: ArgumentHelp("Also print N packets after each selected one.", valueName: "N"))
     var afterContext: Int?
@@ -64,6 +80,8 @@ struct Grep: ParsableCommand {
         if notes.notes != nil && files.count != 1 { throw ValidationError("--notes names the notes of one capture; give one file") }
         if display.collapse { throw ValidationError("--collapse folds show's table; grep prints each selected packet") }
         if countOnly && filesWithMatches { throw ValidationError("-c and -l choose different outputs; give one") }
+        if quiet && (countOnly || filesWithMatches) { throw ValidationError("-q prints nothing; -c and -l choose an output: give one") }
+        if withFilename && noFilename { throw ValidationError("-H and -h contradict each other; give one") }
     }
 
     /// What every file's search shares.
@@ -85,7 +103,7 @@ struct Grep: ParsableCommand {
         options.style = Style(enabled: false)
         options.width = nil
         let setup = Setup(pattern: compiled, options: options, highlight: highlight, decoders: try decoding.prepare(),
-                          output: countOnly ? .count : filesWithMatches ? .fileName : .packets)
+                          output: quiet ? .quiet : countOnly ? .count : filesWithMatches ? .fileName : .packets)
         var anySelected = false, failed = false, printedBefore = false
         if let width = concurrentInputs {
             (anySelected, failed) = try runConcurrently(setup, out: out, width: width)
@@ -94,20 +112,25 @@ struct Grep: ParsableCommand {
                 do {
                     let reader = try CaptureInput.open(file, options: input.inputOptions)
                     if file == "-" { out.lineBuffered = true }
-                    let sink = try search(file, reader, setup, out: out, printedBefore: printedBefore) { FileHandleStderr.warning($0.message) }
+                    let sink = try search(file, reader, setup, out: out, printedBefore: printedBefore) { warning in
+                        if !noMessages { FileHandleStderr.warning(warning.message) }
+                    }
                     if sink.selected > 0 { anySelected = true }
                     if sink.printedAny { printedBefore = true }
+                    // grep -q: the answer is known; the other files are not read.
+                    if quiet && anySelected { break }
                 } catch is OutputWriter.OutputClosed {
                     throw Failure(code: anySelected ? 0 : 1)
                 } catch let error as CaptureError {
                     try? out.flush()
-                    FileHandleStderr.error(error.message)
+                    if !noMessages { FileHandleStderr.error(error.message) }
                     failed = true
                 }
             }
         }
         do { try out.flush() } catch is OutputWriter.OutputClosed {}
-        // grep's rule: an error wins over a match.
+        // grep's rule: an error wins over a match, except for -q, whose match is the answer.
+        if quiet && anySelected { return }
         if failed { throw Failure(code: 2) }
         if !anySelected { throw Failure(code: 1) }
     }
@@ -130,11 +153,15 @@ struct Grep: ParsableCommand {
             search: TextSearch(pattern: setup.pattern, invert: invertMatch),
             context: SearchContext(before: beforeContext ?? context ?? 0, after: afterContext ?? context ?? 0,
                                    printedBefore: printedBefore),
-            output: setup.output, out: out, fileLabel: files.count > 1 ? file : nil, limit: maxCount, highlight: setup.highlight)
+            output: setup.output, out: out, fileLabel: labelsLines ? file : nil, limit: maxCount, highlight: setup.highlight)
         try pipeline.run(reader, into: &sink)
         try sink.finish(file: file)
         return sink
     }
+
+    /// Whether printed lines (and -c's counts) carry their file's name: with several files, as
+    /// grep does, unless -h; always with -H.
+    var labelsLines: Bool { withFilename || (files.count > 1 && !noFilename) }
 
     /// Files searched at once: -c and -l print a line per file that does not depend on the
     /// others (context separators and match lines do, so those read one file at a time).
@@ -154,11 +181,13 @@ struct Grep: ParsableCommand {
                 let reader = try CaptureInput.open(file, options: options)
                 let spoolOut = OutputWriter(fd: spool.descriptor)
                 defer { try? spoolOut.flush() }
-                let sink = try search(file, reader, setup, out: spoolOut, printedBefore: false, oneThread: true) { spool.warnings.append($0.message) }
+                let sink = try search(file, reader, setup, out: spoolOut, printedBefore: false, oneThread: true) { warning in
+                    if !noMessages { spool.warnings.append(warning.message) }
+                }
                 try spoolOut.flush()
                 return sink.selected
             }, emit: { _, spool, outcome in
-                guard let selected = try InputJobs.emit(spool, outcome, to: out) else { return failed = true }
+                guard let selected = try InputJobs.emit(spool, outcome, to: out, quiet: noMessages) else { return failed = true }
                 if selected > 0 { anySelected = true }
             })
         } catch is OutputWriter.OutputClosed {

@@ -119,8 +119,8 @@ final class LiveCaptureRun {
     func statusLine(_ statistics: CaptureStatistics) -> String {
         let frames = perController.values.reduce(0, +)
         var parts = ["btlog: \(frames) frame\(frames == 1 ? "" : "s") captured"]
-        let counts = perController.keys.sorted().map { key in
-            "\(key == Frame.systemController ? "system" : "hci\(key)") \(perController[key]!)"
+        let counts = perController.sorted { $0.key < $1.key }.map { key, count in
+            "\(key == Frame.systemController ? "system" : "hci\(key)") \(count)"
         }
         if !counts.isEmpty { parts[0] += " (\(counts.joined(separator: ", ")))" }
         parts.append("\(statistics.errors) error\(statistics.errors == 1 ? "" : "s")")

@@ -33,8 +33,9 @@ enum UTCOffset {
     static func parse(_ text: String) -> Int64? {
         guard let sign = text.first, sign == "+" || sign == "-" else { return nil }
         let digits = text.dropFirst().replacingOccurrences(of: ":", with: "")
-        guard digits.allSatisfy(\.isNumber), digits.count == 2 || digits.count == 4 else { return nil }
-        let hours = Int64(digits.prefix(2))!, minutes = digits.count == 4 ? Int64(digits.suffix(2))! : 0
+        // ASCII digits only: `isNumber` also takes "٠٢" or "½", which Int64() then refuses.
+        guard digits.allSatisfy({ $0.isASCII && $0.isWholeNumber }), digits.count == 2 || digits.count == 4,
+              let hours = Int64(digits.prefix(2)), let minutes = digits.count == 4 ? Int64(digits.suffix(2)) : 0 else { return nil }
         guard hours <= 14, minutes < 60 else { return nil }
         let magnitude = (hours * 3600 + minutes * 60) * 1_000_000
         return sign == "-" ? -magnitude : magnitude

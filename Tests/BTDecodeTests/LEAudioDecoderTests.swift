@@ -105,11 +105,29 @@ final class LEAudioDecoderTests: XCTestCase {
         att([0x09, 0x07] + entries, sent: false)
         func notify(_ index: Int, _ value: [UInt8]) -> Packet { att([0x1B, UInt8(0x01 + 2 * index), 0x01] + value, sent: false) }
         func write(_ index: Int, _ value: [UInt8]) -> Packet { att([0x52, UInt8(0x01 + 2 * index), 0x01] + value, sent: true) }
-        XCTAssertEqual(notify(0, [0xF6, 0xFF, 0x03]).summary, "Offset State: -10 (counter 3)")
-        XCTAssertEqual(write(1, [0x01, 0x03, 0x32, 0x00]).summary, "Set Volume Offset: 50 (counter 3)")
-        XCTAssertEqual(notify(2, [0xFB, 0x01, 0x02, 0x07]).summary, "Audio Input State: gain -5 - Muted - Manual (counter 7)")
-        XCTAssertEqual(notify(3, [0x0A, 0xE2, 0x1E]).summary, "Gain Setting Properties: -30 to 30 in steps of 1.0 dB")
-        XCTAssertEqual(write(4, [0x01, 0x07, 0x0C]).summary, "Set Gain Setting 12 (counter 7)")
+        let offset = notify(0, [0xF6, 0xFF, 0x03])
+        XCTAssertEqual(offset.summary, "Offset State: -10 (counter 3)")
+        XCTAssertEqual(values(offset, VOCSFields.offset), ["-10"])
+        XCTAssertEqual(values(offset, VOCSFields.changeCounter), ["0x03"])
+        let setOffset = write(1, [0x01, 0x03, 0x32, 0x00])
+        XCTAssertEqual(setOffset.summary, "Set Volume Offset: 50 (counter 3)")
+        XCTAssertEqual(values(setOffset, VOCSFields.opcode), ["0x01"])
+        XCTAssertEqual(values(setOffset, VOCSFields.offset), ["50"])
+        let input = notify(2, [0xFB, 0x01, 0x02, 0x07])
+        XCTAssertEqual(input.summary, "Audio Input State: gain -5 - Muted - Manual (counter 7)")
+        XCTAssertEqual([values(input, AICSFields.gain), values(input, AICSFields.mute), values(input, AICSFields.gainMode),
+                        values(input, AICSFields.changeCounter)], [["-5"], ["0x01"], ["0x02"], ["0x07"]])
+        let properties = notify(3, [0x0A, 0xE2, 0x1E])
+        XCTAssertEqual(properties.summary, "Gain Setting Properties: -30 to 30 in steps of 1.0 dB")
+        XCTAssertEqual([values(properties, AICSFields.units), values(properties, AICSFields.minimum), values(properties, AICSFields.maximum)],
+                       [["0x0A"], ["-30"], ["30"]])
+        let setGain = write(4, [0x01, 0x07, 0x0C])
+        XCTAssertEqual(setGain.summary, "Set Gain Setting 12 (counter 7)")
+        XCTAssertEqual(values(setGain, AICSFields.opcode), ["0x01"])
+        XCTAssertEqual(values(setGain, AICSFields.gain), ["12"])
+        // Each service's layer belongs to its own protocol: what `-f vocs` and `--type aics` test.
+        XCTAssertEqual(offset.top.map(LayerProtocols.protocolName(of:)), "vocs")
+        XCTAssertEqual(setGain.top.map(LayerProtocols.protocolName(of:)), "aics")
         // Broadcast Receive State: source 2, BIG encrypted with a bad code, one subgroup synced to BIS 1 and 2.
         let state = notify(5, [0x02, 0x00, 0x55, 0x44, 0x33, 0x22, 0x11, 0xC2, 0x01, 0x34, 0x12, 0x00, 0x02, 0x03] + [UInt8](repeating: 0, count: 16)
                                 + [0x01, 0x03, 0x00, 0x00, 0x00, 0x00])

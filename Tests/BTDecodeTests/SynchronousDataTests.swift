@@ -93,12 +93,12 @@ final class SynchronousDataTests: XCTestCase {
     /// Android's 0x0EDC vendor debug data is not an SMP PDU; a capture that starts mid-connection is still L2CAP.
     func testACLThatIsNotL2CAP() {
         let debug = feed(.aclData, .received, [0xDC, 0x2E, 0x18, 0x00, 0x10, 0x00, 0x06, 0x00] + [UInt8](repeating: 0x42, count: 20))
-        XCTAssertEqual(debug.typeName, "Vendor Data")
+        XCTAssertEqual(debug.typeName, "Vendor")
         XCTAssertFalse(debug.layers.contains { $0.name == "SMP" || $0.name == "L2CAP" })
         XCTAssertEqual(debug.worstSeverity, .note)
         // Unannounced handle, L2CAP length 2 but 20 bytes: not a PDU.
         let junk = feed(.aclData, .received, [0x23, 0x21, 0x18, 0x00, 0x02, 0x00, 0x04, 0x00] + [UInt8](repeating: 0x00, count: 20))
-        XCTAssertEqual(junk.typeName, "Vendor Data")
+        XCTAssertEqual(junk.typeName, "Vendor")
         // Unannounced handle with consistent framing: an ATT notification, decoded as before.
         let midway = feed(.aclData, .received, [0x40, 0x20, 0x08, 0x00, 0x04, 0x00, 0x04, 0x00, 0x1B, 0x03, 0x00, 0x48])
         XCTAssertEqual(midway.typeName, "ATT")

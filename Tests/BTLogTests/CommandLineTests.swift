@@ -109,6 +109,13 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try btlog("--packets", "9-1", "Fixtures/wwdc-dual.pklg").status, 2)
         XCTAssertEqual(try btlog("--bogus", "Fixtures/wwdc-dual.pklg").status, 2)
         XCTAssertEqual(try btlog("--pklg-utc-offset", "2h", "Fixtures/wwdc-dual.pklg").status, 2)
+        // Digits that are numbers but not ASCII (Arabic-Indic, fractions) are a usage error, not a trap.
+        for offset in ["+\u{0660}\u{0662}", "+\u{0660}\u{0662}:\u{0663}\u{0660}", "-\u{00BD}\u{00BD}", "+\u{FF10}\u{FF12}"] {
+            let refused = try btlog("--pklg-utc-offset=\(offset)", "Fixtures/wwdc-dual.pklg")
+            XCTAssertEqual(refused.status, 2, offset)
+            XCTAssertTrue(refused.err.contains("--pklg-utc-offset takes +HH:MM or -HH:MM"), refused.err)
+        }
+        XCTAssertEqual(try btlog("--pklg-utc-offset", "+0530", "Fixtures/wwdc-dual.pklg").status, 0)
         // One bad file does not stop the others.
         let both = try btlog(garbage, "Fixtures/wwdc-dual.btsnoop")
         XCTAssertEqual(both.status, 1)

@@ -1,5 +1,6 @@
 import XCTest
 import Foundation
+import BTDecode
 
 /// Filters and quick filters from the command line: what is printed, the status line, and how
 /// a bad expression or option is reported.
@@ -117,5 +118,43 @@ final class FilterCommandTests: XCTestCase {
         }
         XCTAssertEqual(position, rows.count)
         XCTAssertEqual(try btlog("show", file, "--collapse", "-V").status, 2)
+    }
+}
+
+/// Every protocol in the catalog is a word a user can use three ways: a filter term (`-f vocs`),
+/// a `--type` value, and a group of `btlog fields`. The list comes from the catalog, so a
+/// protocol added later is checked without touching this test.
+final class ProtocolTermTests: XCTestCase {
+    func testEveryCatalogProtocolIsAFilterTermATypeAndAFieldsGroup() throws {
+        let fields = try Tool.run(Tool.btlog, ["fields"]).out
+        let groups = Set(fields.split(separator: "\n").compactMap { $0.split(separator: ".").first.map(String.init) })
+        var prefixes: [String] = []
+        for descriptor in ProtocolCatalog.all {
+            let own = Set(descriptor.fields.map(\.protocolName))
+            XCTAssertFalse(own.isEmpty, "\(descriptor.name) has no fields: no filter term, --type value or fields group")
+            for prefix in own.sorted() where !prefixes.contains(prefix) { prefixes.append(prefix) }
+        }
+        // The LE Audio services the README names, which once had no fields of their own.
+        for named in ["pacs", "ascs", "bass", "vcs", "vocs", "aics", "mcs", "tbs", "csis"] { XCTAssertTrue(prefixes.contains(named), named) }
+        for prefix in prefixes {
+            XCTAssertTrue(groups.contains(prefix), "btlog fields lists no \(prefix).* field")
+            let filter = try Tool.run(Tool.btlog, ["show", "-c", "1", "-f", prefix, "Fixtures/wwdc-dual.pklg"])
+            XCTAssertEqual(filter.status, 0, "-f \(prefix): \(filter.err)")
+            let type = try Tool.run(Tool.btlog, ["show", "-c", "1", "--type", prefix, "Fixtures/wwdc-dual.pklg"])
+            XCTAssertEqual(type.status, 0, "--type \(prefix): \(type.err)")
+        }
+    }
+
+    func testLEAudioServicesAreSelectedByTheirNames() throws {
+        // VOCS and AICS, which no fixture carries, are checked on bytes in LEAudioDecoderTests.
+        for (term, fixture) in [("pacs", "Fixtures/le-audio-unicast.btsnoop"), ("vcs", "Fixtures/le-audio-unicast.btsnoop"),
+                                ("ascs", "Fixtures/le-audio-unicast.btsnoop")] {
+            let shown = try Tool.run(Tool.btlog, ["show", "-f", term, fixture, "--fields", "frame.type"])
+            let typed = try Tool.run(Tool.btlog, ["show", "--type", term, fixture, "--fields", "frame.type"])
+            XCTAssertEqual(shown.out, typed.out, term)
+            let rows = shown.out.split(separator: "\n")
+            XCTAssertFalse(rows.isEmpty, "\(term) selects nothing in \(fixture)")
+            XCTAssertTrue(rows.allSatisfy { $0.hasPrefix(term.uppercased()) }, "\(term): \(rows)")
+        }
     }
 }

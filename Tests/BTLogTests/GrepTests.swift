@@ -43,6 +43,33 @@ final class GrepTests: XCTestCase {
         XCTAssertEqual(two.out, gnu.out.replacingOccurrences(of: text, with: Self.file).replacingOccurrences(of: other, with: "Fixtures/bredr-l2cap.btsnoop"))
     }
 
+    /// -q, -s, -H and -h as GNU grep has them: the same output and status, with one file, two,
+    /// and a missing one among them.
+    func testQuietNoMessagesAndFileNamesAgreeWithGNUGrep() throws {
+        guard let grep = Tool.find("grep") else { throw XCTSkip("grep is not installed") }
+        let text = try rows(name: "quiet"), other = try rows("Fixtures/bredr-l2cap.btsnoop", name: "quiet-other")
+        let second = "Fixtures/bredr-l2cap.btsnoop", missing = "/nonexistent/btlog-grep-missing.btsnoop"
+        let cases: [(arguments: [String], files: Int, missing: Bool)] = [
+            (["-q", "Write Request"], 1, false), (["-q", "no such text anywhere"], 1, false), (["-q", "Write Request"], 1, true),
+            (["-q", "Connection Request"], 2, false), (["-q", "no such text anywhere"], 1, true),
+            (["-H", "-c", "Write Request"], 1, false), (["-H", "Pairing Failed"], 1, false), (["-H", "-C", "1", "Pairing Failed"], 1, false),
+            (["-h", "-c", "ATT"], 2, false), (["-h", "Connection Request"], 2, false),
+            (["-s", "-c", "ATT"], 1, true), (["-s", "Pairing Failed"], 2, true),
+        ]
+        for (arguments, files, withMissing) in cases {
+            let ours = try Tool.run(Tool.btlog, ["grep"] + arguments + [Self.file, second].prefix(files) + (withMissing ? [missing] : []))
+            let theirs = try Tool.run(grep, ["-P"] + arguments + [text, other].prefix(files) + (withMissing ? [missing] : []))
+            let expected = theirs.out.replacingOccurrences(of: text, with: Self.file).replacingOccurrences(of: other, with: second)
+            XCTAssertEqual(ours.out, expected, "grep \(arguments) on \(files) file(s)\(withMissing ? " and a missing one" : "")")
+            XCTAssertEqual(ours.status, theirs.status, "exit status of grep \(arguments)\(withMissing ? " with a missing file" : ""): \(ours.err)")
+            if arguments.contains("-s") { XCTAssertEqual(ours.err, "", "-s reports no file: \(arguments)") }
+        }
+        let contradiction = try Tool.run(Tool.btlog, ["grep", "-H", "-h", "ATT", Self.file])
+        XCTAssertEqual(contradiction.status, 2)
+        XCTAssertTrue(contradiction.err.contains("-H and -h contradict each other"), contradiction.err)
+        XCTAssertEqual(try Tool.run(Tool.btlog, ["grep", "-q", "-c", "ATT", Self.file]).status, 2)
+    }
+
     func testTreeAndFiltersAndErrors() throws {
         // -V searches every line of the tree: a field only the tree shows selects the packet.
         let tree = try Tool.run(Tool.btlog, ["grep", "-V", "Attribute: Battery Level", Self.file])

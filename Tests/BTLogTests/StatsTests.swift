@@ -331,6 +331,39 @@ final class StatsTests: XCTestCase {
         XCTAssertEqual(try btlog("stats", "--svg", "/nonexistent/dir/x.svg", "Fixtures/le-throughput.btsnoop").status, 1)
     }
 
+    /// The plot is read by a person: its y axis fits the data (a ceiling far above is marked,
+    /// not the axis), and no two event numbers are drawn over each other, however close their
+    /// events (a connection's parameter changes come milliseconds apart).
+    func testThroughputSVGLabelsDoNotOverlapAndTheAxisFitsTheData() throws {
+        for fixture in ["Fixtures/le-throughput.btsnoop", "Fixtures/le-throughput-phases.btsnoop", "Fixtures/trouble.btsnoop",
+                        "Fixtures/third-party/crackle/numeric_pin.pcap"] {
+            let svg = ExportTests.temporary("labels.svg")
+            XCTAssertEqual(try btlog("stats", "--svg", svg, fixture).status, 0)
+            let text = try String(contentsOfFile: svg, encoding: .utf8)
+            // Event numbers: bold text in the plot; each is about 7 px a digit wide, 12 px high.
+            var labels: [(x: Double, y: Double, width: Double)] = []
+            for line in text.split(separator: "\n") where line.contains("font-weight=\"bold\" fill=") && line.hasPrefix("<text x=") {
+                func attribute(_ name: String) -> Double? {
+                    guard let start = line.range(of: name + "=\"") else { return nil }
+                    return Double(line[start.upperBound...].prefix { $0 != "\"" })
+                }
+                let digits = line.split(separator: ">")[1].prefix { $0 != "<" }.count
+                if let x = attribute("x"), let y = attribute("y") { labels.append((x, y, Double(digits) * 7)) }
+            }
+            for (i, a) in labels.enumerated() {
+                for b in labels[(i + 1)...] where abs(a.y - b.y) < 12 {
+                    XCTAssertGreaterThanOrEqual(abs(a.x - b.x), (a.width + b.width) / 2, "\(fixture): labels at \(a) and \(b) overlap")
+                }
+            }
+            if fixture == "Fixtures/le-throughput.btsnoop" {
+                // 25.6 kbit/s measured, 230.4 allowed: the axis ends near the data, the ceiling is named.
+                XCTAssertTrue(text.contains("ceiling 230.4 kbit/s (▲ above the plot)"), text)
+                XCTAssertFalse(text.contains(">200<"), "the axis is not stretched to the ceiling")
+                XCTAssertTrue(text.contains(">30<"), "the axis reaches just past 25.6")
+            }
+        }
+    }
+
     /// The README's picture is what btlog draws today (regenerate it deliberately with
     /// `btlog stats --svg docs/throughput.svg Fixtures/le-throughput-phases.btsnoop`).
     func testREADMEPictureIsCurrent() throws {

@@ -111,3 +111,33 @@ final class DamagedRenderingTests: XCTestCase {
         }
     }
 }
+
+/// The table's Type column holds every label a packet can have: rows never shift right.
+final class TypeColumnTests: XCTestCase {
+    func testEveryTypeLabelFitsTheColumn() throws {
+        // Every record kind's own label, with either direction where a kind shows one.
+        let kinds: [FrameKind] = [.command, .event, .aclData, .scoData, .isoData, .vendorDiagnostic, .lmp, .note, .userLogging, .syslog,
+                                  .kernel, .kernelDebug, .error, .power, .config, .newController, .newIndex, .deleteIndex, .openIndex,
+                                  .closeIndex, .indexInfo, .controlOpen, .controlClose, .controlCommand, .controlEvent, .linkControl,
+                                  .unrecognized(0x99)] + AirLinkType.allCases.map { .air($0) }
+        for kind in kinds {
+            let name = Decoder().decode(Frame(timestamp: 0, kind: kind, direction: .received, bytes: [])).typeName
+            XCTAssertLessThanOrEqual(TableRenderer.columns(name), TableRenderer.typeWidth, "\(kind): \(name)")
+        }
+        // Every label the fixtures' packets carry, decoded as show decodes them.
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures")
+        var labels = Set<String>()
+        for name in try FileManager.default.contentsOfDirectory(atPath: fixtures.path)
+        where [".btsnoop", ".pklg", ".pcap", ".pcapng"].contains(where: { name.hasSuffix($0) }) && name != "le-air-no-confirms.pcap" {
+            let reader = try CaptureInput.open(bytes: [UInt8](try Data(contentsOf: fixtures.appendingPathComponent(name))))
+            let decoder = Decoder()
+            while let frame = try reader.next() { labels.insert(decoder.decode(frame).typeLabel) }
+        }
+        for label in labels { XCTAssertLessThanOrEqual(TableRenderer.columns(label), TableRenderer.typeWidth, label) }
+        // Each layer name that shows a direction, with the longer suffix.
+        for layer in ["Vendor", "RFCOMM", "L2CAP", "AVRCP", "AVCTP", "HFP", "SMP", "ATT"] {
+            XCTAssertLessThanOrEqual(TableRenderer.columns(layer + " Receive"), TableRenderer.typeWidth, layer)
+        }
+    }
+}

@@ -21,7 +21,7 @@ public enum LayerProtocols {
     public static func isNamedLayer(_ name: String) -> Bool { byLayerName[name] != nil }
 
     /// The protocol a layer belongs to: its name's entry above, else the prefix of its first
-    /// field (GATT profiles, system records), else its name as a word ("Vendor Data" → vendor_data).
+    /// field (GATT profiles, system records), else its name as a word ("Link Control" → link_control).
     public static func protocolName(of layer: Layer) -> String {
         if let known = byLayerName[layer.name] { return known }
         if let first = layer.fields.first { return first.definition.protocolName }

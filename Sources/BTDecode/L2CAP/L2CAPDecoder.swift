@@ -37,7 +37,7 @@ enum L2CAPDecoder {
         if packet.peer == nil { // no connection event announced this handle (DataDecoder looked it up)
             let declared = pb != 1 ? (try? ByteCursor(payload).peekU16()).map { Int($0) + 4 } : nil
             if handle == 0x0EDC || declared.map({ $0 < payload.count }) == true {
-                var layer = packet.makeLayer("Vendor Data", range: base ..< base + payload.count, showsDirection: true)
+                var layer = packet.makeLayer("Vendor", range: base ..< base + payload.count, showsDirection: true)
                 layer.summary.set("\(payload.count) bytes on handle \(hex: handle) [\(preview: payload)]")
                 layer.add(DataFields.payload, .bytes(payload), at: base ..< base + payload.count)
                 layer.addIssue(.note, handle == 0x0EDC

@@ -2,8 +2,24 @@ import BTCapture
 
 /// Audio Input Control Service (AICS 1.0, service 0x1843): input state, gain properties, input
 /// type and status, the control point's gain, mute and gain-mode operations, the description.
+public enum AICSFields {
+    static let f = FieldDefinition.maker("aics")
+    public static let gain = f("gain_setting", "Gain Setting", .int, "The input's gain, in the units Gain Setting Properties give")
+    public static let mute = f("mute", "Mute", .uint8, "0 not muted, 1 muted, 2 mute disabled")
+    public static let gainMode = f("gain_mode", "Gain Mode", .uint8, "0 manual only, 1 automatic only, 2 manual, 3 automatic")
+    public static let changeCounter = f("change_counter", "Change Counter", .uint8, "The state's change counter, which a control point write must name")
+    public static let units = f("gain_units", "Gain Setting Units", .uint8, "Step of the gain setting in 0.1 dB")
+    public static let minimum = f("gain_minimum", "Gain Setting Minimum", .int, "Lowest gain setting")
+    public static let maximum = f("gain_maximum", "Gain Setting Maximum", .int, "Highest gain setting")
+    public static let inputType = f("input_type", "Audio Input Type", .uint8, "0 unspecified, 1 Bluetooth, 2 microphone, 3 analog, 4 digital, 5 radio, 6 streaming, 7 ambient")
+    public static let status = f("input_status", "Audio Input Status", .uint8, "0 inactive, 1 active")
+    public static let opcode = f("opcode", "Opcode", .uint8, "Audio Input Control Point: 0x01 Set Gain Setting, 0x02 Unmute, 0x03 Mute, 0x04 Set Manual Gain Mode, 0x05 Set Automatic Gain Mode")
+    public static let description = f("description", "Audio Input Description", .string, "The input's name")
+    public static let all = [gain, mute, gainMode, changeCounter, units, minimum, maximum, inputType, status, opcode, description]
+}
+
 enum AICSDecoder {
-    static let descriptor = ProtocolDescriptor(name: "AICS", fields: [],
+    static let descriptor = ProtocolDescriptor(name: "AICS", fields: AICSFields.all,
                                                registrations: [0x2B77, 0x2B78, 0x2B79, 0x2B7A, 0x2B7B, 0x2B7C].map {
                                                    .gattCharacteristic(BTUUID(UInt16($0)), decode)
                                                })
@@ -23,24 +39,41 @@ enum AICSDecoder {
         switch context.characteristic.uuid16 {
         case 0x2B77:
             let gain = try c.i8(), mute = try c.u8(), mode = try c.u8(), counter = try c.u8()
+            layer.add(AICSFields.gain, .signed(Int64(gain)), "\(gain)", at: layer.range(at: c.index - 4))
+            layer.add(AICSFields.mute, .u8(mute), named: mutes[safe: Int(mute)] ?? "Reserved", at: layer.range(at: c.index - 3))
+            layer.add(AICSFields.gainMode, .u8(mode), named: gainModes[safe: Int(mode)] ?? "Reserved", at: layer.range(at: c.index - 2))
+            layer.add(AICSFields.changeCounter, .u8(counter), inDecimal: true, at: layer.range(at: c.index - 1))
             layer.summary.set("Audio Input State: gain \(gain) - \(mutes[safe: Int(mute)] ?? "mute \(mute)") - \(gainModes[safe: Int(mode)] ?? "mode \(mode)") (counter \(counter))")
         case 0x2B78:
             let units = try c.u8(), minimum = try c.i8(), maximum = try c.i8()
+            layer.add(AICSFields.units, .u8(units), "\(Double(units) / 10) dB", at: layer.range(at: c.index - 3))
+            layer.add(AICSFields.minimum, .signed(Int64(minimum)), "\(minimum)", at: layer.range(at: c.index - 2))
+            layer.add(AICSFields.maximum, .signed(Int64(maximum)), "\(maximum)", at: layer.range(at: c.index - 1))
             layer.summary.set("Gain Setting Properties: \(minimum) to \(maximum) in steps of \(Double(units) / 10) dB")
         case 0x2B79:
             let type = try c.u8()
+            layer.add(AICSFields.inputType, .u8(type), named: inputTypes[safe: Int(type)] ?? "Reserved", at: layer.range(at: c.index - 1))
             layer.summary.set("Audio Input Type: \(inputTypes[safe: Int(type)] ?? "Reserved \(type)")")
         case 0x2B7A:
             let status = try c.u8()
+            layer.add(AICSFields.status, .u8(status), named: status == 1 ? "Active" : status == 0 ? "Inactive" : "Reserved", at: layer.range(at: c.index - 1))
             layer.summary.set("Audio Input Status: \(status == 1 ? "Active" : status == 0 ? "Inactive" : "Reserved \(status)")")
         case 0x2B7B:
             let opcode = try c.u8(), counter = try c.u8()
+            layer.add(AICSFields.opcode, .u8(opcode), named: opcodes[opcode] ?? "Reserved", at: layer.range(at: c.index - 2))
+            layer.add(AICSFields.changeCounter, .u8(counter), inDecimal: true, at: layer.range(at: c.index - 1))
             layer.summary.set("\(opcodes[opcode] ?? "Reserved Opcode \(Hex.u8(opcode))")")
-            if opcode == 0x01 { layer.summary += " \(try c.i8())" }
+            if opcode == 0x01 {
+                let gain = try c.i8()
+                layer.add(AICSFields.gain, .signed(Int64(gain)), "\(gain)", at: layer.range(at: c.index - 1))
+                layer.summary += " \(gain)"
+            }
             layer.summary += " (counter \(counter))"
             if opcodes[opcode] == nil { layer.addIssue(.warning, "Reserved AICS opcode \(Hex.u8(opcode))") }
         default:
-            layer.summary.set("Audio Input Description: \"\(String(decoding: c.rest(), as: UTF8.self))\"")
+            let text = String(decoding: c.rest(), as: UTF8.self)
+            layer.add(AICSFields.description, .text(text))
+            layer.summary.set("Audio Input Description: \"\(text)\"")
         }
     }
 }

@@ -2,8 +2,15 @@ import BTCapture
 
 /// Published Audio Capabilities Service (PACS 1.0, service 0x1850): PAC records with their
 /// codec capabilities and metadata, audio locations and audio contexts.
+public enum PACSFields {
+    static let f = FieldDefinition.maker("pacs")
+    public static let direction = f("direction", "Direction", .string, "Sink or Source: which PAC, audio locations or contexts the value is")
+    public static let records = f("records", "Number of PAC Records", .uint8, "PAC records in a Sink or Source PAC value")
+    public static let all = [direction, records]
+}
+
 enum PACSDecoder {
-    static let descriptor = ProtocolDescriptor(name: "PACS", fields: LEAudioFields.all,
+    static let descriptor = ProtocolDescriptor(name: "PACS", fields: PACSFields.all + LEAudioFields.all,
                                                registrations: [0x2BC9, 0x2BCA, 0x2BCB, 0x2BCC, 0x2BCD, 0x2BCE].map {
                                                    .gattCharacteristic(BTUUID(UInt16($0)), decode)
                                                })
@@ -14,9 +21,11 @@ enum PACSDecoder {
         defer { packet.append(taking: &layer) }
         let uuid = context.characteristic.uuid16 ?? 0
         let direction = uuid == 0x2BC9 || uuid == 0x2BCA ? "Sink" : "Source"
+        if uuid != 0x2BCD && uuid != 0x2BCE { layer.add(PACSFields.direction, .text(direction)) }
         switch uuid {
         case 0x2BC9, 0x2BCB:
             let count = try c.u8()
+            layer.add(PACSFields.records, .u8(count), inDecimal: true, at: layer.range(at: c.index - 1))
             var records: [String] = []
             for _ in 0 ..< count {
                 let codec = try LEAudioValues.codecID(&c, &layer)

@@ -2,8 +2,17 @@ import BTCapture
 
 /// Volume Offset Control Service (VOCS 1.0, service 0x1845): offset state, audio location, the
 /// control point's Set Volume Offset and the output description.
+public enum VOCSFields {
+    static let f = FieldDefinition.maker("vocs")
+    public static let offset = f("volume_offset", "Volume Offset", .int, "The offset applied to the volume, -255 to 255")
+    public static let changeCounter = f("change_counter", "Change Counter", .uint8, "The state's change counter, which a control point write must name")
+    public static let opcode = f("opcode", "Opcode", .uint8, "Volume Offset Control Point: 0x01 Set Volume Offset")
+    public static let description = f("description", "Audio Output Description", .string, "The output's name")
+    public static let all = [offset, changeCounter, opcode, description]
+}
+
 enum VOCSDecoder {
-    static let descriptor = ProtocolDescriptor(name: "VOCS", fields: [],
+    static let descriptor = ProtocolDescriptor(name: "VOCS", fields: VOCSFields.all,
                                                registrations: [0x2B80, 0x2B81, 0x2B82, 0x2B83].map { .gattCharacteristic(BTUUID(UInt16($0)), decode) })
 
     static let errors: [UInt8: String] = [0x80: "Invalid Change Counter", 0x81: "Opcode Not Supported", 0x82: "Value Out of Range"]
@@ -15,6 +24,8 @@ enum VOCSDecoder {
         switch context.characteristic.uuid16 {
         case 0x2B80:
             let offset = Int16(bitPattern: try c.u16()), counter = try c.u8()
+            layer.add(VOCSFields.offset, .signed(Int64(offset)), "\(offset)", at: layer.range(at: c.index - 3, count: 2))
+            layer.add(VOCSFields.changeCounter, .u8(counter), inDecimal: true, at: layer.range(at: c.index - 1))
             layer.summary.set("Offset State: \(offset) (counter \(counter))")
         case 0x2B81:
             let location = try c.u32()
@@ -22,15 +33,20 @@ enum VOCSDecoder {
             layer.summary.set("Audio Location: \(LEAudioValues.locations(location))")
         case 0x2B82:
             let opcode = try c.u8(), counter = try c.u8()
+            layer.add(VOCSFields.opcode, .u8(opcode), named: opcode == 0x01 ? "Set Volume Offset" : "Reserved", at: layer.range(at: c.index - 2))
+            layer.add(VOCSFields.changeCounter, .u8(counter), inDecimal: true, at: layer.range(at: c.index - 1))
             if opcode == 0x01 {
                 let offset = Int16(bitPattern: try c.u16())
+                layer.add(VOCSFields.offset, .signed(Int64(offset)), "\(offset)", at: layer.range(at: c.index - 2, count: 2))
                 layer.summary.set("Set Volume Offset: \(offset) (counter \(counter))")
             } else {
                 layer.summary.set("Reserved Opcode \(Hex.u8(opcode)) (counter \(counter))")
                 layer.addIssue(.warning, "Reserved VOCS opcode \(Hex.u8(opcode))")
             }
         default:
-            layer.summary.set("Audio Output Description: \"\(String(decoding: c.rest(), as: UTF8.self))\"")
+            let text = String(decoding: c.rest(), as: UTF8.self)
+            layer.add(VOCSFields.description, .text(text))
+            layer.summary.set("Audio Output Description: \"\(text)\"")
         }
     }
 }

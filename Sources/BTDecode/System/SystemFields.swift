@@ -15,12 +15,12 @@ public enum SystemFields {
     public static let indexName = FieldDefinition("index.name", "Name", .string, "Controller name (hci0)")
     public static let indexManufacturer = FieldDefinition("index.manufacturer", "Manufacturer", .uint16, "Monitor Index Info: manufacturer")
     public static let controlCookie = FieldDefinition("control.cookie", "Cookie", .uint32, "Monitor control frames: the kernel's id of the socket")
-    public static let controlFormat = FieldDefinition("control.format", "Format", .uint16, "Control Open: the channel (0 raw HCI, 1 user channel, 2 management)")
-    public static let controlVersion = FieldDefinition("control.version", "Version", .string, "Control Open: the channel's interface version")
-    public static let controlFlags = FieldDefinition("control.flags", "Flags", .uint32, "Control Open: 0x1 when the socket is privileged (trusted)")
-    public static let controlName = FieldDefinition("control.name", "Process", .string, "Control Open: the name of the process that opened the socket")
-    public static let controlOpcode = FieldDefinition("control.opcode", "Opcode", .uint16, "Control Command: the management command's opcode")
-    public static let controlEvent = FieldDefinition("control.event", "Event", .uint16, "Control Event: the management event's code")
+    public static let controlFormat = FieldDefinition("control.format", "Format", .uint16, "MGMT Open: the channel (0 raw HCI, 1 user channel, 2 management)")
+    public static let controlVersion = FieldDefinition("control.version", "Version", .string, "MGMT Open: the channel's interface version")
+    public static let controlFlags = FieldDefinition("control.flags", "Flags", .uint32, "MGMT Open: 0x1 when the socket is privileged (trusted)")
+    public static let controlName = FieldDefinition("control.name", "Process", .string, "MGMT Open: the name of the process that opened the socket")
+    public static let controlOpcode = FieldDefinition("control.opcode", "Opcode", .uint16, "MGMT Command: the management command's opcode")
+    public static let controlEvent = FieldDefinition("control.event", "Event", .uint16, "MGMT Event: the management event's code")
     public static let all = [text, syslogPID, syslogLevel, syslogProcess, syslogSender, syslogSubsystem, syslogCategory,
                              syslogMessage, logPriority, logIdent, indexType, indexBus, indexAddress, indexName,
                              indexManufacturer, controlCookie, controlFormat, controlVersion, controlFlags, controlName,

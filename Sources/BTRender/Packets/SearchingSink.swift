@@ -4,7 +4,7 @@ import BTQuery
 
 /// `btlog grep`: renders each packet as the chosen view prints it (without colour), searches
 /// its lines, and prints the selected packets with grep's context, separators, file prefixes
-/// and match highlighting; or only counts them (-c) or names the file (-l).
+/// and match highlighting; or only counts them (-c), names the file (-l) or says nothing (-q).
 public struct SearchingSink: PacketSink {
     public enum Output {
         /// The packets, as the view prints them.
@@ -13,6 +13,8 @@ public struct SearchingSink: PacketSink {
         case count
         /// -l: the file's name when a packet is selected.
         case fileName
+        /// -q: nothing; the first selected packet ends the search (the exit status tells).
+        case quiet
     }
 
     var renderer: PacketRenderer
@@ -45,7 +47,7 @@ public struct SearchingSink: PacketSink {
 
     public var isSatisfied: Bool {
         switch output {
-        case .fileName: return selected > 0
+        case .fileName, .quiet: return selected > 0
         case .count: return limit.map { selected >= $0 } ?? false
         case .packets: return limit.map { selected >= $0 && !context.wantsTrailingContext } ?? false
         }
@@ -53,7 +55,7 @@ public struct SearchingSink: PacketSink {
 
     /// Rendering and searching every packet is worth the second core, unless -m or -l can end
     /// the reading at a packet.
-    public var runsOnItsOwnThread: Bool { limit == nil && output != .fileName }
+    public var runsOnItsOwnThread: Bool { limit == nil && output != .fileName && output != .quiet }
 
     public mutating func consume(_ packet: Packet) throws {
         try renderer.render(packet, to: scratch)
@@ -80,7 +82,7 @@ public struct SearchingSink: PacketSink {
         switch output {
         case .count: try out.line(fileLabel.map { "\($0):\(selected)" } ?? "\(selected)")
         case .fileName: if selected > 0 { try out.line(file) }
-        case .packets: break
+        case .packets, .quiet: break
         }
     }
 

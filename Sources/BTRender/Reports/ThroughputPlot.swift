@@ -5,11 +5,14 @@ import BTQuery
 /// `stats --svg`: throughput over time as an SVG plot: time on x (seconds from the first
 /// packet), kbit/s on y, one line per connection and direction (received dashed), a legend,
 /// the events that change a link's pace marked where they happened (parameter updates, PHY
-/// and data length changes, MTU exchanges, disconnections), and each LE link's ceiling (what
-/// its parameters allow, `LEThroughputCeiling`) as a dotted line in its colour.
+/// and data length changes, MTU exchanges, disconnections) by numbered lines listed under the
+/// legend, and each LE link's ceiling (what its parameters allow, `LEThroughputCeiling`) as a
+/// dotted line in its colour, or as a mark at the top edge when it is far above the data.
 public struct ThroughputPlot {
     public static let width = 960, height = 540
     static let left = 80.0, right = 300.0, top = 50.0, bottom = 60.0
+    /// Rows of event numbers at the plot's top.
+    static let markRows = 6
     static let palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"]
     /// Events that change what a link can carry.
     static let markedEvents: Set<String> = ["Connection Update Complete", "PHY Update Complete", "Data Length Change", "ATT MTU Exchange",
@@ -32,9 +35,14 @@ public struct ThroughputPlot {
         let ceilings = Dictionary(ConnectionThroughput.assess(report).compactMap { t in
             t.ceiling.map { (ThroughputSeries.Key(connection: t.connection, sent: t.sent), $0.kbps) }
         }, uniquingKeysWith: { a, _ in a })
-        let peak = max(keys.map { series.kbps($0).max() ?? 0 }.max() ?? 0, ceilings.values.max() ?? 0)
-        let yStep = Self.niceStep(max(peak, 1) * 1.1 / 5)
-        let yMax = (max(peak, 1) * 1.1 / yStep).rounded(.up) * yStep
+        // The axis fits the data: a ceiling far above it (a 5 kbit/s link whose parameters allow
+        // 235) would flatten the measured line onto the floor, so it is marked at the edge instead.
+        let dataPeak = keys.map { series.kbps($0).max() ?? 0 }.max() ?? 0
+        let nearCeilings = ceilings.values.filter { $0 <= max(dataPeak, 0.01) * 2 }
+        // A link carrying a few bytes a second is drawn at its own scale, down to 0.01 kbit/s.
+        let peak = max(dataPeak, nearCeilings.max() ?? 0, 0.01)
+        let yStep = Self.niceStep(peak * 1.1 / 5)
+        let yMax = (peak * 1.1 / yStep).rounded(.up) * yStep
         let xStep = Self.niceStep(seconds / 8)
         func x(_ t: Double) -> Double { Self.left + t / seconds * plotWidth }
         func y(_ v: Double) -> Double { Self.top + plotHeight - v / yMax * plotHeight }
@@ -64,22 +72,41 @@ public struct ThroughputPlot {
         s += "<text x=\"\(f(Self.left + plotWidth / 2))\" y=\"\(Self.height - 15)\" text-anchor=\"middle\">time since the first packet (s)</text>\n"
         s += "<text x=\"20\" y=\"\(f(Self.top + plotHeight / 2))\" text-anchor=\"middle\" transform=\"rotate(-90 20 \(f(Self.top + plotHeight / 2)))\">application throughput (kbit/s)</text>\n"
 
-        // Events that change a link's pace, as dashed verticals with a short label.
+        // Events that change a link's pace: a dashed vertical in the colour of its connection,
+        // numbered at the top (numbers too close for one row move to the next), and the list of
+        // numbers with their time, connection and what happened under the legend: labels that
+        // would overlap in the plot are never drawn there.
+        var colours: [Int: String] = [:]
+        for (index, key) in keys.enumerated() where colours[key.connection] == nil { colours[key.connection] = Self.palette[index % Self.palette.count] }
+        var eventLines: [String] = []
         if let origin = series.origin {
-            var marks: [(Double, String)] = []
-            for c in report.connections {
+            var marks: [(time: Double, connection: Int, text: String)] = []
+            for (index, c) in report.connections.enumerated() {
                 for event in c.timeline where Self.markedEvents.contains(event.event) && event.failure == nil {
-                    marks.append((Double(event.time - origin) / 1_000_000, Self.markLabel(event)))
+                    marks.append((Double(event.time.saturatingSubtract(origin)) / 1_000_000, index, Self.markLabel(event)))
                 }
-                if let end = c.end { marks.append((Double(end - origin) / 1_000_000, "\(Hex.u16(c.handle)) disconnected")) }
+                if let end = c.end { marks.append((Double(end.saturatingSubtract(origin)) / 1_000_000, index, "disconnected")) }
             }
-            for (index, mark) in marks.sorted(by: { $0.0 < $1.0 }).prefix(24).enumerated() where mark.0 >= 0 && mark.0 <= seconds {
-                let px = x(mark.0)
-                s += "<line x1=\"\(f(px))\" y1=\"\(f(Self.top))\" x2=\"\(f(px))\" y2=\"\(f(Self.top + plotHeight))\" stroke=\"#888888\" stroke-dasharray=\"4 3\"/>\n"
-                // Labels on the right half end at their line, clear of the legend.
-                let rightHalf = px > Self.left + plotWidth * 0.6
-                s += "<text x=\"\(f(rightHalf ? px - 3 : px + 3))\" y=\"\(f(Self.top + 12 + Double(index % 4) * 13))\"\(rightHalf ? " text-anchor=\"end\"" : "") font-size=\"10\" fill=\"#555555\">\(Self.escape(mark.1))</text>\n"
+            let shown = marks.filter { $0.time >= 0 && $0.time <= seconds }.sorted { $0.time < $1.time }
+            let listed = Self.eventListRows(keys: keys.count)
+            var rowEnds: [Double] = []
+            for (index, mark) in shown.prefix(listed).enumerated() {
+                let px = x(mark.time), number = "\(index + 1)"
+                let colour = colours[mark.connection] ?? "#888888"
+                let width = Double(number.count) * 7 + 4
+                s += "<line x1=\"\(f(px))\" y1=\"\(f(Self.top))\" x2=\"\(f(px))\" y2=\"\(f(Self.top + plotHeight))\" stroke=\"\(colour)\" stroke-opacity=\"0.6\" stroke-dasharray=\"4 3\"/>\n"
+                // The first row whose last number ends left of this one; past the last row the
+                // number stays in the list only (its time says where it is).
+                let row = rowEnds.firstIndex { $0 < px - width / 2 } ?? rowEnds.count
+                if row < Self.markRows {
+                    if row == rowEnds.count { rowEnds.append(0) }
+                    rowEnds[row] = px + width / 2
+                    s += "<text x=\"\(f(px))\" y=\"\(f(Self.top + 11 + Double(row) * 12))\" text-anchor=\"middle\" font-size=\"10\" font-weight=\"bold\" fill=\"\(colour)\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">\(number)</text>\n"
+                }
+                let handle = report.connections.indices.contains(mark.connection) ? Hex.u16(report.connections[mark.connection].handle) : "?"
+                eventLines.append("\(number)  \(Self.label(mark.time)) s  \(handle) \(mark.text)")
             }
+            if shown.count > listed { eventLines.append("+\(shown.count - listed) more (btlog stats lists them)") }
         }
 
         // One line per connection and direction, through the middle of each interval.
@@ -96,15 +123,31 @@ public struct ThroughputPlot {
             let legendX = Self.left + plotWidth + 15
             s += "<line x1=\"\(f(legendX))\" y1=\"\(f(legendY))\" x2=\"\(f(legendX + 24))\" y2=\"\(f(legendY))\" stroke=\"\(colour)\" stroke-width=\"2\"\(dash)/>\n"
             s += "<text x=\"\(f(legendX + 30))\" y=\"\(f(legendY + 4))\">\(Self.escape(legend(key)))</text>\n"
-            if let ceiling = ceilings[key] {
+            if let ceiling = ceilings[key], ceiling <= yMax {
                 s += "<line x1=\"\(f(Self.left))\" y1=\"\(f(y(ceiling)))\" x2=\"\(f(Self.left + plotWidth))\" y2=\"\(f(y(ceiling)))\" stroke=\"\(colour)\" stroke-width=\"1\" stroke-dasharray=\"1 3\"/>\n"
                 s += "<text x=\"\(f(legendX + 30))\" y=\"\(f(legendY + 18))\" font-size=\"10\" fill=\"#555555\">ceiling \(LEThroughputCeiling.format(ceiling)) kbit/s (dotted)</text>\n"
+            } else if let ceiling = ceilings[key] {
+                // Far above the data: the axis is not stretched to it; a mark in the link's colour
+                // beside the top edge, and the legend says how far up it is.
+                s += "<path d=\"M \(f(Self.left + plotWidth + 3)) \(f(Self.top + 7 + Double(index) * 10)) l 4 -7 l 4 7 z\" fill=\"\(colour)\"/>\n"
+                s += "<text x=\"\(f(legendX + 30))\" y=\"\(f(legendY + 18))\" font-size=\"10\" fill=\"#555555\">ceiling \(LEThroughputCeiling.format(ceiling)) kbit/s (▲ above the plot)</text>\n"
             }
+        }
+        // The numbered events, under the connections' legend.
+        let listTop = Self.top + 10 + Double(keys.count) * 34 + 10
+        for (row, line) in eventLines.enumerated() {
+            s += "<text x=\"\(f(Self.left + plotWidth + 15))\" y=\"\(f(listTop + Double(row) * 13))\" font-size=\"10\" fill=\"#333333\">\(Self.escape(line))</text>\n"
         }
         if keys.isEmpty {
             s += "<text x=\"\(f(Self.left + plotWidth / 2))\" y=\"\(f(Self.top + plotHeight / 2))\" text-anchor=\"middle\">no application data</text>\n"
         }
         return s + "</svg>\n"
+    }
+
+    /// How many numbered events the list under the legend has room for.
+    static func eventListRows(keys: Int) -> Int {
+        let listTop = top + 10 + Double(keys) * 34 + 10
+        return max(0, Int((Double(height) - 10 - listTop) / 13) - 1)
     }
 
     private func legend(_ key: ThroughputSeries.Key) -> String {
