@@ -46,8 +46,12 @@ final class OutputHashTests: XCTestCase {
     }
 
     func testEveryViewOfEveryCaptureIsUnchanged() throws {
-        let fixtures = try FileManager.default.contentsOfDirectory(atPath: Tool.root.appendingPathComponent("Fixtures").path)
-            .filter { !$0.hasSuffix(".md") }.sorted().map { "Fixtures/" + $0 }
+        // Every capture file in Fixtures/, and the third-party captures beside them.
+        let folder = Tool.root.appendingPathComponent("Fixtures").path
+        let fixtures = try FileManager.default.contentsOfDirectory(atPath: folder)
+            .filter { !$0.hasSuffix(".md") && $0 != "third-party" }.sorted().map { "Fixtures/" + $0 }
+            + (try FileManager.default.contentsOfDirectory(atPath: folder + "/third-party/crackle"))
+            .filter { $0.hasSuffix(".pcap") }.sorted().map { "Fixtures/third-party/crackle/" + $0 }
         let bench = try benchmarkSessions()
         let listed = try FieldNames.all()
         let known = Set(listed + listed.filter { $0.hasPrefix("frame.") }.map { String($0.dropFirst("frame.".count)) })
