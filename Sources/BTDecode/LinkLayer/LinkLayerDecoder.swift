@@ -148,12 +148,13 @@ enum LinkLayerDecoder {
     /// Whether a PDU is its side's previous one sent again: the same sequence number, LLID and
     /// payload. The same sequence number alone is not enough: where the sides were told
     /// apart wrongly, or a packet between was missed, it would drop a new PDU.
-    static func isRetransmission(sn: UInt8, llid: UInt8, payload: ArraySlice<UInt8>, side: Int, last: inout [(sn: UInt8, pdu: [UInt8])?]) -> Bool {
-        // The NESN may move on between two copies (the sender acknowledges meanwhile): the LLID
-        // and the payload are what repeat.
-        let key = sn | llid << 1
-        let repeated = last[side].map { $0.sn == key && $0.pdu.elementsEqual(payload) } ?? false
-        last[side] = (key, Array(payload))
+    static func isRetransmission(sn: UInt8, llid: UInt8, payload: ArraySlice<UInt8>, side: Int,
+                                 last: inout [(header: UInt8, payload: [UInt8])?]) -> Bool {
+        // The NESN may move on between two copies (the sender acknowledges meanwhile): the SN,
+        // the LLID and the payload are what repeat.
+        let header = sn | llid << 1
+        let repeated = last[side].map { $0.header == header && $0.payload.elementsEqual(payload) } ?? false
+        last[side] = (header, Array(payload))
         return repeated
     }
 

@@ -125,9 +125,9 @@ public struct LinkLayerState: ProtocolState {
         /// The frame of its CONNECT_IND, if the capture has it.
         public var connectFrame: Int?
         var rhythm = EventRhythm()
-        /// The last PDU each side sent (central, peripheral, a sender not told apart) with its
-        /// sequence number, for retransmissions.
-        var lastPDU: [(sn: UInt8, pdu: [UInt8])?] = [nil, nil, nil]
+        /// The last PDU each side sent (central, peripheral, a sender not told apart): its SN and
+        /// LLID, and its payload, for retransmissions.
+        var lastPDU: [(header: UInt8, payload: [UInt8])?] = [nil, nil, nil]
         /// The NESN of each side's last packet received intact (central, peripheral): what it
         /// expected next.
         var lastNESN: [UInt8?] = [nil, nil]
@@ -177,7 +177,7 @@ public struct LinkLayerState: ProtocolState {
         public var central: BDAddr?
         public var peripheral: BDAddr?
         var rhythm = EventRhythm()
-        var lastPDU: [(sn: UInt8, pdu: [UInt8])?] = [nil, nil, nil]
+        var lastPDU: [(header: UInt8, payload: [UInt8])?] = [nil, nil, nil]
     }
 
     /// A broadcast isochronous group, from the BIGInfo a periodic train carried, by its seed
