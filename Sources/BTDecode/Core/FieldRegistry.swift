@@ -1,4 +1,4 @@
-import Synchronization
+import Foundation
 
 /// A field's stable dotted name and what it means. The same names are used by `--fields`,
 /// the filter language, JSON export and `btlog fields`; there is no second spelling.
@@ -68,21 +68,28 @@ public struct FieldDefinition: Hashable, Sendable {
 
 /// Numbers field names in the order they are first declared, so that two definitions of the
 /// same name compare as one by an integer. Definitions are made by static tables, possibly on
-/// several threads at once: hence the lock, taken once per definition made.
+/// several threads at once: hence the lock, taken once per definition made. An NSLock (a
+/// pthread mutex), not Synchronization's Mutex: Thread Sanitizer sees a pthread mutex order
+/// the threads, and reports the futex-based Mutex's accesses as races.
 public enum FieldIdentity {
-    private static let table = Mutex<[String: Int]>([:])
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var ids: [String: Int] = [:]
 
     static func id(for name: String) -> Int {
-        table.withLock { ids in
-            if let id = ids[name] { return id }
-            let id = ids.count
-            ids[name] = id
-            return id
-        }
+        lock.lock()
+        defer { lock.unlock() }
+        if let id = ids[name] { return id }
+        let id = ids.count
+        ids[name] = id
+        return id
     }
 
     /// One more than the largest id handed out so far.
-    public static var count: Int { table.withLock { $0.count } }
+    public static var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return ids.count
+    }
 }
 
 public enum FieldType: String, Sendable {
