@@ -489,7 +489,7 @@ public enum StatsInput {
         let report = collector.finish()
         let totals = report.totals
         precondition(totals.packets == packets, "stats counted \(totals.packets) of \(packets) packets")
-        precondition(totals.commands + totals.events + totals.acl + totals.sco + totals.iso + totals.air + totals.other == totals.packets,
+        precondition(totals.commands + totals.events + totals.acl + totals.sco + totals.iso + totals.air + totals.baseband + totals.other == totals.packets,
                      "the kinds do not add up to the packets")
         _ = StatisticsReport(report, style: Style(enabled: true)).lines
         _ = StatisticsJSON(report, files: ["fuzz"], throughput: collector.throughput).document
