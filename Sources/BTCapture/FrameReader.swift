@@ -11,25 +11,33 @@ public protocol FrameReader: AnyObject {
     var warnings: [CaptureWarning] { get set }
 }
 
+/// A reader over another reader (look-ahead, redaction, progress): the format and the
+/// warnings are the other reader's.
+public protocol FrameReaderWrapper: FrameReader {
+    var base: FrameReader { get }
+}
+
+extension FrameReaderWrapper {
+    public var formatDescription: String { base.formatDescription }
+    public var nativeFormat: CaptureFileFormat { base.nativeFormat }
+    public var warnings: [CaptureWarning] {
+        get { base.warnings }
+        set { base.warnings = newValue }
+    }
+}
+
 /// A reader that can show the frames after the current one: the link layer looks at what
 /// follows a damaged packet before deciding how to show it. A failure met while looking ahead
 /// is thrown when reading reaches it, so nothing is lost or reordered.
-public final class LookaheadReader: FrameReader {
-    let inner: FrameReader
+public final class LookaheadReader: FrameReaderWrapper {
+    public let base: FrameReader
     var buffered: [Frame] = []
     var pendingError: Error?
     var ended = false
     /// How far ahead anyone may look.
     public static let limit = 8
 
-    public init(_ inner: FrameReader) { self.inner = inner }
-
-    public var formatDescription: String { inner.formatDescription }
-    public var nativeFormat: CaptureFileFormat { inner.nativeFormat }
-    public var warnings: [CaptureWarning] {
-        get { inner.warnings }
-        set { inner.warnings = newValue }
-    }
+    public init(_ base: FrameReader) { self.base = base }
 
     public func next() throws -> Frame? {
         if !buffered.isEmpty { return buffered.removeFirst() }
@@ -38,7 +46,7 @@ public final class LookaheadReader: FrameReader {
             throw error
         }
         if ended { return nil }
-        return try inner.next()
+        return try base.next()
     }
 
     /// The frame `distance` after the last one returned (1: the next), if the input has it.
@@ -46,7 +54,7 @@ public final class LookaheadReader: FrameReader {
         guard distance >= 1, distance <= Self.limit else { return nil }
         while buffered.count < distance, pendingError == nil, !ended {
             do {
-                if let frame = try inner.next() { buffered.append(frame) } else { ended = true }
+                if let frame = try base.next() { buffered.append(frame) } else { ended = true }
             } catch {
                 pendingError = error
             }

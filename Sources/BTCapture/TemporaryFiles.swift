@@ -66,13 +66,6 @@ public enum TemporaryFiles {
         if ours { unlink(path) }
     }
 
-    /// Whether `path` is a file made here and not yet removed.
-    public static func isKept(_ path: String) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return kept.contains(path)
-    }
-
     private static func removeAll() {
         lock.lock()
         let paths = kept

@@ -64,8 +64,8 @@ struct Stats: ParsableCommand {
         if let series = collector.throughput, let outlier = series.firstOutlier {
             let span = Microseconds.secondsText(series.interval.saturatingMultiply(Int64(ThroughputSeries.maxBins)))
             FileHandleStderr.warning("throughput: \(series.outliers) packet\(series.outliers == 1 ? "" : "s") more than \(span) s after the capture's first "
-                + "(the first of them packet \(outlier.frame), at \(Microseconds.secondsText(outlier.time))) left out of the series: a damaged timestamp, "
-                + "or use a larger --interval")
+                + "(the first of them packet \(outlier.frame), at \(Microseconds.secondsText(outlier.time)) s) left out of the series: a damaged timestamp "
+                + "('btlog show --packets \(outlier.frame)-\(outlier.frame)' shows it), or a capture longer than the intervals allow: use a larger --interval")
         }
         if let svg, let series = collector.throughput {
             let title = "Application throughput: " + (files.count == 1 ? files[0] : "\(files.count) captures")

@@ -128,9 +128,12 @@ final class TypeColumnTests: XCTestCase {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures")
         var labels = Set<String>()
-        for name in try FileManager.default.contentsOfDirectory(atPath: fixtures.path)
-        where [".btsnoop", ".pklg", ".pcap", ".pcapng"].contains(where: { name.hasSuffix($0) }) && name != "le-air-no-confirms.pcap" {
-            let reader = try CaptureInput.open(bytes: [UInt8](try Data(contentsOf: fixtures.appendingPathComponent(name))))
+        let thirdParty = fixtures.appendingPathComponent("third-party/crackle")
+        let files = try FileManager.default.contentsOfDirectory(atPath: fixtures.path).map { fixtures.appendingPathComponent($0) }
+            + (try FileManager.default.contentsOfDirectory(atPath: thirdParty.path)).map { thirdParty.appendingPathComponent($0) }
+        for file in files
+        where [".btsnoop", ".pklg", ".pcap", ".pcapng"].contains(where: { file.path.hasSuffix($0) }) && file.lastPathComponent != "le-air-no-confirms.pcap" {
+            let reader = try CaptureInput.open(bytes: [UInt8](try Data(contentsOf: file)))
             let decoder = Decoder()
             while let frame = try reader.next() { labels.insert(decoder.decode(frame).typeLabel) }
         }

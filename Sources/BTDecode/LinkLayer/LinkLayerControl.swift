@@ -121,7 +121,7 @@ enum LinkLayerControl {
             // Sent by the peripheral in the clear; everything after it is encrypted, the
             // central's LL_START_ENC_RSP first, each side counting its packets from 0.
             connection.encrypted = true
-            connection.counters = [0, 0]
+            connection.counters = SidePair(0, 0)
             connection.cipher = nil
             connection.keySource = nil
             connection.keyAttempts = 0

@@ -18,14 +18,7 @@ enum LinkLayerDecoder {
 
     /// A record of an air capture: its sniffer's header, then the link-layer packet.
     static func decode(_ c: inout ByteCursor, type: AirLinkType, into packet: inout Packet, session: inout Session) throws {
-        var reception = AirReception()
-        switch type {
-        case .leLL: break
-        case .leLLWithRadioHeader: reception = try SnifferHeaders.decodeRadio(&c, into: &packet)
-        case .nordicBLE: reception = try SnifferHeaders.decodeNordic(&c, into: &packet)
-        case .ppi: reception = try SnifferHeaders.decodePPI(&c, into: &packet)
-        case .bredrBB: throw DecodeError.malformed("a BR/EDR baseband packet is not an LE link-layer packet")
-        }
+        let reception = try SnifferHeaders.decode(&c, type: type, into: &packet)
         try decodePacket(&c, reception: reception, into: &packet, session: &session)
     }
 
@@ -43,13 +36,11 @@ enum LinkLayerDecoder {
             if let crcValue { layer.add(LinkLayerFields.crc, .unsigned(UInt64(crcValue), width: 6), at: layer.range(at: crcAt, count: 3)) }
             if let crcOK {
                 layer.add(LinkLayerFields.crcOK, .bool(crcOK), crcOK ? "Good" : "Bad")
-                if !crcOK {
-                if let acknowledgedIn {
+                if !crcOK, let acknowledgedIn {
                     layer.addIssue(.warning, "Bad CRC: damaged at the sniffer, acknowledged by the peer (packet \(acknowledgedIn)): decoded as received, its bytes may hold the sniffer's bit errors")
-                } else {
+                } else if !crcOK {
                     layer.addIssue(.error, "Bad CRC: the packet was received damaged (not decoded further, not reassembled)")
                 }
-            }
             }
             packet.append(taking: &layer)
         }
@@ -89,11 +80,7 @@ enum LinkLayerDecoder {
             : reception.isochronous ?? (session.linkLayer.streams[accessAddress] != nil ? .connected : nil)
         var crcInit: UInt32? = isAdvertising ? advertisingCRCInit : train?.crcInit
         if !isAdvertising, train == nil, isochronous == nil { crcInit = session.linkLayer.connections[accessAddress]?.crcInit }
-        // The sniffer's verdict stands; without one, the CRC is computed where its init is known.
-        crcOK = reception.crcValid
-        if crcOK == nil, let crcInit, let crcValue, pduLength == 2 + declared {
-            crcOK = LinkLayerCRC.compute(pdu, initial: crcInit) == crcValue
-        }
+        crcOK = LinkLayerCRC.verdict(sniffer: reception.crcValid, pdu: pdu, crc: pduLength == 2 + declared ? crcValue : nil, initial: crcInit)
         var pduCursor = ByteCursor(pdu)
         if isAdvertising || train != nil {
             try LinkLayerAdvertising.decode(&pduCursor, reception: reception, crcOK: crcOK != false, train: train != nil ? accessAddress : nil,
@@ -143,19 +130,6 @@ enum LinkLayerDecoder {
         case .received?: return "P→C"
         default: return "C?P"
         }
-    }
-
-    /// Whether a PDU is its side's previous one sent again: the same sequence number, LLID and
-    /// payload. The same sequence number alone is not enough: where the sides were told
-    /// apart wrongly, or a packet between was missed, it would drop a new PDU.
-    static func isRetransmission(sn: UInt8, llid: UInt8, payload: ArraySlice<UInt8>, side: Int,
-                                 last: inout [(header: UInt8, payload: [UInt8])?]) -> Bool {
-        // The NESN may move on between two copies (the sender acknowledges meanwhile): the SN,
-        // the LLID and the payload are what repeat.
-        let header = sn | llid << 1
-        let repeated = last[side].map { $0.header == header && $0.payload.elementsEqual(payload) } ?? false
-        last[side] = (header, Array(payload))
-        return repeated
     }
 
     /// An L2CAP fragment a data PDU carries: for the L2CAP decoder once the link layer's layer is on the packet.
@@ -211,7 +185,7 @@ enum LinkLayerDecoder {
                                                             connection: connection, session: session),
                let plain = LinkLayerEncryption.open(sealed, header: header, counter: connection.counters[side], fromCentral: fromCentral, session: cipher) {
                 connection.cipher = cipher
-                connection.keySource = stkSource(tk, found: tk == 0 ? "Just Works" : "search by MIC")
+                connection.keySource = stkSource(tk, by: "search by MIC")
                 connection.counters[side] += 1
                 connection.candidates = []
                 layer.addIssue(.note, "Decrypted with \(connection.keySource!)")
@@ -264,7 +238,7 @@ enum LinkLayerDecoder {
             pairing.responderType = connection.peripheralAddressType
             let passkey = session.smp.pairings[link]?.method?.contains("Passkey") ?? false
             if let tk = pairing.findTemporaryKey(tryingPasskeys: passkey) {
-                candidates.append((pairing.shortTermKey(temporaryKey: tk), stkSource(tk, found: tk == 0 ? "Just Works" : "passkey search")))
+                candidates.append((pairing.shortTermKey(temporaryKey: tk), stkSource(tk, by: "passkey search")))
             }
         }
         let rand = connection.exchange.rand.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -316,17 +290,12 @@ enum LinkLayerDecoder {
         var rhythm = connection.rhythm
         for distance in 1 ... 4 {
             guard let next = upcoming(distance), next.kind == frame.kind else { return nil }
+            // The same sniffer header and CRC reading as decoding, into a packet thrown away.
             var scratch = Packet(frame: next, buildsDisplayText: false)
             var c = ByteCursor(next.bytes)
             let reception: AirReception
             do {
-                switch type {
-                case .leLL: reception = AirReception()
-                case .leLLWithRadioHeader: reception = try SnifferHeaders.decodeRadio(&c, into: &scratch)
-                case .nordicBLE: reception = try SnifferHeaders.decodeNordic(&c, into: &scratch)
-                case .ppi: reception = try SnifferHeaders.decodePPI(&c, into: &scratch)
-                case .bredrBB: return nil
-                }
+                reception = try SnifferHeaders.decode(&c, type: type, into: &scratch)
                 guard try c.u32() == accessAddress else { continue }
                 if reception.phy == 2 { _ = try c.u8() }
             } catch {
@@ -335,12 +304,9 @@ enum LinkLayerDecoder {
             guard c.remaining >= 5 else { return nil }
             let header = c.bytes[c.index], length = Int(c.bytes[c.index + 1])
             guard 2 + length + 3 == c.remaining else { return nil }
-            var intact = reception.crcValid
-            if intact == nil, let crcInit = connection.crcInit {
-                let pdu = c.bytes[c.index ..< c.index + 2 + length]
-                intact = LinkLayerCRC.compute(pdu, initial: crcInit) == LinkLayerCRC.value(captured: c.bytes[(c.index + 2 + length)...])
-            }
-            guard intact == true else { return nil }
+            let pduEnd = c.index + 2 + length
+            guard LinkLayerCRC.verdict(sniffer: reception.crcValid, pdu: c.bytes[c.index ..< pduEnd],
+                                       crc: LinkLayerCRC.value(captured: c.bytes[pduEnd...]), initial: connection.crcInit) == true else { return nil }
             let sender = rhythm.sender(reception: reception, now: next.timestamp, length: length, crcOK: true)
             guard let sender, sender != direction else { return nil }
             return header >> 2 & 1 == sn ^ 1 ? next.number : nil
@@ -348,12 +314,12 @@ enum LinkLayerDecoder {
         return nil
     }
 
-    /// How a legacy pairing's STK was found, as the pairing line and stats name it:
-    /// "STK of legacy pairing, Just Works", "STK of legacy pairing, TK 461140 (passkey search)".
-    static func stkSource(_ tk: UInt32, found how: String) -> String {
-        if tk == 0 && how == "Just Works" { return "STK of legacy pairing, Just Works" }
-        let digits = String(tk)
-        return "STK of legacy pairing, TK \(String(repeating: "0", count: max(0, 6 - digits.count)) + digits) (\(how))"
+    /// How a legacy pairing's STK was found, as the note and stats name it: "STK of legacy
+    /// pairing, Just Works" (TK 0), "STK of legacy pairing, TK 461140 (passkey search)".
+    static func stkSource(_ tk: UInt32, by search: String) -> String {
+        guard tk != 0 else { return "STK of legacy pairing, Just Works" }
+        let digits = ASCII.string(capacity: 10) { ASCII.appendDecimal(UInt64(tk), width: 6, to: &$0) }
+        return "STK of legacy pairing, TK \(digits) (\(search))"
     }
 
     /// A data channel PDU (Core Vol 6, Part B, 2.4): LLID, NESN, SN, MD, CP, length.
@@ -398,8 +364,9 @@ enum LinkLayerDecoder {
             return nil
         }
         if crcOK, side < 2 { connection.lastNESN[side] = nesn }
-        let retransmitted = length > 0 && isRetransmission(sn: sn, llid: llid, payload: c.bytes[c.index ..< c.index + c.remaining], side: side,
-                                                           last: &connection.lastPDU)
+        // A copy sent again repeats its side's previous PDU byte for byte; the same SN alone is
+        // not enough (a packet between was missed, or the sides were told apart wrongly).
+        let retransmitted = length > 0 && connection.lastPDU.isRepeat(sn: sn, llid: llid, payload: c.bytes[c.index ..< c.index + c.remaining], side: side)
 
         if length == 0 {
             layer.summary += "Empty PDU - SN \(sn) NESN \(nesn)\(md != 0 ? " - MD" : "")"

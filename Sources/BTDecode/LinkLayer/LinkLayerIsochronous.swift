@@ -44,8 +44,7 @@ enum LinkLayerIsochronous {
             return
         }
         let side = direction == .sent ? 0 : direction == .received ? 1 : 2
-        let retransmitted = length > 0 && LinkLayerDecoder.isRetransmission(sn: sn, llid: llid, payload: c.bytes[c.index ..< c.index + c.remaining],
-                                                                            side: side, last: &stream.lastPDU)
+        let retransmitted = length > 0 && stream.lastPDU.isRepeat(sn: sn, llid: llid, payload: c.bytes[c.index ..< c.index + c.remaining], side: side)
         if retransmitted {
             layer.add(LinkLayerFields.retransmission, .bool(true), "Yes")
             layer.addIssue(.note, "Retransmission: the same sequence number as this side's previous packet (not acknowledged)")

@@ -19,6 +19,14 @@ enum LinkLayerCRC {
         return state
     }
 
+    /// Whether a PDU arrived intact: the sniffer's verdict stands; without one, the CRC is
+    /// computed where its init is known; nil where neither can say.
+    static func verdict(sniffer: Bool?, pdu: ArraySlice<UInt8>, crc: UInt32?, initial: UInt32?) -> Bool? {
+        if let sniffer { return sniffer }
+        guard let crc, let initial else { return nil }
+        return compute(pdu, initial: initial) == crc
+    }
+
     /// The register value 3 captured CRC bytes hold: sent from position 23 down, each byte's
     /// least significant bit first. This is the value people (and Wireshark's btle.crc) quote.
     static func value(captured bytes: ArraySlice<UInt8>) -> UInt32 {
@@ -108,6 +116,50 @@ struct EventRhythm {
     }
 }
 
+/// A value for each side of a link, indexed as the decoder numbers them (0 the central, 1 the
+/// peripheral): two stored values, where an array would be copied and reallocated each time a
+/// connection, copied out of the state per packet, changes it.
+struct SidePair<Value> {
+    var central: Value, peripheral: Value
+
+    init(_ central: Value, _ peripheral: Value) {
+        self.central = central
+        self.peripheral = peripheral
+    }
+
+    subscript(side: Int) -> Value {
+        get { side == 0 ? central : peripheral }
+        set { if side == 0 { central = newValue } else { peripheral = newValue } }
+    }
+}
+
+/// The last PDU each sender of a link sent (central, peripheral, a sender not told apart),
+/// as its SN, LLID, length and a digest of its payload: enough to tell a copy sent again, with
+/// no bytes held or allocated per packet.
+struct LastPDUs {
+    struct Mark: Equatable {
+        var header: UInt8
+        var length: Int
+        var digest: Int
+    }
+
+    private var central: Mark?, peripheral: Mark?, unknown: Mark?
+
+    /// Whether this PDU repeats its side's previous one, which it then becomes. The NESN may
+    /// move on between two copies (the sender acknowledges meanwhile): the SN, the LLID and the
+    /// payload are what repeat.
+    mutating func isRepeat(sn: UInt8, llid: UInt8, payload: ArraySlice<UInt8>, side: Int) -> Bool {
+        var hasher = Hasher()
+        payload.withUnsafeBytes { hasher.combine(bytes: $0) }
+        let mark = Mark(header: sn | llid << 1, length: payload.count, digest: hasher.finalize())
+        switch side {
+        case 0: defer { central = mark }; return central == mark
+        case 1: defer { peripheral = mark }; return peripheral == mark
+        default: defer { unknown = mark }; return unknown == mark
+        }
+    }
+}
+
 /// What the link layer remembers across packets taken from the air: the connections by
 /// access address, from their CONNECT_IND or, for a capture that starts mid-connection, from
 /// their first data packet.
@@ -125,12 +177,11 @@ public struct LinkLayerState: ProtocolState {
         /// The frame of its CONNECT_IND, if the capture has it.
         public var connectFrame: Int?
         var rhythm = EventRhythm()
-        /// The last PDU each side sent (central, peripheral, a sender not told apart): its SN and
-        /// LLID, and its payload, for retransmissions.
-        var lastPDU: [(header: UInt8, payload: [UInt8])?] = [nil, nil, nil]
+        /// The last PDU each side sent, for retransmissions.
+        var lastPDU = LastPDUs()
         /// The NESN of each side's last packet received intact (central, peripheral): what it
         /// expected next.
-        var lastNESN: [UInt8?] = [nil, nil]
+        var lastNESN = SidePair<UInt8?>(nil, nil)
         /// From the peripheral's LL_START_ENC_REQ until LL_PAUSE_ENC or the end of the link,
         /// payloads are encrypted.
         var encrypted = false
@@ -142,7 +193,7 @@ public struct LinkLayerState: ProtocolState {
         /// Where the key came from ("the STK of Just Works pairing", "--ltk"); nil: none found.
         var keySource: String?
         /// Each side's count of encrypted PDUs so far (the CCM nonce's packet counter).
-        var counters: [UInt64] = [0, 0]
+        var counters = SidePair<UInt64>(0, 0)
         /// Keys to try on the first encrypted packets (found once), and how many packets tried
         /// them: a damaged first packet does not leave the link undecrypted.
         var candidates: [(key: [UInt8], source: String)] = []
@@ -177,7 +228,7 @@ public struct LinkLayerState: ProtocolState {
         public var central: BDAddr?
         public var peripheral: BDAddr?
         var rhythm = EventRhythm()
-        var lastPDU: [(header: UInt8, payload: [UInt8])?] = [nil, nil, nil]
+        var lastPDU = LastPDUs()
     }
 
     /// A broadcast isochronous group, from the BIGInfo a periodic train carried, by its seed

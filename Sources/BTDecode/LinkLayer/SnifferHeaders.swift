@@ -31,6 +31,18 @@ enum SnifferHeaders {
     static let radioDescriptor = ProtocolDescriptor(name: "LE Radio", fields: SnifferHeaderFields.radio)
     static let ppiDescriptor = ProtocolDescriptor(name: "PPI", fields: SnifferHeaderFields.ppi)
 
+    /// The header of an LE air capture's link type, as a layer of its own, and what it says
+    /// (nothing for the bare link layer).
+    static func decode(_ c: inout ByteCursor, type: AirLinkType, into packet: inout Packet) throws -> AirReception {
+        switch type {
+        case .leLL: return AirReception()
+        case .leLLWithRadioHeader: return try decodeRadio(&c, into: &packet)
+        case .nordicBLE: return try decodeNordic(&c, into: &packet)
+        case .ppi: return try decodePPI(&c, into: &packet)
+        case .bredrBB: throw DecodeError.malformed("a BR/EDR baseband packet is not an LE link-layer packet")
+        }
+    }
+
     /// PPI (link type 192): version, flags, header length, the data link after it, then fields
     /// of type and length; Ubertooth writes DLT_USER0 (147) for the LE link layer and its BTLE
     /// field (type 30006: version, channel, clock, RSSI maximum, minimum, average, count).

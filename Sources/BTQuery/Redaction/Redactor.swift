@@ -13,8 +13,8 @@ import BTDecode
 /// - with `values`, ATT values, what GATT profiles carry above ATT and ANCS strings are zeroed.
 /// A key in an L2CAP PDU that arrived in several ACL fragments is mapped back to each fragment:
 /// frames are held until the PDU completes (at most `holdLimit` frames).
-public final class RedactingReader: FrameReader {
-    let base: FrameReader
+public final class RedactingReader: FrameReaderWrapper {
+    public let base: FrameReader
     let decoder = Decoder()
     let values: Bool
     public let pseudonyms: AddressPseudonyms
@@ -39,13 +39,6 @@ public final class RedactingReader: FrameReader {
         self.base = base
         self.values = values
         self.pseudonyms = pseudonyms
-    }
-
-    public var formatDescription: String { base.formatDescription }
-    public var nativeFormat: CaptureFileFormat { base.nativeFormat }
-    public var warnings: [CaptureWarning] {
-        get { base.warnings }
-        set { base.warnings = newValue }
     }
 
     public func next() throws -> Frame? {
