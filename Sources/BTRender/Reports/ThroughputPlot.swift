@@ -83,9 +83,9 @@ public struct ThroughputPlot {
             var marks: [(time: Double, connection: Int, text: String)] = []
             for (index, c) in report.connections.enumerated() {
                 for event in c.timeline where Self.markedEvents.contains(event.event) && event.failure == nil {
-                    marks.append((Double(event.time.saturatingSubtract(origin)) / 1_000_000, index, Self.markLabel(event)))
+                    marks.append((Double(event.time.saturatingSubtract(origin)) / 1_000_000, index, "\(Hex.u16(c.handle)) \(Self.markLabel(event))"))
                 }
-                if let end = c.end { marks.append((Double(end.saturatingSubtract(origin)) / 1_000_000, index, "disconnected")) }
+                if let end = c.end { marks.append((Double(end.saturatingSubtract(origin)) / 1_000_000, index, "\(Hex.u16(c.handle)) disconnected")) }
             }
             let shown = marks.filter { $0.time >= 0 && $0.time <= seconds }.sorted { $0.time < $1.time }
             let listed = Self.eventListRows(keys: keys.count)
@@ -103,8 +103,7 @@ public struct ThroughputPlot {
                     rowEnds[row] = px + width / 2
                     s += "<text x=\"\(f(px))\" y=\"\(f(Self.top + 11 + Double(row) * 12))\" text-anchor=\"middle\" font-size=\"10\" font-weight=\"bold\" fill=\"\(colour)\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">\(number)</text>\n"
                 }
-                let handle = report.connections.indices.contains(mark.connection) ? Hex.u16(report.connections[mark.connection].handle) : "?"
-                eventLines.append("\(number)  \(Self.label(mark.time)) s  \(handle) \(mark.text)")
+                eventLines.append("\(number)  \(Self.label(mark.time)) s  \(mark.text)")
             }
             if shown.count > listed { eventLines.append("+\(shown.count - listed) more (btlog stats lists them)") }
         }
