@@ -46,7 +46,7 @@ let package = Package(
         .testTarget(name: "BTDecodeTests", dependencies: ["BTCapture", "BTDecode", "BTFixtures"]),
         .testTarget(name: "BTQueryTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTFixtures"]),
         .testTarget(name: "BTRenderTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTRender", "BTFixtures"]),
-        .testTarget(name: "BTLogTests", dependencies: ["BTCapture", "BTDecode", "BTFixtures"]),
+        .testTarget(name: "BTLogTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTFixtures"]),
         .testTarget(name: "BTFuzzTests", dependencies: ["BTFuzz", "BTCapture", "BTDecode"]),
     ],
     swiftLanguageModes: [.v5]

@@ -169,7 +169,7 @@ public enum CaptureInput {
     static func openMember(_ members: [ContainerMember], name: String, what: String, options: InputOptions,
                            depth: Int) throws -> FrameReader {
         var notices: [CaptureWarning] = []
-        defer { for member in members { Spool.release(member.path) } }
+        defer { for member in members { MemberSpool.release(member.path) } }
         let chosen = try MemberChoice.choose(members, requested: options.member, container: name, what: what, warnings: &notices)
         let memberOptions = InputOptions(pklgUTCOffset: options.pklgUTCOffset, member: nil)
         let reader = try open(stream: try FileDescriptorStream(path: chosen.path), name: "\(name):\(chosen.name)",
@@ -184,7 +184,7 @@ public enum CaptureInput {
         var zipPath = plainFile
         var spooledZip: String?
         if zipPath == nil {
-            let spooled = try Spool.makeFile()
+            let spooled = try MemberSpool.makeFile()
             while try input.ensure(1) { try spooled.sink.write(Array(input.take(input.available))) }
             try spooled.sink.close()
             zipPath = spooled.path
@@ -194,9 +194,9 @@ public enum CaptureInput {
         do {
             archive = try ZipArchive(path: zipPath!, name: name)
             // The archive holds its descriptor: the spooled copy's name is no longer needed.
-            if let spooledZip { Spool.release(spooledZip) }
+            if let spooledZip { MemberSpool.release(spooledZip) }
         } catch {
-            if let spooledZip { Spool.release(spooledZip) }
+            if let spooledZip { MemberSpool.release(spooledZip) }
             throw error
         }
         var logs: [(ZipArchive.Member, ContainerMember)] = []

@@ -62,10 +62,10 @@ struct Annotate: ParsableCommand {
             if list { return try listNotes(path) }
             try change(path, packet: packet!)
         } catch let failure as NotesStore.Failure {
-            FileHandleStderr.error(failure.description)
+            StandardError.error(failure.description)
             throw Failure(code: 1)
         } catch let error as CaptureError {
-            FileHandleStderr.error(error.message)
+            StandardError.error(error.message)
             throw Failure(code: 1)
         }
     }
@@ -107,7 +107,7 @@ struct Annotate: ParsableCommand {
 
     private func listNotes(_ path: String) throws {
         guard let document = try NotesStore.read(path), !document.notes.isEmpty else {
-            FileHandleStderr.error("\(file) has no notes (\(path))")
+            StandardError.error("\(file) has no notes (\(path))")
             throw Failure(code: 1)
         }
         let out = OutputWriter()
@@ -118,7 +118,7 @@ struct Annotate: ParsableCommand {
         let stages: [any PacketStage] = [NotesOptionGroup.stage(document, path: path),
                                          FilterStage(try PacketFilter("number in {\(wanted.sorted().map(String.init).joined(separator: " "))}"))]
         var pipeline = PacketPipeline(decoder: try decoding.prepare().make(buildsDisplayText: false), stages: stages) {
-            FileHandleStderr.warning($0.message)
+            StandardError.warning($0.message)
         }
         var sink = RenderingSink(RenderMode.table.makeRenderer(options), out: out)
         do {
@@ -126,7 +126,7 @@ struct Annotate: ParsableCommand {
             try out.flush()
         } catch is OutputWriter.OutputClosed {}
         if pipeline.statistics.packets < wanted.count {
-            FileHandleStderr.warning("\(path): \(wanted.count - pipeline.statistics.packets) note(s) on packets past the end of \(file)")
+            StandardError.warning("\(path): \(wanted.count - pipeline.statistics.packets) note(s) on packets past the end of \(file)")
         }
     }
 }
@@ -154,9 +154,9 @@ struct NotesOptionGroup: ParsableArguments {
             guard let document = try NotesStore.read(path) else { return nil }
             return Self.stage(document, path: path)
         } catch let failure as NotesStore.Failure {
-            FileHandleStderr.warning("\(failure.description); showing the capture without notes")
+            StandardError.warning("\(failure.description); showing the capture without notes")
         } catch {
-            FileHandleStderr.warning("\(path): \(error)")
+            StandardError.warning("\(path): \(error)")
         }
         return nil
     }
@@ -167,9 +167,9 @@ struct NotesOptionGroup: ParsableArguments {
         return AnnotationStage(document) { note, actual in
             reported += 1
             if reported <= 10 {
-                FileHandleStderr.warning("\(path): the note on packet \(note.packet) was written for a packet with \(note.fingerprint), this one has \(actual): not shown")
+                StandardError.warning("\(path): the note on packet \(note.packet) was written for a packet with \(note.fingerprint), this one has \(actual): not shown")
             } else if reported == 11 {
-                FileHandleStderr.warning("\(path): more notes do not match their packets; is it another capture's notes file?")
+                StandardError.warning("\(path): more notes do not match their packets; is it another capture's notes file?")
             }
         }
     }

@@ -27,18 +27,18 @@ struct BTLog: ParsableCommand {
         } catch let failure as Failure {
             Glibc.exit(failure.code)
         } catch let error as FilterError {
-            FileHandleStderr.error(error.description)
+            StandardError.error(error.description)
             Glibc.exit(2)
         } catch let error as QuickFilterError {
-            FileHandleStderr.error(error.description)
+            StandardError.error(error.description)
             Glibc.exit(2)
         } catch let error as PatternError {
-            FileHandleStderr.error(error.description)
+            StandardError.error(error.description)
             Glibc.exit(2)
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
-                FileHandleStderr.write(fullMessage(for: error) + "\n")
+                StandardError.write(fullMessage(for: error) + "\n")
                 Glibc.exit(2)
             }
             BTLog.exit(withError: error)
@@ -51,7 +51,7 @@ struct Failure: Error {
     var code: Int32
 }
 
-enum FileHandleStderr {
+enum StandardError {
     static func write(_ text: String) {
         var text = text
         text.withUTF8 { raw in _ = Glibc.write(2, raw.baseAddress, raw.count) }

@@ -75,7 +75,7 @@ struct Capture: ParsableCommand {
             }
             if let user { try Privileges.drop(to: user) }
         } catch let error as CaptureError {
-            FileHandleStderr.error(error.message)
+            StandardError.error(error.message)
             throw Failure(code: 1)
         }
         let session = try LiveCaptureRun(command: self, monitorFD: monitor.fd, readsKernelDrops: monitor.realSocket)
@@ -89,12 +89,12 @@ struct Capture: ParsableCommand {
     func listControllers() throws {
         let decoder = Decoder()
         do {
-            var pipeline = PacketPipeline(decoder: decoder) { FileHandleStderr.warning($0.message) }
+            var pipeline = PacketPipeline(decoder: decoder) { StandardError.warning($0.message) }
             var nothing = DiscardingSink()
             let replay = ArrayFrameReader(frames: try MonitorReplay.read(), formatDescription: "HCI monitor replay", nativeFormat: .btsnoopMonitor)
             try pipeline.run(replay, into: &nothing)
         } catch let error as CaptureError {
-            FileHandleStderr.error(error.message)
+            StandardError.error(error.message)
             throw Failure(code: 1)
         }
         let out = OutputWriter()

@@ -42,7 +42,7 @@ struct Diagnose: ParsableCommand {
             _ = try selection.stages(count: limit.count)
         } catch {
             // A bad filter is a usage error: status 2, as for a bad option.
-            FileHandleStderr.error("\(error)")
+            StandardError.error("\(error)")
             throw Failure(code: 2)
         }
         let decoders = try decoding.prepare()

@@ -105,7 +105,7 @@ struct Export: ParsableCommand {
         _ = try selection.stages(count: limit.count) // a bad filter is reported before any output
         let format = resolvedFormat
         if (format.isCapture || format.isAudio || binary) && output == nil && isatty(1) != 0 {
-            FileHandleStderr.error("\(binary ? "--binary" : format.rawValue) writes binary data: give -o FILE, or redirect standard output")
+            StandardError.error("\(binary ? "--binary" : format.rawValue) writes binary data: give -o FILE, or redirect standard output")
             throw Failure(code: 2)
         }
         let decoders = try decoding.prepare()
@@ -113,7 +113,7 @@ struct Export: ParsableCommand {
         do {
             destination = try output.map(OutputFile.init(path:))
         } catch let error as CaptureError {
-            FileHandleStderr.error(error.message)
+            StandardError.error(error.message)
             throw Failure(code: 1)
         }
         var run = ExportRun(command: self, format: format, decoders: decoders, destination: destination)
@@ -122,7 +122,7 @@ struct Export: ParsableCommand {
             // Nothing could be read: an existing file is not replaced by an empty export.
             if run.readInputs == 0, let destination {
                 let left = destination.abandon()
-                if !left.isEmpty { FileHandleStderr.error(left) }
+                if !left.isEmpty { StandardError.error(left) }
                 throw Failure(code: 1)
             }
             try destination?.close()
@@ -140,7 +140,7 @@ struct Export: ParsableCommand {
 
     static func fail(_ message: String, _ destination: OutputFile?) -> Never {
         let left = destination?.abandon() ?? ""
-        FileHandleStderr.error(message + (left.isEmpty ? "" : "; " + left))
+        StandardError.error(message + (left.isEmpty ? "" : "; " + left))
         Glibc.exit(1)
     }
 }
@@ -178,7 +178,7 @@ struct ExportRun {
             var sink = AudioStreamSink(codec: AudioStreamSink.Codec(rawValue: format.rawValue)!, stream: command.stream, out: out)
             try runEach(into: &sink, buildsDisplayText: false)
             try out.flush()
-            FileHandleStderr.write(sink.report + "\n")
+            StandardError.write(sink.report + "\n")
             return
         }
         if let width = concurrentInputs { return try runConcurrently(out, width: width) }
@@ -188,7 +188,7 @@ struct ExportRun {
         (failedInputs, readInputs) = try forEachInput { reader, stages, file in
             if command.files.count > 1 { sink.beginFile(file) }
             var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: format.buildsDisplayText(tree: command.tree, columns: columns)),
-                                          stages: stages) { FileHandleStderr.warning($0.message) }
+                                          stages: stages) { StandardError.warning($0.message) }
             try pipeline.run(reader, into: &sink)
             statistics.merge(pipeline.statistics)
         }
@@ -256,7 +256,7 @@ struct ExportRun {
             if stages.contains(where: { $0 is AnnotationStage }) { fileOptions.flagColumn = NotesOptionGroup.flagMark }
             var sink = RenderingSink(mode.makeRenderer(fileOptions), out: out)
             var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: mode.showsFieldText), stages: stages) {
-                FileHandleStderr.warning($0.message)
+                StandardError.warning($0.message)
             }
             try pipeline.run(reader, into: &sink)
             try sink.finish(pipeline.statistics)
@@ -268,7 +268,7 @@ struct ExportRun {
     mutating func runEach<Sink: PacketSink>(into sink: inout Sink, buildsDisplayText: Bool) throws {
         (failedInputs, readInputs) = try forEachInput { reader, stages, _ in
             var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: buildsDisplayText), stages: stages) {
-                FileHandleStderr.warning($0.message)
+                StandardError.warning($0.message)
             }
             try pipeline.run(reader, into: &sink)
         }
@@ -297,13 +297,13 @@ struct ExportRun {
                 sink = CaptureExportSink(writer: try CaptureWriters.make(format.captureFormat(for: reader.nativeFormat), sink: sinkOut))
             }
             var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: false), stages: stages) {
-                FileHandleStderr.warning($0.message)
+                StandardError.warning($0.message)
             }
             try pipeline.run(reader, into: &sink!)
         }
         try sinkOut.flush()
         if let left = sink?.skippedDescription {
-            FileHandleStderr.warning("\(format.rawValue) cannot hold every record: left out \(left)")
+            StandardError.warning("\(format.rawValue) cannot hold every record: left out \(left)")
         }
     }
 

@@ -57,7 +57,7 @@ struct Fields: ParsableCommand {
     private func listValues(of field: FieldDefinition, to out: OutputWriter) throws {
         let names = FieldValueNames.names(of: field)
         guard !names.isEmpty else {
-            FileHandleStderr.error("\(field.name) has no named values; a filter compares it with \(field.type.rawValue) literals")
+            StandardError.error("\(field.name) has no named values; a filter compares it with \(field.type.rawValue) literals")
             throw Failure(code: 1)
         }
         let digits = names.map(\.value).max().map { $0 > 0xFFFF ? 8 : $0 > 0xFF ? 4 : 2 } ?? 2

@@ -23,12 +23,12 @@ struct Gatt: ParsableCommand {
     func run() throws {
         let out = OutputWriter()
         let decoder = try decoding.prepare().make(buildsDisplayText: false, keepsLastValues: true)
-        var pipeline = PacketPipeline(decoder: decoder) { FileHandleStderr.warning($0.message) }
+        var pipeline = PacketPipeline(decoder: decoder) { StandardError.warning($0.message) }
         do {
             var nothing = DiscardingSink()
             try pipeline.run(try CaptureInput.open(file, options: input.inputOptions), into: &nothing)
         } catch let error as CaptureError {
-            FileHandleStderr.error(error.message)
+            StandardError.error(error.message)
             throw Failure(code: 1)
         }
         do {

@@ -113,7 +113,7 @@ struct Grep: ParsableCommand {
                     let reader = try CaptureInput.open(file, options: input.inputOptions)
                     if file == "-" { out.lineBuffered = true }
                     let sink = try search(file, reader, setup, out: out, printedBefore: printedBefore) { warning in
-                        if !noMessages { FileHandleStderr.warning(warning.message) }
+                        if !noMessages { StandardError.warning(warning.message) }
                     }
                     if sink.selected > 0 { anySelected = true }
                     if sink.printedAny { printedBefore = true }
@@ -123,7 +123,7 @@ struct Grep: ParsableCommand {
                     throw Failure(code: anySelected ? 0 : 1)
                 } catch let error as CaptureError {
                     try? out.flush()
-                    if !noMessages { FileHandleStderr.error(error.message) }
+                    if !noMessages { StandardError.error(error.message) }
                     failed = true
                 }
             }
@@ -195,7 +195,7 @@ struct Grep: ParsableCommand {
         } catch let error as CaptureError {
             // A temporary file that failed: the run cannot go on (grep's error status).
             try? out.flush()
-            FileHandleStderr.error(error.message)
+            StandardError.error(error.message)
             throw Failure(code: 2)
         }
         return (anySelected, failed)

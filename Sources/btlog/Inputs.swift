@@ -42,7 +42,7 @@ struct CaptureInputs {
                 try body(reader, stages, file)
                 read += 1
             } catch let error as CaptureError where !error.isBrokenPipe && !endsRun(error) {
-                FileHandleStderr.error(error.message)
+                StandardError.error(error.message)
                 failed = true
             }
         }
@@ -56,7 +56,7 @@ struct CaptureInputs {
         try forEach { reader, stages, file in
             collector.beginFile(file)
             var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: false), stages: stages) {
-                FileHandleStderr.warning($0.message)
+                StandardError.warning($0.message)
             }
             try pipeline.run(reader, into: &collector)
             collector.endFile(session: pipeline.decoder.session)
@@ -70,7 +70,7 @@ extension InputJobs {
     /// Returns what its job returned, or nil for an input that could not be read (reported).
     /// A temporary file that cannot be written or read back ends the run, naming TMPDIR.
     static func emit<Outcome>(_ spool: Spool?, _ outcome: Result<Outcome, Error>, to out: OutputWriter, quiet: Bool = false) throws -> Outcome? {
-        for warning in spool?.warnings ?? [] { FileHandleStderr.warning(warning) }
+        for warning in spool?.warnings ?? [] { StandardError.warning(warning) }
         do {
             try spool?.readBack { try out.write(raw: $0) }
         } catch let error as SpoolError {
@@ -82,7 +82,7 @@ extension InputJobs {
         case .failure(let error as CaptureError):
             try out.flush()
             // grep -s: the input's failure shows in the exit status alone.
-            if !quiet { FileHandleStderr.error(error.message) }
+            if !quiet { StandardError.error(error.message) }
             return nil
         case .failure(let error as OutputWriter.OutputFailed):
             throw CaptureError("temporary file in TMPDIR: \(error.description)")

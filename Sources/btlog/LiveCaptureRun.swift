@@ -50,7 +50,7 @@ final class LiveCaptureRun {
                 writerName = toStdout ? "standard output" : path
             }
         } catch let error as CaptureError {
-            FileHandleStderr.error(error.message)
+            StandardError.error(error.message)
             throw Failure(code: 1)
         }
         StopSignals.install(wake)
@@ -85,9 +85,9 @@ final class LiveCaptureRun {
             failure = "\(message); \(kept)"
         }
         if case .failed(let message) = receiver.stopReason { failure = failure ?? "capture: \(message)" }
-        FileHandleStderr.write(statusLine(run.statistics) + "\n")
+        StandardError.write(statusLine(run.statistics) + "\n")
         if let failure {
-            FileHandleStderr.error(failure)
+            StandardError.error(failure)
             throw Failure(code: 1)
         }
     }
@@ -113,7 +113,7 @@ final class LiveCaptureRun {
             parts.append(writing)
         }
         parts.append("Ctrl-C stops")
-        FileHandleStderr.write(parts.joined(separator: " · ") + "\n")
+        StandardError.write(parts.joined(separator: " · ") + "\n")
     }
 
     func statusLine(_ statistics: CaptureStatistics) -> String {

@@ -42,7 +42,7 @@ enum UTCOffset {
     }
 }
 
-/// Which packets: shared by show, grep, capture and (later) export and stats. The packet range
+/// Which packets: shared by show, grep, capture, export, stats and diagnose. The packet range
 /// (the count is LimitOptionGroup: grep has its own -c), the filter expression and
 /// PacketLogger's quick filters, all ANDed.
 struct SelectionOptionGroup: ParsableArguments {

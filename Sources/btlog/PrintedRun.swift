@@ -16,7 +16,7 @@ struct PrintedRun {
 
     init(decoders: DecoderFactory, stages: [any PacketStage], mode: RenderMode, options: RenderOptions) {
         let decoder = decoders.make(buildsDisplayText: stages.needDisplayText(viewShowsFieldText: mode.showsFieldText))
-        pipeline = PacketPipeline(decoder: decoder, stages: stages) { FileHandleStderr.warning($0.message) }
+        pipeline = PacketPipeline(decoder: decoder, stages: stages) { StandardError.warning($0.message) }
         self.mode = mode
         self.options = options
     }

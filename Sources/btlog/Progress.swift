@@ -72,13 +72,13 @@ final class ProgressLine {
         } else {
             line += "\(Self.count(Double(frames))) packets · \(Self.count(rate)) packets/s"
         }
-        FileHandleStderr.write(line)
+        StandardError.write(line)
         drawn = true
     }
 
     /// Erases the line once the file is read (or the export ends early).
     func finish() {
-        if drawn { FileHandleStderr.write("\r\u{1B}[K") }
+        if drawn { StandardError.write("\r\u{1B}[K") }
         drawn = false
     }
 

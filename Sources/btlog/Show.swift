@@ -77,7 +77,7 @@ struct Show: ParsableCommand {
                 return
             } catch let error as CaptureError {
                 try? out.flush()
-                FileHandleStderr.error(error.message)
+                StandardError.error(error.message)
                 failed = true
             }
         }

@@ -63,7 +63,7 @@ struct Stats: ParsableCommand {
         let report = collector.finish(vendors: VendorNames.system)
         if let series = collector.throughput, let outlier = series.firstOutlier {
             let span = Microseconds.secondsText(series.interval.saturatingMultiply(Int64(ThroughputSeries.maxBins)))
-            FileHandleStderr.warning("throughput: \(series.outliers) packet\(series.outliers == 1 ? "" : "s") more than \(span) s after the capture's first "
+            StandardError.warning("throughput: \(series.outliers) packet\(series.outliers == 1 ? "" : "s") more than \(span) s after the capture's first "
                 + "(the first of them packet \(outlier.frame), at \(Microseconds.secondsText(outlier.time)) s) left out of the series: a damaged timestamp "
                 + "('btlog show --packets \(outlier.frame)-\(outlier.frame)' shows it), or a capture longer than the intervals allow: use a larger --interval")
         }
@@ -74,7 +74,7 @@ struct Stats: ParsableCommand {
                 try file.write(Array(ThroughputPlot(report, series: series, title: title).svg.utf8))
                 try file.close()
             } catch let error as CaptureError {
-                FileHandleStderr.error(error.message)
+                StandardError.error(error.message)
                 throw Failure(code: 1)
             }
         }

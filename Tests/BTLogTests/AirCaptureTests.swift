@@ -24,7 +24,8 @@ final class AirCaptureTests: XCTestCase {
             XCTAssertEqual(exported.status, 0, exported.err)
             XCTAssertEqual(exported.err, "")
             XCTAssertEqual(try btlog("show", pcapng).out, try btlog("show", fixture).out, fixture)
-            if let tshark = Tool.find("tshark") {
+            // tshark reads what btlog wrote: a real consumer, the reference tier's.
+            if Reference.isLive, let tshark = Tool.find("tshark") {
                 let theirs = try Tool.run(tshark, ["-r", pcapng, "-T", "fields", "-e", "btle.access_address"] + Tool.tsharkUserDLT)
                 XCTAssertEqual(theirs.status, 0, theirs.err)
                 let ours = try btlog("show", fixture, "--fields", "btle.access_address")
@@ -74,7 +75,6 @@ final class AirCaptureTests: XCTestCase {
     /// only ones Wireshark 4.0 decodes) the payload header, CRC, FHS and L2CAP above them. btlog checks HEC and CRC with
     /// the UAP as tshark does: both find the same two damaged packets.
     func testBasebandAgreesWithTshark() throws {
-        guard let tshark = Tool.find("tshark") else { throw XCTSkip("tshark is not installed") }
         let decrypted = temporary("bredr-decrypted.pcap")
         defer { try? FileManager.default.removeItem(atPath: decrypted) }
         try Data(FixtureContainers.encode(BasebandScenario.frames(decrypted: true), as: .pcapBREDRBB)).write(to: URL(fileURLWithPath: decrypted))
@@ -87,12 +87,13 @@ final class AirCaptureTests: XCTestCase {
                        "btbredr_fhs.lap", "btbredr_fhs.uap", "btbredr_fhs.nap", "btbredr_fhs.class", "btbredr_fhs.ltaddr", "btbredr_fhs.eir",
                        "btbredr_fhs.sr", "btbredr_fhs.parity", "btl2cap.cid", "btl2cap.cmd_code"]
         let ours = ["l2cap.cid", "l2cap.code"]
-        for (file, fields, mine) in [("Fixtures/bredr-baseband.pcap", header, header), (decrypted, header + payload, header + payload.dropLast(2) + ours)] {
-            let theirs = try Tool.run(tshark, ["-r", file, "-T", "fields", "-E", "separator=/t", "-e", "_ws.expert.message"] + fields.flatMap { ["-e", $0] })
-            XCTAssertEqual(theirs.status, 0, theirs.err)
+        for (file, fields, mine, recording) in [("Fixtures/bredr-baseband.pcap", header, header, "header"),
+                                                (decrypted, header + payload, header + payload.dropLast(2) + ours, "decrypted")] {
+            let theirs = try Reference.output("tshark", ["-r", file, "-T", "fields", "-E", "separator=/t", "-e", "_ws.expert.message"] + fields.flatMap { ["-e", $0] },
+                                              recordedAs: "tshark/baseband-\(recording).tsv")
             let btlog = try btlog("show", file, "--fields", (["btbredr_rf.crc_ok"] + mine).joined(separator: ","))
             XCTAssertEqual(btlog.status, 0, btlog.err)
-            let theirRows = theirs.out.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            let theirRows = theirs.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
             let ourRows = btlog.out.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
             XCTAssertEqual(theirRows.count, 14)
             XCTAssertEqual(ourRows.count, 14)

@@ -156,8 +156,8 @@ final class AnnotateTests: XCTestCase {
     /// Packet comments a pcapng holds (written here by Wireshark's editcap) read as comments,
     /// for the same packets tshark's frame.comment names.
     func testPcapNGPacketCommentsAreComments() throws {
-        guard let editcap = Tool.find("editcap"), let tshark = Tool.find("tshark") else {
-            throw XCTSkip("editcap and tshark are not installed (apt-get install tshark)")
+        guard let editcap = Reference.consumer("editcap"), let tshark = Reference.consumer("tshark") else {
+            throw Reference.skip("editcap and tshark")
         }
         let commented = "\(folder)/commented.pcapng"
         let made = try Tool.run(editcap, ["-a", "3:first comment", "-a", "7:second, with ünïcode", "Fixtures/wwdc-dual.pcapng", commented])

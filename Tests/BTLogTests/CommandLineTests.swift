@@ -46,12 +46,18 @@ enum Tool {
             input.fileHandleForWriting.write(stdin)
             try input.fileHandleForWriting.close()
         }
-        var outData = Data(), errData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        errData = err.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
+        // Standard output is read on a thread of its own, not a dispatch queue's: callers run
+        // many of these from the global queues at once, whose threads would all be waiting here.
+        final class Reading: @unchecked Sendable { var data = Data() } // written before `done` signals
+        let reading = Reading(), done = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            reading.data = out.fileHandleForReading.readDataToEndOfFile()
+            done.signal()
+        }
+        reader.start()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        done.wait()
+        let outData = reading.data
         process.waitUntilExit()
         return Result(status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
                       err: String(decoding: errData, as: UTF8.self))

@@ -91,7 +91,7 @@ final class DiagnoseTests: XCTestCase {
 
     /// Every fixture's diagnosis is valid against docs/diagnose.schema.json.
     func testJSONMatchesTheSchema() throws {
-        guard let python = ExportTests.python(with: "jsonschema") else { throw XCTSkip("python3-jsonschema is not installed") }
+        guard let python = ExportTests.python(with: "jsonschema") else { throw Reference.skip("python3-jsonschema") }
         let checker = """
         import json, sys, jsonschema
         validator = jsonschema.Draft202012Validator(json.load(open(sys.argv[1])))

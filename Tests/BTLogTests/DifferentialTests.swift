@@ -99,18 +99,17 @@ final class DifferentialTests: XCTestCase {
     }
 
     func testFieldsAgreeWithTshark() throws {
-        guard let tshark = Tool.find("tshark") else { throw XCTSkip("tshark is not installed (apt-get install tshark)") }
         let files = try Self.fixtures()
         XCTAssertGreaterThanOrEqual(files.count, 12)
         var compared = 0
         for file in files {
-            let ts = try Tool.run(tshark, ["-r", file, "-T", "fields", "-E", "separator=/t"] + Tool.tsharkUserDLT + Self.pairs.flatMap { ["-e", $0.tshark] })
-            XCTAssertEqual(ts.status, 0, "\(file): \(ts.err)")
+            let ts = try Reference.output("tshark", ["-r", file, "-T", "fields", "-E", "separator=/t"] + Tool.tsharkUserDLT + Self.pairs.flatMap { ["-e", $0.tshark] },
+                                          recordedAs: "tshark/fields/" + (file as NSString).lastPathComponent + ".tsv")
             let fields = Self.pairs.map(\.btlog) + ["btle.encrypted", "btle.retransmission", "btle.crc_ok", "sdp.attribute_id", "att.value_handle",
                                                     "hci.event_opcode"]
             let bt = try Tool.run(Tool.btlog, ["show", file, "--fields", fields.joined(separator: ",")])
             XCTAssertEqual(bt.status, 0, "\(file): \(bt.err)")
-            let tsRows = ts.out.split(separator: "\n"), btRows = bt.out.split(separator: "\n")
+            let tsRows = ts.split(separator: "\n"), btRows = bt.out.split(separator: "\n")
             XCTAssertEqual(tsRows.count, btRows.count, "\(file): packet counts differ")
             for (tsRow, btRow) in zip(tsRows, btRows) {
                 let t = tsRow.split(separator: "\t", omittingEmptySubsequences: false)
@@ -231,10 +230,9 @@ final class DifferentialTests: XCTestCase {
     /// HFP: the AT command and result names tshark finds (it follows SDP to the channel and
     /// joins split commands, as btlog does) are the ones btlog finds, packet by packet.
     func testHandsFreeCommandsAgreeWithTshark() throws {
-        guard let tshark = Tool.find("tshark") else { throw XCTSkip("tshark is not installed (apt-get install tshark)") }
         let file = "Fixtures/bredr-handsfree.btsnoop"
-        let ts = try Tool.run(tshark, ["-r", file, "-Y", "bthfp", "-T", "fields", "-E", "separator=/t", "-e", "frame.number", "-e", "bthfp.at_cmd"])
-        XCTAssertEqual(ts.status, 0, ts.err)
+        let ts = try Reference.output("tshark", ["-r", file, "-Y", "bthfp", "-T", "fields", "-E", "separator=/t", "-e", "frame.number", "-e", "bthfp.at_cmd"],
+                                      recordedAs: "tshark/hfp-commands.tsv")
         let bt = try Tool.run(Tool.btlog, ["show", file, "--fields", "number,hfp.command,hfp.response"])
         XCTAssertEqual(bt.status, 0, bt.err)
         var ours: [String: Set<String>] = [:]
@@ -244,7 +242,7 @@ final class DifferentialTests: XCTestCase {
             ours[String(columns[0])] = Set((columns[1].split(separator: ",") + columns[2].split(separator: ",")).map(String.init))
         }
         var compared = 0
-        for row in ts.out.split(separator: "\n") {
+        for row in ts.split(separator: "\n") {
             let columns = row.split(separator: "\t", omittingEmptySubsequences: false)
             guard columns.count == 2 else { continue }
             let theirs = Set(columns[1].split(separator: ",").map(String.init))

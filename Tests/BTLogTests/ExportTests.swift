@@ -22,7 +22,9 @@ final class ExportTests: XCTestCase {
     }
 
     /// A Python that has `module`: the project's venv (.ci/run makes it for DuckDB) or the system's.
+    /// Its modules (python3-jsonschema, DuckDB) read what btlog writes: the reference tier's.
     static func python(with module: String) -> String? {
+        guard Reference.isLive else { return nil }
         let candidates = [Tool.root.appendingPathComponent(".build/pyenv/bin/python3").path] + [Tool.find("python3")].compactMap { $0 }
         for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate) {
             if (try? Tool.run(candidate, ["-c", "import \(module)"]))?.status == 0 { return candidate }
@@ -35,7 +37,7 @@ final class ExportTests: XCTestCase {
     /// Every fixture's export is valid JSON on every line, valid against the schema, and holds
     /// what show and --fields print for the same packets.
     func testJSONLinesMatchTheSchemaAndShowOnEveryFixture() throws {
-        guard let python = Self.python(with: "jsonschema") else { throw XCTSkip("python3-jsonschema is not installed") }
+        guard let python = Self.python(with: "jsonschema") else { throw Reference.skip("python3-jsonschema") }
         let checker = """
         import json, sys, jsonschema
         schema = json.load(open(sys.argv[1]))
@@ -98,7 +100,7 @@ final class ExportTests: XCTestCase {
         let expectedNames = summaries.out.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
         XCTAssertEqual(parsed?["names"] as? [String], expectedNames.filter { !$0.isEmpty })
         XCTAssertEqual(parsed?["comment"] as? String, "tab\there \"quoted\" \u{7}bell, comma")
-        if let jq = Tool.find("jq") {
+        if let jq = Reference.consumer("jq") {
             let read = try Tool.run(jq, ["-c", ".number", jsonl])
             XCTAssertEqual(read.out, "1\n2\n", read.err)
         }
@@ -152,7 +154,7 @@ final class ExportTests: XCTestCase {
 
     /// DuckDB's read_json_auto reads the export; its count of ATT opcodes is btlog's own.
     func testDuckDBReadsTheExport() throws {
-        guard let python = Self.python(with: "duckdb") else { throw XCTSkip("the duckdb Python package is not installed") }
+        guard let python = Self.python(with: "duckdb") else { throw Reference.skip("DuckDB") }
         let path = Self.temporary("duck.jsonl")
         XCTAssertEqual(try btlog("export", "Fixtures/le-heart-rate.btsnoop", "Fixtures/le-apple.btsnoop", "-o", path).status, 0)
         let query = """
@@ -201,7 +203,7 @@ final class ExportTests: XCTestCase {
         XCTAssertEqual(try btlog("export", "Fixtures/le-heart-rate.btsnoop", "-f", "att or smp", "-o", filtered).status, 0)
         XCTAssertEqual(try btlog("export", filtered, "--fields", "timestamp_us,bytes").out,
                        try btlog("export", "Fixtures/le-heart-rate.btsnoop", "-f", "att or smp", "--fields", "timestamp_us,bytes").out)
-        guard let tshark = Tool.find("tshark") else { throw XCTSkip("tshark is not installed") }
+        guard let tshark = Reference.consumer("tshark") else { throw Reference.skip("tshark") }
         for (fixture, format) in [("Fixtures/wwdc-dual.pklg", "btsnoop"), ("Fixtures/wwdc-dual.pklg", "pcapng"), ("Fixtures/wwdc-dual.pklg", "pcap"),
                                   ("Fixtures/le-heart-rate.btsnoop", "pklg"), ("Fixtures/kernel-smp.btsnoop", "pcapng"), ("Fixtures/a2dp-stream.btsnoop", "pcap")] {
             let out = Self.temporary("read." + format)
@@ -211,7 +213,7 @@ final class ExportTests: XCTestCase {
             let theirs = try Tool.run(tshark, ["-r", out, "-T", "fields", "-e", "frame.number"])
             XCTAssertEqual(theirs.out.split(separator: "\n").count, count, "\(fixture) as \(format): \(theirs.err)")
         }
-        if let btmon = Tool.find("btmon") {
+        if let btmon = Reference.consumer("btmon") {
             // btmon 5.66 crashes on the LE fixtures' advertising data (see BtmonDepthTests), so a
             // classic capture goes through pklg and back to btsnoop for it.
             let pklg = Self.temporary("classic.pklg"), out = Self.temporary("from-pklg.btsnoop")
@@ -241,14 +243,14 @@ final class ExportTests: XCTestCase {
         // btlog reads its own comments back.
         let ours = try btlog("show", out, "-f", "comment", "--fields", "number")
         XCTAssertEqual(ours.out, "18\n111\n135\n")
-        guard let tshark = Tool.find("tshark") else { throw XCTSkip("tshark is not installed") }
+        guard let tshark = Reference.consumer("tshark") else { throw Reference.skip("tshark") }
         let theirs = try Tool.run(tshark, ["-r", out, "-Y", "frame.comment", "-T", "fields", "-e", "frame.number", "-e", "frame.comment"])
         XCTAssertEqual(theirs.out, "18\tMTU asked: 247, ünïcode\n111\trefused,btlog: flagged\n135\tbtlog: flagged\n", theirs.err)
     }
 
     /// The hex format reads back with text2pcap into the same packets, directions and times.
     func testHexReimportsWithText2pcap() throws {
-        guard let text2pcap = Tool.find("text2pcap"), let tshark = Tool.find("tshark") else { throw XCTSkip("text2pcap or tshark is not installed") }
+        guard let text2pcap = Reference.consumer("text2pcap"), let tshark = Reference.consumer("tshark") else { throw Reference.skip("text2pcap and tshark") }
         for fixture in ["Fixtures/le-heart-rate.btsnoop", "Fixtures/wwdc-dual.pklg", "Fixtures/kernel-iso.btsnoop"] {
             let hex = Self.temporary("dump.hex"), back = Self.temporary("back.pcapng")
             XCTAssertEqual(try btlog("export", fixture, "--format", "hex", "-o", hex).status, 0)
@@ -318,7 +320,7 @@ final class ExportTests: XCTestCase {
     /// SBC from an A2DP stream and mSBC from HFP's eSCO link, encoded here by sbcenc, come out
     /// of btlog byte for byte and play in sbcdec; CVSD packets come out as the controller gave them.
     func testAudioStreamsPlayInSBCDecoder() throws {
-        guard let sbcenc = Tool.find("sbcenc"), let sbcdec = Tool.find("sbcdec") else { throw XCTSkip("sbc-tools is not installed") }
+        guard let sbcenc = Reference.consumer("sbcenc"), let sbcdec = Reference.consumer("sbcdec") else { throw Reference.skip("sbc-tools") }
         let stereo = Self.temporary("tone.au"), mono = Self.temporary("tone16k.au")
         try Self.auFile(rate: 44100, channels: 2, seconds: 0.5).write(to: URL(fileURLWithPath: stereo))
         try Self.auFile(rate: 16000, channels: 1, seconds: 0.3).write(to: URL(fileURLWithPath: mono))

@@ -1,5 +1,8 @@
 import XCTest
 import Foundation
+import BTCapture
+import BTDecode
+import BTQuery
 
 /// The filter language against Wireshark's display filters: each btlog expression and its
 /// tshark equivalent must keep the same packets of every fixture tshark reads.
@@ -60,68 +63,94 @@ final class FilterDifferentialTests: XCTestCase {
         ("btle_rf.pdu_type == 2", "btle_rf.pdu_type == 2"),
     ]
 
+    /// Each fixture decoded once, in this process, every filter asked of every packet; tshark's
+    /// answers come from Tests/References (ReferenceTier.swift), or from tshark itself in the
+    /// reference tier.
     func testFiltersKeepWhatTsharkKeeps() throws {
-        guard let tshark = Tool.find("tshark") else { throw XCTSkip("tshark is not installed (apt-get install tshark)") }
         let files = try DifferentialTests.fixtures()
         XCTAssertGreaterThanOrEqual(Self.pairs.count, 30)
+        // Air captures: a retransmitted copy, or a packet with a bad CRC, is not decoded above the
+        // link layer by btlog (its first copy was; a damaged one is not trusted); Wireshark decodes
+        // them again. An encrypted one btlog decrypts; Wireshark 4.0 reads its ciphertext as
+        // plain. They are compared on neither side.
+        let notDecodedAgain = try PacketFilter("btle.retransmission or btle.crc_ok == 0 or btle.encrypted")
+        // Wireshark 4.0 does not follow enhanced credit-based channels, so ATT over EATT
+        // (PSM 0x0027) is no btatt there: such packets only btlog keeps are set aside.
+        let eatt = try PacketFilter("att and l2cap.psm == 0x0027")
+        let filters = try Self.pairs.map { try PacketFilter($0.btlog) } + [notDecodedAgain, eatt]
         var matched = 0
-        let lock = NSLock()
-        var failures: [String] = []
-        var eatt: [String: Set<Substring>] = [:]
-        var notDecodedAgain: [String: Set<Substring>] = [:]
         for file in files {
-            let numbers = try Tool.run(Tool.btlog, ["show", file, "-f", "att and l2cap.psm == 0x0027", "--fields", "number"]).out
-            eatt[file] = Set(numbers.split(separator: "\n"))
-            let air = try Tool.run(Tool.btlog, ["show", file, "-f", "btle.retransmission or btle.crc_ok == 0 or btle.encrypted", "--fields", "number"]).out
-            notDecodedAgain[file] = Set(air.split(separator: "\n"))
-        }
-        // One tshark per file and filter: spread over the cores.
-        let jobs = files.flatMap { file in Self.pairs.map { (file, $0) } }
-        DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
-            let (file, pair) = jobs[index]
-            do {
-                var theirs = try Tool.run(tshark, ["-r", file, "-Y", pair.tshark, "-T", "fields", "-e", "frame.number"] + Tool.tsharkUserDLT)
-                var ours = try Tool.run(Tool.btlog, ["show", file, "-f", pair.btlog, "--fields", "number"])
-                // Air captures: a retransmitted copy, or a packet with a bad CRC, is not decoded
-                // above the link layer by btlog (its first copy was; a damaged one is not trusted);
-                // Wireshark decodes them again. An encrypted one btlog decrypts; Wireshark 4.0
-                // reads its ciphertext as plain. They are compared on neither side.
-                let skipped = notDecodedAgain[file, default: []]
-                if !skipped.isEmpty {
-                    theirs.out = theirs.out.split(separator: "\n").filter { !skipped.contains($0) }.map { $0 + "\n" }.joined()
-                    ours.out = ours.out.split(separator: "\n").filter { !skipped.contains($0) }.map { $0 + "\n" }.joined()
+            let theirs = try Self.tsharkAnswers(file)
+            var kept = try Self.numbersKept(by: filters, in: file)
+            let setAside = kept.removeLast(), skipped = Set(kept.removeLast())
+            for (index, pair) in Self.pairs.enumerated() {
+                guard let answer = theirs[pair.tshark] else {
+                    XCTFail("\(file): no recorded answer of tshark to '\(pair.tshark)'")
+                    continue
                 }
-                // Wireshark 4.0 does not follow enhanced credit-based channels, so ATT over EATT
-                // (PSM 0x0027) is no btatt there: such packets only btlog keeps are set aside.
-                let theirNumbers = Set(theirs.out.split(separator: "\n"))
-                let setAside = eatt[file, default: []].subtracting(theirNumbers)
-                if !setAside.isEmpty {
-                    ours.out = ours.out.split(separator: "\n").filter { !setAside.contains($0) }.map { $0 + "\n" }.joined()
-                }
-                lock.lock()
-                defer { lock.unlock() }
-                guard theirs.status == 0, ours.status == 0 else {
-                    failures.append("\(file): \(pair.btlog): exit \(ours.status) \(ours.err) / tshark \(theirs.status) \(theirs.err)")
-                    return
-                }
-                if theirs.out != ours.out {
-                    failures.append("\(file): '\(pair.btlog)' kept \(Self.list(ours.out)), tshark '\(pair.tshark)' \(Self.list(theirs.out))")
-                } else if !ours.out.isEmpty {
+                let their = answer.filter { !skipped.contains($0) }
+                let ourKeep = Set(their)
+                let ours = kept[index].filter { !skipped.contains($0) && (ourKeep.contains($0) || !setAside.contains($0)) }
+                if ours != their {
+                    XCTFail("\(file): '\(pair.btlog)' kept \(Self.list(ours)), tshark '\(pair.tshark)' \(Self.list(their))")
+                } else if !ours.isEmpty {
                     matched += 1
                 }
-            } catch {
-                lock.lock()
-                failures.append("\(file): \(error)")
-                lock.unlock()
             }
         }
-        for failure in failures.sorted() { XCTFail(failure) }
         // Most filters keep something somewhere: the comparison is not of empty sets.
         XCTAssertGreaterThan(matched, Self.pairs.count)
     }
 
-    static func list(_ text: String) -> String {
-        let numbers = text.split(separator: "\n")
-        return numbers.count > 12 ? "[\(numbers.prefix(12).joined(separator: " ")) ... (\(numbers.count))]" : "[\(numbers.joined(separator: " "))]"
+    /// The packet numbers each filter keeps, from one decoding of the file as `btlog show` does it.
+    static func numbersKept(by filters: [PacketFilter], in file: String) throws -> [[Int]] {
+        struct Matching: PacketSink {
+            let filters: [PacketFilter]
+            var kept: [[Int]]
+            mutating func consume(_ packet: Packet) throws {
+                for (index, filter) in filters.enumerated() where filter.matches(packet) { kept[index].append(packet.frame.number) }
+            }
+        }
+        var sink = Matching(filters: filters, kept: Array(repeating: [], count: filters.count))
+        var pipeline = PacketPipeline(decoder: Decoder()) { _ in }
+        try pipeline.run(try CaptureInput.open(Tool.root.appendingPathComponent(file).path), into: &sink)
+        return sink.kept
+    }
+
+    /// tshark's packets for each of its filters on `file`, as recorded: one line per filter,
+    /// the filter, a tab, the frame numbers.
+    static func tsharkAnswers(_ file: String) throws -> [String: [Int]] {
+        let name = "tshark/filters/" + (file as NSString).lastPathComponent + ".txt"
+        let text = try Reference.recorded(name, tool: "tshark") { tshark in
+            var answers = Array(repeating: "", count: pairs.count)
+            var failure: Error?
+            let lock = NSLock()
+            DispatchQueue.concurrentPerform(iterations: pairs.count) { index in
+                let arguments = ["-r", file, "-Y", pairs[index].tshark, "-T", "fields", "-e", "frame.number"] + Tool.tsharkUserDLT
+                let result = Result { try Tool.run(tshark, arguments) }
+                lock.lock()
+                defer { lock.unlock() }
+                switch result {
+                case .success(let run) where run.status == 0:
+                    answers[index] = pairs[index].tshark + "\t" + run.out.split(separator: "\n").joined(separator: " ")
+                case .success(let run): failure = Reference.Failure(description: "tshark -Y '\(pairs[index].tshark)' \(file): \(run.err)")
+                case .failure(let error): failure = error
+                }
+            }
+            if let failure { throw failure }
+            return answers.joined(separator: "\n") + "\n"
+        }
+        var answers: [String: [Int]] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard parts.count == 2 else { continue }
+            answers[String(parts[0])] = parts[1].split(separator: " ").compactMap { Int($0) }
+        }
+        return answers
+    }
+
+    static func list(_ numbers: [Int]) -> String {
+        let text = numbers.prefix(12).map(String.init).joined(separator: " ")
+        return numbers.count > 12 ? "[\(text) ... (\(numbers.count))]" : "[\(text)]"
     }
 }

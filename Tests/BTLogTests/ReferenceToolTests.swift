@@ -25,7 +25,7 @@ final class ReferenceToolTests: XCTestCase {
     }
 
     func testTsharkReadsEveryWrittenFormat() throws {
-        guard let tshark = Tool.find("tshark") else { throw XCTSkip("tshark is not installed (apt-get install tshark)") }
+        guard let tshark = Reference.consumer("tshark") else { throw Reference.skip("tshark") }
         for (format, frames) in Scenarios.everyWriterFormat() {
             let path = try write(frames, as: format)
             let result = try Tool.run(tshark, ["-r", path, "-T", "fields", "-E", "separator=/t", "-e", "frame.number",
@@ -42,7 +42,7 @@ final class ReferenceToolTests: XCTestCase {
     }
 
     func testBtmonReadsBTSnoopAndBigEndianPacketLogger() throws {
-        guard let btmon = Tool.find("btmon") else { throw XCTSkip("btmon is not installed (apt-get install bluez)") }
+        guard let btmon = Reference.consumer("btmon") else { throw Reference.skip("btmon") }
         // btmon 5.66 segfaults on an ATT Read By Type Request that follows a Read By Group Type
         // discovery (the regression named in the decoder issue); btlog decodes it. Those requests are
         // left out here so the rest of the file can be compared.

@@ -52,7 +52,7 @@ enum MemberChoice {
 /// Temporary files for members spooled out of a stream (TemporaryFiles, kept by name). Each is
 /// removed as soon as the reader that needs it has it open (`release`), and any left are
 /// removed when the process ends.
-enum Spool {
+enum MemberSpool {
     static func makeFile() throws -> (path: String, sink: FileSink) {
         do {
             let made = try TemporaryFiles.make(prefix: "btlog", .untilRemoved)

@@ -10,7 +10,7 @@ enum TarArchive {
         do {
             return try extract(from: input, name: name, matching: matching, made: &made)
         } catch {
-            for path in made { Spool.release(path) }
+            for path in made { MemberSpool.release(path) }
             throw error
         }
     }
@@ -48,7 +48,7 @@ enum TarArchive {
                 continue
             case 0, UInt8(ascii: "0"), UInt8(ascii: "7"):
                 if matching(memberName) {
-                    let spooled = try Spool.makeFile()
+                    let spooled = try MemberSpool.makeFile()
                     made.append(spooled.path)
                     var remaining = size
                     while remaining > 0 {

@@ -263,8 +263,6 @@ enum L2CAPDecoder {
         guard !rest.isEmpty else { return }
         packet.layers[packet.layers.count - 1].add(L2CAPFields.payload, .bytes(rest))
     }
-
-    /// The first bytes in brackets, as PacketLogger's L2CAP line shows them.
 }
 
 /// Names by fixed CID and by PSM (Assigned Numbers, L2CAP PSM; Core Vol 3, Part A, 2.1); the

@@ -8,53 +8,80 @@ struct AES128 {
     /// The key as the specifications write it: most significant octet first.
     init(key: [UInt8]) {
         precondition(key.count == 16)
-        for i in 0 ..< 4 {
-            roundKeys[i] = UInt32(key[4 * i]) << 24 | UInt32(key[4 * i + 1]) << 16 | UInt32(key[4 * i + 2]) << 8 | UInt32(key[4 * i + 3])
-        }
-        var rcon: UInt32 = 0x0100_0000
-        for i in 4 ..< 44 {
-            var t = roundKeys[i - 1]
-            if i % 4 == 0 {
-                t = (t << 8 | t >> 24)
-                t = UInt32(Self.sbox[Int(t >> 24)]) << 24 | UInt32(Self.sbox[Int(t >> 16 & 0xFF)]) << 16
-                    | UInt32(Self.sbox[Int(t >> 8 & 0xFF)]) << 8 | UInt32(Self.sbox[Int(t & 0xFF)])
-                t ^= rcon
-                rcon = Self.xtime(UInt8(rcon >> 24)).asWord << 24
+        self.init(key: Self.words(key))
+    }
+
+    /// The key as four big-endian words. The passkey search makes a million keys: built from
+    /// words, without an array of octets, even a debug build (the tests') makes them quickly.
+    init(key: Block) {
+        Self.sbox.withUnsafeBufferPointer { box in
+            roundKeys.withUnsafeMutableBufferPointer { k in
+                k[0] = key.0; k[1] = key.1; k[2] = key.2; k[3] = key.3
+                var rcon: UInt32 = 0x0100_0000
+                for i in 4 ..< 44 {
+                    var t = k[i - 1]
+                    if i % 4 == 0 {
+                        t = (t << 8 | t >> 24)
+                        t = UInt32(box[Int(t >> 24)]) << 24 | UInt32(box[Int(t >> 16 & 0xFF)]) << 16
+                            | UInt32(box[Int(t >> 8 & 0xFF)]) << 8 | UInt32(box[Int(t & 0xFF)])
+                        t ^= rcon
+                        rcon = UInt32(Self.xtime(UInt8(rcon >> 24))) << 24
+                    }
+                    k[i] = k[i - 4] ^ t
+                }
             }
-            roundKeys[i] = roundKeys[i - 4] ^ t
         }
+    }
+
+    /// A block as four big-endian words, the first octet most significant in the first word.
+    typealias Block = (UInt32, UInt32, UInt32, UInt32)
+
+    static func words(_ b: [UInt8]) -> Block {
+        func word(_ i: Int) -> UInt32 { UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3]) }
+        return (word(0), word(4), word(8), word(12))
+    }
+
+    static func octets(_ w: Block) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for (i, word) in [w.0, w.1, w.2, w.3].enumerated() {
+            bytes[4 * i] = UInt8(word >> 24); bytes[4 * i + 1] = UInt8(word >> 16 & 0xFF)
+            bytes[4 * i + 2] = UInt8(word >> 8 & 0xFF); bytes[4 * i + 3] = UInt8(word & 0xFF)
+        }
+        return bytes
     }
 
     /// One block, most significant octet first in and out.
     func encrypt(_ block: [UInt8]) -> [UInt8] {
         precondition(block.count == 16)
-        var s0 = word(block, 0) ^ roundKeys[0], s1 = word(block, 4) ^ roundKeys[1]
-        var s2 = word(block, 8) ^ roundKeys[2], s3 = word(block, 12) ^ roundKeys[3]
-        let t0 = Self.table
-        for round in 1 ..< 10 {
-            let k = round * 4
-            let n0 = t0[Int(s0 >> 24)] ^ Self.ror(t0[Int(s1 >> 16 & 0xFF)], 8) ^ Self.ror(t0[Int(s2 >> 8 & 0xFF)], 16) ^ Self.ror(t0[Int(s3 & 0xFF)], 24) ^ roundKeys[k]
-            let n1 = t0[Int(s1 >> 24)] ^ Self.ror(t0[Int(s2 >> 16 & 0xFF)], 8) ^ Self.ror(t0[Int(s3 >> 8 & 0xFF)], 16) ^ Self.ror(t0[Int(s0 & 0xFF)], 24) ^ roundKeys[k + 1]
-            let n2 = t0[Int(s2 >> 24)] ^ Self.ror(t0[Int(s3 >> 16 & 0xFF)], 8) ^ Self.ror(t0[Int(s0 >> 8 & 0xFF)], 16) ^ Self.ror(t0[Int(s1 & 0xFF)], 24) ^ roundKeys[k + 2]
-            let n3 = t0[Int(s3 >> 24)] ^ Self.ror(t0[Int(s0 >> 16 & 0xFF)], 8) ^ Self.ror(t0[Int(s1 >> 8 & 0xFF)], 16) ^ Self.ror(t0[Int(s2 & 0xFF)], 24) ^ roundKeys[k + 3]
-            s0 = n0; s1 = n1; s2 = n2; s3 = n3
-        }
-        let s = Self.sbox
-        func last(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: UInt32, _ key: UInt32) -> UInt32 {
-            (UInt32(s[Int(a >> 24)]) << 24 | UInt32(s[Int(b >> 16 & 0xFF)]) << 16 | UInt32(s[Int(c >> 8 & 0xFF)]) << 8 | UInt32(s[Int(d & 0xFF)])) ^ key
-        }
-        let out = [last(s0, s1, s2, s3, roundKeys[40]), last(s1, s2, s3, s0, roundKeys[41]),
-                   last(s2, s3, s0, s1, roundKeys[42]), last(s3, s0, s1, s2, roundKeys[43])]
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for (i, w) in out.enumerated() {
-            bytes[4 * i] = UInt8(w >> 24); bytes[4 * i + 1] = UInt8(w >> 16 & 0xFF)
-            bytes[4 * i + 2] = UInt8(w >> 8 & 0xFF); bytes[4 * i + 3] = UInt8(w & 0xFF)
-        }
-        return bytes
+        return Self.octets(encrypt(Self.words(block)))
     }
 
-    private func word(_ b: [UInt8], _ i: Int) -> UInt32 {
-        UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])
+    /// One block as words: the rounds, with the round keys and the table read through buffers.
+    func encrypt(_ block: Block) -> Block {
+        Self.table.withUnsafeBufferPointer { t0 in
+            Self.sbox.withUnsafeBufferPointer { s in
+                roundKeys.withUnsafeBufferPointer { k in
+                    var s0 = block.0 ^ k[0], s1 = block.1 ^ k[1], s2 = block.2 ^ k[2], s3 = block.3 ^ k[3]
+                    var round = 4
+                    while round < 40 {
+                        let n0 = t0[Int(s0 >> 24)] ^ (t0[Int(s1 >> 16 & 0xFF)] >> 8 | t0[Int(s1 >> 16 & 0xFF)] << 24)
+                            ^ (t0[Int(s2 >> 8 & 0xFF)] >> 16 | t0[Int(s2 >> 8 & 0xFF)] << 16) ^ (t0[Int(s3 & 0xFF)] >> 24 | t0[Int(s3 & 0xFF)] << 8) ^ k[round]
+                        let n1 = t0[Int(s1 >> 24)] ^ (t0[Int(s2 >> 16 & 0xFF)] >> 8 | t0[Int(s2 >> 16 & 0xFF)] << 24)
+                            ^ (t0[Int(s3 >> 8 & 0xFF)] >> 16 | t0[Int(s3 >> 8 & 0xFF)] << 16) ^ (t0[Int(s0 & 0xFF)] >> 24 | t0[Int(s0 & 0xFF)] << 8) ^ k[round + 1]
+                        let n2 = t0[Int(s2 >> 24)] ^ (t0[Int(s3 >> 16 & 0xFF)] >> 8 | t0[Int(s3 >> 16 & 0xFF)] << 24)
+                            ^ (t0[Int(s0 >> 8 & 0xFF)] >> 16 | t0[Int(s0 >> 8 & 0xFF)] << 16) ^ (t0[Int(s1 & 0xFF)] >> 24 | t0[Int(s1 & 0xFF)] << 8) ^ k[round + 2]
+                        let n3 = t0[Int(s3 >> 24)] ^ (t0[Int(s0 >> 16 & 0xFF)] >> 8 | t0[Int(s0 >> 16 & 0xFF)] << 24)
+                            ^ (t0[Int(s1 >> 8 & 0xFF)] >> 16 | t0[Int(s1 >> 8 & 0xFF)] << 16) ^ (t0[Int(s2 & 0xFF)] >> 24 | t0[Int(s2 & 0xFF)] << 8) ^ k[round + 3]
+                        s0 = n0; s1 = n1; s2 = n2; s3 = n3
+                        round += 4
+                    }
+                    func last(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: UInt32, _ key: UInt32) -> UInt32 {
+                        (UInt32(s[Int(a >> 24)]) << 24 | UInt32(s[Int(b >> 16 & 0xFF)]) << 16 | UInt32(s[Int(c >> 8 & 0xFF)]) << 8 | UInt32(s[Int(d & 0xFF)])) ^ key
+                    }
+                    return (last(s0, s1, s2, s3, k[40]), last(s1, s2, s3, s0, k[41]), last(s2, s3, s0, s1, k[42]), last(s3, s0, s1, s2, k[43]))
+                }
+            }
+        }
     }
 
     @inline(__always) static func ror(_ x: UInt32, _ n: UInt32) -> UInt32 { x >> n | x << (32 - n) }
@@ -89,8 +116,4 @@ struct AES128 {
         let two = xtime(s), three = two ^ s
         return UInt32(two) << 24 | UInt32(s) << 16 | UInt32(s) << 8 | UInt32(three)
     }
-}
-
-private extension UInt8 {
-    var asWord: UInt32 { UInt32(self) }
 }

@@ -104,12 +104,16 @@ enum LinkLayerEncryption {
 
         /// c1(k, r, preq, pres, iat, rat, ia, ra) = e(k, e(k, r ⊕ p1) ⊕ p2).
         func confirm(tk: AES128, random: [UInt8]) -> [UInt8] {
-            // p1 = pres || preq || rat' || iat', p2 = padding || ia || ra (most significant first).
-            let p1 = Array(response.reversed()) + Array(request.reversed()) + [responderType, initiatorType]
-            let p2 = [0, 0, 0, 0] + Array(initiator.reversed()) + Array(responder.reversed())
+            let (p1, p2) = confirmPadding()
             let r = Array(random.reversed())
             let first = tk.encrypt(zip(r, p1).map { $0 ^ $1 })
             return Array(tk.encrypt(zip(first, p2).map { $0 ^ $1 }).reversed())
+        }
+
+        /// c1's p1 = pres || preq || rat' || iat' and p2 = padding || ia || ra, most significant first.
+        func confirmPadding() -> (p1: [UInt8], p2: [UInt8]) {
+            (Array(response.reversed()) + Array(request.reversed()) + [responderType, initiatorType],
+             [0, 0, 0, 0] + Array(initiator.reversed()) + Array(responder.reversed()))
         }
 
         static func temporaryKey(_ value: UInt32) -> [UInt8] {
@@ -128,8 +132,16 @@ enum LinkLayerEncryption {
             #else
             let last: UInt32 = 999_999
             #endif
+            // c1 as words, with what does not depend on the key computed once: r ⊕ p1, p2, and
+            // the confirm sought (most significant octet first).
+            let (p1, p2) = confirmPadding()
+            let rp1 = AES128.words(zip(Array(initiatorRandom.reversed()), p1).map { $0 ^ $1 })
+            let p2w = AES128.words(p2), sought = AES128.words(Array(initiatorConfirm.reversed()))
             for value in UInt32(0) ... (tryingPasskeys ? last : 0) {
-                if confirm(tk: AES128(key: Self.temporaryKey(value)), random: initiatorRandom) == initiatorConfirm { return value }
+                let tk = AES128(key: (0, 0, 0, value))
+                let first = tk.encrypt(rp1)
+                let c = tk.encrypt((first.0 ^ p2w.0, first.1 ^ p2w.1, first.2 ^ p2w.2, first.3 ^ p2w.3))
+                if c == sought { return value }
             }
             return nil
         }

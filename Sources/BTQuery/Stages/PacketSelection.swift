@@ -23,7 +23,7 @@ public struct PacketSelection: Sendable {
         return low ... high
     }
 
-    /// Whether a frame number is selected, before decoding.
+    /// Whether a frame number is in the range (every frame is still decoded: state spans packets).
     public func includes(number: Int) -> Bool { range?.contains(number) ?? true }
 
     /// True once no later packet can be selected, so reading can stop.

@@ -31,7 +31,7 @@ struct DecodeOptionGroup: ParsableArguments {
                 try GATTNameSources.loadUUIDNames(path: uuids, into: &names)
             } else if FileManager.default.fileExists(atPath: Self.defaultUUIDFile) {
                 do { try GATTNameSources.loadUUIDNames(path: Self.defaultUUIDFile, into: &names) } catch {
-                    FileHandleStderr.warning("\(error) (ignored)")
+                    StandardError.warning("\(error) (ignored)")
                 }
             }
             let cache = try gattCache.map(GATTNameSources.loadBlueZCache) ?? [:]
@@ -39,7 +39,7 @@ struct DecodeOptionGroup: ParsableArguments {
             options.linkLayerKeys = try linkLayerKeys()
             return DecoderFactory(options: options)
         } catch let error as GATTNameSources.LoadError {
-            FileHandleStderr.error(error.description)
+            StandardError.error(error.description)
             throw Failure(code: 1)
         }
     }
@@ -50,17 +50,17 @@ struct DecodeOptionGroup: ParsableArguments {
         var all: [[UInt8]] = []
         for text in ltk {
             do { all.append(try LinkLayerKeys.parse(key: text[...])) } catch let error as LinkLayerKeys.ParseError {
-                FileHandleStderr.error("--ltk \(text): \(error.description)")
+                StandardError.error("--ltk \(text): \(error.description)")
                 throw Failure(code: 2)
             }
         }
         if let keys {
             guard let data = FileManager.default.contents(atPath: keys) else {
-                FileHandleStderr.error("\(keys): cannot read the keys file")
+                StandardError.error("\(keys): cannot read the keys file")
                 throw Failure(code: 1)
             }
             do { all += try LinkLayerKeys.parse(file: String(decoding: data, as: UTF8.self), name: keys) } catch let error as LinkLayerKeys.ParseError {
-                FileHandleStderr.error(error.description)
+                StandardError.error(error.description)
                 throw Failure(code: 1)
             }
         }
