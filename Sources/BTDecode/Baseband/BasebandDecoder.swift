@@ -225,7 +225,8 @@ enum BasebandDecoder {
         let sr = bits.take(2)
         _ = bits.take(2)
         let uap = bits.take(8), nap = bits.take(16), cod = bits.take(24), ltAddr = bits.take(3), clock = bits.take(26), pageScan = bits.take(3)
-        let address = BDAddr(littleEndian: (0 ..< 3).map { UInt8(lap >> UInt64(8 * $0) & 0xFF) }[...] + [UInt8(uap), UInt8(nap & 0xFF), UInt8(nap >> 8)])
+        let octets: [UInt8] = [UInt8(lap & 0xFF), UInt8(lap >> 8 & 0xFF), UInt8(lap >> 16 & 0xFF), UInt8(uap), UInt8(nap & 0xFF), UInt8(nap >> 8)]
+        let address = BDAddr(littleEndian: octets[...])
         layer.add(f.fhsParity, .unsigned(parity, width: 9))
         layer.add(f.fhsLAP, .unsigned(lap, width: 6))
         layer.add(f.fhsEIR, .bool(eir != 0), eir != 0 ? "Extended inquiry response follows" : "None")

@@ -298,7 +298,7 @@ enum BNEPDecoder {
 
     /// RFC 5952 text: lower-case hex groups, the longest run of two or more zero groups as "::".
     static func ipv6(_ b: ArraySlice<UInt8>) -> String {
-        let groups = stride(from: b.startIndex, to: b.endIndex, by: 2).map { UInt16(b[$0]) << 8 | UInt16(b[$0 + 1]) }
+        let groups: [UInt16] = stride(from: b.startIndex, to: b.endIndex, by: 2).map { (i: Int) -> UInt16 in UInt16(b[i]) << 8 | UInt16(b[i + 1]) }
         var best = (start: -1, length: 0), run = (start: -1, length: 0)
         for (index, group) in groups.enumerated() {
             if group == 0 {

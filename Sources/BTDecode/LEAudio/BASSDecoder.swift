@@ -112,7 +112,8 @@ enum BASSDecoder {
             layer.add(BASSFields.bisSync, .u32(bis))
             let metadata = try c.slice(Int(try c.u8()))
             let entries = LEAudioValues.ltvs(metadata, .metadata, lc3: false, &layer)
-            let sync = bis == 0xFFFF_FFFF ? "any BIS" : bis == 0 ? "no BIS" : "BIS " + (0 ..< 32).filter { bis >> UInt32($0) & 1 == 1 }.map { String($0 + 1) }.joined(separator: ",")
+            let indices: [String] = (0 ..< 32).filter { (index: Int) -> Bool in bis >> UInt32(index) & 1 == 1 }.map { String($0 + 1) }
+            let sync = bis == 0xFFFF_FFFF ? "any BIS" : bis == 0 ? "no BIS" : "BIS " + indices.joined(separator: ",")
             parts.append(([sync] + entries).joined(separator: " "))
         }
         return parts.isEmpty ? "" : " - \(parts.joined(separator: "; "))"

@@ -61,30 +61,38 @@ struct AES128 {
         Self.table.withUnsafeBufferPointer { t0 in
             Self.sbox.withUnsafeBufferPointer { s in
                 roundKeys.withUnsafeBufferPointer { k in
+                    // One output word of a round: each input word's byte through the table,
+                    // rotated by its position (statements, not one expression: the type checker
+                    // takes seconds over the latter).
+                    func column(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: UInt32, _ key: UInt32) -> UInt32 {
+                        let ta: UInt32 = t0[Int(a >> 24)]
+                        let tb: UInt32 = t0[Int(b >> 16 & 0xFF)]
+                        let tc: UInt32 = t0[Int(c >> 8 & 0xFF)]
+                        let td: UInt32 = t0[Int(d & 0xFF)]
+                        var word: UInt32 = ta ^ key
+                        word ^= tb >> 8 | tb << 24
+                        word ^= tc >> 16 | tc << 16
+                        word ^= td >> 24 | td << 8
+                        return word
+                    }
                     var s0 = block.0 ^ k[0], s1 = block.1 ^ k[1], s2 = block.2 ^ k[2], s3 = block.3 ^ k[3]
                     var round = 4
                     while round < 40 {
-                        let n0 = t0[Int(s0 >> 24)] ^ (t0[Int(s1 >> 16 & 0xFF)] >> 8 | t0[Int(s1 >> 16 & 0xFF)] << 24)
-                            ^ (t0[Int(s2 >> 8 & 0xFF)] >> 16 | t0[Int(s2 >> 8 & 0xFF)] << 16) ^ (t0[Int(s3 & 0xFF)] >> 24 | t0[Int(s3 & 0xFF)] << 8) ^ k[round]
-                        let n1 = t0[Int(s1 >> 24)] ^ (t0[Int(s2 >> 16 & 0xFF)] >> 8 | t0[Int(s2 >> 16 & 0xFF)] << 24)
-                            ^ (t0[Int(s3 >> 8 & 0xFF)] >> 16 | t0[Int(s3 >> 8 & 0xFF)] << 16) ^ (t0[Int(s0 & 0xFF)] >> 24 | t0[Int(s0 & 0xFF)] << 8) ^ k[round + 1]
-                        let n2 = t0[Int(s2 >> 24)] ^ (t0[Int(s3 >> 16 & 0xFF)] >> 8 | t0[Int(s3 >> 16 & 0xFF)] << 24)
-                            ^ (t0[Int(s0 >> 8 & 0xFF)] >> 16 | t0[Int(s0 >> 8 & 0xFF)] << 16) ^ (t0[Int(s1 & 0xFF)] >> 24 | t0[Int(s1 & 0xFF)] << 8) ^ k[round + 2]
-                        let n3 = t0[Int(s3 >> 24)] ^ (t0[Int(s0 >> 16 & 0xFF)] >> 8 | t0[Int(s0 >> 16 & 0xFF)] << 24)
-                            ^ (t0[Int(s1 >> 8 & 0xFF)] >> 16 | t0[Int(s1 >> 8 & 0xFF)] << 16) ^ (t0[Int(s2 & 0xFF)] >> 24 | t0[Int(s2 & 0xFF)] << 8) ^ k[round + 3]
+                        let n0 = column(s0, s1, s2, s3, k[round]), n1 = column(s1, s2, s3, s0, k[round + 1])
+                        let n2 = column(s2, s3, s0, s1, k[round + 2]), n3 = column(s3, s0, s1, s2, k[round + 3])
                         s0 = n0; s1 = n1; s2 = n2; s3 = n3
                         round += 4
                     }
                     func last(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: UInt32, _ key: UInt32) -> UInt32 {
-                        (UInt32(s[Int(a >> 24)]) << 24 | UInt32(s[Int(b >> 16 & 0xFF)]) << 16 | UInt32(s[Int(c >> 8 & 0xFF)]) << 8 | UInt32(s[Int(d & 0xFF)])) ^ key
+                        let sa = UInt32(s[Int(a >> 24)]) << 24, sb = UInt32(s[Int(b >> 16 & 0xFF)]) << 16
+                        let sc = UInt32(s[Int(c >> 8 & 0xFF)]) << 8, sd = UInt32(s[Int(d & 0xFF)])
+                        return (sa | sb | sc | sd) ^ key
                     }
                     return (last(s0, s1, s2, s3, k[40]), last(s1, s2, s3, s0, k[41]), last(s2, s3, s0, s1, k[42]), last(s3, s0, s1, s2, k[43]))
                 }
             }
         }
     }
-
-    @inline(__always) static func ror(_ x: UInt32, _ n: UInt32) -> UInt32 { x >> n | x << (32 - n) }
 
     static func xtime(_ b: UInt8) -> UInt8 { b & 0x80 != 0 ? (b << 1) ^ 0x1B : b << 1 }
 
