@@ -43,7 +43,7 @@ public enum FuzzSeeds {
         let profileDecoder = Decoder()
         for frame in Scenarios.appleSession() + Scenarios.leAudioSession() {
             let packet = profileDecoder.decode(frame)
-            guard let att = packet.layers.first(where: { $0.name == "ATT" }), packet.layers.last?.name != "ATT",
+            guard let att = packet.layers.first(where: { $0.kind == .att }), packet.layers.last?.kind != .att,
                   case .uuid(let characteristic)? = att.fields.first(where: { $0.definition == GATTFields.characteristic })?.value,
                   case .unsigned(let opcode, _)? = att.fields.first(where: { $0.definition == ATTFields.opcode })?.value else { continue }
             let value: ArraySlice<UInt8>
@@ -202,7 +202,7 @@ enum ChannelSDUs {
         let decoder = Decoder()
         for frame in frames {
             let packet = decoder.decode(frame)
-            guard let index = packet.layers.firstIndex(where: { $0.name == "L2CAP" }), index + 1 < packet.layers.count,
+            guard let index = packet.layers.firstIndex(where: { $0.kind == .l2cap }), index + 1 < packet.layers.count,
                   case .unsigned(let psm, _)? = packet.layers[index].fields.first(where: { $0.definition == L2CAPFields.psm })?.value,
                   decoded.contains(UInt16(psm)), let sdu = packet.bytes(of: packet.layers[index + 1]) else { continue }
             byPSM[UInt16(psm), default: []].append((frame.direction == .received, sdu))

@@ -90,7 +90,7 @@ struct Export: ParsableCommand {
         if let payload {
             if format != .jsonl || self.format != nil { throw ValidationError("--payload writes its own form; not with --format") }
             if columnNames != nil { throw ValidationError("--payload and --fields choose different outputs; give one") }
-            let known = Set(FieldRegistry.protocols + LayerProtocols.layerNames.keys).subtracting(["frame"])
+            let known = Set(FieldRegistry.protocols + ProtocolCatalog.layerProtocols).subtracting(["frame"])
             if !known.contains(payload) {
                 throw ValidationError("--payload takes a protocol (\(known.sorted().joined(separator: ", "))), not '\(payload)'")
             }

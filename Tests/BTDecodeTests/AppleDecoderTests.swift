@@ -122,7 +122,7 @@ final class AppleDecoderTests: XCTestCase {
     }
 
     func testContinuityMessages() {
-        var layer = Layer(name: "Advertising Data", range: 0 ..< 0, source: .frame, showsDirection: false, keepsDisplays: true)
+        var layer = Layer(kind: LayerKind(named: "Advertising Data"), range: 0 ..< 0, source: .frame, showsDirection: false, keepsDisplays: true)
         // Nearby Info (action 7: active user) then an iBeacon in one manufacturer data.
         let data: [UInt8] = [0x10, 0x02, 0x07, 0x00, 0x02, 0x15] + Self.bigEndian("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")
             + [0x00, 0x01, 0x00, 0x02, 0xC5]
@@ -131,12 +131,12 @@ final class AppleDecoderTests: XCTestCase {
         XCTAssertEqual(layer.fields.filter { $0.definition == AppleFields.type }.map(\.value.text), ["0x10", "0x02"])
         XCTAssertEqual(layer.fields.first { $0.definition == AppleFields.major }?.value.text, "1")
         // A type nobody has documented: named by number, bytes kept, nothing guessed.
-        var other = Layer(name: "Advertising Data", range: 0 ..< 0, source: .frame, showsDirection: false, keepsDisplays: true)
+        var other = Layer(kind: LayerKind(named: "Advertising Data"), range: 0 ..< 0, source: .frame, showsDirection: false, keepsDisplays: true)
         XCTAssertEqual(AppleAdvertising.decode([0x16, 0x02, 0xAB, 0xCD][...], &other), "Type 0x16 (2 bytes)")
         XCTAssertEqual(other.fields.first { $0.definition == AppleFields.data }?.value.text, "ABCD")
         XCTAssertTrue(other.issues.isEmpty)
         // A length past the end.
-        var cut = Layer(name: "Advertising Data", range: 0 ..< 0, source: .frame, showsDirection: false, keepsDisplays: true)
+        var cut = Layer(kind: LayerKind(named: "Advertising Data"), range: 0 ..< 0, source: .frame, showsDirection: false, keepsDisplays: true)
         _ = AppleAdvertising.decode([0x07, 0x19, 0x01, 0x0E][...], &cut)
         XCTAssertEqual(cut.issues.count, 1)
     }

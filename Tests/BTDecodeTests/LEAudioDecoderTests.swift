@@ -126,8 +126,8 @@ final class LEAudioDecoderTests: XCTestCase {
         XCTAssertEqual(values(setGain, AICSFields.opcode), ["0x01"])
         XCTAssertEqual(values(setGain, AICSFields.gain), ["12"])
         // Each service's layer belongs to its own protocol: what `-f vocs` and `--type aics` test.
-        XCTAssertEqual(offset.top.map(LayerProtocols.protocolName(of:)), "vocs")
-        XCTAssertEqual(setGain.top.map(LayerProtocols.protocolName(of:)), "aics")
+        XCTAssertEqual(offset.top?.protocolName, "vocs")
+        XCTAssertEqual(setGain.top?.protocolName, "aics")
         // Broadcast Receive State: source 2, BIG encrypted with a bad code, one subgroup synced to BIS 1 and 2.
         let state = notify(5, [0x02, 0x00, 0x55, 0x44, 0x33, 0x22, 0x11, 0xC2, 0x01, 0x34, 0x12, 0x00, 0x02, 0x03] + [UInt8](repeating: 0, count: 16)
                                 + [0x01, 0x03, 0x00, 0x00, 0x00, 0x00])

@@ -24,7 +24,7 @@ final class PeripheralDecoderTests: ClassicLinkTestCase {
         XCTAssertEqual(input.fields[2].usageMaximum, 0x65)
         XCTAssertEqual(try XCTUnwrap(descriptor.report(.output, id: 0)).bits, 8, "five LEDs and three bits of padding")
         // Left Shift and 'h' (0x0B), Caps Lock.
-        var layer = Layer(name: "HID", range: 0 ..< 8, source: .frame, showsDirection: false, keepsDisplays: true)
+        var layer = Layer(kind: .hid, range: 0 ..< 8, source: .frame, showsDirection: false, keepsDisplays: true)
         XCTAssertEqual(HIDDecoder.fields(input, [0x02, 0x00, 0x0B, 0, 0, 0, 0, 0], &layer), ["Left Shift", "H"])
         XCTAssertEqual(HIDDecoder.fields(input, [0x00, 0x00, 0x28, 0x2C, 0x3A, 0x1E, 0x27, 0x52], &layer),
                        ["Enter", "Space", "F1", "1", "0", "Up Arrow"])

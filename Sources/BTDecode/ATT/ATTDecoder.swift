@@ -4,7 +4,7 @@ import BTCapture
 /// responses, the server's database learnt from discovery, handles named from it.
 enum ATTDecoder {
     /// On the LE fixed channel, and on BR/EDR and enhanced (EATT) dynamic channels.
-    static let descriptor = ProtocolDescriptor(name: "ATT", fields: ATTFields.all, state: ATTState.self,
+    static let descriptor = ProtocolDescriptor(name: "ATT", fields: ATTFields.all, layers: [.att], state: ATTState.self,
                                                registrations: [.fixedChannel(0x0004, decode), .psm(0x001F, decode), .psm(0x0027, decode)],
                                                valueNames: [(ATTFields.opcode, opcodes.map { ValueName(UInt64($0.code), $0.name) }),
                                                             (ATTFields.requestOpcode, opcodes.map { ValueName(UInt64($0.code), $0.name) }),
@@ -119,13 +119,13 @@ enum ATTDecoder {
     static func decodePDU(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext,
                           handoff: inout GATTHandoff?) throws {
         guard let opcode = try? c.peekU8() else {
-            var layer = packet.makeLayer("ATT", over: c, showsDirection: true)
+            var layer = packet.makeLayer(.att, over: c, showsDirection: true)
             layer.addIssue(.error, "Empty ATT PDU")
             packet.append(taking: &layer)
             return
         }
         // Built in place (not copied in): the layer, cursor and PDU are the Body's from here on.
-        var body = Body(c: c, layer: packet.makeLayer("ATT", over: c, showsDirection: true),
+        var body = Body(c: c, layer: packet.makeLayer(.att, over: c, showsDirection: true),
                         pdu: PDU(opcode: opcode, packet: packet, session: session, context: context))
         defer {
             c = body.c
@@ -151,4 +151,9 @@ enum ATTDecoder {
         }
         if row?.kind == .request || row?.kind == .indication { body.pdu.remember(&session, opcode: opcode, &body.layer) }
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let att = LayerKind("ATT", protocol: "att")
 }

@@ -22,7 +22,7 @@ enum AMSDecoder {
     static let entityUpdate = BTUUID("2F7CABCE-808D-411F-9A0C-BB92BA96C102")!
     static let entityAttribute = BTUUID("C6B2F38C-23AB-46D8-A6AB-A3A870BBD5D7")!
 
-    static let descriptor = ProtocolDescriptor(name: "AMS", fields: AMSFields.all,
+    static let descriptor = ProtocolDescriptor(name: "AMS", fields: AMSFields.all, layers: [.ams],
                                                registrations: [.gattCharacteristic(remoteCommand, decode),
                                                                .gattCharacteristic(entityUpdate, decode),
                                                                .gattCharacteristic(entityAttribute, decode)])
@@ -37,7 +37,7 @@ enum AMSDecoder {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
         if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "AMS", errors, field: AMSFields.error) }
-        var layer = packet.makeLayer("AMS", over: c, showsDirection: true)
+        var layer = packet.makeLayer(.ams, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         let notified = context.opcode == 0x1B || context.opcode == 0x1D
         switch context.characteristic {
@@ -127,4 +127,9 @@ enum AMSDecoder {
             return "\"\(ReadableText.clipped(text, to: 60))\""
         }
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let ams = LayerKind("AMS", protocol: "ams")
 }

@@ -78,7 +78,7 @@ enum ANCSDecoder {
     static let controlPoint = BTUUID("69D1D8F3-45E1-49A8-9821-9BBDFDAAD9D9")!
     static let dataSource = BTUUID("22EAC6E9-24D6-4BB5-BE44-B36ACE7C7BFB")!
 
-    static let descriptor = ProtocolDescriptor(name: "ANCS", fields: ANCSFields.all, state: ANCSState.self,
+    static let descriptor = ProtocolDescriptor(name: "ANCS", fields: ANCSFields.all, layers: [.ancs], state: ANCSState.self,
                                                registrations: [.gattCharacteristic(notificationSource, decode),
                                                                .gattCharacteristic(controlPoint, decode),
                                                                .gattCharacteristic(dataSource, decode)])
@@ -97,7 +97,7 @@ enum ANCSDecoder {
             session.ancs.requests[context.l2cap.link] = nil
             return try GATTProfileError.report(&c, &packet, layer: "ANCS", errors, field: ANCSFields.error)
         }
-        var layer = packet.makeLayer("ANCS", over: c, showsDirection: true)
+        var layer = packet.makeLayer(.ancs, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         switch context.characteristic {
         case notificationSource: try notification(&c, &layer)
@@ -255,4 +255,9 @@ enum ANCSDecoder {
         func part(_ range: Range<Int>) -> String { String(decoding: d[range], as: UTF8.self) }
         return "\(part(0 ..< 4))-\(part(4 ..< 6))-\(part(6 ..< 8)) \(part(9 ..< 11)):\(part(11 ..< 13))"
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let ancs = LayerKind("ANCS", protocol: "ancs")
 }

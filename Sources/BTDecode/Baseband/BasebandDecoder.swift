@@ -6,7 +6,7 @@ import BTCapture
 /// header, L2CAP fragments handed to the same L2CAP decoder as HCI ACL data (the piconet's LAP
 /// and the LT_ADDR standing in for the HCI handle), LMP and synchronous payloads as bytes.
 enum BasebandDecoder {
-    static let descriptor = ProtocolDescriptor(name: "BR/EDR Baseband", fields: BasebandFields.all, state: BasebandState.self)
+    static let descriptor = ProtocolDescriptor(name: "BR/EDR Baseband", fields: BasebandFields.all, layers: [.baseband], state: BasebandState.self)
 
     static let transportNames: [UInt8: String] = [0: "Any (link unknown)", 1: "SCO", 2: "eSCO", 3: "ACL", 4: "CSB"]
     static let rateNames: [UInt8: String] = [0: "BR (GFSK)", 1: "EDR 2 Mb/s (π/4-DQPSK)", 2: "EDR 3 Mb/s (8DPSK)"]
@@ -31,7 +31,7 @@ enum BasebandDecoder {
     }
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
-        var layer = packet.makeLayer("BR/EDR BB", over: c, showsDirection: false)
+        var layer = packet.makeLayer(.baseband, over: c, showsDirection: false)
         var appended = false
         defer { if !appended { packet.append(taking: &layer) } }
         let f = BasebandFields.self
@@ -320,4 +320,9 @@ extension Session {
         _read { yield self[BasebandState.self] }
         _modify { yield &self[BasebandState.self] }
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let baseband = LayerKind(named: "BR/EDR BB")
 }

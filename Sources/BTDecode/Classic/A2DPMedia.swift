@@ -37,7 +37,7 @@ enum MediaDecoder {
     static let modeNames = ["Mono", "Dual Channel", "Stereo", "Joint Stereo"]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
-        var layer = packet.makeLayer("A2DP Data", over: c)
+        var layer = packet.makeLayer(.a2dpMedia, over: c)
         defer { packet.append(taking: &layer) }
 
         let first = try c.u8()
@@ -149,4 +149,9 @@ enum MediaDecoder {
         layer.add(MediaFields.aacTransport, .text("LATM"))
         layer.summary += " - AAC LATM \(bytes.count) bytes"
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let a2dpMedia = LayerKind("A2DP Data", protocol: "rtp")
 }

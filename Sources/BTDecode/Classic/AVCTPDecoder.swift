@@ -71,7 +71,7 @@ struct AVCTPContext {
 /// AVCTP (PSM 0x0017 control, 0x001B browsing): the header, messages fragmented over several
 /// L2CAP packets joined, and the message handed to AVRCP when the profile is A/V Remote Control.
 enum AVCTPDecoder {
-    static let descriptor = ProtocolDescriptor(name: "AVCTP", fields: AVCTPFields.all + AVRCPFields.all, state: AVCTPState.self,
+    static let descriptor = ProtocolDescriptor(name: "AVCTP", fields: AVCTPFields.all + AVRCPFields.all, layers: [.avctp, .avrcp], state: AVCTPState.self,
                                                registrations: [.psm(0x0017, decode), .psm(0x001B, decode)],
                                                valueNames: [(AVRCPFields.ctype, FieldValueNames.from(AVRCPNames.ctypes)),
                                                             (AVRCPFields.opcode, FieldValueNames.from(AVRCPNames.opcodes)),
@@ -84,7 +84,7 @@ enum AVCTPDecoder {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
         let browsing = context.channel?.psm == 0x001B
-        var layer = packet.makeLayer("AVCTP", over: c, showsDirection: true)
+        var layer = packet.makeLayer(.avctp, over: c, showsDirection: true)
         let header = try c.u8()
         let transaction = header >> 4, packetType = header >> 2 & 0x03, isResponse = header & 0x02 != 0, invalidPID = header & 0x01 != 0
         layer.add(AVCTPFields.transaction, .count(Int(transaction)), at: layer.range(at: c.index - 1))
@@ -156,4 +156,9 @@ enum AVCTPDecoder {
     static func pidName(_ pid: UInt16) -> String {
         SDPNames.serviceClasses[pid] ?? "Profile \(Hex.u16(pid))"
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let avctp = LayerKind("AVCTP", protocol: "avctp")
 }

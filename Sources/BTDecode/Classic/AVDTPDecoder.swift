@@ -52,7 +52,7 @@ extension Session {
 /// signal with its message type, SEIDs, service capabilities and the codec's information element;
 /// media as RTP with the SBC payload header and first frame header.
 enum AVDTPDecoder {
-    static let descriptor = ProtocolDescriptor(name: "AVDTP", fields: AVDTPFields.all + MediaFields.all, state: AVDTPState.self,
+    static let descriptor = ProtocolDescriptor(name: "AVDTP", fields: AVDTPFields.all + MediaFields.all, layers: [.avdtp, .a2dpMedia], state: AVDTPState.self,
                                                registrations: [.psm(0x0019, decode)],
                                                valueNames: [(AVDTPFields.signal, FieldValueNames.from(signalNames)),
                                                             (AVDTPFields.errorCode, FieldValueNames.from(errorNames))])
@@ -101,7 +101,7 @@ enum AVDTPDecoder {
     // MARK: Signaling
 
     static func decodeSignal(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
-        var layer = packet.makeLayer("A2DP Control", over: c)
+        var layer = packet.makeLayer(.avdtp, over: c)
         defer { packet.append(taking: &layer) }
 
         let header = try c.u8()
@@ -270,4 +270,9 @@ enum AVDTPDecoder {
         }
         return codecs
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let avdtp = LayerKind("A2DP Control", protocol: "avdtp")
 }

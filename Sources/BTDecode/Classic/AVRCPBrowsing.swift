@@ -5,7 +5,7 @@ import BTCapture
 /// Change Path, Get Item Attributes, Get Total Number of Items, Search and General Reject.
 enum AVRCPBrowsing {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: AVCTPContext) throws {
-        var r = AVRCPReader(c: c, layer: packet.makeLayer("AVRCP", over: c, showsDirection: true), ranged: true)
+        var r = AVRCPReader(c: c, layer: packet.makeLayer(.avrcp, over: c, showsDirection: true), ranged: true)
         defer { packet.append(taking: &r.layer) }
         let pdu = try r.u8(AVRCPFields.pdu) { AVRCPNames.named(AVRCPNames.pdus, $0, Hex.u8($0)) }
         let length = try r.count16(AVRCPFields.length)

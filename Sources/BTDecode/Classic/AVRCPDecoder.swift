@@ -99,7 +99,7 @@ enum AVRCPDecoder {
     static let bluetoothSIG: UInt32 = 0x001958
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: AVCTPContext) throws {
-        var reader = AVRCPReader(c: c, layer: packet.makeLayer("AVRCP", over: c, showsDirection: true), ranged: true)
+        var reader = AVRCPReader(c: c, layer: packet.makeLayer(.avrcp, over: c, showsDirection: true), ranged: true)
         defer { packet.append(taking: &reader.layer) }
         let ctype = try reader.u8(AVRCPFields.ctype) { AVRCPNames.named(AVRCPNames.ctypes, $0 & 0x0F, Hex.u8($0 & 0x0F)) } & 0x0F
         let subunitByte = try reader.c.u8()
@@ -410,4 +410,9 @@ enum AVRCPDecoder {
     }
     /// Playing Time is milliseconds written as decimal text.
     static func playingTime(_ text: String) -> String { UInt32(text).map(milliseconds) ?? "\"\(ReadableText.clipped(text))\"" }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let avrcp = LayerKind("AVRCP", protocol: "avrcp")
 }

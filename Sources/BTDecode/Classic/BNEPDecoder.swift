@@ -41,7 +41,7 @@ public enum BNEPFields {
 /// filters; extension headers; and the packet carried named down to its addresses (IPv4,
 /// IPv6 with ICMPv6 messages, ARP).
 enum BNEPDecoder {
-    static let descriptor = ProtocolDescriptor(name: "BNEP", fields: BNEPFields.all, registrations: [.psm(0x000F, decode)],
+    static let descriptor = ProtocolDescriptor(name: "BNEP", fields: BNEPFields.all, layers: [.bnep], registrations: [.psm(0x000F, decode)],
                                                valueNames: [(BNEPFields.type, types.enumerated().map { ValueName(UInt64($0.offset), $0.element) }),
                                                             (BNEPFields.controlType, controlTypes.enumerated().map { ValueName(UInt64($0.offset), $0.element) })])
 
@@ -58,7 +58,7 @@ enum BNEPDecoder {
                                                0x8035: "RARP", 0x888E: "EAPOL"]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
-        var layer = packet.makeLayer("BNEP", over: c, showsDirection: true)
+        var layer = packet.makeLayer(.bnep, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         let header = try c.u8()
         let type = header & 0x7F, hasExtensions = header & 0x80 != 0
@@ -312,4 +312,9 @@ enum BNEPDecoder {
         guard best.length >= 2 else { return text.joined(separator: ":") }
         return text[..<best.start].joined(separator: ":") + "::" + text[(best.start + best.length)...].joined(separator: ":")
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let bnep = LayerKind("BNEP", protocol: "bnep")
 }

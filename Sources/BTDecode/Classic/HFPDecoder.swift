@@ -39,14 +39,14 @@ extension Session {
 /// AT commands and results on a Hands-Free (or Headset) server channel: each line named, the
 /// feature bits, codecs, indicators and gains decoded, a line split across frames joined.
 enum HFPDecoder {
-    static let descriptor = ProtocolDescriptor(name: "HFP", fields: HFPFields.all, state: HFPState.self,
+    static let descriptor = ProtocolDescriptor(name: "HFP", fields: HFPFields.all, layers: [.hfp, .hsp], state: HFPState.self,
                                                registrations: [0x111E, 0x111F, 0x1108, 0x1112, 0x1131].map { .rfcommService($0, decode) })
 
     /// A line longer than this without its end is not AT traffic: it is shown, not kept.
     static let maximumPartial = 512
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: RFCOMMContext) throws {
-        var layer = packet.makeLayer(context.serviceClass == 0x111E || context.serviceClass == 0x111F ? "HFP" : "HSP", over: c,
+        var layer = packet.makeLayer(context.serviceClass == 0x111E || context.serviceClass == 0x111F ? .hfp : .hsp, over: c,
                                      showsDirection: true)
         defer { packet.append(taking: &layer) }
         let key = HFPState.StreamKey(link: context.l2cap.link, dlci: context.dlci, sent: context.l2cap.sent)
@@ -241,4 +241,10 @@ enum HFPDecoder {
             return commandNames[name]
         }
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let hfp = LayerKind("HFP", protocol: "hfp")
+    public static let hsp = LayerKind("HSP", protocol: "hfp")
 }

@@ -63,7 +63,7 @@ extension Session {
 /// buttons, axes, consumer controls by name), or as the boot keyboard and mouse reports in
 /// Boot mode; otherwise the report's bytes.
 enum HIDDecoder {
-    static let descriptor = ProtocolDescriptor(name: "HID", fields: HIDFields.all, state: HIDState.self,
+    static let descriptor = ProtocolDescriptor(name: "HID", fields: HIDFields.all, layers: [.hid], state: HIDState.self,
                                                registrations: [.psm(0x0011, decode), .psm(0x0013, decode)],
                                                valueNames: [(HIDFields.type, FieldValueNames.from(types)),
                                                             (HIDFields.result, FieldValueNames.from(results))])
@@ -80,7 +80,7 @@ enum HIDDecoder {
     static let reportTypes = ["Other", "Input", "Output", "Feature"]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
-        var layer = packet.makeLayer("HID", over: c, showsDirection: true)
+        var layer = packet.makeLayer(.hid, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         let onControl = context.channel?.psm != 0x0013
         let header = try c.u8()
@@ -266,4 +266,9 @@ enum HIDDecoder {
         }
         return active
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let hid = LayerKind("HID", protocol: "hid")
 }

@@ -171,7 +171,7 @@ public enum HIDReportInput {
         _ = parsed.inputSummary
         let id = parsed.usesReportIDs ? report.first ?? 0 : 0
         let body = parsed.usesReportIDs ? report.dropFirst() : report
-        var layer = Layer(name: "HID", range: 0 ..< report.count, source: .frame, showsDirection: false, keepsDisplays: true)
+        var layer = Layer(kind: .hid, range: 0 ..< report.count, source: .frame, showsDirection: false, keepsDisplays: true)
         var active: [String] = []
         for kind in [HIDReportDescriptor.Kind.input, .output, .feature] {
             guard let layout = parsed.report(kind, id: id) else { continue }

@@ -38,7 +38,7 @@ extension Session {
 /// frame (address, control, length, credits, FCS), the multiplexer commands on DLCI 0, and the
 /// data of the server channels.
 enum RFCOMMDecoder {
-    static let descriptor = ProtocolDescriptor(name: "RFCOMM", fields: RFCOMMFields.all, state: RFCOMMState.self,
+    static let descriptor = ProtocolDescriptor(name: "RFCOMM", fields: RFCOMMFields.all, layers: [.rfcomm], state: RFCOMMState.self,
                                                registrations: [.psm(0x0003, decode)],
                                                valueNames: [(RFCOMMFields.frameType, frameTypes.map { ValueName(UInt64($0.key), $0.value.short) }),
                                                             (RFCOMMFields.mccType, commandNames.map { ValueName(UInt64($0.key), $0.value.short) })])
@@ -53,7 +53,7 @@ enum RFCOMMDecoder {
     ]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
-        var layer = packet.makeLayer("RFCOMM", over: c, showsDirection: true)
+        var layer = packet.makeLayer(.rfcomm, over: c, showsDirection: true)
         var handOff: (ArraySlice<UInt8>, RFCOMMContext, RFCOMMServiceDecoder)?
         do {
             handOff = try decodeFrame(&c, &layer, session: &session, context: context)
@@ -335,4 +335,9 @@ enum RFCOMMDecoder {
         }
         return text
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let rfcomm = LayerKind("RFCOMM", protocol: "rfcomm")
 }

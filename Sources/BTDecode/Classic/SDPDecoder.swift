@@ -77,7 +77,7 @@ extension Session {
 /// elements of patterns and attribute lists, attribute lists reassembled across continuation
 /// responses, and what the records say about the services' channels.
 enum SDPDecoder {
-    static let descriptor = ProtocolDescriptor(name: "SDP", fields: SDPFields.all, state: SDPState.self,
+    static let descriptor = ProtocolDescriptor(name: "SDP", fields: SDPFields.all, layers: [.sdp], state: SDPState.self,
                                                registrations: [.psm(0x0001, decode)],
                                                valueNames: [(SDPFields.pdu, FieldValueNames.from(pduNames)),
                                                             (SDPFields.errorCode, FieldValueNames.from(errorNames))])
@@ -93,7 +93,7 @@ enum SDPDecoder {
     ]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
-        var layer = packet.makeLayer("SDP", over: c, showsDirection: true)
+        var layer = packet.makeLayer(.sdp, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
 
         let pdu = try c.u8()
@@ -416,4 +416,9 @@ enum SDPDecoder {
         default: return "\(error)"
         }
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let sdp = LayerKind("SDP", protocol: "sdp")
 }

@@ -43,7 +43,7 @@ public final class Decoder {
             }
         } catch DecodeError.truncated(let needed, let available, let at) {
             if packet.layers.isEmpty {
-                packet.append(packet.makeLayer(SystemDecoder.kindName(packet.frame.kind), summary: "Malformed", range: 0 ..< packet.frame.bytes.count))
+                packet.append(packet.makeLayer(SystemDecoder.layerKind(packet.frame.kind), summary: "Malformed", range: 0 ..< packet.frame.bytes.count))
             }
             packet.addIssue(.error, "Truncated: needed \(needed) bytes at offset \(at), \(available) left")
         } catch DecodeError.malformed(let message) {

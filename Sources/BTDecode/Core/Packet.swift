@@ -93,26 +93,26 @@ public struct Packet {
 
     /// A new layer for this packet. A decoder fills it (fields, summary, issues), then
     /// `append`s it before handing on what the layer carries, so the layers above stand on it.
-    public mutating func makeLayer(_ name: String, range: Range<Int>, showsDirection: Bool = false) -> Layer {
+    public mutating func makeLayer(_ kind: LayerKind, range: Range<Int>, showsDirection: Bool = false) -> Layer {
         let source: Layer.Source = reassembled.isEmpty ? .frame : .reassembled(reassembled.count - 1)
         if var layer = spareLayers.popLast() {
-            layer.reuse(name: name, range: range, source: source, showsDirection: showsDirection, keepsDisplays: buildsDisplayText)
+            layer.reuse(kind: kind, range: range, source: source, showsDirection: showsDirection, keepsDisplays: buildsDisplayText)
             return layer
         }
-        return Layer(name: name, range: range, source: source, showsDirection: showsDirection, keepsDisplays: buildsDisplayText)
+        return Layer(kind: kind, range: range, source: source, showsDirection: showsDirection, keepsDisplays: buildsDisplayText)
     }
 
     /// A new layer with its summary already written.
-    public mutating func makeLayer(_ name: String, summary: SummaryPiece, range: Range<Int>, showsDirection: Bool = false) -> Layer {
-        var layer = makeLayer(name, range: range, showsDirection: showsDirection)
+    public mutating func makeLayer(_ kind: LayerKind, summary: SummaryPiece, range: Range<Int>, showsDirection: Bool = false) -> Layer {
+        var layer = makeLayer(kind, range: range, showsDirection: showsDirection)
         layer.summary += summary
         return layer
     }
 
     /// A layer whose bytes are what `cursor` has left to read: its range in the layer's source.
-    public mutating func makeLayer(_ name: String, over cursor: ByteCursor, showsDirection: Bool = false) -> Layer {
+    public mutating func makeLayer(_ kind: LayerKind, over cursor: ByteCursor, showsDirection: Bool = false) -> Layer {
         let start = cursor.index - (reassembledPDU?.startIndex ?? frame.bytes.startIndex)
-        var layer = makeLayer(name, range: start ..< start + cursor.remaining, showsDirection: showsDirection)
+        var layer = makeLayer(kind, range: start ..< start + cursor.remaining, showsDirection: showsDirection)
         layer.cursorBase = cursor.index - start
         return layer
     }
@@ -146,7 +146,7 @@ public struct Packet {
     public mutating func append(taking layer: inout Layer) {
         let taken = withUnsafeMutablePointer(to: &layer) { slot in
             let taken = slot.move()
-            slot.initialize(to: Layer(name: "", range: 0 ..< 0, source: .frame, showsDirection: false, keepsDisplays: false, reserving: 0))
+            slot.initialize(to: Layer(kind: LayerKind(named: ""), range: 0 ..< 0, source: .frame, showsDirection: false, keepsDisplays: false, reserving: 0))
             return taken
         }
         append(taken)
@@ -156,7 +156,7 @@ public struct Packet {
     public mutating func addIssue(_ severity: Issue.Severity, _ message: String) {
         if layers.isEmpty {
             // Every decoder appends a layer; should one not, the issue is still shown.
-            append(makeLayer(SystemDecoder.kindName(frame.kind), range: 0 ..< frame.bytes.count))
+            append(makeLayer(SystemDecoder.layerKind(frame.kind), range: 0 ..< frame.bytes.count))
         }
         layers[layers.count - 1].issues.append(Issue(severity: severity, message: message, layer: layers.count - 1))
         noteSeverity(severity)
@@ -209,7 +209,17 @@ public struct Packet {
 }
 
 public struct Layer {
-    public var name: String
+    /// What the layer is: its name and protocol, set by the decoder that made it.
+    public private(set) var kind: LayerKind
+    /// As the Type column and the tree show it.
+    public var name: String { kind.name }
+    /// The protocol it belongs to: its kind's, or for a layer named after what it holds its
+    /// first field's, or its name as a word ("Close Index" → close_index).
+    public var protocolName: String {
+        if let known = kind.protocolName { return known }
+        if let first = fields.first { return first.definition.protocolName }
+        return ValueName.key(kind.name)
+    }
     /// What the one-line view shows for the layer, written by its decoder (`+=`, `set`).
     public var summary = SummaryText()
     public var fields: [Field] = []
@@ -236,8 +246,8 @@ public struct Layer {
     public private(set) var keepsDisplays: Bool
 
     /// Layers are made by `Packet.makeLayer`, which knows the decode options.
-    init(name: String, range: Range<Int>, source: Source, showsDirection: Bool, keepsDisplays: Bool, reserving fieldCount: Int = 8) {
-        self.name = name
+    init(kind: LayerKind, range: Range<Int>, source: Source, showsDirection: Bool, keepsDisplays: Bool, reserving fieldCount: Int = 8) {
+        self.kind = kind
         self.range = range
         self.source = source
         self.showsDirection = showsDirection
@@ -246,8 +256,8 @@ public struct Layer {
     }
 
     /// The layer made new for another packet, keeping its arrays' capacity.
-    mutating func reuse(name: String, range: Range<Int>, source: Source, showsDirection: Bool, keepsDisplays: Bool) {
-        self.name = name
+    mutating func reuse(kind: LayerKind, range: Range<Int>, source: Source, showsDirection: Bool, keepsDisplays: Bool) {
+        self.kind = kind
         summary.removeAll()
         self.range = range
         self.source = source

@@ -22,10 +22,13 @@ public struct ProtocolDescriptor {
     /// The names its coded fields' values take (opcodes, error codes), from its own tables:
     /// what the filter language accepts for them (`FieldValueNames`).
     let valueNames: () -> [(FieldDefinition, [ValueName])]
+    /// The layers its decoder makes (ATT's "ATT"; HCI's "HCI Command" and "HCI Event").
+    public let layers: [LayerKind]
 
-    init(name: String, fields: @autoclosure @escaping () -> [FieldDefinition], state: (any ProtocolState.Type)? = nil,
+    init(name: String, fields: @autoclosure @escaping () -> [FieldDefinition], layers: [LayerKind] = [], state: (any ProtocolState.Type)? = nil,
          registrations: [Registration] = [], valueNames: @autoclosure @escaping () -> [(FieldDefinition, [ValueName])] = []) {
         self.name = name
+        self.layers = layers
         makeFields = fields
         self.state = state
         self.registrations = registrations
@@ -120,6 +123,14 @@ public enum ProtocolCatalog {
         AMSDecoder.descriptor,
         SystemDecoder.descriptor,
     ]
+
+    /// The protocols with a layer of their own, by the name filters and `--payload` use: a
+    /// filter's bare `att` tests for its layer; another protocol's name (gatt, adv) for its fields.
+    public static let layerProtocols: Set<String> = {
+        let kinds = all.flatMap(\.layers)
+        precondition(Set(kinds.map(\.name)).count == kinds.count, "two protocols declare a layer of the same name")
+        return Set(kinds.compactMap(\.protocolName))
+    }()
 
     /// The state types, in catalog order: a state's slot is its index here.
     static let stateTypes: [any ProtocolState.Type] = all.compactMap(\.state)

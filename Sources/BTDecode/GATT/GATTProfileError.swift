@@ -9,7 +9,7 @@ enum GATTProfileError {
 
     static func report(_ c: inout ByteCursor, _ packet: inout Packet, layer name: String, _ names: [UInt8: String],
                        field: FieldDefinition? = nil) throws {
-        var layer = packet.makeLayer(name, over: c, showsDirection: true)
+        var layer = packet.makeLayer(LayerKind(named: name), over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         let code = try c.u8()
         let text = names[code] ?? "Application Error"

@@ -3,10 +3,10 @@ import BTCapture
 /// ACL, SCO and ISO data packet headers (Core Vol 4, Part E, 5.4.2-5.4.5).
 enum DataDecoder {
     /// The ACL, SCO and ISO headers; ACL hands its payload to L2CAP.
-    static let descriptor = ProtocolDescriptor(name: "HCI Data", fields: DataFields.all, state: SynchronousLinksState.self)
+    static let descriptor = ProtocolDescriptor(name: "HCI Data", fields: DataFields.all, layers: [.acl, .sco, .iso], state: SynchronousLinksState.self)
 
     static func decodeACL(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
-        var layer = packet.makeLayer("ACL", over: c, showsDirection: true)
+        var layer = packet.makeLayer(.acl, over: c, showsDirection: true)
         let word = try c.u16()
         let handle = word & 0x0FFF
         let pb = UInt8(word >> 12 & 0x3), bc = UInt8(word >> 14)
@@ -51,7 +51,7 @@ enum DataDecoder {
     static let h2Sequences: [UInt8: Int] = [0x08: 0, 0x38: 1, 0xC8: 2, 0xF8: 3]
 
     static func decodeSCO(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
-        var layer = packet.makeLayer("SCO", over: c, showsDirection: true)
+        var layer = packet.makeLayer(.sco, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         let word = try c.u16()
         let handle = word & 0x0FFF
@@ -97,7 +97,7 @@ enum DataDecoder {
     static let isoBoundaries = ["First Fragment", "Continuation Fragment", "Complete SDU", "Last Fragment"]
 
     static func decodeISO(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
-        var layer = packet.makeLayer("ISO", over: c, showsDirection: true)
+        var layer = packet.makeLayer(.iso, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         let word = try c.u16()
         let handle = word & 0x0FFF
@@ -160,4 +160,11 @@ enum DataDecoder {
         let payload = c.rest()
         if !payload.isEmpty { layer.add(DataFields.payload, .bytes(payload), at: layer.range(at: payloadStart, count: payload.count)) }
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let acl = LayerKind("ACL", protocol: "acl")
+    public static let sco = LayerKind("SCO", protocol: "sco")
+    public static let iso = LayerKind("ISO", protocol: "iso")
 }

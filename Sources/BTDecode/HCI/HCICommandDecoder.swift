@@ -3,7 +3,7 @@ import BTCapture
 enum HCICommandDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
         let start = c.offset
-        var layer = packet.makeLayer("HCI Command", over: c)
+        var layer = packet.makeLayer(.hciCommand, over: c)
         defer { packet.append(taking: &layer) }
         let opcode = try c.u16()
         let name = HCICommandNames.name(opcode)

@@ -2,7 +2,7 @@ import BTCapture
 
 enum HCIEventDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
-        var layer = packet.makeLayer("HCI Event", over: c)
+        var layer = packet.makeLayer(.hciEvent, over: c)
         defer { packet.append(taking: &layer) }
         let code = try c.u8()
         let name = HCIEventNames.name(code)

@@ -6,6 +6,7 @@ enum HCIProtocol {
     static let descriptor = ProtocolDescriptor(
         name: "HCI",
         fields: HCIFields.all + HCIParameterTables.fields.filter { HCIFields.byName[$0.name] == nil },
+        layers: [.hciCommand, .hciEvent],
         valueNames: valueNames)
 
     /// Commands, events and error codes by name, and every enumerated parameter's table.
@@ -23,4 +24,10 @@ enum HCIProtocol {
         }
         return names
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let hciCommand = LayerKind("HCI Command", protocol: "hci")
+    public static let hciEvent = LayerKind("HCI Event", protocol: "hci")
 }

@@ -13,7 +13,7 @@ public struct L2CAPContext {
 /// the basic header, and dispatch to signaling, the fixed channels and PSM-named protocols.
 enum L2CAPDecoder {
     /// Its own signaling channels; the protocols above register their channels and PSMs.
-    static let descriptor = ProtocolDescriptor(name: "L2CAP", fields: L2CAPFields.all, state: L2CAPState.self,
+    static let descriptor = ProtocolDescriptor(name: "L2CAP", fields: L2CAPFields.all, layers: [.l2cap, .l2capVendor], state: L2CAPState.self,
                                                registrations: [.fixedChannel(0x0001, L2CAPSignaling.decode),
                                                                .fixedChannel(0x0005, L2CAPSignaling.decode)],
                                                valueNames: [(L2CAPFields.code, FieldValueNames.from(L2CAPSignaling.codeNames)),
@@ -37,7 +37,7 @@ enum L2CAPDecoder {
         if packet.peer == nil { // no connection event announced this handle (DataDecoder looked it up)
             let declared = pb != 1 ? (try? ByteCursor(payload).peekU16()).map { Int($0) + 4 } : nil
             if handle == 0x0EDC || declared.map({ $0 < payload.count }) == true {
-                var layer = packet.makeLayer("Vendor", range: base ..< base + payload.count, showsDirection: true)
+                var layer = packet.makeLayer(.l2capVendor, range: base ..< base + payload.count, showsDirection: true)
                 layer.summary.set("\(payload.count) bytes on handle \(hex: handle) [\(preview: payload)]")
                 layer.add(DataFields.payload, .bytes(payload), at: base ..< base + payload.count)
                 layer.addIssue(.note, handle == 0x0EDC
@@ -50,7 +50,7 @@ enum L2CAPDecoder {
 
         if pb == 1 { // continuing fragment
             guard var pending = session.l2cap.reassembly[key] else {
-                var layer = packet.makeLayer("L2CAP", summary: "Continuation fragment without a start", range: base ..< base + payload.count, showsDirection: true)
+                var layer = packet.makeLayer(.l2cap, summary: "Continuation fragment without a start", range: base ..< base + payload.count, showsDirection: true)
                 layer.add(L2CAPFields.payload, .bytes(payload))
                 layer.addIssue(.error, "ACL continuation fragment without a start: \(payload.count) bytes dropped")
                 packet.append(taking: &layer)
@@ -105,7 +105,7 @@ enum L2CAPDecoder {
     static func fragmentLayer(_ pending: L2CAPState.PendingPDU, range: Range<Int>, _ packet: inout Packet) -> Layer {
         let of = pending.expected.map { " - \(pending.data.count) of \($0) bytes" } ?? ""
         let started = pending.fragments > 1 ? " (started in packet \(pending.firstFrame))" : ""
-        var layer = packet.makeLayer("L2CAP", summary: "Fragment \(pending.fragments) of an L2CAP PDU\(of)\(started)", range: range, showsDirection: true)
+        var layer = packet.makeLayer(.l2cap, summary: "Fragment \(pending.fragments) of an L2CAP PDU\(of)\(started)", range: range, showsDirection: true)
         layer.add(L2CAPFields.fragment, .u16(UInt16(clamping: pending.fragments)), String(pending.fragments))
         return layer
     }
@@ -118,7 +118,7 @@ enum L2CAPDecoder {
         let cid = try c.u16()
         let channel = cid >= 0x0040 ? session.l2cap.channel(link, cid: cid, sent: sent) : nil
         let protocolName = channel?.protocolName ?? L2CAPProtocols.fixedName(cid: cid)
-        var layer = packet.makeLayer("L2CAP", over: ByteCursor(pdu), showsDirection: true)
+        var layer = packet.makeLayer(.l2cap, over: ByteCursor(pdu), showsDirection: true)
         layer.issues = issues
         layer.add(L2CAPFields.length, .u16(length), inDecimal: true)
         let displays = layer.keepsDisplays ? session.l2cap.displays(cid: cid, psm: channel?.psm, protocolName: protocolName) : nil
@@ -298,4 +298,10 @@ public enum L2CAPProtocols {
         default: return nil
         }
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let l2cap = LayerKind("L2CAP", protocol: "l2cap")
+    public static let l2capVendor = LayerKind(named: "Vendor")
 }

@@ -19,7 +19,7 @@ public enum AICSFields {
 }
 
 enum AICSDecoder {
-    static let descriptor = ProtocolDescriptor(name: "AICS", fields: AICSFields.all,
+    static let descriptor = ProtocolDescriptor(name: "AICS", fields: AICSFields.all, layers: [.aics],
                                                registrations: [0x2B77, 0x2B78, 0x2B79, 0x2B7A, 0x2B7B, 0x2B7C].map {
                                                    .gattCharacteristic(BTUUID(UInt16($0)), decode)
                                                })
@@ -34,7 +34,7 @@ enum AICSDecoder {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
         if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "AICS", errors) }
-        var layer = packet.makeLayer("AICS", over: c, showsDirection: true)
+        var layer = packet.makeLayer(.aics, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         switch context.characteristic.uuid16 {
         case 0x2B77:
@@ -76,4 +76,9 @@ enum AICSDecoder {
             layer.summary.set("Audio Input Description: \"\(text)\"")
         }
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let aics = LayerKind("AICS", protocol: "aics")
 }

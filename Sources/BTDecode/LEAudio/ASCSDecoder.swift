@@ -26,7 +26,7 @@ public enum ASCSFields {
 /// ASCS (service 0x184E): Sink and Source ASE states with their parameters, and the ASE
 /// Control Point's operations and responses (a response other than Success is an error).
 enum ASCSDecoder {
-    static let descriptor = ProtocolDescriptor(name: "ASCS", fields: ASCSFields.all,
+    static let descriptor = ProtocolDescriptor(name: "ASCS", fields: ASCSFields.all, layers: [.ascs],
                                                registrations: [0x2BC4, 0x2BC5, 0x2BC6].map { .gattCharacteristic(BTUUID(UInt16($0)), decode) })
 
     static let opcodes: [UInt8: String] = [0x01: "Config Codec", 0x02: "Config QoS", 0x03: "Enable", 0x04: "Receiver Start Ready",
@@ -42,7 +42,7 @@ enum ASCSDecoder {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
         if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "ASCS", [:]) }
-        var layer = packet.makeLayer("ASCS", over: c, showsDirection: true)
+        var layer = packet.makeLayer(.ascs, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         if context.characteristic.uuid16 == 0x2BC6 {
             if context.opcode == 0x1B || context.opcode == 0x1D {
@@ -172,4 +172,9 @@ enum ASCSDecoder {
         }
         layer.summary += " - \(parts.joined(separator: "; "))"
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let ascs = LayerKind("ASCS", protocol: "ascs")
 }

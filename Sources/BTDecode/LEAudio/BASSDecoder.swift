@@ -17,7 +17,7 @@ public enum BASSFields {
 /// BASS (service 0x184F): the Broadcast Audio Scan Control Point's operations and each
 /// Broadcast Receive State (source, PA sync, BIG encryption, BIS sync and metadata per subgroup).
 enum BASSDecoder {
-    static let descriptor = ProtocolDescriptor(name: "BASS", fields: BASSFields.all,
+    static let descriptor = ProtocolDescriptor(name: "BASS", fields: BASSFields.all, layers: [.bass],
                                                registrations: [0x2BC7, 0x2BC8].map { .gattCharacteristic(BTUUID(UInt16($0)), decode) })
 
     static let opcodes = ["Remote Scan Stopped", "Remote Scan Started", "Add Source", "Modify Source", "Set Broadcast Code", "Remove Source"]
@@ -28,7 +28,7 @@ enum BASSDecoder {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
         if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "BASS", errors) }
-        var layer = packet.makeLayer("BASS", over: c, showsDirection: true)
+        var layer = packet.makeLayer(.bass, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         if context.characteristic.uuid16 == 0x2BC7 {
             try controlPoint(&c, &layer)
@@ -118,4 +118,9 @@ enum BASSDecoder {
         }
         return parts.isEmpty ? "" : " - \(parts.joined(separator: "; "))"
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let bass = LayerKind("BASS", protocol: "bass")
 }

@@ -14,7 +14,7 @@ public enum CSISFields {
 /// CSIS (service 0x1846): the set's size, a member's rank and lock, and the SIRK's type (its
 /// value is shown as bytes, never decrypted).
 enum CSISDecoder {
-    static let descriptor = ProtocolDescriptor(name: "CSIS", fields: CSISFields.all,
+    static let descriptor = ProtocolDescriptor(name: "CSIS", fields: CSISFields.all, layers: [.csis],
                                                registrations: [0x2B84, 0x2B85, 0x2B86, 0x2B87].map { .gattCharacteristic(BTUUID(UInt16($0)), decode) })
 
     static let errors: [UInt8: String] = [0x80: "Lock Denied", 0x81: "Lock Release Not Allowed", 0x82: "Invalid Lock Value",
@@ -22,7 +22,7 @@ enum CSISDecoder {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
         if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "CSIS", errors) }
-        var layer = packet.makeLayer("CSIS", over: c, showsDirection: true)
+        var layer = packet.makeLayer(.csis, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         let value = try c.u8()
         switch context.characteristic.uuid16 {
@@ -41,4 +41,9 @@ enum CSISDecoder {
             layer.summary.set("Set Member Rank: \(value)")
         }
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let csis = LayerKind("CSIS", protocol: "csis")
 }

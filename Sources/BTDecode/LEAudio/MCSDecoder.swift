@@ -14,7 +14,7 @@ public enum MCSFields {
 /// MCS and GMCS (services 0x1848, 0x1849): the Media Control Point's operations and results,
 /// Media State, the player name and track title.
 enum MCSDecoder {
-    static let descriptor = ProtocolDescriptor(name: "MCS", fields: MCSFields.all,
+    static let descriptor = ProtocolDescriptor(name: "MCS", fields: MCSFields.all, layers: [.mcs],
                                                registrations: [0x2BA4, 0x2BA3, 0x2B97, 0x2B93].map { .gattCharacteristic(BTUUID(UInt16($0)), decode) })
 
     static let opcodes: [UInt8: String] = [
@@ -29,7 +29,7 @@ enum MCSDecoder {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
         if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "MCS", [:]) }
-        var layer = packet.makeLayer("MCS", over: c, showsDirection: true)
+        var layer = packet.makeLayer(.mcs, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         let notified = context.opcode == 0x1B || context.opcode == 0x1D
         switch context.characteristic.uuid16 {
@@ -59,4 +59,9 @@ enum MCSDecoder {
             layer.summary.set("\(context.characteristic.uuid16 == 0x2B97 ? "Track Title" : "Media Player Name"): \"\(text)\"")
         }
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let mcs = LayerKind("MCS", protocol: "mcs")
 }

@@ -10,14 +10,14 @@ public enum PACSFields {
 }
 
 enum PACSDecoder {
-    static let descriptor = ProtocolDescriptor(name: "PACS", fields: PACSFields.all + LEAudioFields.all,
+    static let descriptor = ProtocolDescriptor(name: "PACS", fields: PACSFields.all + LEAudioFields.all, layers: [.pacs],
                                                registrations: [0x2BC9, 0x2BCA, 0x2BCB, 0x2BCC, 0x2BCD, 0x2BCE].map {
                                                    .gattCharacteristic(BTUUID(UInt16($0)), decode)
                                                })
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
         if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "PACS", [:]) }
-        var layer = packet.makeLayer("PACS", over: c, showsDirection: true)
+        var layer = packet.makeLayer(.pacs, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         let uuid = context.characteristic.uuid16 ?? 0
         let direction = uuid == 0x2BC9 || uuid == 0x2BCA ? "Sink" : "Source"
@@ -48,4 +48,9 @@ enum PACSDecoder {
         }
         if !c.isAtEnd { layer.addIssue(.warning, "\(c.remaining) bytes after the PACS value") }
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let pacs = LayerKind("PACS", protocol: "pacs")
 }

@@ -15,7 +15,7 @@ public enum TBSFields {
 /// TBS and GTBS (services 0x184B, 0x184C): Call Control Point operations and their results,
 /// the Call State list, incoming calls, bearer provider name.
 enum TBSDecoder {
-    static let descriptor = ProtocolDescriptor(name: "TBS", fields: TBSFields.all,
+    static let descriptor = ProtocolDescriptor(name: "TBS", fields: TBSFields.all, layers: [.tbs],
                                                registrations: [0x2BBE, 0x2BBD, 0x2BC1, 0x2BB3].map { .gattCharacteristic(BTUUID(UInt16($0)), decode) })
 
     static let opcodes = ["Accept", "Terminate", "Local Hold", "Local Retrieve", "Originate", "Join"]
@@ -25,7 +25,7 @@ enum TBSDecoder {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
         if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "TBS", [:]) }
-        var layer = packet.makeLayer("TBS", over: c, showsDirection: true)
+        var layer = packet.makeLayer(.tbs, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         let notified = context.opcode == 0x1B || context.opcode == 0x1D
         switch context.characteristic.uuid16 {
@@ -71,4 +71,9 @@ enum TBSDecoder {
             layer.summary.set("Bearer Provider Name: \"\(String(decoding: c.rest(), as: UTF8.self))\"")
         }
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let tbs = LayerKind("TBS", protocol: "tbs")
 }

@@ -14,7 +14,7 @@ public enum VCSFields {
 /// VCS (service 0x1844): Volume State, Volume Flags, and the Volume Control Point's operations;
 /// the service's own error codes (Invalid Change Counter, Opcode Not Supported) as errors.
 enum VCSDecoder {
-    static let descriptor = ProtocolDescriptor(name: "VCS", fields: VCSFields.all,
+    static let descriptor = ProtocolDescriptor(name: "VCS", fields: VCSFields.all, layers: [.vcs],
                                                registrations: [0x2B7D, 0x2B7E, 0x2B7F].map { .gattCharacteristic(BTUUID(UInt16($0)), decode) })
 
     static let opcodes = ["Relative Volume Down", "Relative Volume Up", "Unmute/Relative Volume Down", "Unmute/Relative Volume Up",
@@ -23,7 +23,7 @@ enum VCSDecoder {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
         if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "VCS", errors) }
-        var layer = packet.makeLayer("VCS", over: c, showsDirection: true)
+        var layer = packet.makeLayer(.vcs, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         switch context.characteristic.uuid16 {
         case 0x2B7D:
@@ -50,4 +50,9 @@ enum VCSDecoder {
     }
 
     static func percent(_ volume: UInt8) -> String { "\((Int(volume) * 100 + 127) / 255)%" }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let vcs = LayerKind("VCS", protocol: "vcs")
 }

@@ -12,14 +12,14 @@ public enum VOCSFields {
 }
 
 enum VOCSDecoder {
-    static let descriptor = ProtocolDescriptor(name: "VOCS", fields: VOCSFields.all,
+    static let descriptor = ProtocolDescriptor(name: "VOCS", fields: VOCSFields.all, layers: [.vocs],
                                                registrations: [0x2B80, 0x2B81, 0x2B82, 0x2B83].map { .gattCharacteristic(BTUUID(UInt16($0)), decode) })
 
     static let errors: [UInt8: String] = [0x80: "Invalid Change Counter", 0x81: "Opcode Not Supported", 0x82: "Value Out of Range"]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
         if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "VOCS", errors) }
-        var layer = packet.makeLayer("VOCS", over: c, showsDirection: true)
+        var layer = packet.makeLayer(.vocs, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         switch context.characteristic.uuid16 {
         case 0x2B80:
@@ -49,4 +49,9 @@ enum VOCSDecoder {
             layer.summary.set("Audio Output Description: \"\(text)\"")
         }
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let vocs = LayerKind("VOCS", protocol: "vocs")
 }

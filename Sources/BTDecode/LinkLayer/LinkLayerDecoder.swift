@@ -6,7 +6,7 @@ import BTCapture
 /// (`LinkLayerControl`) or L2CAP fragments, which go to the same L2CAP decoder as HCI ACL data,
 /// with the connection's number standing in for the HCI handle.
 enum LinkLayerDecoder {
-    static let descriptor = ProtocolDescriptor(name: "LE LL", fields: LinkLayerFields.all, state: LinkLayerState.self,
+    static let descriptor = ProtocolDescriptor(name: "LE LL", fields: LinkLayerFields.all, layers: [.linkLayer], state: LinkLayerState.self,
                                                valueNames: [(LinkLayerFields.pduType, FieldValueNames.from(LinkLayerAdvertising.pduNames)),
                                                             (LinkLayerFields.controlOpcode, FieldValueNames.from(LinkLayerControl.opcodeNames)),
                                                             (LinkLayerFields.llid, FieldValueNames.from(llidNames))])
@@ -24,7 +24,7 @@ enum LinkLayerDecoder {
 
     /// Access address, header, payload, CRC.
     static func decodePacket(_ c: inout ByteCursor, reception: AirReception, into packet: inout Packet, session: inout Session) throws {
-        var layer = packet.makeLayer("LE LL", over: c, showsDirection: false)
+        var layer = packet.makeLayer(.linkLayer, over: c, showsDirection: false)
         var crcValue: UInt32?, crcOK: Bool?, crcAt = 0
         // A data PDU the sniffer received damaged but the peer's next packet acknowledged.
         var acknowledgedIn: Int?
@@ -428,4 +428,9 @@ enum LinkLayerDecoder {
             return nil
         }
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let linkLayer = LayerKind("LE LL", protocol: "btle")
 }

@@ -27,9 +27,9 @@ struct AirReception {
 /// The headers sniffers put in front of the link-layer packet: Nordic's nRF Sniffer (link
 /// type 272) and the LE radio header (link type 256), each decoded as a layer of its own.
 enum SnifferHeaders {
-    static let nordicDescriptor = ProtocolDescriptor(name: "nRF Sniffer", fields: SnifferHeaderFields.nordic)
-    static let radioDescriptor = ProtocolDescriptor(name: "LE Radio", fields: SnifferHeaderFields.radio)
-    static let ppiDescriptor = ProtocolDescriptor(name: "PPI", fields: SnifferHeaderFields.ppi)
+    static let nordicDescriptor = ProtocolDescriptor(name: "nRF Sniffer", fields: SnifferHeaderFields.nordic, layers: [.nordicSniffer])
+    static let radioDescriptor = ProtocolDescriptor(name: "LE Radio", fields: SnifferHeaderFields.radio, layers: [.leRadio])
+    static let ppiDescriptor = ProtocolDescriptor(name: "PPI", fields: SnifferHeaderFields.ppi, layers: [.ppi])
 
     /// The header of an LE air capture's link type, as a layer of its own, and what it says
     /// (nothing for the bare link layer).
@@ -47,7 +47,7 @@ enum SnifferHeaders {
     /// of type and length; Ubertooth writes DLT_USER0 (147) for the LE link layer and its BTLE
     /// field (type 30006: version, channel, clock, RSSI maximum, minimum, average, count).
     static func decodePPI(_ c: inout ByteCursor, into packet: inout Packet) throws -> AirReception {
-        var layer = packet.makeLayer("PPI", over: c)
+        var layer = packet.makeLayer(.ppi, over: c)
         defer { packet.append(taking: &layer) }
         let start = c.index
         let version = try c.u8(), flags = try c.u8(), length = try c.u16(), dlt = try c.u32()
@@ -115,7 +115,7 @@ enum SnifferHeaders {
     /// length, protocol version, packet counter, packet ID), then the packet header (its length,
     /// flags, channel, RSSI, event counter, time) before the link-layer packet.
     static func decodeNordic(_ c: inout ByteCursor, into packet: inout Packet) throws -> AirReception {
-        var layer = packet.makeLayer("nRF Sniffer", over: c)
+        var layer = packet.makeLayer(.nordicSniffer, over: c)
         defer { packet.append(taking: &layer) }
         let start = c.index
         let board = try c.u8()
@@ -183,7 +183,7 @@ enum SnifferHeaders {
     /// offenses, reference access address, and flags saying which of them are valid, whether the
     /// CRC and MIC were checked and passed, the PDU type and the PHY.
     static func decodeRadio(_ c: inout ByteCursor, into packet: inout Packet) throws -> AirReception {
-        var layer = packet.makeLayer("LE Radio", over: c)
+        var layer = packet.makeLayer(.leRadio, over: c)
         defer { packet.append(taking: &layer) }
         let start = c.index
         let rf = try c.u8()
@@ -247,4 +247,11 @@ enum SnifferHeaders {
         }
         return reception
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let ppi = LayerKind("PPI", protocol: "ppi")
+    public static let nordicSniffer = LayerKind("nRF Sniffer", protocol: "nordic_ble")
+    public static let leRadio = LayerKind("LE Radio", protocol: "btle_rf")
 }

@@ -40,7 +40,7 @@ extension Session {
 
 /// The Security Manager Protocol (Core Vol 3, Part H, 3) on CID 0x0006 and 0x0007.
 enum SMPDecoder {
-    static let descriptor = ProtocolDescriptor(name: "SMP", fields: SMPFields.all, state: SMPState.self,
+    static let descriptor = ProtocolDescriptor(name: "SMP", fields: SMPFields.all, layers: [.smp], state: SMPState.self,
                                                registrations: [.fixedChannel(0x0006, decode), .fixedChannel(0x0007, decode)],
                                                valueNames: [(SMPFields.code, FieldValueNames.from(codeNames)),
                                                             (SMPFields.reason, FieldValueNames.from(reasonNames)),
@@ -71,7 +71,7 @@ enum SMPDecoder {
     static let keypressNames: [UInt8: String] = [0: "Passkey Entry Started", 1: "Passkey Digit Entered", 2: "Passkey Digit Erased", 3: "Passkey Cleared", 4: "Passkey Entry Completed"]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
-        var layer = packet.makeLayer("SMP", over: c, showsDirection: true)
+        var layer = packet.makeLayer(.smp, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         let pdu = c.bytes[c.index...]
         let code = try c.u8()
@@ -223,4 +223,9 @@ public enum SMPDecoderProbe {
         SMPDecoder.pairingMethod(initiator: .init(io: initiator.0, oob: initiator.1, authReq: initiator.2),
                                  responder: .init(io: responder.0, oob: responder.1, authReq: responder.2))
     }
+}
+
+/// The layers this decoder makes.
+extension LayerKind {
+    public static let smp = LayerKind("SMP", protocol: "smp")
 }

@@ -6,13 +6,25 @@ public enum SystemDecoder {
     /// Notes, logs and the monitor's index and control frames.
     static let descriptor = ProtocolDescriptor(name: "System", fields: SystemFields.all)
 
-    static func kindName(_ kind: FrameKind) -> String {
+    /// The layer of a record; for the HCI packets and air captures, the layer of their
+    /// protocol, which a packet too short for its decoder is shown as ("Malformed").
+    static func layerKind(_ kind: FrameKind) -> LayerKind {
         switch kind {
-        case .command: return "HCI Command"
-        case .event: return "HCI Event"
-        case .aclData: return "ACL"
-        case .scoData: return "SCO"
-        case .isoData: return "ISO"
+        case .command: return .hciCommand
+        case .event: return .hciEvent
+        case .aclData: return .acl
+        case .scoData: return .sco
+        case .isoData: return .iso
+        case .air(.bredrBB): return .baseband
+        case .air: return .linkLayer
+        default: return LayerKind(named: recordName(kind))
+        }
+    }
+
+    /// What PacketLogger and btmon call a record that is not an HCI packet.
+    static func recordName(_ kind: FrameKind) -> String {
+        switch kind {
+        case .command, .event, .aclData, .scoData, .isoData, .air: return layerKind(kind).name
         case .vendorDiagnostic: return "Diagnostic"
         case .lmp: return "LMP"
         case .note: return "Note"
@@ -34,15 +46,13 @@ public enum SystemDecoder {
         case .controlCommand: return "MGMT Command"
         case .controlEvent: return "MGMT Event"
         case .linkControl: return "Link Control"
-        case .air(.bredrBB): return "BR/EDR BB"
-        case .air: return "LE LL"
         case .unrecognized: return "Unknown"
         }
     }
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
         let kind = packet.frame.kind
-        var layer = packet.makeLayer(kindName(kind), over: c,
+        var layer = packet.makeLayer(layerKind(kind), over: c,
                           showsDirection: kind == .lmp || kind == .vendorDiagnostic)
         defer { packet.append(taking: &layer) }
         switch kind {

@@ -126,9 +126,9 @@ struct FilterCompiler {
         if test.relation != nil {
             throw error("'\(name)' is a protocol, which is there or not: compare one of its fields ('btlog fields \(name)' lists them)", test.nameSpan)
         }
-        if let layers = LayerProtocols.layerNames[name] {
+        if ProtocolCatalog.layerProtocols.contains(name) {
             return { packet, _ in
-                for l in packet.layers.indices where layers.contains(packet.layers[l].name) { return true }
+                for l in packet.layers.indices where packet.layers[l].kind.protocolName == name { return true }
                 return false
             }
         }

@@ -104,7 +104,7 @@ public final class RedactingReader: FrameReaderWrapper {
             for field in layer.fields { if case .address(let address) = field.value { _ = pseudonyms.pseudonym(for: address) } }
         }
         defer { replaceAddressBytes(serial: serial) }
-        let atATT = packet.layers.firstIndex { $0.name == "ATT" }
+        let atATT = packet.layers.firstIndex { $0.kind == .att }
         for (index, layer) in packet.layers.enumerated() {
             let aboveATT = values && atATT.map { index > $0 } ?? false
             if aboveATT {

@@ -14,9 +14,9 @@ public struct StatisticsCollector: PacketSink {
     public private(set) var throughput: ThroughputSeries?
 
     private var protocolIndex: [String: Int] = [:]
-    /// Layer name → the report's protocol position, searched before the registry is asked
-    /// (a capture has a dozen layer names; most packets repeat the previous one's).
-    private var layerPositions: [(name: String, position: Int)] = []
+    /// Layer kind → the report's protocol position, for the kinds that always mean the same
+    /// protocol (a capture has a dozen; most packets repeat the previous one's).
+    private var kindPositions: [(kind: LayerKind, position: Int)] = []
     private var controllerIndex: [UInt16: Int] = [:]
     private var deviceIndex: [BDAddr: Int] = [:]
     /// The report's index of each link still up.
@@ -101,11 +101,11 @@ public struct StatisticsCollector: PacketSink {
 
     /// The report's position of the protocol a packet's layer belongs to.
     private mutating func protocolPosition(_ packet: Packet, _ index: Int) -> Int {
-        let layerName = packet.layers[index].name
-        // GATT profile and system layers go by their first field's protocol: only names that
+        let kind = packet.layers[index].kind
+        // GATT profile and system layers go by their first field's protocol: only kinds that
         // always mean the same protocol are remembered.
-        for entry in layerPositions where entry.name == layerName { return entry.position }
-        let name = LayerProtocols.protocolName(of: packet.layers[index])
+        for entry in kindPositions where entry.kind == kind { return entry.position }
+        let name = packet.layers[index].protocolName
         let position: Int
         if let known = protocolIndex[name] {
             position = known
@@ -114,7 +114,7 @@ public struct StatisticsCollector: PacketSink {
             protocolIndex[name] = position
             report.protocols.append(ProtocolUsage(name: name))
         }
-        if LayerProtocols.isNamedLayer(layerName) { layerPositions.append((layerName, position)) }
+        if kind.protocolName != nil { kindPositions.append((kind, position)) }
         return position
     }
 
@@ -548,7 +548,7 @@ public struct StatisticsCollector: PacketSink {
         }
         // The layers are read in place (a copy of a Layer retains each of its arrays).
         let l2cap = carrier + 1
-        guard packet.layers.count > l2cap, packet.layers[l2cap].name == "L2CAP", packet.layers[l2cap].value(F.l2capFragment) == nil,
+        guard packet.layers.count > l2cap, packet.layers[l2cap].kind == .l2cap, packet.layers[l2cap].value(F.l2capFragment) == nil,
               let cid = packet.layers[l2cap].integer(F.l2capCID) else { return }
         if report.connections[index].transport == nil {
             if cid == 0x0004 || cid == 0x0005 || cid == 0x0006 { report.connections[index].transport = .le }
@@ -606,7 +606,7 @@ public struct StatisticsCollector: PacketSink {
     private mutating func air(_ packet: Packet) {
         // BR/EDR baseband: an ACL payload's L2CAP counts for its piconet link as HCI ACL's does
         // (the sniffer does not say which side sent it: it counts as received).
-        if let position = packet.layers.firstIndex(where: { $0.name == "BR/EDR BB" }) {
+        if let position = packet.layers.firstIndex(where: { $0.kind == .baseband }) {
             guard let handle = packet.handle, packet.layers[position].integer(F.basebandCRCOK) != 0,
                   packet.layers.count > position + 1 else { return }
             let key = LinkKey(controller: packet.frame.controller, handle: handle)
@@ -614,7 +614,7 @@ public struct StatisticsCollector: PacketSink {
             data(packet, carrier: position, length: packet.layers[position + 1].range.count)
             return
         }
-        guard let position = packet.layers.firstIndex(where: { $0.name == "LE LL" }) else { return }
+        guard let position = packet.layers.firstIndex(where: { $0.kind == .linkLayer }) else { return }
         let layer = packet.layers[position]
         let frame = packet.frame
         if let type = layer.integer(F.btlePDUType) {

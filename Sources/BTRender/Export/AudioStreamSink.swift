@@ -52,11 +52,11 @@ public struct AudioStreamSink: PacketSink {
     }
 
     mutating func consumeSBC(_ packet: Packet) throws {
-        guard let media = packet.layers.last(where: { $0.name == "A2DP Data" }),
+        guard let media = packet.layers.last(where: { $0.kind == .a2dpMedia }),
               media.fields.contains(where: { $0.definition == MediaFields.frames }),
               case .bytes(let payload)? = media.fields.first(where: { $0.definition == MediaFields.payload })?.value else { return }
         var channel: UInt16?
-        if let l2cap = packet.layers.last(where: { $0.name == "L2CAP" }),
+        if let l2cap = packet.layers.last(where: { $0.kind == .l2cap }),
            case .unsigned(let cid, _)? = l2cap.fields.first(where: { $0.definition == L2CAPFields.cid })?.value {
             channel = UInt16(truncatingIfNeeded: cid)
         }
@@ -92,7 +92,7 @@ public struct AudioStreamSink: PacketSink {
     }
 
     mutating func consumeSCO(_ packet: Packet) throws {
-        guard let sco = packet.layers.first(where: { $0.name == "SCO" }),
+        guard let sco = packet.layers.first(where: { $0.kind == .sco }),
               case .text(let linkCodec)? = sco.fields.first(where: { $0.definition == DataFields.scoCodec })?.value,
               linkCodec == (codec == .msbc ? "mSBC" : "CVSD"),
               case .bytes(let payload)? = sco.fields.first(where: { $0.definition == DataFields.payload })?.value else { return }

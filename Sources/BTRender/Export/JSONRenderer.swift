@@ -153,7 +153,7 @@ public struct JSONRenderer: PacketRenderer {
     /// times in the layer is an array of its values (and of its names).
     mutating func writeLayer(_ layer: Layer, to text: inout OutputBuffer) {
         JSONText.appendLiteral("{\"protocol\":", to: &text)
-        JSONText.appendString(LayerProtocols.protocolName(of: layer), to: &text)
+        JSONText.appendString(layer.protocolName, to: &text)
         JSONText.appendLiteral(",\"name\":", to: &text)
         JSONText.appendString(layer.name, to: &text)
         JSONText.appendLiteral(",\"summary\":", to: &text)

@@ -19,7 +19,7 @@ public struct PayloadSink: PacketSink {
     }
 
     public mutating func consume(_ packet: Packet) throws {
-        guard let index = packet.layers.firstIndex(where: { LayerProtocols.protocolName(of: $0) == protocolName }),
+        guard let index = packet.layers.firstIndex(where: { $0.protocolName == protocolName }),
               let bytes = Self.payload(ofLayer: index, in: packet) else { return }
         written += 1
         try out.lines { text in

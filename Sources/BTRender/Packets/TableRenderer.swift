@@ -106,7 +106,7 @@ public struct TableRenderer: PacketRenderer {
     func appendRadio<O: ASCIIOutput>(_ packet: Packet, to line: inout O) {
         var channel: UInt64?, rssi: Int64?
         // The LE channel index, or BR/EDR's RF channel (0-78); the signal the sniffer measured.
-        for layer in packet.layers where layer.name == "LE LL" || layer.name == "BR/EDR BB" {
+        for layer in packet.layers where layer.kind == .linkLayer || layer.kind == .baseband {
             for field in layer.fields {
                 if field.definition == LinkLayerFields.channel || field.definition == BasebandFields.rfChannel,
                    case .unsigned(let value, _) = field.value { channel = value }
