@@ -57,22 +57,85 @@ final class FieldRegistryTests: XCTestCase {
         XCTAssertEqual(HCIParameterFields.field("Packet_Type", .u8).type, .uint16)
     }
 
-    /// The dissector tables are built from the registrations: ATT on its fixed channel and PSMs,
-    /// SMP on both of its channels, signaling on 0x0001 and 0x0005, SDP, RFCOMM, BNEP, HID (control and interrupt), AVCTP (control and browsing) and AVDTP on their PSMs; GATT formats by UUID.
+    /// The dissector tables hold every registration of the catalog, each under its key, and the
+    /// numbers the specifications fix: ATT on its fixed channel (0x0004), SMP on 0x0006 and
+    /// 0x0007, signaling on 0x0001 and 0x0005, SDP on PSM 0x0001; no decoder by a dynamic PSM.
     func testDissectorTablesComeFromTheCatalog() {
-        XCTAssertEqual(DissectorTables.fixedChannels.indices.filter { DissectorTables.fixedChannels[$0] != nil }, [0x0001, 0x0004, 0x0005, 0x0006, 0x0007])
-        XCTAssertEqual(DissectorTables.psmTable.keys.sorted(), [0x0001, 0x0003, 0x000F, 0x0011, 0x0013, 0x0017, 0x0019, 0x001B, 0x001F, 0x0027])
+        var characteristics = 0
+        for descriptor in ProtocolCatalog.all {
+            for registration in descriptor.registrations {
+                switch registration {
+                case .fixedChannel(let cid, let name, _):
+                    XCTAssertNotNil(DissectorTables.fixedChannels[Int(cid)], descriptor.name)
+                    XCTAssertEqual(L2CAPProtocols.fixedName(cid: cid), name)
+                case .psm(let psm, let name, _):
+                    XCTAssertNotNil(DissectorTables.psm(psm), descriptor.name)
+                    XCTAssertEqual(L2CAPProtocols.name(psm: psm), name)
+                case .gattValue(let uuid, _): XCTAssertNotNil(DissectorTables.gattValues[uuid], descriptor.name)
+                case .manufacturerData(let company, _): XCTAssertNotNil(DissectorTables.manufacturerData[company], descriptor.name)
+                case .rfcommService(let service, _): XCTAssertNotNil(DissectorTables.rfcommServices[service], descriptor.name)
+                case .avctpProfile(let pid, _): XCTAssertNotNil(DissectorTables.avctpProfiles[pid], descriptor.name)
+                case .gattCharacteristic(let uuid, _):
+                    XCTAssertNotNil(DissectorTables.gattCharacteristics[uuid], descriptor.name)
+                    characteristics += 1
+                }
+            }
+        }
+        XCTAssertEqual(DissectorTables.gattCharacteristics.count, characteristics)
+        XCTAssertEqual(DissectorTables.fixedChannelNames[0x0004], "ATT")
+        XCTAssertEqual(DissectorTables.fixedChannelNames[0x0006], "SMP")
+        XCTAssertEqual(DissectorTables.fixedChannelNames[0x0007], "BR/EDR SMP")
+        XCTAssertEqual(DissectorTables.fixedChannelNames[0x0001], "L2CAP Signaling")
+        XCTAssertEqual(DissectorTables.fixedChannelNames[0x0005], "LE Signaling")
+        XCTAssertEqual(DissectorTables.psmNames[0x0001], "SDP")
+        XCTAssertEqual(L2CAPProtocols.name(psm: 0x0025), "OTS") // assigned, not decoded
         XCTAssertEqual(DissectorTables.psms.indices.filter { DissectorTables.psm(UInt16($0)) != nil }.map(UInt16.init), DissectorTables.psmTable.keys.sorted())
         XCTAssertNil(DissectorTables.psm(0x1001)) // dynamic PSMs: no decoder by number
         XCTAssertNotNil(DissectorTables.gattValues[BTUUID(UInt16(0x2A37))])
         XCTAssertEqual(GATTValues.describe(BTUUID(UInt16(0x2A19)), [0x57]), "87%")
         XCTAssertNil(GATTValues.describe(BTUUID(UInt16(0x2A19)), []))
         XCTAssertNotNil(DissectorTables.manufacturerData[0x004C])
-        // Profiles above GATT: ANCS and AMS three characteristics each, PACS 6, ASCS 3, BASS 2, VCS 3,
-        // VOCS 4, AICS 6, MCS 4, TBS 4, CSIS 4.
-        XCTAssertEqual(DissectorTables.gattCharacteristics.count, 42)
+        XCTAssertNotNil(DissectorTables.avctpProfiles[0x110E], "AVRCP")
         XCTAssertNotNil(DissectorTables.gattCharacteristics[BTUUID(UInt16(0x2BC6))], "ASE Control Point")
-        XCTAssertEqual(ProtocolCatalog.stateTypes.count, 14) // the LE link layer's connections the 13th, the baseband's links the 14th
+        XCTAssertEqual(ProtocolCatalog.stateTypes.count, ProtocolCatalog.all.filter { $0.state != nil }.count)
+    }
+
+    /// What `--redact` and `--redact-values` zero is named by the protocols: every such name is
+    /// a field of the protocol that names it, and the keys SMP distributes are among them.
+    func testRedactedFieldsAreFieldsOfTheirProtocol() {
+        for descriptor in ProtocolCatalog.all {
+            let own = Set(descriptor.fields.map(\.name))
+            for name in descriptor.secrets + descriptor.values {
+                XCTAssertTrue(own.contains(name), "\(descriptor.name) redacts \(name), which is not one of its fields")
+            }
+        }
+        XCTAssertTrue(ProtocolCatalog.secretFields.isSuperset(of: ["smp.ltk", "smp.irk", "smp.csrk", "hci.link_key", "hci.long_term_key"]))
+        XCTAssertTrue(ProtocolCatalog.valueFields.contains("att.value"))
+        XCTAssertTrue(ProtocolCatalog.secretFields.isDisjoint(with: ProtocolCatalog.valueFields))
+    }
+
+    /// Every layer decoded from the fixtures (HCI logs and air captures) is of a kind its
+    /// protocol declares, or one named after what it holds; no two kinds share a name.
+    func testEveryLayerIsOfADeclaredKind() throws {
+        let declared = ProtocolCatalog.all.flatMap(\.layers)
+        XCTAssertEqual(Set(declared.map(\.name)).count, declared.count)
+        XCTAssertEqual(ProtocolCatalog.layerProtocols, Set(declared.compactMap(\.protocolName)))
+        var seen: Set<LayerKind> = []
+        let folder = ModelTests.fixtures
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where !name.hasSuffix(".md") && name != "third-party" {
+            let reader = try CaptureInput.open(folder.appendingPathComponent(name).path)
+            let decoder = Decoder()
+            while let frame = try reader.next() {
+                for layer in decoder.decode(frame).layers { seen.insert(layer.kind) }
+            }
+        }
+        for kind in seen where kind.protocolName != nil {
+            XCTAssertTrue(declared.contains(kind), "\(kind.name) (\(kind.protocolName!)) is made but no protocol declares it")
+        }
+        // The air captures' and the data layers' kinds are all there.
+        for kind in [LayerKind.linkLayer, .baseband, .ppi, .nordicSniffer, .leRadio, .acl, .sco, .iso, .l2cap, .att, .smp, .a2dpMedia] {
+            XCTAssertTrue(seen.contains(kind), kind.name)
+        }
     }
 
     /// A copied Session (the fuzzer's warm start) keeps its own protocol states.

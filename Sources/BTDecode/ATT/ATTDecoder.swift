@@ -5,10 +5,11 @@ import BTCapture
 enum ATTDecoder {
     /// On the LE fixed channel, and on BR/EDR and enhanced (EATT) dynamic channels.
     static let descriptor = ProtocolDescriptor(name: "ATT", fields: ATTFields.all, layers: [.att], state: ATTState.self,
-                                               registrations: [.fixedChannel(0x0004, decode), .psm(0x001F, decode), .psm(0x0027, decode)],
+                                               registrations: [.fixedChannel(0x0004, "ATT", decode), .psm(0x001F, "ATT", decode), .psm(0x0027, "EATT", decode)],
                                                valueNames: [(ATTFields.opcode, opcodes.map { ValueName(UInt64($0.code), $0.name) }),
                                                             (ATTFields.requestOpcode, opcodes.map { ValueName(UInt64($0.code), $0.name) }),
-                                                            (ATTFields.error, FieldValueNames.from(errorNames))])
+                                                            (ATTFields.error, FieldValueNames.from(errorNames))],
+                                               values: [ATTFields.value.name])
 
     /// What kind of PDU an opcode is (Core Vol 3, Part F, 3.3): who sends it and what answers it.
     enum Kind {

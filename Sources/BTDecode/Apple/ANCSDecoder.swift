@@ -81,7 +81,8 @@ enum ANCSDecoder {
     static let descriptor = ProtocolDescriptor(name: "ANCS", fields: ANCSFields.all, layers: [.ancs], state: ANCSState.self,
                                                registrations: [.gattCharacteristic(notificationSource, decode),
                                                                .gattCharacteristic(controlPoint, decode),
-                                                               .gattCharacteristic(dataSource, decode)])
+                                                               .gattCharacteristic(dataSource, decode)],
+                                               values: [ANCSFields.value.name, ANCSFields.appIdentifier.name])
 
     static let events = ["Added", "Modified", "Removed"]
     static let flagNames = ["Silent", "Important", "Pre-existing", "Positive Action", "Negative Action"]

@@ -71,13 +71,8 @@ struct AVCTPContext {
 /// AVCTP (PSM 0x0017 control, 0x001B browsing): the header, messages fragmented over several
 /// L2CAP packets joined, and the message handed to AVRCP when the profile is A/V Remote Control.
 enum AVCTPDecoder {
-    static let descriptor = ProtocolDescriptor(name: "AVCTP", fields: AVCTPFields.all + AVRCPFields.all, layers: [.avctp, .avrcp], state: AVCTPState.self,
-                                               registrations: [.psm(0x0017, decode), .psm(0x001B, decode)],
-                                               valueNames: [(AVRCPFields.ctype, FieldValueNames.from(AVRCPNames.ctypes)),
-                                                            (AVRCPFields.opcode, FieldValueNames.from(AVRCPNames.opcodes)),
-                                                            (AVRCPFields.operation, FieldValueNames.from(AVRCPNames.operations)),
-                                                            (AVRCPFields.pdu, FieldValueNames.from(AVRCPNames.pdus)),
-                                                            (AVRCPFields.status, FieldValueNames.from(AVRCPNames.statuses))])
+    static let descriptor = ProtocolDescriptor(name: "AVCTP", fields: AVCTPFields.all, layers: [.avctp], state: AVCTPState.self,
+                                               registrations: [.psm(0x0017, "AVCTP", decode), .psm(0x001B, "AVCTP Browsing", decode)])
 
     static let packetTypes = ["Single", "Start", "Continue", "End"]
     static let remoteControl: UInt16 = 0x110E
@@ -139,18 +134,14 @@ enum AVCTPDecoder {
             layer.summary.set("\(kind) - \(pidName(pid)) - joined from \(pending.packets) packets")
         }
         if invalidPID { layer.addIssue(.warning, "The target does not support profile \(pidName(pid)) (IPID set)") }
-        guard pid == remoteControl, !invalidPID else {
+        guard let profile = DissectorTables.avctpProfiles[pid], !invalidPID else {
             if !message.isAtEnd { layer.add(AVCTPFields.payload, .bytes(message.rest())) }
             packet.append(taking: &layer)
             return
         }
         packet.append(taking: &layer)
         let avctp = AVCTPContext(l2cap: context, browsing: browsing, isResponse: isResponse, transaction: transaction)
-        if browsing {
-            try AVRCPBrowsing.decode(&message, into: &packet, session: &session, context: avctp)
-        } else {
-            try AVRCPDecoder.decode(&message, into: &packet, session: &session, context: avctp)
-        }
+        try profile(&message, &packet, &session, avctp)
     }
 
     static func pidName(_ pid: UInt16) -> String {

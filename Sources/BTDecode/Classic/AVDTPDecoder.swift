@@ -53,7 +53,7 @@ extension Session {
 /// media as RTP with the SBC payload header and first frame header.
 enum AVDTPDecoder {
     static let descriptor = ProtocolDescriptor(name: "AVDTP", fields: AVDTPFields.all + MediaFields.all, layers: [.avdtp, .a2dpMedia], state: AVDTPState.self,
-                                               registrations: [.psm(0x0019, decode)],
+                                               registrations: [.psm(0x0019, "AVDTP", decode)],
                                                valueNames: [(AVDTPFields.signal, FieldValueNames.from(signalNames)),
                                                             (AVDTPFields.errorCode, FieldValueNames.from(errorNames))])
 

@@ -96,7 +96,26 @@ struct AVRCPReader {
 /// operations by name, and the vendor-dependent PDUs of the Bluetooth SIG (AVRCP 1.6, 6) with
 /// their parameters; a response the target sends in parts is joined before it is decoded.
 enum AVRCPDecoder {
+    /// Carried by AVCTP for the A/V Remote Control profile (0x110E), on its control channel and
+    /// on its browsing channel.
+    static let descriptor = ProtocolDescriptor(name: "AVRCP", fields: AVRCPFields.all, layers: [.avrcp],
+                                               registrations: [.avctpProfile(AVCTPDecoder.remoteControl, decodeMessage)],
+                                               valueNames: [(AVRCPFields.ctype, FieldValueNames.from(AVRCPNames.ctypes)),
+                                                            (AVRCPFields.opcode, FieldValueNames.from(AVRCPNames.opcodes)),
+                                                            (AVRCPFields.operation, FieldValueNames.from(AVRCPNames.operations)),
+                                                            (AVRCPFields.pdu, FieldValueNames.from(AVRCPNames.pdus)),
+                                                            (AVRCPFields.status, FieldValueNames.from(AVRCPNames.statuses))])
+
     static let bluetoothSIG: UInt32 = 0x001958
+
+    /// An AVCTP message of the profile: AV/C on the control channel, browsing PDUs on the other.
+    static func decodeMessage(_ c: inout ByteCursor, _ packet: inout Packet, _ session: inout Session, _ context: AVCTPContext) throws {
+        if context.browsing {
+            try AVRCPBrowsing.decode(&c, into: &packet, session: &session, context: context)
+        } else {
+            try decode(&c, into: &packet, session: &session, context: context)
+        }
+    }
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: AVCTPContext) throws {
         var reader = AVRCPReader(c: c, layer: packet.makeLayer(.avrcp, over: c, showsDirection: true), ranged: true)

@@ -41,7 +41,7 @@ public enum BNEPFields {
 /// filters; extension headers; and the packet carried named down to its addresses (IPv4,
 /// IPv6 with ICMPv6 messages, ARP).
 enum BNEPDecoder {
-    static let descriptor = ProtocolDescriptor(name: "BNEP", fields: BNEPFields.all, layers: [.bnep], registrations: [.psm(0x000F, decode)],
+    static let descriptor = ProtocolDescriptor(name: "BNEP", fields: BNEPFields.all, layers: [.bnep], registrations: [.psm(0x000F, "BNEP", decode)],
                                                valueNames: [(BNEPFields.type, types.enumerated().map { ValueName(UInt64($0.offset), $0.element) }),
                                                             (BNEPFields.controlType, controlTypes.enumerated().map { ValueName(UInt64($0.offset), $0.element) })])
 

@@ -64,7 +64,7 @@ extension Session {
 /// Boot mode; otherwise the report's bytes.
 enum HIDDecoder {
     static let descriptor = ProtocolDescriptor(name: "HID", fields: HIDFields.all, layers: [.hid], state: HIDState.self,
-                                               registrations: [.psm(0x0011, decode), .psm(0x0013, decode)],
+                                               registrations: [.psm(0x0011, "HID Control", decode), .psm(0x0013, "HID Interrupt", decode)],
                                                valueNames: [(HIDFields.type, FieldValueNames.from(types)),
                                                             (HIDFields.result, FieldValueNames.from(results))])
 

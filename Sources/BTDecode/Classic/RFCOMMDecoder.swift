@@ -39,7 +39,7 @@ extension Session {
 /// data of the server channels.
 enum RFCOMMDecoder {
     static let descriptor = ProtocolDescriptor(name: "RFCOMM", fields: RFCOMMFields.all, layers: [.rfcomm], state: RFCOMMState.self,
-                                               registrations: [.psm(0x0003, decode)],
+                                               registrations: [.psm(0x0003, "RFCOMM", decode)],
                                                valueNames: [(RFCOMMFields.frameType, frameTypes.map { ValueName(UInt64($0.key), $0.value.short) }),
                                                             (RFCOMMFields.mccType, commandNames.map { ValueName(UInt64($0.key), $0.value.short) })])
 

@@ -78,7 +78,7 @@ extension Session {
 /// responses, and what the records say about the services' channels.
 enum SDPDecoder {
     static let descriptor = ProtocolDescriptor(name: "SDP", fields: SDPFields.all, layers: [.sdp], state: SDPState.self,
-                                               registrations: [.psm(0x0001, decode)],
+                                               registrations: [.psm(0x0001, "SDP", decode)],
                                                valueNames: [(SDPFields.pdu, FieldValueNames.from(pduNames)),
                                                             (SDPFields.errorCode, FieldValueNames.from(errorNames))])
 

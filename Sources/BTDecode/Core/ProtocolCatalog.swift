@@ -24,11 +24,19 @@ public struct ProtocolDescriptor {
     let valueNames: () -> [(FieldDefinition, [ValueName])]
     /// The layers its decoder makes (ATT's "ATT"; HCI's "HCI Command" and "HCI Event").
     public let layers: [LayerKind]
+    /// What `--redact` zeroes: its fields that are keys, or values from which keys are derived
+    /// or pairing is broken (SMP's confirm and random values, HCI's link keys).
+    public let secrets: [String]
+    /// What `--redact-values` zeroes besides: what devices say to each other above the link.
+    public let values: [String]
 
     init(name: String, fields: @autoclosure @escaping () -> [FieldDefinition], layers: [LayerKind] = [], state: (any ProtocolState.Type)? = nil,
-         registrations: [Registration] = [], valueNames: @autoclosure @escaping () -> [(FieldDefinition, [ValueName])] = []) {
+         registrations: [Registration] = [], valueNames: @autoclosure @escaping () -> [(FieldDefinition, [ValueName])] = [],
+         secrets: [String] = [], values: [String] = []) {
         self.name = name
         self.layers = layers
+        self.secrets = secrets
+        self.values = values
         makeFields = fields
         self.state = state
         self.registrations = registrations
@@ -40,16 +48,18 @@ public struct ProtocolDescriptor {
 /// protocols add the keys that select them (RFCOMM server channel, AVCTP PID, LE link-layer
 /// PDU type) as a case here and a table in `DissectorTables`.
 enum Registration {
-    /// A fixed L2CAP channel (Core Vol 3, Part A, 2.1): 0x0004 ATT, 0x0006 SMP...
-    case fixedChannel(UInt16, ChannelDecoder)
-    /// A dynamic channel opened for this PSM.
-    case psm(UInt16, ChannelDecoder)
+    /// A fixed L2CAP channel (Core Vol 3, Part A, 2.1), with its name: 0x0004 ATT, 0x0006 SMP...
+    case fixedChannel(UInt16, String, ChannelDecoder)
+    /// A dynamic channel opened for this PSM, with the PSM's name (Assigned Numbers).
+    case psm(UInt16, String, ChannelDecoder)
     /// A characteristic or descriptor value of this type (16- or 128-bit UUID), described in a line.
     case gattValue(BTUUID, GATTValueDescriber)
     /// Manufacturer-specific advertising data of this company, described in a line.
     case manufacturerData(UInt16, ManufacturerDataDescriber)
     /// Data on an RFCOMM server channel whose SDP record lists this service class (0x111E Handsfree...).
     case rfcommService(UInt16, RFCOMMServiceDecoder)
+    /// A message AVCTP carries for this profile (its PID, a service class: 0x110E A/V Remote Control).
+    case avctpProfile(UInt16, AVCTPProfileDecoder)
     /// A characteristic's value (read, written, notified or indicated) once GATT discovery has
     /// shown which characteristic the handle is: a profile above GATT, as its own layer (ANCS).
     case gattCharacteristic(BTUUID, GATTCharacteristicDecoder)
@@ -75,6 +85,9 @@ struct GATTHandoff {
     var value: ByteCursor
     var context: GATTValueContext
 }
+
+/// How a profile carried by AVCTP is handed a message (joined, when it came in fragments).
+typealias AVCTPProfileDecoder = (inout ByteCursor, inout Packet, inout Session, AVCTPContext) throws -> Void
 
 /// How a protocol carried on an RFCOMM server channel is handed a UIH frame's information.
 typealias RFCOMMServiceDecoder = (inout ByteCursor, inout Packet, inout Session, RFCOMMContext) throws -> Void
@@ -107,6 +120,7 @@ public enum ProtocolCatalog {
         RFCOMMDecoder.descriptor,
         AVDTPDecoder.descriptor,
         AVCTPDecoder.descriptor,
+        AVRCPDecoder.descriptor,
         HFPDecoder.descriptor,
         HIDDecoder.descriptor,
         BNEPDecoder.descriptor,
@@ -132,6 +146,10 @@ public enum ProtocolCatalog {
         return Set(kinds.compactMap(\.protocolName))
     }()
 
+    /// The fields `--redact` zeroes, by name, and those `--redact-values` adds.
+    public static let secretFields = Set(all.flatMap(\.secrets))
+    public static let valueFields = Set(all.flatMap(\.values))
+
     /// The state types, in catalog order: a state's slot is its index here.
     static let stateTypes: [any ProtocolState.Type] = all.compactMap(\.state)
 
@@ -153,11 +171,13 @@ public enum GATTProfiles {
 enum DissectorTables {
     /// Indexed by CID (fixed channels are 0x0001-0x003F): no hashing on every ACL packet.
     static let fixedChannels: [ChannelDecoder?] = {
-        let byCID: [UInt16: ChannelDecoder] = table { if case .fixedChannel(let cid, let decode) = $0 { return (cid, decode) } else { return nil } }
+        let byCID: [UInt16: ChannelDecoder] = table { if case .fixedChannel(let cid, _, let decode) = $0 { return (cid, decode) } else { return nil } }
         precondition(byCID.keys.allSatisfy { $0 < 0x0040 }, "a fixed channel's CID is below 0x0040")
         return (0 ..< 0x0040).map { byCID[UInt16($0)] }
     }()
-    static let psmTable: [UInt16: ChannelDecoder] = table { if case .psm(let psm, let decode) = $0 { return (psm, decode) } else { return nil } }
+    static let psmTable: [UInt16: ChannelDecoder] = table { if case .psm(let psm, _, let decode) = $0 { return (psm, decode) } else { return nil } }
+    static let psmNames: [UInt16: String] = table { if case .psm(let psm, let name, _) = $0 { return (psm, name) } else { return nil } }
+    static let fixedChannelNames: [UInt16: String] = table { if case .fixedChannel(let cid, let name, _) = $0 { return (cid, name) } else { return nil } }
     /// Indexed by PSM (the assigned ones, which decoders register, are below 0x0100): no hashing
     /// on every packet of a dynamic channel.
     static let psms: [ChannelDecoder?] = {
@@ -171,6 +191,9 @@ enum DissectorTables {
     }
     static let rfcommServices: [UInt16: RFCOMMServiceDecoder] = table {
         if case .rfcommService(let serviceClass, let decode) = $0 { return (serviceClass, decode) } else { return nil }
+    }
+    static let avctpProfiles: [UInt16: AVCTPProfileDecoder] = table {
+        if case .avctpProfile(let pid, let decode) = $0 { return (pid, decode) } else { return nil }
     }
     static let gattCharacteristics: [BTUUID: GATTCharacteristicDecoder] = table {
         if case .gattCharacteristic(let uuid, let decode) = $0 { return (uuid, decode) } else { return nil }

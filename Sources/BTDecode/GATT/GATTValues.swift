@@ -5,7 +5,7 @@ import BTCapture
 public enum GATTValues {
     /// GATT on ATT: its fields, the databases learnt from discovery, and the value formats it knows.
     static let descriptor = ProtocolDescriptor(name: "GATT", fields: GATTFields.all, state: GATTState.self,
-                                               registrations: describers.map { .gattValue($0.0, $0.1) })
+                                               registrations: describers.map { .gattValue($0.0, $0.1) }, values: [GATTFields.value.name])
 
     /// The decoded value of an attribute of this type, from the registered formats.
     public static func describe(_ type: BTUUID, _ value: ArraySlice<UInt8>) -> String? {

@@ -7,7 +7,11 @@ enum HCIProtocol {
         name: "HCI",
         fields: HCIFields.all + HCIParameterTables.fields.filter { HCIFields.byName[$0.name] == nil },
         layers: [.hciCommand, .hciEvent],
-        valueNames: valueNames)
+        valueNames: valueNames,
+        secrets: ["hci.link_key", "hci.long_term_key", "hci.random_number", "hci.encrypted_diversifier", "hci.pin_code",
+                  "hci.passkey", "hci.dhkey", "hci.key", "hci.local_irk", "hci.peer_irk", "hci.c", "hci.r_value",
+                  "hci.c_192", "hci.c_256", "hci.r_192", "hci.r_256", "hci.local_p256_public_key", "hci.key_x_coordinate",
+                  "hci.key_y_coordinate", "hci.broadcast_code", "hci.plaintext_data", "hci.encrypted_data"])
 
     /// Commands, events and error codes by name, and every enumerated parameter's table.
     static var valueNames: [(FieldDefinition, [ValueName])] {

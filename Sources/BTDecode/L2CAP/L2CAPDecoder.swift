@@ -14,8 +14,8 @@ public struct L2CAPContext {
 enum L2CAPDecoder {
     /// Its own signaling channels; the protocols above register their channels and PSMs.
     static let descriptor = ProtocolDescriptor(name: "L2CAP", fields: L2CAPFields.all, layers: [.l2cap, .l2capVendor], state: L2CAPState.self,
-                                               registrations: [.fixedChannel(0x0001, L2CAPSignaling.decode),
-                                                               .fixedChannel(0x0005, L2CAPSignaling.decode)],
+                                               registrations: [.fixedChannel(0x0001, "L2CAP Signaling", L2CAPSignaling.decode),
+                                                               .fixedChannel(0x0005, "LE Signaling", L2CAPSignaling.decode)],
                                                valueNames: [(L2CAPFields.code, FieldValueNames.from(L2CAPSignaling.codeNames)),
                                                             (L2CAPFields.psm, FieldValueNames.from(L2CAPProtocols.psmNames)),
                                                             (L2CAPFields.infoType, FieldValueNames.from(L2CAPSignaling.infoTypes))])
@@ -265,15 +265,15 @@ enum L2CAPDecoder {
     }
 }
 
-/// Names by fixed CID and by PSM (Assigned Numbers, L2CAP PSM; Core Vol 3, Part A, 2.1); the
-/// decoders register themselves in `DissectorTables`.
+/// Names by fixed CID and by PSM (Assigned Numbers, L2CAP PSM; Core Vol 3, Part A, 2.1): those
+/// of the protocols btlog decodes come with their registrations (`.psm(0x0001, "SDP", decode)`);
+/// the assigned ones no decoder registers are here.
 public enum L2CAPProtocols {
-    static let psmNames: [UInt16: String] = [
-        0x0001: "SDP", 0x0003: "RFCOMM", 0x0005: "TCS-BIN", 0x0007: "TCS-BIN-CORDLESS", 0x000F: "BNEP",
-        0x0011: "HID Control", 0x0013: "HID Interrupt", 0x0015: "UPnP", 0x0017: "AVCTP", 0x0019: "AVDTP",
-        0x001B: "AVCTP Browsing", 0x001D: "UDI C-Plane", 0x001F: "ATT", 0x0021: "3DSP", 0x0023: "IPSP",
-        0x0025: "OTS", 0x0027: "EATT",
+    static let undecodedPSMs: [UInt16: String] = [
+        0x0005: "TCS-BIN", 0x0007: "TCS-BIN-CORDLESS", 0x0015: "UPnP", 0x001D: "UDI C-Plane", 0x0021: "3DSP",
+        0x0023: "IPSP", 0x0025: "OTS",
     ]
+    static let undecodedCIDs: [UInt16: String] = [0x0002: "Connectionless", 0x0003: "AMP Manager", 0x003F: "AMP Test Manager"]
 
     /// The PSMs some registered protocol decodes (the fuzzer's channel target walks them).
     public static var decodedPSMs: [UInt16] { DissectorTables.psmTable.keys.sorted() }
@@ -282,22 +282,13 @@ public enum L2CAPProtocols {
         if psm < 0x0100, let name = namesByPSM[Int(psm)] { return name }
         return psm >= 0x0080 && psm <= 0x00FF ? "LE Dynamic PSM \(Hex.u16(psm))" : "PSM \(Hex.u16(psm))"
     }
-    /// `psmNames` by index (every assigned PSM is below 0x0100): read for every packet of a channel.
-    static let namesByPSM: [String?] = (0 ..< 0x0100).map { psmNames[UInt16($0)] }
+    /// Every named PSM by index (every assigned PSM is below 0x0100): read for every packet of a channel.
+    static let namesByPSM: [String?] = (0 ..< 0x0100).map { DissectorTables.psmNames[UInt16($0)] ?? undecodedPSMs[UInt16($0)] }
 
-    static func fixedName(cid: UInt16) -> String? {
-        switch cid {
-        case 0x0001: return "L2CAP Signaling"
-        case 0x0002: return "Connectionless"
-        case 0x0003: return "AMP Manager"
-        case 0x0004: return "ATT"
-        case 0x0005: return "LE Signaling"
-        case 0x0006: return "SMP"
-        case 0x0007: return "BR/EDR SMP"
-        case 0x003F: return "AMP Test Manager"
-        default: return nil
-        }
-    }
+    /// Every named PSM, decoded or not (what the filter language accepts for l2cap.psm).
+    static var psmNames: [UInt16: String] { DissectorTables.psmNames.merging(undecodedPSMs) { decoded, _ in decoded } }
+
+    static func fixedName(cid: UInt16) -> String? { DissectorTables.fixedChannelNames[cid] ?? undecodedCIDs[cid] }
 }
 
 /// The layers this decoder makes.

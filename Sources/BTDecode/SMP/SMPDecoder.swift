@@ -41,10 +41,12 @@ extension Session {
 /// The Security Manager Protocol (Core Vol 3, Part H, 3) on CID 0x0006 and 0x0007.
 enum SMPDecoder {
     static let descriptor = ProtocolDescriptor(name: "SMP", fields: SMPFields.all, layers: [.smp], state: SMPState.self,
-                                               registrations: [.fixedChannel(0x0006, decode), .fixedChannel(0x0007, decode)],
+                                               registrations: [.fixedChannel(0x0006, "SMP", decode), .fixedChannel(0x0007, "BR/EDR SMP", decode)],
                                                valueNames: [(SMPFields.code, FieldValueNames.from(codeNames)),
                                                             (SMPFields.reason, FieldValueNames.from(reasonNames)),
-                                                            (SMPFields.ioCapability, FieldValueNames.from(ioNames))])
+                                                            (SMPFields.ioCapability, FieldValueNames.from(ioNames))],
+                                               secrets: [SMPFields.confirm, SMPFields.random, SMPFields.ltk, SMPFields.ediv, SMPFields.rand, SMPFields.irk,
+                                                         SMPFields.csrk, SMPFields.publicKeyX, SMPFields.publicKeyY, SMPFields.dhkeyCheck].map(\.name))
 
     struct Features {
         var io: UInt8, oob: UInt8, authReq: UInt8

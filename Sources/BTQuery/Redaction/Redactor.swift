@@ -5,7 +5,7 @@ import BTDecode
 /// so every export format (JSON as much as btsnoop) gets the same redacted bytes, and what is
 /// exported still decodes. Each frame is decoded once here, by a decoder of its own, to find
 /// the fields to change by their byte ranges:
-/// - keys and pairing values are zeroed (`RedactionFields.secrets`: SMP keys, confirm and random
+/// - keys and pairing values are zeroed (each protocol's `secrets`: SMP keys, confirm and random
 ///   values, public keys, DHKey checks; HCI link keys, LTKs, PINs, passkeys, OOB data...);
 /// - every device address becomes a pseudonym, the same for the same device across files and
 ///   layers, marked locally administered (`AddressPseudonyms`); addresses written in text
@@ -119,8 +119,8 @@ public final class RedactingReader: FrameReaderWrapper {
                     let replacement = Array(bytes) == address.littleEndianBytes ? pseudonym.littleEndianBytes
                         : Array(bytes) == address.array ? pseudonym.array : nil
                     if let replacement { write(replacement, at: range, source: layer.source, packet: packet, serial: serial, flow: flow) }
-                } else if RedactionFields.secrets.contains(field.definition.name)
-                            || values && RedactionFields.values.contains(field.definition.name) {
+                } else if ProtocolCatalog.secretFields.contains(field.definition.name)
+                            || values && ProtocolCatalog.valueFields.contains(field.definition.name) {
                     write(zerosFor: range, source: layer.source, packet: packet, serial: serial, flow: flow)
                 }
             }
@@ -225,23 +225,6 @@ public final class RedactingReader: FrameReaderWrapper {
         }
         if changed { held[index].bytes = text[...] }
     }
-}
-
-/// The fields `--redact` zeroes, by name: keys and values from which keys are derived or
-/// pairing is broken.
-public enum RedactionFields {
-    public static let secrets: Set<String> = [
-        "smp.confirm", "smp.random", "smp.ltk", "smp.ediv", "smp.rand", "smp.irk", "smp.csrk",
-        "smp.public_key_x", "smp.public_key_y", "smp.dhkey_check",
-        "hci.link_key", "hci.long_term_key", "hci.random_number", "hci.encrypted_diversifier", "hci.pin_code",
-        "hci.passkey", "hci.dhkey", "hci.key", "hci.local_irk", "hci.peer_irk", "hci.c", "hci.r_value",
-        "hci.c_192", "hci.c_256", "hci.r_192", "hci.r_256", "hci.local_p256_public_key", "hci.key_x_coordinate",
-        "hci.key_y_coordinate", "hci.broadcast_code", "hci.plaintext_data", "hci.encrypted_data",
-    ]
-    /// `--redact-values`: what devices say to each other above the link.
-    public static let values: Set<String> = [
-        "att.value", "gatt.value", "ancs.value", "ancs.app_identifier",
-    ]
 }
 
 /// Device addresses and their stand-ins: in order of first appearance 02:00:00:00:00:01,
