@@ -137,12 +137,16 @@ struct NotesOptionGroup: ParsableArguments {
     var notes: String?
 
     /// ⚑ where the locale's encoding is UTF-8, F elsewhere.
-    static var flagMark: String {
+    static var flagMark: String { localeIsUTF8 ? "⚑" : "F" }
+
+    /// Whether the locale's encoding is UTF-8 (LC_ALL, else LC_CTYPE, else LANG): what marks
+    /// beyond ASCII need.
+    static var localeIsUTF8: Bool {
         let environment = ProcessInfo.processInfo.environment
         let locale = environment["LC_ALL"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["LC_CTYPE"].flatMap { $0.isEmpty ? nil : $0 }
             ?? environment["LANG"] ?? ""
         let lower = locale.lowercased()
-        return lower.contains("utf-8") || lower.contains("utf8") ? "⚑" : "F"
+        return lower.contains("utf-8") || lower.contains("utf8")
     }
 
     /// The annotation stage for a capture's notes, if it has any; a notes file that cannot be

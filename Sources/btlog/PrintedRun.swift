@@ -28,7 +28,7 @@ struct PrintedRun {
         pipeline.live = out.lineBuffered
         let plain = RenderingSink(mode.makeRenderer(options), out: out)
         if collapse && !quiet {
-            var folding = CollapsingSink(plain, times: NotesOptionGroup.flagMark == "F" ? "x" : "×")
+            var folding = CollapsingSink(plain, times: NotesOptionGroup.localeIsUTF8 ? "×" : "x")
             try pipeline.run(reader, into: &folding)
             try finish(out)
             try folding.finish(pipeline.statistics)

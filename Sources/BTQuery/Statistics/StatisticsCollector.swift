@@ -271,7 +271,7 @@ public struct StatisticsCollector: PacketSink {
                 report.connections[index].parameters.mode = mode
                 report.connections[index].parameters.modeInterval = mode == 0 ? nil : slots
             }
-            record(index, packet, "Mode Change", items, status: status)
+            record(index, packet, "Mode Change", items, status: status, change: .mode)
         case 0x02, 0x22, 0x2F: // Inquiry Result (with RSSI), Extended Inquiry Result
             reports(layer, packet: packet, addressField: F.address, typeField: nil, rssiField: F.rssi)
         case 0x0F: // Command Status
@@ -324,7 +324,8 @@ public struct StatisticsCollector: PacketSink {
         case 0x03: // LE Connection Update Complete
             guard let index = connection(layer, packet) else { return }
             let items = status == 0 ? intervalItems(layer, index) : []
-            record(index, packet, "Connection Update Complete", items, status: status)
+            let interval = status == 0 ? layer.integer(F.interval).map { Double($0) * 1.25 } : nil
+            record(index, packet, "Connection Update Complete", items, status: status, change: .interval(milliseconds: interval))
         case 0x06: // LE Remote Connection Parameter Request
             guard let index = connection(layer, packet) else { return }
             var items: [ReportItem] = []
@@ -344,7 +345,7 @@ public struct StatisticsCollector: PacketSink {
             record(index, packet, "Data Length Change", [
                 ReportItem("max_tx_octets", .count(p.maxTxOctets ?? 0)), ReportItem("max_tx_time_us", .count(p.maxTxTime ?? 0)),
                 ReportItem("max_rx_octets", .count(p.maxRxOctets ?? 0)), ReportItem("max_rx_time_us", .count(p.maxRxTime ?? 0)),
-            ])
+            ], change: .dataLength(octets: p.maxTxOctets ?? 0))
         case 0x0C: // LE PHY Update Complete
             guard let index = connection(layer, packet) else { return }
             let tx = layer.integer(F.txPHY), rx = layer.integer(F.rxPHY)
@@ -354,13 +355,13 @@ public struct StatisticsCollector: PacketSink {
             }
             record(index, packet, "PHY Update Complete",
                    status == 0 ? [ReportItem("tx_phy", .text(PHYName.of(tx))), ReportItem("rx_phy", .text(PHYName.of(rx)))] : [],
-                   status: status)
+                   status: status, change: .phy(status == 0 ? PHYName.of(tx) : nil))
         case 0x23: // LE Subrate Change
             guard let index = connection(layer, packet) else { return }
             var items: [ReportItem] = []
             if let factor = layer.integer(F.subrateFactor) { items.append(ReportItem("subrate_factor", .count(factor))) }
             if let latency = layer.integer(F.peripheralLatency) { items.append(ReportItem("latency", .count(latency))) }
-            record(index, packet, "Subrate Change", items, status: status)
+            record(index, packet, "Subrate Change", items, status: status, change: .subrate)
         case 0x19: // CIS Established
             if status == 0, let handle = layer.integer(F.handle) {
                 synchronousLinks.insert(LinkKey(controller: packet.frame.controller, handle: UInt16(truncatingIfNeeded: handle)))
@@ -510,14 +511,14 @@ public struct StatisticsCollector: PacketSink {
     }
 
     private mutating func record(_ index: Int, _ packet: Packet, _ event: String, _ items: [ReportItem], status: Int = 0,
-                                 failure: String? = nil) {
+                                 failure: String? = nil, change: LinkChange? = nil) {
         var failure = failure
         if status != 0 {
             failure = FieldValueNames.name(of: UInt64(status), for: F.status).map { "\($0) (\(Hex.u8(UInt8(truncatingIfNeeded: status))))" }
                 ?? "status \(Hex.u8(UInt8(truncatingIfNeeded: status)))"
         }
         report.connections[index].timeline.append(ParameterEvent(frame: packet.frame.number, time: packet.frame.timestamp,
-                                                                 event: event, values: items, failure: failure))
+                                                                 event: event, values: items, failure: failure, change: change))
     }
 
     // MARK: ACL and what it carries
@@ -881,7 +882,7 @@ public struct StatisticsCollector: PacketSink {
                 report.connections[index].parameters.mtu = max(23, agreed)
                 var items = [ReportItem("mtu", .count(max(23, agreed)))]
                 if let offered { items += [ReportItem("client_mtu", .count(offered)), ReportItem("server_mtu", .count(mtu))] }
-                record(index, packet, "ATT MTU Exchange", items)
+                record(index, packet, "ATT MTU Exchange", items, change: .mtu(max(23, agreed)))
             }
         default: break
         }

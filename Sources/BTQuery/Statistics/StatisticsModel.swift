@@ -275,6 +275,29 @@ public struct ParameterEvent: Equatable {
     public var values: [ReportItem]
     /// A non-zero status or a rejection, in words; the values did not take effect.
     public var failure: String?
+    /// What it changed in what the link can carry, typed: the throughput plot marks these.
+    public var change: LinkChange?
+
+    public init(frame: Int, time: Int64, event: String, values: [ReportItem], failure: String? = nil, change: LinkChange? = nil) {
+        self.frame = frame
+        self.time = time
+        self.event = event
+        self.values = values
+        self.failure = failure
+        self.change = change
+    }
+}
+
+/// A change of what a link can carry: its connection interval, PHY, data length or ATT MTU
+/// (each value as the event gave it; nil when it gave none), a BR/EDR mode (sniff, hold) or an
+/// LE subrate.
+public enum LinkChange: Equatable {
+    case interval(milliseconds: Double?)
+    case phy(String?)
+    case dataLength(octets: Int)
+    case mtu(Int)
+    case mode
+    case subrate
 }
 
 /// A named value in a report: the text view shows "interval 30 ms", JSON `"interval_ms": 30`.

@@ -14,9 +14,6 @@ public struct ThroughputPlot {
     /// Rows of event numbers at the plot's top.
     static let markRows = 6
     static let palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"]
-    /// Events that change what a link can carry.
-    static let markedEvents: Set<String> = ["Connection Update Complete", "PHY Update Complete", "Data Length Change", "ATT MTU Exchange",
-                                            "Mode Change", "Subrate Change"]
 
     let report: CaptureReport
     let series: ThroughputSeries
@@ -82,7 +79,7 @@ public struct ThroughputPlot {
         if let origin = series.origin {
             var marks: [(time: Double, connection: Int, text: String)] = []
             for (index, c) in report.connections.enumerated() {
-                for event in c.timeline where Self.markedEvents.contains(event.event) && event.failure == nil {
+                for event in c.timeline where event.change != nil && event.failure == nil {
                     marks.append((Double(event.time.saturatingSubtract(origin)) / 1_000_000, index, "\(Hex.u16(c.handle)) \(Self.markLabel(event))"))
                 }
                 if let end = c.end { marks.append((Double(end.saturatingSubtract(origin)) / 1_000_000, index, "\(Hex.u16(c.handle)) disconnected")) }
@@ -156,18 +153,13 @@ public struct ThroughputPlot {
     }
 
     static func markLabel(_ event: ParameterEvent) -> String {
-        switch event.event {
-        case "Connection Update Complete":
-            if case .milliseconds(let ms)? = event.values.first(where: { $0.name == "interval" })?.value { return "interval \(ASCII.decimal(ms, decimals: 2)) ms" }
-        case "PHY Update Complete":
-            if case .text(let phy)? = event.values.first(where: { $0.name == "tx_phy" })?.value { return phy }
-        case "Data Length Change":
-            if case .count(let octets)? = event.values.first(where: { $0.name == "max_tx_octets" })?.value { return "data length \(octets)" }
-        case "ATT MTU Exchange":
-            if case .count(let mtu)? = event.values.first(where: { $0.name == "mtu" })?.value { return "MTU \(mtu)" }
-        default: break
+        switch event.change {
+        case .interval(let ms?)?: return "interval \(ASCII.decimal(ms, decimals: 2)) ms"
+        case .phy(let phy?)?: return phy
+        case .dataLength(let octets)?: return "data length \(octets)"
+        case .mtu(let mtu)?: return "MTU \(mtu)"
+        default: return event.event
         }
-        return event.event
     }
 
     /// 1, 2 or 5 times a power of ten, at least `raw`.
