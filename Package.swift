@@ -14,6 +14,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
         .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
@@ -26,7 +27,8 @@ let package = Package(
                 swiftSettings: fast),
         // The packet chain: the pipeline every command wires and its stages (selection now;
         // filter, search, annotations and statistics join it), over decoded Packets.
-        .target(name: "BTQuery", dependencies: ["BTCapture", "BTDecode", "CPCRE2"], swiftSettings: fast),
+        .target(name: "BTQuery", dependencies: ["BTCapture", "BTDecode", "CPCRE2", .product(name: "DequeModule", package: "swift-collections")],
+                swiftSettings: fast),
         // Sinks that print Packets (table, tree, fields) and whole-capture reports (GATT,
         // controllers, what stayed open); colour, time formats, the buffered writer.
         .target(name: "BTRender", dependencies: ["BTCapture", "BTDecode", "BTQuery"], swiftSettings: fast),

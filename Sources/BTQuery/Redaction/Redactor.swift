@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import DequeModule
 
 /// `--redact`: a capture made safe to share, as a reader of frames in front of the packet loop,
 /// so every export format (JSON as much as btsnoop) gets the same redacted bytes, and what is
@@ -26,7 +27,8 @@ public final class RedactingReader: FrameReaderWrapper {
     /// Per ACL flow, the fragments of the PDU being reassembled: (serial, payload start, length).
     var fragments: [FlowKey: [(serial: Int, start: Int, count: Int)]] = [:]
     var expected: [FlowKey: Int] = [:]
-    var released: [Frame] = []
+    /// Frames redacted and ready, handed on from the front.
+    var released: Deque<Frame> = []
     static let holdLimit = 4096
 
     struct FlowKey: Hashable {
@@ -44,7 +46,7 @@ public final class RedactingReader: FrameReaderWrapper {
     public func next() throws -> Frame? {
         while released.isEmpty {
             guard let frame = try base.next() else {
-                released = held
+                released.append(contentsOf: held)
                 held.removeAll()
                 break
             }

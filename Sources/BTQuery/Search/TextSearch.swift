@@ -1,4 +1,5 @@
 import BTDecode
+import DequeModule
 
 /// A search over the text a view prints for each packet (its row, its tree, its hex dump):
 /// a packet matches when any of its lines does, as grep reads lines. `invert` is grep -v.
@@ -40,7 +41,7 @@ public struct SearchContext {
     public let before: Int
     public let after: Int
     /// The texts of the last `before` packets not printed yet.
-    private var held: [(index: Int, text: [UInt8])] = []
+    private var held: Deque<(index: Int, text: [UInt8])> = []
     private var afterRemaining = 0
     private var lastPrinted: Int?
     private var index = 0
