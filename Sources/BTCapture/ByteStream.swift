@@ -213,15 +213,7 @@ public final class BufferedReader {
         ReplayStream(prefix: Array(buffer[start ..< end]), rest: stream)
     }
 
-    public func u8(at i: Int) -> UInt8 { buffer[start + i] }
-    public func u16be(at i: Int) -> UInt16 { UInt16(buffer[start + i]) << 8 | UInt16(buffer[start + i + 1]) }
-    public func u32be(at i: Int) -> UInt32 {
-        UInt32(buffer[start + i]) << 24 | UInt32(buffer[start + i + 1]) << 16
-            | UInt32(buffer[start + i + 2]) << 8 | UInt32(buffer[start + i + 3])
-    }
-    public func u32le(at i: Int) -> UInt32 {
-        UInt32(buffer[start + i]) | UInt32(buffer[start + i + 1]) << 8
-            | UInt32(buffer[start + i + 2]) << 16 | UInt32(buffer[start + i + 3]) << 24
-    }
-    public func u64be(at i: Int) -> UInt64 { UInt64(u32be(at: i)) << 32 | UInt64(u32be(at: i + 4)) }
+    /// A cursor over the next `count` buffered bytes (fewer if fewer are buffered), without
+    /// consuming them: a record header read field by field, checked.
+    public func cursor(_ count: Int) -> ByteCursor { ByteCursor(buffer[start ..< start + max(0, min(count, end - start))]) }
 }

@@ -69,22 +69,23 @@ final class ZipArchive {
         guard tailSize >= 22, let tail = try read(tailSize, at: size - UInt64(tailSize)) else {
             throw corrupt("too short for a zip")
         }
-        guard let eocd = stride(from: tail.count - 22, through: 0, by: -1).first(where: { tail.u32le($0) == 0x0605_4B50 }) else {
+        let tailBytes = ByteCursor(tail)
+        guard let eocd = stride(from: tail.count - 22, through: 0, by: -1).first(where: { (try? tailBytes.u32(at: $0)) == 0x0605_4B50 }) else {
             throw corrupt("no end of central directory record")
         }
         let eocdOffset = size - UInt64(tailSize) + UInt64(eocd)
-        var count = UInt64(tail.u16le(eocd + 10))
-        var directorySize = UInt64(tail.u32le(eocd + 12))
-        var directoryOffset = UInt64(tail.u32le(eocd + 16))
+        var count = UInt64(try tailBytes.u16(at: eocd + 10))
+        var directorySize = UInt64(try tailBytes.u32(at: eocd + 12))
+        var directoryOffset = UInt64(try tailBytes.u32(at: eocd + 16))
         if count == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF {
             // ZIP64: a locator just before the record points at the 64-bit directory record.
-            guard eocdOffset >= 20, let locator = try read(20, at: eocdOffset - 20), locator.u32le(0) == 0x0706_4B50,
-                  let record = try read(56, at: locator.u64le(8)), record.u32le(0) == 0x0606_4B50 else {
+            guard eocdOffset >= 20, let locator = try read(20, at: eocdOffset - 20).map(ByteCursor.init), try locator.u32(at: 0) == 0x0706_4B50,
+                  let record = try read(56, at: try locator.u64(at: 8)).map(ByteCursor.init), try record.u32(at: 0) == 0x0606_4B50 else {
                 throw corrupt("ZIP64 end of central directory missing")
             }
-            count = record.u64le(32)
-            directorySize = record.u64le(40)
-            directoryOffset = record.u64le(48)
+            count = try record.u64(at: 32)
+            directorySize = try record.u64(at: 40)
+            directoryOffset = try record.u64(at: 48)
         }
         // Each entry is at least 46 bytes: a count the directory cannot hold is corrupt.
         guard directoryOffset <= eocdOffset, directorySize <= eocdOffset - directoryOffset,
@@ -100,21 +101,22 @@ final class ZipArchive {
         }
         var members: [Member] = []
         var at = 0
+        let entries = ByteCursor(directory)
         for _ in 0 ..< count {
-            guard at + 46 <= directory.count, directory.u32le(at) == 0x0201_4B50 else {
+            guard at + 46 <= directory.count, try entries.u32(at: at) == 0x0201_4B50 else {
                 throw corrupt("central directory entry \(members.count + 1) is damaged")
             }
-            let nameLength = Int(directory.u16le(at + 28))
-            let extraLength = Int(directory.u16le(at + 30))
-            let commentLength = Int(directory.u16le(at + 32))
+            let nameLength = Int(try entries.u16(at: at + 28))
+            let extraLength = Int(try entries.u16(at: at + 30))
+            let commentLength = Int(try entries.u16(at: at + 32))
             let end = at + 46 + nameLength + extraLength + commentLength
             guard end <= directory.count else { throw corrupt("central directory entry \(members.count + 1) is cut short") }
             var member = Member(
                 name: String(decoding: directory[at + 46 ..< at + 46 + nameLength], as: UTF8.self),
-                method: directory.u16le(at + 10), flags: directory.u16le(at + 8),
-                compressedSize: UInt64(directory.u32le(at + 20)), uncompressedSize: UInt64(directory.u32le(at + 24)),
-                localHeaderOffset: UInt64(directory.u32le(at + 42)),
-                modified: Self.dosTime(date: directory.u16le(at + 14), time: directory.u16le(at + 12)))
+                method: try entries.u16(at: at + 10), flags: try entries.u16(at: at + 8),
+                compressedSize: UInt64(try entries.u32(at: at + 20)), uncompressedSize: UInt64(try entries.u32(at: at + 24)),
+                localHeaderOffset: UInt64(try entries.u32(at: at + 42)),
+                modified: Self.dosTime(date: try entries.u16(at: at + 14), time: try entries.u16(at: at + 12)))
             Self.applyZip64(Array(directory[at + 46 + nameLength ..< at + 46 + nameLength + extraLength]), to: &member)
             members.append(member)
             at = end
@@ -124,24 +126,15 @@ final class ZipArchive {
 
     /// The ZIP64 extra field holds, in this order, whichever 32-bit values were 0xFFFFFFFF.
     static func applyZip64(_ extra: [UInt8], to member: inout Member) {
-        var at = 0
-        while at + 4 <= extra.count {
-            let id = extra.u16le(at), length = Int(extra.u16le(at + 2))
-            let body = at + 4
-            guard body + length <= extra.count else { return }
+        var fields = ByteCursor(extra)
+        while let id = try? fields.u16(), let length = (try? fields.u16()).map(Int.init), var body = try? fields.cursor(length) {
             if id == 0x0001 {
-                var field = body
-                func next() -> UInt64? {
-                    guard field + 8 <= body + length else { return nil }
-                    defer { field += 8 }
-                    return extra.u64le(field)
-                }
+                func next() -> UInt64? { try? body.u64() }
                 if member.uncompressedSize == 0xFFFF_FFFF, let value = next() { member.uncompressedSize = value }
                 if member.compressedSize == 0xFFFF_FFFF, let value = next() { member.compressedSize = value }
                 if member.localHeaderOffset == 0xFFFF_FFFF, let value = next() { member.localHeaderOffset = value }
                 return
             }
-            at = body + length
         }
     }
 
@@ -160,10 +153,10 @@ final class ZipArchive {
     func stream(_ member: Member) throws -> ByteStream {
         let label = "\(name):\(member.name)"
         guard member.flags & 1 == 0 else { throw CaptureError("\(label): encrypted; btlog cannot read it") }
-        guard let header = try read(30, at: member.localHeaderOffset), header.u32le(0) == 0x0403_4B50 else {
+        guard let header = try read(30, at: member.localHeaderOffset).map(ByteCursor.init), try header.u32(at: 0) == 0x0403_4B50 else {
             throw corrupt("local header of \(member.name) missing")
         }
-        let dataOffset = member.localHeaderOffset + 30 + UInt64(header.u16le(26)) + UInt64(header.u16le(28))
+        let dataOffset = member.localHeaderOffset + 30 + UInt64(try header.u16(at: 26)) + UInt64(try header.u16(at: 28))
         guard dataOffset <= size, member.compressedSize <= size - dataOffset else {
             throw corrupt("\(member.name) extends past the end of the file")
         }

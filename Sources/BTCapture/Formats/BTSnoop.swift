@@ -39,11 +39,13 @@ public final class BTSnoopReader: FrameReaderBase, FrameReader {
         guard input.peek(8).elementsEqual(BTSnoop.magic) else {
             throw CaptureError("\(name): not a btsnoop file (first bytes \(firstBytes(input.peek(8))))")
         }
-        let version = input.u32be(at: 8)
+        var header = input.cursor(BTSnoop.headerSize)
+        try header.skip(8)
+        let version = try header.u32be()
         guard version == 1 else {
             throw CaptureError("\(name): btsnoop version \(version) is not supported (only version 1 exists)")
         }
-        let code = input.u32be(at: 12)
+        let code = try header.u32be()
         guard let datalink = BTSnoop.Datalink(rawValue: code) else {
             throw CaptureError("\(name): unsupported btsnoop datalink \(code) (known: 1001, 1002, 1003, 1004, 2001)")
         }
@@ -69,11 +71,12 @@ public final class BTSnoopReader: FrameReaderBase, FrameReader {
                 finish(partial: input.available, at: recordOffset, what: "record header")
                 return nil
             }
-            let originalLength = Int(input.u32be(at: 0))
-            let includedLength = Int(input.u32be(at: 4))
-            let flags = input.u32be(at: 8)
-            let drops = input.u32be(at: 12)
-            let stamp = Int64(bitPattern: input.u64be(at: 16))
+            var header = input.cursor(BTSnoop.recordHeaderSize)
+            let originalLength = Int(try header.u32be())
+            let includedLength = Int(try header.u32be())
+            let flags = try header.u32be()
+            let drops = try header.u32be()
+            let stamp = Int64(bitPattern: try header.u64be())
             guard includedLength <= BTSnoop.maximumRecordLength else {
                 warn("record at byte \(recordOffset) claims \(includedLength) bytes, more than any HCI packet; the rest of the file is not read")
                 finished = true

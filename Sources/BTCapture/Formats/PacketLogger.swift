@@ -63,9 +63,9 @@ public enum PacketLogger {
     static func plausibleRecord(_ bytes: ArraySlice<UInt8>, at offset: Int, littleEndian: Bool) -> Int? {
         let i = bytes.startIndex + offset
         guard bytes.endIndex - i >= recordHeaderSize else { return nil }
-        let length = Int(read32(bytes, i, littleEndian))
-        let micros = read32(bytes, i + 8, littleEndian)
-        let type = bytes[i + 12]
+        var header = ByteCursor(bytes[i ..< i + recordHeaderSize])
+        guard let length = (try? header.u32(littleEndian: littleEndian)).map(Int.init), (try? header.skip(4)) != nil,
+              let micros = try? header.u32(littleEndian: littleEndian), let type = try? header.u8() else { return nil }
         guard length >= 9, length <= maximumRecordLength, micros < 1_000_000, isKnownType(type) else { return nil }
         return length + 4
     }
@@ -87,11 +87,6 @@ public enum PacketLogger {
             if records > 0, records == 3 || restIsUnread { return littleEndian }
         }
         return nil
-    }
-
-    static func read32(_ bytes: ArraySlice<UInt8>, _ i: Int, _ littleEndian: Bool) -> UInt32 {
-        let a = UInt32(bytes[i]), b = UInt32(bytes[i + 1]), c = UInt32(bytes[i + 2]), d = UInt32(bytes[i + 3])
-        return littleEndian ? a | b << 8 | c << 16 | d << 24 : a << 24 | b << 16 | c << 8 | d
     }
 }
 
@@ -121,7 +116,11 @@ public final class PacketLoggerReader: FrameReaderBase, FrameReader {
         guard try input.ensure(PacketLogger.recordHeaderSize) else {
             return end(partial: input.available, at: offset, what: "record header")
         }
-        let length = Int(littleEndian ? input.u32le(at: 0) : input.u32be(at: 0))
+        var header = input.cursor(PacketLogger.recordHeaderSize)
+        let length = Int(try header.u32(littleEndian: littleEndian))
+        let seconds = Int64(try header.u32(littleEndian: littleEndian))
+        let micros = Int64(try header.u32(littleEndian: littleEndian))
+        let type = try header.u8()
         guard length >= 9, length <= PacketLogger.maximumRecordLength else {
             warn("record at byte \(offset) has an impossible length (\(length)); the rest of the file is not read")
             finished = true
@@ -130,9 +129,6 @@ public final class PacketLoggerReader: FrameReaderBase, FrameReader {
         guard try input.ensure(4 + length) else {
             return end(partial: input.available, at: offset, what: "record of \(4 + length) bytes")
         }
-        let seconds = Int64(littleEndian ? input.u32le(at: 4) : input.u32be(at: 4))
-        let micros = Int64(littleEndian ? input.u32le(at: 8) : input.u32be(at: 8))
-        let type = input.u8(at: 12)
         input.skip(PacketLogger.recordHeaderSize)
         let payload = input.take(length - 9)
         let (kind, direction) = PacketLogger.kind(for: type)

@@ -118,8 +118,7 @@ public enum CaptureWriters {
     }
 }
 
-/// Byte order for fixed-size fields: writers append, readers take them at an index the caller
-/// has checked.
+/// Byte order for fixed-size fields, as writers append them (ByteCursor reads them).
 extension Array where Element == UInt8 {
     mutating func appendBE(_ value: UInt16) { append(UInt8(value >> 8)); append(UInt8(value & 0xFF)) }
     mutating func appendBE(_ value: UInt32) {
@@ -128,9 +127,6 @@ extension Array where Element == UInt8 {
     }
     mutating func appendBE(_ value: UInt64) { appendBE(UInt32(value >> 32)); appendBE(UInt32(value & 0xFFFF_FFFF)) }
     mutating func appendLE(_ value: UInt16) { append(UInt8(value & 0xFF)); append(UInt8(value >> 8)) }
-    func u16le(_ i: Int) -> UInt16 { UInt16(self[i]) | UInt16(self[i + 1]) << 8 }
-    func u32le(_ i: Int) -> UInt32 { UInt32(u16le(i)) | UInt32(u16le(i + 2)) << 16 }
-    func u64le(_ i: Int) -> UInt64 { UInt64(u32le(i)) | UInt64(u32le(i + 4)) << 32 }
     mutating func appendLE(_ value: UInt32) {
         append(UInt8(value & 0xFF)); append(UInt8(value >> 8 & 0xFF))
         append(UInt8(value >> 16 & 0xFF)); append(UInt8(value >> 24))

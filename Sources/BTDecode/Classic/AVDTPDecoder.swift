@@ -260,8 +260,8 @@ enum AVDTPDecoder {
                 if !element.isEmpty { layer.add(AVDTPFields.codecInfo, .bytes(element)) }
                 codecs.append(media == 0 ? A2DPCodecs.decode(codec: codec, element, &layer) : "Video codec \(Hex.u8(codec))")
             case 0x04:
-                if info.count >= 2 {
-                    let type = UInt16(info[info.startIndex]) | UInt16(info[info.startIndex + 1]) << 8
+                var protection = ByteCursor(info)
+                if let type = try? protection.u16() {
                     layer.add(AVDTPFields.contentProtection, .u16(type), type == 2 ? "SCMS-T (0x0002)" : type == 1 ? "DTCP (0x0001)" : nil)
                 }
             default:

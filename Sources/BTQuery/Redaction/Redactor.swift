@@ -77,17 +77,15 @@ public final class RedactingReader: FrameReaderWrapper {
 
     /// Notes which ACL fragment of which PDU the frame is; the flow, if it is ACL data.
     func trackFragments(_ frame: Frame, serial: Int) -> FlowKey? {
-        guard frame.kind == .aclData, frame.bytes.count >= 4 else { return nil }
-        let b = frame.bytes, s = b.startIndex
-        let word = UInt16(b[s]) | UInt16(b[s + 1]) << 8
+        var c = ByteCursor(frame.bytes)
+        guard frame.kind == .aclData, let word = try? c.u16(), (try? c.skip(2)) != nil else { return nil }
         let flow = FlowKey(controller: frame.controller, handle: word & 0x0FFF, sent: frame.direction == .sent)
-        let payload = b.count - 4
+        let payload = c.remaining
         if word >> 12 & 0x3 == 0x1 { // a continuation
             guard fragments[flow] != nil else { return flow }
             fragments[flow]!.append((serial, 4, payload))
         } else {
-            guard payload >= 2 else { return flow }
-            let length = Int(b[s + 4]) | Int(b[s + 5]) << 8
+            guard let length = (try? c.u16()).map(Int.init) else { return flow }
             fragments[flow] = [(serial, 4, payload)]
             expected[flow] = length + 4
         }

@@ -1,6 +1,5 @@
-import BTCapture
-
-/// The one way decoders read bytes: bounds-checked, little-endian (Bluetooth's byte order)
+/// The one way btlog reads fields from bytes (capture records and containers as much as the
+/// protocol decoders): bounds-checked, little-endian (Bluetooth's byte order)
 /// unless a read says `be`, over a borrowed slice, from the front (and, for trailers such as
 /// an FCS, from the back). Reading past the end throws `DecodeError.truncated`, which the
 /// decoder turns into an issue on the packet. Like swift-nio's ByteBuffer: read moves,
@@ -23,7 +22,7 @@ public struct ByteCursor {
     public var remaining: Int { bytes.endIndex - index }
     public var isAtEnd: Bool { index >= bytes.endIndex }
 
-    @inline(__always) mutating func require(_ count: Int) throws {
+    @inline(__always) public mutating func require(_ count: Int) throws {
         guard count >= 0, bytes.endIndex - index >= count else {
             throw DecodeError.truncated(needed: count, available: bytes.endIndex - index, at: offset)
         }
@@ -61,11 +60,34 @@ public struct ByteCursor {
         return UInt64(low) | UInt64(try u32()) << 32
     }
 
-    /// Big-endian (network order) reads, for the formats that use it (iBeacon, RTP, SDP, AV/C).
+    /// Big-endian (network order) reads, for the formats that use it (iBeacon, RTP, SDP, AV/C,
+    /// btsnoop's and PacketLogger's record headers).
     public mutating func u16be() throws -> UInt16 { try u16().byteSwapped }
     public mutating func u24be() throws -> UInt32 { try u24().byteSwapped >> 8 }
     public mutating func u32be() throws -> UInt32 { try u32().byteSwapped }
     public mutating func u64be() throws -> UInt64 { try u64().byteSwapped }
+    /// In the byte order a file declared (PacketLogger's differs between macOS and iOS).
+    public mutating func u32(littleEndian: Bool) throws -> UInt32 { littleEndian ? try u32() : try u32be() }
+
+    /// Little-endian values at an offset from the next byte, without moving: for structures
+    /// read by their documented offsets (zip's directory records).
+    public func u16(at offset: Int) throws -> UInt16 {
+        var copy = self
+        try copy.skip(offset)
+        return try copy.u16()
+    }
+
+    public func u32(at offset: Int) throws -> UInt32 {
+        var copy = self
+        try copy.skip(offset)
+        return try copy.u32()
+    }
+
+    public func u64(at offset: Int) throws -> UInt64 {
+        var copy = self
+        try copy.skip(offset)
+        return try copy.u64()
+    }
 
     /// The next byte or 16-bit value, without moving.
     public func peekU8() throws -> UInt8 {

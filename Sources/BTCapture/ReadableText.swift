@@ -32,13 +32,13 @@ public enum ReadableText {
         return String(out)
     }
 
-    /// Whether bytes are line-oriented text: printable ASCII, CR, LF and tab (AT commands, serial
-    /// consoles). RFCOMM shows such data as text; HFP refuses anything else as not AT.
     /// A value in a summary: at most `limit` characters, "…" when cut.
-    static func clipped(_ text: String, to limit: Int = 40) -> String {
+    public static func clipped(_ text: String, to limit: Int = 40) -> String {
         text.count > limit ? String(text.prefix(limit)) + "…" : text
     }
 
+    /// Whether bytes are line-oriented text: printable ASCII, CR, LF and tab (AT commands, serial
+    /// consoles). RFCOMM shows such data as text; HFP refuses anything else as not AT.
     public static func isLineText<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
         bytes.allSatisfy { ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0D || $0 == 0x0A || $0 == 0x09 }
     }
