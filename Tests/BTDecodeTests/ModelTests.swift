@@ -146,6 +146,30 @@ final class RangeTests: XCTestCase {
         XCTAssertGreaterThan(reassembledLayers, 10, "fixtures reassemble PDUs, so that source is checked too")
     }
 
+    /// The protocols whose decoders read every field with `Layer.read` (or give its range):
+    /// each of their fields has its bytes, except those computed from other packets or state
+    /// (Wireshark's generated fields). A protocol joins this list when its decoder is converted.
+    static let fullyRanged: [String: Set<String>] = [
+        "smp": ["smp.method"],
+    ]
+
+    func testFieldsOfConvertedProtocolsHaveTheirBytes() throws {
+        var checked: [String: Int] = [:]
+        for (name, packets) in try ModelTests.decodeFixtures() {
+            for packet in packets {
+                for layer in packet.layers {
+                    for field in layer.fields {
+                        let protocolName = field.definition.protocolName
+                        guard let generated = Self.fullyRanged[protocolName], !generated.contains(field.definition.name) else { continue }
+                        XCTAssertNotNil(field.range, "\(name) #\(packet.frame.number): \(field.definition.name) has no range")
+                        checked[protocolName, default: 0] += 1
+                    }
+                }
+            }
+        }
+        for protocolName in Self.fullyRanged.keys { XCTAssertGreaterThan(checked[protocolName, default: 0], 50, protocolName) }
+    }
+
     /// A K-frame that finishes an SDU and itself arrives in two ACL fragments: the packet
     /// reassembles twice, and each layer's bytes are in its own buffer (L2CAP in the PDU, ATT
     /// in the SDU).

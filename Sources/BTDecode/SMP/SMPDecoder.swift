@@ -76,22 +76,21 @@ enum SMPDecoder {
         var layer = packet.makeLayer(.smp, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         let pdu = c.bytes[c.index...]
-        let code = try c.u8()
+        let code = try layer.read(SMPFields.code, &c, as: UInt8.self, named: { codeNames[$0] ?? "Unknown Command \(Hex.u8($0))" })
         let name = codeNames[code] ?? "Unknown Command \(Hex.u8(code))"
-        layer.add(SMPFields.code, .u8(code), named: name)
         layer.summary.set("\(name)")
         if codeNames[code] == nil { layer.addIssue(.warning, "Unknown SMP code \(Hex.u8(code))") }
         let link = context.link
         switch code {
         case 0x01, 0x02:
-            let features = Features(io: try c.u8(), oob: try c.u8(), authReq: try c.u8())
-            let keySize = try c.u8(), initiatorKeys = try c.u8(), responderKeys = try c.u8()
-            layer.add(SMPFields.ioCapability, .u8(features.io), named: ioNames[features.io] ?? "Reserved")
-            layer.add(SMPFields.oob, .u8(features.oob), features.oob == 1 ? "OOB data present" : "OOB data not present")
-            authReqFields(features.authReq, &layer)
-            layer.add(SMPFields.maxKeySize, .u8(keySize), inDecimal: true)
-            layer.add(SMPFields.initiatorKeys, .u8(initiatorKeys), keyNames(initiatorKeys))
-            layer.add(SMPFields.responderKeys, .u8(responderKeys), keyNames(responderKeys))
+            let io = try layer.read(SMPFields.ioCapability, &c, as: UInt8.self, named: { ioNames[$0] ?? "Reserved" })
+            let oob = try layer.read(SMPFields.oob, &c, as: UInt8.self, display: { $0 == 1 ? "OOB data present" : "OOB data not present" })
+            let authReq = try c.u8()
+            authReqFields(authReq, &layer, of: c)
+            let features = Features(io: io, oob: oob, authReq: authReq)
+            let keySize = try layer.read(SMPFields.maxKeySize, &c, as: UInt8.self, inDecimal: true)
+            try layer.read(SMPFields.initiatorKeys, &c, as: UInt8.self, display: keyNames)
+            try layer.read(SMPFields.responderKeys, &c, as: UInt8.self, display: keyNames)
             layer.summary += " - \(ioNames[features.io] ?? "Reserved") - \(authReqSummary(features.authReq)) - Key Size: \(keySize)"
             if keySize < 7 || keySize > 16 { layer.addIssue(.warning, "Maximum key size \(keySize) is outside 7-16") }
             if features.io > 4 { layer.addIssue(.warning, "Reserved IO capability \(Hex.u8(features.io))") }
@@ -108,61 +107,54 @@ enum SMPDecoder {
                 layer.summary += " - Method: \(method)"
             }
         case 0x03:
-            let value = try c.slice(16)
-            layer.add(SMPFields.confirm, .bytes(value), at: layer.range(at: c.index - 16, count: 16))
+            let value = try layer.read(SMPFields.confirm, &c, bytes: 16)
             if let requestSent = session.smp.legacy[link]?.requestSent {
                 if context.sent == requestSent { session.smp.legacy[link]?.pairing.initiatorConfirm = Array(value) } else { session.smp.legacy[link]?.pairing.responderConfirm = Array(value) }
             }
         case 0x04:
-            let value = try c.slice(16)
-            layer.add(SMPFields.random, .bytes(value), at: layer.range(at: c.index - 16, count: 16))
+            let value = try layer.read(SMPFields.random, &c, bytes: 16)
             if let requestSent = session.smp.legacy[link]?.requestSent {
                 if context.sent == requestSent { session.smp.legacy[link]?.pairing.initiatorRandom = Array(value) } else { session.smp.legacy[link]?.pairing.responderRandom = Array(value) }
             }
         case 0x05:
-            let reason = try c.u8()
+            let reason = try layer.read(SMPFields.reason, &c, as: UInt8.self, named: { reasonNames[$0] ?? "Reserved" })
             let reasonName = reasonNames[reason] ?? "Reserved"
-            layer.add(SMPFields.reason, .u8(reason), named: reasonName)
             layer.summary += " - Reason: \(reasonName) (\(hex: reason))"
             layer.addIssue(.error, "Pairing failed: \(reasonName) (\(Hex.u8(reason)))")
             session.smp.pairings[link] = nil
         case 0x06:
-            let ltk = try c.slice(16)
             // Keys are quoted most significant octet first (crackle, --ltk, the Core
             // specification's sample data); the PDU carries them least significant first.
+            let ltk = try layer.read(SMPFields.ltk, &c, bytes: 16, display: { "\(Hex.bytes($0)) (LTK \(Hex.bytes($0.reversed(), separator: "")))" })
             let quoted = Hex.bytes(ltk.reversed(), separator: "")
-            layer.add(SMPFields.ltk, .bytes(ltk), "\(Hex.bytes(ltk)) (LTK \(quoted))", at: layer.range(at: c.index - 16, count: 16))
             layer.summary += " - LTK \(quoted)"
             session.smp.pendingLTK[link] = Array(ltk)
         case 0x07:
-            let ediv = try c.u16(), rand = try c.u64()
+            let ediv = try layer.read(SMPFields.ediv, &c, as: UInt16.self)
+            let rand = try layer.read(SMPFields.rand, &c, as: UInt64.self)
             if let ltk = session.smp.pendingLTK.removeValue(forKey: link) {
                 session.smp.distributedKeys.append((ltk, ediv, rand, packet.frame.number))
             }
-            layer.add(SMPFields.ediv, .u16(ediv), at: layer.range(at: c.index - 10, count: 2))
-            layer.add(SMPFields.rand, .unsigned(rand, width: 16), at: layer.range(at: c.index - 8, count: 8))
             layer.summary += " - EDIV: \(hex: ediv)"
         case 0x08:
-            layer.add(SMPFields.irk, .bytes(try c.slice(16)), at: layer.range(at: c.index - 16, count: 16))
+            try layer.read(SMPFields.irk, &c, bytes: 16)
         case 0x09:
-            let type = try c.u8(), address = try c.address()
-            layer.add(SMPFields.addressType, .u8(type), type == 0 ? "Public" : type == 1 ? "Static Random" : "Reserved")
-            layer.add(SMPFields.address, .address(address), at: layer.range(at: c.index - 6, count: 6))
+            let type = try layer.read(SMPFields.addressType, &c, as: UInt8.self, display: { $0 == 0 ? "Public" : $0 == 1 ? "Static Random" : "Reserved" })
+            let address = try layer.read(SMPFields.address, &c, as: BDAddr.self)
             layer.summary += " - \(type == 0 ? "Public" : "Static Random") - \(address)"
         case 0x0A:
-            layer.add(SMPFields.csrk, .bytes(try c.slice(16)), at: layer.range(at: c.index - 16, count: 16))
+            try layer.read(SMPFields.csrk, &c, bytes: 16)
         case 0x0B:
             let authReq = try c.u8()
-            authReqFields(authReq, &layer)
+            authReqFields(authReq, &layer, of: c)
             layer.summary += " - \(authReqSummary(authReq))"
         case 0x0C:
-            layer.add(SMPFields.publicKeyX, .bytes(try c.slice(32)), at: layer.range(at: c.index - 32, count: 32))
-            layer.add(SMPFields.publicKeyY, .bytes(try c.slice(32)), at: layer.range(at: c.index - 32, count: 32))
+            try layer.read(SMPFields.publicKeyX, &c, bytes: 32)
+            try layer.read(SMPFields.publicKeyY, &c, bytes: 32)
         case 0x0D:
-            layer.add(SMPFields.dhkeyCheck, .bytes(try c.slice(16)), at: layer.range(at: c.index - 16, count: 16))
+            try layer.read(SMPFields.dhkeyCheck, &c, bytes: 16)
         case 0x0E:
-            let type = try c.u8()
-            layer.add(SMPFields.keypressType, .u8(type), keypressNames[type] ?? "Reserved")
+            let type = try layer.read(SMPFields.keypressType, &c, as: UInt8.self, display: { keypressNames[$0] ?? "Reserved" })
             layer.summary += " - \((keypressNames[type] ?? "Reserved"))"
         default:
             break
@@ -173,13 +165,14 @@ enum SMPDecoder {
         }
     }
 
-    static func authReqFields(_ authReq: UInt8, _ layer: inout Layer) {
-        layer.add(SMPFields.authReq, .u8(authReq), "\(Hex.u8(authReq)) (\(authReqSummary(authReq)))")
-        layer.add(SMPFields.bonding, .bool(authReq & 0x03 == 0x01))
-        layer.add(SMPFields.mitm, .bool(authReq & 0x04 != 0))
-        layer.add(SMPFields.secureConnections, .bool(authReq & 0x08 != 0))
-        layer.add(SMPFields.keypress, .bool(authReq & 0x10 != 0))
-        layer.add(SMPFields.ct2, .bool(authReq & 0x20 != 0))
+    /// The AuthReq octet just read from `c`, and its flags (each with the octet's range).
+    static func authReqFields(_ authReq: UInt8, _ layer: inout Layer, of c: ByteCursor) {
+        layer.addBits(SMPFields.authReq, .u8(authReq), "\(Hex.u8(authReq)) (\(authReqSummary(authReq)))", of: c, width: 1)
+        layer.addBits(SMPFields.bonding, .bool(authReq & 0x03 == 0x01), of: c, width: 1)
+        layer.addBits(SMPFields.mitm, .bool(authReq & 0x04 != 0), of: c, width: 1)
+        layer.addBits(SMPFields.secureConnections, .bool(authReq & 0x08 != 0), of: c, width: 1)
+        layer.addBits(SMPFields.keypress, .bool(authReq & 0x10 != 0), of: c, width: 1)
+        layer.addBits(SMPFields.ct2, .bool(authReq & 0x20 != 0), of: c, width: 1)
     }
 
     static func authReqSummary(_ authReq: UInt8) -> String {

@@ -1,0 +1,86 @@
+import BTCapture
+
+/// A value a field can be read as, straight from a cursor: the read and the FieldValue it
+/// is stored as (`Layer.read`).
+public protocol FieldReadable {
+    static func read(from c: inout ByteCursor) throws -> Self
+    var fieldValue: FieldValue { get }
+}
+
+extension UInt8: FieldReadable {
+    @inline(__always) public static func read(from c: inout ByteCursor) throws -> UInt8 { try c.u8() }
+    @inline(__always) public var fieldValue: FieldValue { .u8(self) }
+}
+
+extension UInt16: FieldReadable {
+    @inline(__always) public static func read(from c: inout ByteCursor) throws -> UInt16 { try c.u16() }
+    @inline(__always) public var fieldValue: FieldValue { .u16(self) }
+}
+
+extension UInt32: FieldReadable {
+    @inline(__always) public static func read(from c: inout ByteCursor) throws -> UInt32 { try c.u32() }
+    @inline(__always) public var fieldValue: FieldValue { .u32(self) }
+}
+
+extension UInt64: FieldReadable {
+    @inline(__always) public static func read(from c: inout ByteCursor) throws -> UInt64 { try c.u64() }
+    @inline(__always) public var fieldValue: FieldValue { .unsigned(self, width: 16) }
+}
+
+extension BDAddr: FieldReadable {
+    @inline(__always) public static func read(from c: inout ByteCursor) throws -> BDAddr { try c.address() }
+    @inline(__always) public var fieldValue: FieldValue { .address(self) }
+}
+
+/// Reading and adding in one step, as Wireshark's `proto_tree_add_item` does: the value is read
+/// from the decoder's cursor, appended as the field, and the bytes it came from are recorded
+/// as the field's range (what the tree's hex highlighting and `--redact` use). The value is
+/// returned for the decoder's own use. A display closure runs only when the layer keeps display
+/// text, so the hot path builds no string. Pass it by its label (`display:` or `named:`), not
+/// as a trailing closure: the two differ in how the tree shows the value.
+extension Layer {
+    @discardableResult @inline(__always)
+    public mutating func read<T: FieldReadable>(_ definition: FieldDefinition, _ c: inout ByteCursor, as type: T.Type = T.self,
+                                                display: (T) -> String? = { _ in nil }) throws -> T {
+        let start = c.index
+        let value = try T.read(from: &c)
+        add(definition, value.fieldValue, display(value), at: range(at: start, count: c.index - start))
+        return value
+    }
+
+    /// A code with its name ("Name (0x0E)").
+    @discardableResult @inline(__always)
+    public mutating func read<T: FieldReadable>(_ definition: FieldDefinition, _ c: inout ByteCursor, as type: T.Type = T.self,
+                                                named name: (T) -> String) throws -> T {
+        let start = c.index
+        let value = try T.read(from: &c)
+        add(definition, value.fieldValue, named: name(value), at: range(at: start, count: c.index - start))
+        return value
+    }
+
+    /// A count or length read in decimal.
+    @discardableResult @inline(__always)
+    public mutating func read<T: FieldReadable>(_ definition: FieldDefinition, _ c: inout ByteCursor, as type: T.Type = T.self,
+                                                inDecimal: Bool) throws -> T {
+        let start = c.index
+        let value = try T.read(from: &c)
+        add(definition, value.fieldValue, inDecimal: inDecimal, at: range(at: start, count: c.index - start))
+        return value
+    }
+
+    /// `count` bytes as they are.
+    @discardableResult @inline(__always)
+    public mutating func read(_ definition: FieldDefinition, _ c: inout ByteCursor, bytes count: Int,
+                              display: (ArraySlice<UInt8>) -> String? = { _ in nil }) throws -> ArraySlice<UInt8> {
+        let start = c.index
+        let value = try c.slice(count)
+        add(definition, .bytes(value), display(value), at: range(at: start, count: count))
+        return value
+    }
+
+    /// Fields decoded from bits of the bytes just read (flags of an octet): they share its range.
+    public mutating func addBits(_ definition: FieldDefinition, _ value: FieldValue, _ display: @autoclosure () -> String? = nil,
+                                 of c: ByteCursor, width: Int) {
+        add(definition, value, display(), at: range(at: c.index - width, count: width))
+    }
+}
