@@ -4,140 +4,146 @@
 /// an FCS, from the back). Reading past the end throws `DecodeError.truncated`, which the
 /// decoder turns into an issue on the packet. Like swift-nio's ByteBuffer: read moves,
 /// peek does not.
+///
+/// It lives in BTCapture, below the decoders, and its reads are inlinable: every decoder in
+/// BTDecode reads through it per field, which a call across modules would slow.
 public struct ByteCursor {
-    /// What is left to read ends at `bytes.endIndex` (trailer reads move that end back).
-    public private(set) var bytes: ArraySlice<UInt8>
-    /// Index into `bytes` of the next byte to read.
-    public private(set) var index: Int
+    @usableFromInline var storage: ArraySlice<UInt8>
+    @usableFromInline var position: Int
 
-    public init(_ bytes: ArraySlice<UInt8>) {
-        self.bytes = bytes
-        self.index = bytes.startIndex
+    /// What is left to read ends at `bytes.endIndex` (trailer reads move that end back).
+    @inlinable public var bytes: ArraySlice<UInt8> { storage }
+    /// Index into `bytes` of the next byte to read.
+    @inlinable public var index: Int { position }
+
+    @inlinable public init(_ bytes: ArraySlice<UInt8>) {
+        storage = bytes
+        position = bytes.startIndex
     }
 
-    public init(_ bytes: [UInt8]) { self.init(bytes[...]) }
+    @inlinable public init(_ bytes: [UInt8]) { self.init(bytes[...]) }
 
     /// Offset from the start of the cursor's bytes.
-    public var offset: Int { index - bytes.startIndex }
-    public var remaining: Int { bytes.endIndex - index }
-    public var isAtEnd: Bool { index >= bytes.endIndex }
+    @inlinable public var offset: Int { position - storage.startIndex }
+    @inlinable public var remaining: Int { storage.endIndex - position }
+    @inlinable public var isAtEnd: Bool { position >= storage.endIndex }
 
-    @inline(__always) public mutating func require(_ count: Int) throws {
-        guard count >= 0, bytes.endIndex - index >= count else {
-            throw DecodeError.truncated(needed: count, available: bytes.endIndex - index, at: offset)
+    @inlinable @inline(__always) public mutating func require(_ count: Int) throws {
+        guard count >= 0, storage.endIndex - position >= count else {
+            throw DecodeError.truncated(needed: count, available: storage.endIndex - position, at: offset)
         }
     }
 
-    public mutating func u8() throws -> UInt8 {
+    @inlinable public mutating func u8() throws -> UInt8 {
         try require(1)
-        defer { index += 1 }
-        return bytes[index]
+        defer { position += 1 }
+        return storage[position]
     }
 
-    public mutating func i8() throws -> Int8 { Int8(bitPattern: try u8()) }
+    @inlinable public mutating func i8() throws -> Int8 { Int8(bitPattern: try u8()) }
 
-    public mutating func u16() throws -> UInt16 {
+    @inlinable public mutating func u16() throws -> UInt16 {
         try require(2)
-        defer { index += 2 }
-        return UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8
+        defer { position += 2 }
+        return UInt16(storage[position]) | UInt16(storage[position + 1]) << 8
     }
 
-    public mutating func u24() throws -> UInt32 {
+    @inlinable public mutating func u24() throws -> UInt32 {
         try require(3)
-        defer { index += 3 }
-        return UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2]) << 16
+        defer { position += 3 }
+        return UInt32(storage[position]) | UInt32(storage[position + 1]) << 8 | UInt32(storage[position + 2]) << 16
     }
 
-    public mutating func u32() throws -> UInt32 {
+    @inlinable public mutating func u32() throws -> UInt32 {
         try require(4)
-        defer { index += 4 }
-        return UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8
-            | UInt32(bytes[index + 2]) << 16 | UInt32(bytes[index + 3]) << 24
+        defer { position += 4 }
+        return UInt32(storage[position]) | UInt32(storage[position + 1]) << 8
+            | UInt32(storage[position + 2]) << 16 | UInt32(storage[position + 3]) << 24
     }
 
-    public mutating func u64() throws -> UInt64 {
+    @inlinable public mutating func u64() throws -> UInt64 {
         let low = try u32()
         return UInt64(low) | UInt64(try u32()) << 32
     }
 
     /// Big-endian (network order) reads, for the formats that use it (iBeacon, RTP, SDP, AV/C,
     /// btsnoop's and PacketLogger's record headers).
-    public mutating func u16be() throws -> UInt16 { try u16().byteSwapped }
-    public mutating func u24be() throws -> UInt32 { try u24().byteSwapped >> 8 }
-    public mutating func u32be() throws -> UInt32 { try u32().byteSwapped }
-    public mutating func u64be() throws -> UInt64 { try u64().byteSwapped }
+    @inlinable public mutating func u16be() throws -> UInt16 { try u16().byteSwapped }
+    @inlinable public mutating func u24be() throws -> UInt32 { try u24().byteSwapped >> 8 }
+    @inlinable public mutating func u32be() throws -> UInt32 { try u32().byteSwapped }
+    @inlinable public mutating func u64be() throws -> UInt64 { try u64().byteSwapped }
     /// In the byte order a file declared (PacketLogger's differs between macOS and iOS).
-    public mutating func u32(littleEndian: Bool) throws -> UInt32 { littleEndian ? try u32() : try u32be() }
+    @inlinable public mutating func u32(littleEndian: Bool) throws -> UInt32 { littleEndian ? try u32() : try u32be() }
 
     /// Little-endian values at an offset from the next byte, without moving: for structures
     /// read by their documented offsets (zip's directory records).
-    public func u16(at offset: Int) throws -> UInt16 {
+    @inlinable public func u16(at offset: Int) throws -> UInt16 {
         var copy = self
         try copy.skip(offset)
         return try copy.u16()
     }
 
-    public func u32(at offset: Int) throws -> UInt32 {
+    @inlinable public func u32(at offset: Int) throws -> UInt32 {
         var copy = self
         try copy.skip(offset)
         return try copy.u32()
     }
 
-    public func u64(at offset: Int) throws -> UInt64 {
+    @inlinable public func u64(at offset: Int) throws -> UInt64 {
         var copy = self
         try copy.skip(offset)
         return try copy.u64()
     }
 
     /// The next byte or 16-bit value, without moving.
-    public func peekU8() throws -> UInt8 {
+    @inlinable public func peekU8() throws -> UInt8 {
         var copy = self
         return try copy.u8()
     }
 
-    public func peekU16() throws -> UInt16 {
+    @inlinable public func peekU16() throws -> UInt16 {
         var copy = self
         return try copy.u16()
     }
 
     /// The next `count` bytes as a cursor of their own (a parameter block, one entry of a list),
     /// moving past them here.
-    public mutating func cursor(_ count: Int) throws -> ByteCursor { ByteCursor(try slice(count)) }
+    @inlinable public mutating func cursor(_ count: Int) throws -> ByteCursor { ByteCursor(try slice(count)) }
 
     /// The last `count` bytes, taken off the end: what is left to read stops before them.
-    public mutating func trailer(_ count: Int) throws -> ByteCursor {
+    @inlinable public mutating func trailer(_ count: Int) throws -> ByteCursor {
         try require(count)
-        let start = bytes.endIndex - count
-        defer { bytes = bytes[..<start] }
-        return ByteCursor(bytes[start...])
+        let start = storage.endIndex - count
+        defer { storage = storage[..<start] }
+        return ByteCursor(storage[start...])
     }
 
-    public mutating func slice(_ count: Int) throws -> ArraySlice<UInt8> {
+    @inlinable public mutating func slice(_ count: Int) throws -> ArraySlice<UInt8> {
         try require(count)
-        defer { index += count }
-        return bytes[index ..< index + count]
+        defer { position += count }
+        return storage[position ..< position + count]
     }
 
-    public mutating func rest() -> ArraySlice<UInt8> {
-        defer { index = bytes.endIndex }
-        return bytes[index...]
+    @inlinable public mutating func rest() -> ArraySlice<UInt8> {
+        defer { position = storage.endIndex }
+        return storage[position...]
     }
 
     /// A Bluetooth device address, stored little-endian on the wire.
-    public mutating func address() throws -> BDAddr { BDAddr(littleEndian: try slice(6)) }
+    @inlinable public mutating func address() throws -> BDAddr { BDAddr(littleEndian: try slice(6)) }
 
     /// A NUL-terminated string (the NUL is consumed), or the rest if there is none.
     public mutating func cString() -> String {
-        let remainder = bytes[index...]
-        let end = remainder.firstIndex(of: 0) ?? bytes.endIndex
-        let text = ReadableText.decode(bytes[index ..< end])
-        index = min(bytes.endIndex, end + 1)
+        let remainder = storage[position...]
+        let end = remainder.firstIndex(of: 0) ?? storage.endIndex
+        let text = ReadableText.decode(storage[position ..< end])
+        position = min(storage.endIndex, end + 1)
         return text
     }
 
-    public mutating func skip(_ count: Int) throws {
+    @inlinable public mutating func skip(_ count: Int) throws {
         try require(count)
-        index += count
+        position += count
     }
 }
 

@@ -3,9 +3,10 @@
 /// Captures carry text that other programs wrote: BlueZ's testers colour their log lines with
 /// ANSI escape sequences, and a device can name itself anything. Printed raw, such bytes would
 /// recolour or move the reader's terminal, so escape sequences are dropped and every other
-/// control character becomes U+FFFD; line breaks and tabs become spaces.
+/// control character becomes U+FFFD; line breaks and tabs become spaces. Its generic functions
+/// are inlinable so the decoders above BTCapture get them specialized for their byte slices.
 public enum ReadableText {
-    public static func decode<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+    @inlinable public static func decode<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
         if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return String(decoding: bytes, as: UTF8.self) }
         var out = String.UnicodeScalarView()
         var scalars = String(decoding: bytes, as: UTF8.self).unicodeScalars.makeIterator()
@@ -39,7 +40,7 @@ public enum ReadableText {
 
     /// Whether bytes are line-oriented text: printable ASCII, CR, LF and tab (AT commands, serial
     /// consoles). RFCOMM shows such data as text; HFP refuses anything else as not AT.
-    public static func isLineText<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
+    @inlinable public static func isLineText<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
         bytes.allSatisfy { ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0D || $0 == 0x0A || $0 == 0x09 }
     }
 

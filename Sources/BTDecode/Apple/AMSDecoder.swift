@@ -36,7 +36,7 @@ enum AMSDecoder {
     static let errors: [UInt8: String] = [0xA0: "Invalid State", 0xA1: "Invalid Command", 0xA2: "Absent Attribute"]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
-        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "AMS", errors, field: AMSFields.error) }
+        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: .ams, errors, field: AMSFields.error) }
         var layer = packet.makeLayer(.ams, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         let notified = context.opcode == 0x1B || context.opcode == 0x1D

@@ -96,7 +96,7 @@ enum ANCSDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
         if context.opcode == 0x01 {
             session.ancs.requests[context.l2cap.link] = nil
-            return try GATTProfileError.report(&c, &packet, layer: "ANCS", errors, field: ANCSFields.error)
+            return try GATTProfileError.report(&c, &packet, layer: .ancs, errors, field: ANCSFields.error)
         }
         var layer = packet.makeLayer(.ancs, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }

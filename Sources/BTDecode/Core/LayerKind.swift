@@ -1,23 +1,54 @@
 /// What a layer is, fixed by the decoder that makes it: its name, as the Type column and the
 /// tree show it, and the protocol it belongs to, as filters, `--type`, `--payload` and JSON's
 /// `"protocol"` name it (its fields' prefix). Views and stages outside the decoders tell layers
-/// apart by their kind (`layer.kind == LinkLayerDecoder.layerKind`), never by display text.
-public struct LayerKind: Hashable, Sendable {
-    public let name: String
-    /// The protocol the layer stands for, when its name always means it (the layer of ATT is
-    /// ATT: a filter's bare `att` tests for it). Nil for a layer named after a record or a
-    /// profile (System's "Power", a GATT profile's error): its protocol is its first field's.
-    public let protocolName: String?
+/// apart by their kind (`layer.kind == .linkLayer`), never by display text.
+///
+/// Kinds are made once, as static constants beside their decoders, and compared by identity.
+/// Every Layer of every packet carries one, so copying it costs nothing: like FieldDefinition,
+/// a kind is one reference to a description that lives as long as the process, held without
+/// reference counting.
+public struct LayerKind: Hashable, @unchecked Sendable {
+    final class Description { // immutable
+        let name: String
+        let protocolName: String?
+
+        init(name: String, protocolName: String?) {
+            self.name = name
+            self.protocolName = protocolName
+        }
+    }
+
+    /// Unmanaged: a trivial value, so a Layer holding it copies without reference counting.
+    private let storage: Unmanaged<Description>
+    private var description: Description { storage.takeUnretainedValue() }
+
+    private init(name: String, protocolName: String?) {
+        let description = Description(name: name, protocolName: protocolName)
+        // Never released: what makes the unowned reference above safe. Kinds are static
+        // constants, so their number is bounded.
+        storage = Unmanaged.passRetained(description)
+    }
 
     /// The layer of a protocol, which its descriptor lists (`ProtocolDescriptor.layers`).
     public init(_ name: String, protocol protocolName: String) {
-        self.name = name
-        self.protocolName = protocolName
+        self.init(name: name, protocolName: protocolName)
     }
 
-    /// A layer named after what it holds, whose protocol its fields tell.
+    /// A layer named after what it holds (System's "Power"), whose protocol its fields tell.
     public init(named name: String) {
-        self.name = name
-        protocolName = nil
+        self.init(name: name, protocolName: nil)
     }
+
+    public var name: String { description.name }
+
+    /// The protocol the layer stands for, when its name always means it (the layer of ATT is
+    /// ATT: a filter's bare `att` tests for it). Nil for a layer named after a record: its
+    /// protocol is its first field's.
+    public var protocolName: String? { description.protocolName }
+
+    /// What a layer moved out of a variable leaves behind (`Packet.append(taking:)`).
+    static let placeholder = LayerKind(named: "")
+
+    public static func == (a: LayerKind, b: LayerKind) -> Bool { a.storage.toOpaque() == b.storage.toOpaque() }
+    public func hash(into hasher: inout Hasher) { hasher.combine(storage.toOpaque()) }
 }

@@ -146,7 +146,7 @@ public struct Packet {
     public mutating func append(taking layer: inout Layer) {
         let taken = withUnsafeMutablePointer(to: &layer) { slot in
             let taken = slot.move()
-            slot.initialize(to: Layer(kind: LayerKind(named: ""), range: 0 ..< 0, source: .frame, showsDirection: false, keepsDisplays: false, reserving: 0))
+            slot.initialize(to: Layer(kind: .placeholder, range: 0 ..< 0, source: .frame, showsDirection: false, keepsDisplays: false, reserving: 0))
             return taken
         }
         append(taken)

@@ -7,9 +7,10 @@ import BTCapture
 enum GATTProfileError {
     static let applicationRange: ClosedRange<UInt8> = 0x80 ... 0xDF
 
-    static func report(_ c: inout ByteCursor, _ packet: inout Packet, layer name: String, _ names: [UInt8: String],
+    static func report(_ c: inout ByteCursor, _ packet: inout Packet, layer kind: LayerKind, _ names: [UInt8: String],
                        field: FieldDefinition? = nil) throws {
-        var layer = packet.makeLayer(LayerKind(named: name), over: c, showsDirection: true)
+        let name = kind.name
+        var layer = packet.makeLayer(kind, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         let code = try c.u8()
         let text = names[code] ?? "Application Error"

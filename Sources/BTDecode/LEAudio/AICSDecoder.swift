@@ -33,7 +33,7 @@ enum AICSDecoder {
                                           0x83: "Value Out of Range", 0x84: "Gain Mode Change Not Allowed"]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
-        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "AICS", errors) }
+        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: .aics, errors) }
         var layer = packet.makeLayer(.aics, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         switch context.characteristic.uuid16 {

@@ -41,7 +41,7 @@ enum ASCSDecoder {
     static let targetLatencies = ["", "Low Latency", "Balanced", "High Reliability"]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
-        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "ASCS", [:]) }
+        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: .ascs, [:]) }
         var layer = packet.makeLayer(.ascs, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         if context.characteristic.uuid16 == 0x2BC6 {

@@ -27,7 +27,7 @@ enum BASSDecoder {
     static let errors: [UInt8: String] = [0x80: "Opcode Not Supported", 0x81: "Invalid Source ID"]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
-        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "BASS", errors) }
+        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: .bass, errors) }
         var layer = packet.makeLayer(.bass, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         if context.characteristic.uuid16 == 0x2BC7 {

@@ -21,7 +21,7 @@ enum CSISDecoder {
                                           0x83: "OOB SIRK Only", 0x84: "Lock Already Granted"]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
-        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "CSIS", errors) }
+        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: .csis, errors) }
         var layer = packet.makeLayer(.csis, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         let value = try c.u8()

@@ -28,7 +28,7 @@ enum MCSDecoder {
     static let states = ["Inactive", "Playing", "Paused", "Seeking"]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
-        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "MCS", [:]) }
+        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: .mcs, [:]) }
         var layer = packet.makeLayer(.mcs, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         let notified = context.opcode == 0x1B || context.opcode == 0x1D

@@ -16,7 +16,7 @@ enum PACSDecoder {
                                                })
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
-        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "PACS", [:]) }
+        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: .pacs, [:]) }
         var layer = packet.makeLayer(.pacs, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         let uuid = context.characteristic.uuid16 ?? 0

@@ -24,7 +24,7 @@ enum TBSDecoder {
                           "Lack of Resources", "Invalid Outgoing URI"]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
-        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "TBS", [:]) }
+        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: .tbs, [:]) }
         var layer = packet.makeLayer(.tbs, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         let notified = context.opcode == 0x1B || context.opcode == 0x1D

@@ -22,7 +22,7 @@ enum VCSDecoder {
     static let errors: [UInt8: String] = [0x80: "Invalid Change Counter", 0x81: "Opcode Not Supported"]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
-        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "VCS", errors) }
+        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: .vcs, errors) }
         var layer = packet.makeLayer(.vcs, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         switch context.characteristic.uuid16 {

@@ -18,7 +18,7 @@ enum VOCSDecoder {
     static let errors: [UInt8: String] = [0x80: "Invalid Change Counter", 0x81: "Opcode Not Supported", 0x82: "Value Out of Range"]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: GATTValueContext) throws {
-        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: "VOCS", errors) }
+        if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: .vocs, errors) }
         var layer = packet.makeLayer(.vocs, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         switch context.characteristic.uuid16 {

@@ -17,9 +17,17 @@ public enum SystemDecoder {
         case .isoData: return .iso
         case .air(.bredrBB): return .baseband
         case .air: return .linkLayer
-        default: return LayerKind(named: recordName(kind))
+        default: return recordKinds[recordName(kind)] ?? LayerKind.unknownRecord
         }
     }
+
+    /// A kind per record name, made once.
+    static let recordKinds: [String: LayerKind] = {
+        let records: [FrameKind] = [.vendorDiagnostic, .lmp, .note, .userLogging, .syslog, .kernel, .kernelDebug, .error, .power, .config,
+                                    .newController, .newIndex, .deleteIndex, .openIndex, .closeIndex, .indexInfo, .controlOpen,
+                                    .controlClose, .controlCommand, .controlEvent, .linkControl, .unrecognized(0)]
+        return Dictionary(records.map { (recordName($0), LayerKind(named: recordName($0))) }) { first, _ in first }
+    }()
 
     /// What PacketLogger and btmon call a record that is not an HCI packet.
     static func recordName(_ kind: FrameKind) -> String {
@@ -173,4 +181,9 @@ extension String {
         while s.last == " " { s.removeLast() }
         return s
     }
+}
+
+extension LayerKind {
+    /// A record of a kind btlog does not know.
+    static let unknownRecord = SystemDecoder.recordKinds["Unknown"]!
 }

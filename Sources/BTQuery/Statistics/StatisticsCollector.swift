@@ -563,16 +563,16 @@ public struct StatisticsCollector: PacketSink {
         }
         var carriesATTOrMedia = false, mediaPayload = false
         for layerIndex in l2cap + 1 ..< packet.layers.count {
-            switch packet.layers[layerIndex].name {
-            case "ATT":
+            switch packet.layers[layerIndex].kind {
+            case .att:
                 carriesATTOrMedia = true
                 application += att(packet.layers[layerIndex], packet, index: index, key: key, cid: UInt16(truncatingIfNeeded: cid), sent: sent)
-            case "A2DP Data":
+            case .a2dpMedia:
                 carriesATTOrMedia = true
                 mediaPayload = true
                 application += media(packet.layers[layerIndex], packet, key: key, cid: UInt16(truncatingIfNeeded: cid), sent: sent, address: report.connections[index].address)
-            case "A2DP Control": avdtp(packet.layers[layerIndex], key: key, frame: frame.number)
-            case "SMP":
+            case .avdtp: avdtp(packet.layers[layerIndex], key: key, frame: frame.number)
+            case .smp:
                 if packet.layers[layerIndex].integer(F.smpCode) == 0x05, let reason = packet.layers[layerIndex].integer(F.smpReason) {
                     report.security.pairingFailures.append(PairingFailure(frame: frame.number, controller: frame.controller, handle: handle,
                                                                           address: report.connections[index].address, source: .smp,

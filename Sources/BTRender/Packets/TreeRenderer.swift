@@ -32,11 +32,13 @@ public struct TreeRenderer: PacketRenderer {
             packet.layers.withUnsafeBufferPointer { layers in
                 for index in layers.indices.reversed() {
                     Self.layerIndent.withUnsafeBufferPointer { text.put($0) }
+                    // The kind is read in place: a computed property of the Layer would copy it.
+                    let name = layers[index].kind.name
                     if style.enabled {
-                        ASCII.append(style.paint(padded(layers[index].name, 12), Style.bold), to: &text)
+                        ASCII.append(style.paint(padded(name, 12), Style.bold), to: &text)
                     } else {
-                        ASCII.append(layers[index].name, to: &text)
-                        ASCII.appendSpaces(12 - layers[index].name.utf8.count, to: &text) // layer names are ASCII
+                        ASCII.append(name, to: &text)
+                        ASCII.appendSpaces(12 - name.utf8.count, to: &text) // layer names are ASCII
                     }
                     Self.arrow.withUnsafeBufferPointer { text.put($0) }
                     layers[index].summary.bytes.withUnsafeBufferPointer { text.put($0) }
