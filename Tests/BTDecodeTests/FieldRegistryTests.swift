@@ -121,9 +121,13 @@ final class FieldRegistryTests: XCTestCase {
         XCTAssertEqual(Set(declared.map(\.name)).count, declared.count)
         XCTAssertEqual(ProtocolCatalog.layerProtocols, Set(declared.compactMap(\.protocolName)))
         var seen: Set<LayerKind> = []
-        let folder = ModelTests.fixtures
-        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where !name.hasSuffix(".md") && name != "third-party" {
-            let reader = try CaptureInput.open(folder.appendingPathComponent(name).path)
+        // The generated fixtures, and the third-party air captures beside them.
+        let folder = ModelTests.fixtures, thirdParty = folder.appendingPathComponent("third-party/crackle")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasSuffix(".md") && $0 != "third-party" }
+            .map { folder.appendingPathComponent($0) }
+            + (try FileManager.default.contentsOfDirectory(atPath: thirdParty.path)).filter { $0.hasSuffix(".pcap") }.map { thirdParty.appendingPathComponent($0) }
+        for file in files {
+            let reader = try CaptureInput.open(file.path)
             let decoder = Decoder()
             while let frame = try reader.next() {
                 for layer in decoder.decode(frame).layers { seen.insert(layer.kind) }

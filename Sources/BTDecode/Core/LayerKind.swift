@@ -8,9 +8,9 @@
 /// a kind is one reference to a description that lives as long as the process, held without
 /// reference counting.
 public struct LayerKind: Hashable, @unchecked Sendable {
-    final class Description { // immutable
-        let name: String
-        let protocolName: String?
+    @usableFromInline final class Description { // immutable
+        @usableFromInline let name: String
+        @usableFromInline let protocolName: String?
 
         init(name: String, protocolName: String?) {
             self.name = name
@@ -19,8 +19,8 @@ public struct LayerKind: Hashable, @unchecked Sendable {
     }
 
     /// Unmanaged: a trivial value, so a Layer holding it copies without reference counting.
-    private let storage: Unmanaged<Description>
-    private var description: Description { storage.takeUnretainedValue() }
+    @usableFromInline let storage: Unmanaged<Description>
+    @inlinable var description: Description { storage.takeUnretainedValue() }
 
     private init(name: String, protocolName: String?) {
         let description = Description(name: name, protocolName: protocolName)
@@ -39,12 +39,13 @@ public struct LayerKind: Hashable, @unchecked Sendable {
         self.init(name: name, protocolName: nil)
     }
 
-    public var name: String { description.name }
+    // Inlinable: views in other modules read a layer's name per packet.
+    @inlinable public var name: String { description.name }
 
     /// The protocol the layer stands for, when its name always means it (the layer of ATT is
     /// ATT: a filter's bare `att` tests for it). Nil for a layer named after a record: its
     /// protocol is its first field's.
-    public var protocolName: String? { description.protocolName }
+    @inlinable public var protocolName: String? { description.protocolName }
 
     /// What a layer moved out of a variable leaves behind (`Packet.append(taking:)`).
     static let placeholder = LayerKind(named: "")

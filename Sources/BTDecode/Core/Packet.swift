@@ -212,7 +212,9 @@ public struct Layer {
     /// What the layer is: its name and protocol, set by the decoder that made it.
     public private(set) var kind: LayerKind
     /// As the Type column and the tree show it.
-    public var name: String { kind.name }
+    /// Inlinable, so a view in another module reads it in place rather than copying the Layer
+    /// to call a getter.
+    @inlinable public var name: String { kind.name }
     /// The protocol it belongs to: its kind's, or for a layer named after what it holds its
     /// first field's, or its name as a word ("Close Index" → close_index).
     public var protocolName: String {

@@ -70,20 +70,25 @@ enum SMPDecoder {
         0x0D: "BR/EDR Pairing In Progress", 0x0E: "Cross-transport Key Derivation/Generation Not Allowed",
         0x0F: "Key Rejected", 0x10: "Busy",
     ]
+    static func codeName(_ code: UInt8) -> String { codeNames[code] ?? "Unknown Command \(Hex.u8(code))" }
+    static func ioName(_ io: UInt8) -> String { ioNames[io] ?? "Reserved" }
+    static func reasonName(_ reason: UInt8) -> String { reasonNames[reason] ?? "Reserved" }
+    static func keypressName(_ type: UInt8) -> String { keypressNames[type] ?? "Reserved" }
+
     static let keypressNames: [UInt8: String] = [0: "Passkey Entry Started", 1: "Passkey Digit Entered", 2: "Passkey Digit Erased", 3: "Passkey Cleared", 4: "Passkey Entry Completed"]
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
         var layer = packet.makeLayer(.smp, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         let pdu = c.bytes[c.index...]
-        let code = try layer.read(SMPFields.code, &c, as: UInt8.self, named: { codeNames[$0] ?? "Unknown Command \(Hex.u8($0))" })
-        let name = codeNames[code] ?? "Unknown Command \(Hex.u8(code))"
+        let code = try layer.read(SMPFields.code, &c, as: UInt8.self, named: codeName)
+        let name = codeName(code)
         layer.summary.set("\(name)")
         if codeNames[code] == nil { layer.addIssue(.warning, "Unknown SMP code \(Hex.u8(code))") }
         let link = context.link
         switch code {
         case 0x01, 0x02:
-            let io = try layer.read(SMPFields.ioCapability, &c, as: UInt8.self, named: { ioNames[$0] ?? "Reserved" })
+            let io = try layer.read(SMPFields.ioCapability, &c, as: UInt8.self, named: ioName)
             let oob = try layer.read(SMPFields.oob, &c, as: UInt8.self, display: { $0 == 1 ? "OOB data present" : "OOB data not present" })
             let authReq = try c.u8()
             authReqFields(authReq, &layer, of: c)
@@ -91,7 +96,7 @@ enum SMPDecoder {
             let keySize = try layer.read(SMPFields.maxKeySize, &c, as: UInt8.self, inDecimal: true)
             try layer.read(SMPFields.initiatorKeys, &c, as: UInt8.self, display: keyNames)
             try layer.read(SMPFields.responderKeys, &c, as: UInt8.self, display: keyNames)
-            layer.summary += " - \(ioNames[features.io] ?? "Reserved") - \(authReqSummary(features.authReq)) - Key Size: \(keySize)"
+            layer.summary += " - \(ioName(features.io)) - \(authReqSummary(features.authReq)) - Key Size: \(keySize)"
             if keySize < 7 || keySize > 16 { layer.addIssue(.warning, "Maximum key size \(keySize) is outside 7-16") }
             if features.io > 4 { layer.addIssue(.warning, "Reserved IO capability \(Hex.u8(features.io))") }
             if code == 0x01 {
@@ -117,10 +122,10 @@ enum SMPDecoder {
                 if context.sent == requestSent { session.smp.legacy[link]?.pairing.initiatorRandom = Array(value) } else { session.smp.legacy[link]?.pairing.responderRandom = Array(value) }
             }
         case 0x05:
-            let reason = try layer.read(SMPFields.reason, &c, as: UInt8.self, named: { reasonNames[$0] ?? "Reserved" })
-            let reasonName = reasonNames[reason] ?? "Reserved"
-            layer.summary += " - Reason: \(reasonName) (\(hex: reason))"
-            layer.addIssue(.error, "Pairing failed: \(reasonName) (\(Hex.u8(reason)))")
+            let reason = try layer.read(SMPFields.reason, &c, as: UInt8.self, named: reasonName)
+            let reasonText = reasonName(reason)
+            layer.summary += " - Reason: \(reasonText) (\(hex: reason))"
+            layer.addIssue(.error, "Pairing failed: \(reasonText) (\(Hex.u8(reason)))")
             session.smp.pairings[link] = nil
         case 0x06:
             // Keys are quoted most significant octet first (crackle, --ltk, the Core
@@ -154,8 +159,8 @@ enum SMPDecoder {
         case 0x0D:
             try layer.read(SMPFields.dhkeyCheck, &c, bytes: 16)
         case 0x0E:
-            let type = try layer.read(SMPFields.keypressType, &c, as: UInt8.self, display: { keypressNames[$0] ?? "Reserved" })
-            layer.summary += " - \((keypressNames[type] ?? "Reserved"))"
+            let type = try layer.read(SMPFields.keypressType, &c, as: UInt8.self, display: keypressName)
+            layer.summary += " - \(keypressName(type))"
         default:
             break
         }

@@ -17,17 +17,19 @@ public enum SystemDecoder {
         case .isoData: return .iso
         case .air(.bredrBB): return .baseband
         case .air: return .linkLayer
-        default: return recordKinds[recordName(kind)] ?? LayerKind.unknownRecord
+        case .unrecognized: return unknownRecord
+        default: return recordKinds[kind] ?? unknownRecord
         }
     }
 
-    /// A kind per record name, made once.
-    static let recordKinds: [String: LayerKind] = {
+    /// A kind per record, made once (kinds are static: compared by identity, never freed).
+    static let recordKinds: [FrameKind: LayerKind] = {
         let records: [FrameKind] = [.vendorDiagnostic, .lmp, .note, .userLogging, .syslog, .kernel, .kernelDebug, .error, .power, .config,
                                     .newController, .newIndex, .deleteIndex, .openIndex, .closeIndex, .indexInfo, .controlOpen,
-                                    .controlClose, .controlCommand, .controlEvent, .linkControl, .unrecognized(0)]
-        return Dictionary(records.map { (recordName($0), LayerKind(named: recordName($0))) }) { first, _ in first }
+                                    .controlClose, .controlCommand, .controlEvent, .linkControl]
+        return Dictionary(uniqueKeysWithValues: records.map { ($0, LayerKind(named: recordName($0))) })
     }()
+    static let unknownRecord = LayerKind(named: recordName(.unrecognized(0)))
 
     /// What PacketLogger and btmon call a record that is not an HCI packet.
     static func recordName(_ kind: FrameKind) -> String {
@@ -181,9 +183,4 @@ extension String {
         while s.last == " " { s.removeLast() }
         return s
     }
-}
-
-extension LayerKind {
-    /// A record of a kind btlog does not know.
-    static let unknownRecord = SystemDecoder.recordKinds["Unknown"]!
 }

@@ -126,9 +126,10 @@ struct FilterCompiler {
         if test.relation != nil {
             throw error("'\(name)' is a protocol, which is there or not: compare one of its fields ('btlog fields \(name)' lists them)", test.nameSpan)
         }
-        if ProtocolCatalog.layerProtocols.contains(name) {
+        let kinds = ProtocolCatalog.all.flatMap(\.layers).filter { $0.protocolName == name }
+        if !kinds.isEmpty {
             return { packet, _ in
-                for l in packet.layers.indices where packet.layers[l].kind.protocolName == name { return true }
+                for l in packet.layers.indices where kinds.contains(packet.layers[l].kind) { return true }
                 return false
             }
         }

@@ -276,16 +276,7 @@ public struct ParameterEvent: Equatable {
     /// A non-zero status or a rejection, in words; the values did not take effect.
     public var failure: String?
     /// What it changed in what the link can carry, typed: the throughput plot marks these.
-    public var change: LinkChange?
-
-    public init(frame: Int, time: Int64, event: String, values: [ReportItem], failure: String? = nil, change: LinkChange? = nil) {
-        self.frame = frame
-        self.time = time
-        self.event = event
-        self.values = values
-        self.failure = failure
-        self.change = change
-    }
+    public var change: LinkChange? = nil
 }
 
 /// A change of what a link can carry: its connection interval, PHY, data length or ATT MTU

@@ -32,8 +32,7 @@ public struct TreeRenderer: PacketRenderer {
             packet.layers.withUnsafeBufferPointer { layers in
                 for index in layers.indices.reversed() {
                     Self.layerIndent.withUnsafeBufferPointer { text.put($0) }
-                    // The kind is read in place: a computed property of the Layer would copy it.
-                    let name = layers[index].kind.name
+                    let name = layers[index].name
                     if style.enabled {
                         ASCII.append(style.paint(padded(name, 12), Style.bold), to: &text)
                     } else {
