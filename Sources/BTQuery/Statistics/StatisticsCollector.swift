@@ -125,7 +125,7 @@ public struct StatisticsCollector: PacketSink {
         closeAll()
         let end = report.totals.lastTimestamp ?? 0
         for (_, pending) in pendingATT {
-            report.att.unanswered.append(UnansweredRequest(frame: pending.frame, opcode: pending.opcode, waited: end - pending.time, end: .captureEnded))
+            report.att.unanswered.append(UnansweredRequest(frame: pending.frame, opcode: pending.opcode, waited: end.saturatingSubtract(pending.time), end: .captureEnded))
         }
         pendingATT.removeAll()
         report.att.unanswered.sort { $0.frame < $1.frame }
@@ -479,7 +479,7 @@ public struct StatisticsCollector: PacketSink {
         // A link still up when the capture ends waited until the capture's last packet.
         let end = report.connections[index].end ?? report.totals.lastTimestamp ?? report.connections[index].lastSeen
         for (bearer, pending) in pendingATT where bearer.link == key {
-            report.att.unanswered.append(UnansweredRequest(frame: pending.frame, opcode: pending.opcode, waited: end - pending.time,
+            report.att.unanswered.append(UnansweredRequest(frame: pending.frame, opcode: pending.opcode, waited: end.saturatingSubtract(pending.time),
                                                            end: report.connections[index].end == nil ? .captureEnded : .disconnected))
             pendingATT[bearer] = nil
         }
@@ -498,9 +498,9 @@ public struct StatisticsCollector: PacketSink {
         for key in Array(openConnections.keys) { close(key) }
         let end = report.totals.lastTimestamp ?? 0
         for (controller, commands) in pendingCommands {
-            for command in commands where end - command.time >= 1_000_000 {
+            for command in commands where end.saturatingSubtract(command.time) >= 1_000_000 {
                 report.hci.unansweredCommands.append(UnansweredCommand(frame: command.frame, controller: controller, opcode: command.opcode,
-                                                                       waited: end - command.time))
+                                                                       waited: end.saturatingSubtract(command.time)))
             }
         }
         pendingCommands.removeAll()
