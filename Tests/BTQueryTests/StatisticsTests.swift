@@ -276,3 +276,34 @@ final class AirStatisticsTests: XCTestCase {
         XCTAssertGreaterThan(link.air?.dataPDUs ?? 0, 20)
     }
 }
+
+/// ATT transactions in `stats` are the decoder's: a response closes the request its
+/// `att.request_in` names, so requests and indications waiting on one link stay apart.
+final class ATTTransactionStatisticsTests: XCTestCase {
+    func testRequestsAndIndicationsOfOneSideWaitApart() throws {
+        var b = PacketBuilder(start: 1_557_356_668_000_000)
+        b.leConnectionComplete(handle: 0x0040, role: 0, peerType: 0, peer: "C0:FF:EE:12:34:56")
+        // The local side reads as a client, then indicates as a server before the answer.
+        b.att(handle: 0x0040, [0x0A, 0x03, 0x00], sent: true)                 // Read Request, handle 3
+        b.att(handle: 0x0040, [0x1D, 0x09, 0x00, 0x01], sent: true, after: 2000) // Handle Value Indication
+        b.att(handle: 0x0040, [0x0B, 0x41, 0x42], sent: false, after: 8000)   // Read Response, 10 ms after the request
+        b.att(handle: 0x0040, [0x1E], sent: false, after: 4000)               // Confirmation
+        // A second request before the first is answered replaces it (the decoder stops waiting too).
+        b.att(handle: 0x0040, [0x0A, 0x05, 0x00], sent: true)
+        b.att(handle: 0x0040, [0x0A, 0x07, 0x00], sent: true, after: 3000)
+        b.att(handle: 0x0040, [0x0B, 0x43], sent: false, after: 5000)
+        let decoder = Decoder()
+        var collector = StatisticsCollector()
+        for frame in b.frames { try collector.consume(decoder.decode(frame)) }
+        let report = collector.finish()
+        XCTAssertEqual(report.att.unanswered.map(\.frame), [6])
+        XCTAssertEqual(report.att.unanswered.first?.end, .superseded)
+        XCTAssertEqual(report.att.unanswered.first?.waited, 3000)
+        // Latency counts the reads (10 ms and 5 ms), not the indication's confirmation.
+        XCTAssertEqual(report.att.latency.count, 2)
+        XCTAssertEqual(report.att.latencyByRequest[0x0A]?.maximum, 10_000)
+        XCTAssertEqual(report.att.latencyByRequest[0x0A]?.minimum, 5000)
+        let reads = report.characteristics.filter { $0.reads > 0 }.map(\.handle).sorted()
+        XCTAssertEqual(reads, [0x0003, 0x0007], "each Read Response counts for the handle its request named")
+    }
+}

@@ -105,3 +105,18 @@ extension ATTDecoder {
         }
     }
 }
+
+/// ATT's transactions as readers of decoded packets see them: a request or an indication
+/// opens one, and the PDU that answers it (a response, an Error Response, a confirmation)
+/// carries `att.request_in` naming the packet it answers.
+public enum ATTTransactions {
+    public enum Role { case opens, answers, none }
+
+    public static func role(of opcode: UInt8) -> Role {
+        switch ATTDecoder.kinds[Int(opcode)] {
+        case .request?, .indication?: return .opens
+        case .response?, .confirmation?: return .answers
+        default: return .none
+        }
+    }
+}
