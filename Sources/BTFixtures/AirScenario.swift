@@ -315,11 +315,18 @@ public enum AirScenario {
 
     /// The scenario as a capture of `type`. `missingConfirms`: the sniffer missed both Pairing
     /// Confirm PDUs (the link went on as it did: the two packets are only absent from the capture).
-    public static func frames(_ type: AirLinkType, passkey: UInt32? = nil, missingConfirms: Bool = false) -> [Frame] {
+    /// `secureConnections`: the Pairing Request and Response ask for LE Secure Connections
+    /// (AuthReq bit 3), as two SC devices would; the rest is as captured, so no key decrypts it.
+    public static func frames(_ type: AirLinkType, passkey: UInt32? = nil, missingConfirms: Bool = false,
+                              secureConnections: Bool = false) -> [Frame] {
         var kept = packets(passkey: passkey)
-        if missingConfirms {
-            // Header, L2CAP length and CID 0x0006, then SMP's code 0x03.
-            kept.removeAll { $0.pdu.count > 6 && $0.pdu[0] & 0x03 == 2 && $0.pdu[4] == 0x06 && $0.pdu[5] == 0x00 && $0.pdu[6] == 0x03 }
+        // Header, L2CAP length and CID 0x0006, then SMP's code.
+        func isSMP(_ pdu: [UInt8], _ codes: Set<UInt8>) -> Bool {
+            pdu.count > 9 && pdu[0] & 0x03 == 2 && pdu[4] == 0x06 && pdu[5] == 0x00 && codes.contains(pdu[6])
+        }
+        if missingConfirms { kept.removeAll { isSMP($0.pdu, [0x03]) } }
+        if secureConnections {
+            for index in kept.indices where isSMP(kept[index].pdu, [0x01, 0x02]) { kept[index].pdu[9] |= 0x08 }
         }
         return kept.enumerated().map { $0.element.frame(type, number: $0.offset + 1) }
     }

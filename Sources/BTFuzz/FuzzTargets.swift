@@ -492,7 +492,7 @@ public enum StatsInput {
         precondition(totals.commands + totals.events + totals.acl + totals.sco + totals.iso + totals.air + totals.baseband + totals.other == totals.packets,
                      "the kinds do not add up to the packets")
         _ = StatisticsReport(report, style: Style(enabled: true)).lines
-        _ = StatisticsJSON(report, files: ["fuzz"], throughput: collector.throughput).document
+        _ = StatisticsJSON(report, files: ["fuzz"], throughput: collector.throughput).text
         if let series = collector.throughput {
             precondition(series.binCount <= ThroughputSeries.maxBins, "the throughput series grew past its bound")
             _ = ThroughputReport(report, series: series, style: Style(enabled: false)).lines

@@ -139,16 +139,7 @@ final class AirCaptureTests: XCTestCase {
     /// stats and diagnose say so and ask for --ltk. The scenario's pairing PDUs are marked SC
     /// (AuthReq bit 3), as a pairing between two SC devices would be.
     func testSecureConnectionsLinksAskForTheLTK() throws {
-        var frames = AirScenario.frames(.nordicBLE)
-        for (index, frame) in frames.enumerated() {
-            var bytes = Array(frame.bytes)
-            // nRF header (17 bytes), access address, LL header (2), L2CAP header (4), then SMP.
-            let smp = 17 + 4 + 2 + 4
-            guard bytes.count > smp + 3, bytes[17 + 4] & 0x03 == 2, bytes[17 + 4 + 2 + 2] == 0x06,
-                  bytes[smp] == 0x01 || bytes[smp] == 0x02 else { continue }
-            bytes[smp + 3] |= 0x08
-            frames[index] = Frame(number: frame.number, timestamp: frame.timestamp, kind: frame.kind, direction: .none, bytes: bytes)
-        }
+        let frames = AirScenario.frames(.nordicBLE, secureConnections: true)
         let file = temporary("sc.pcap")
         defer { try? FileManager.default.removeItem(atPath: file) }
         try Data(try FixtureContainers.encode(frames, as: .pcapNordicBLE)).write(to: URL(fileURLWithPath: file))

@@ -37,6 +37,13 @@ public struct JSONWriter {
 
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// An object or array opened and closed by separate calls, for a writer that does not
+    /// know its contents in one closure (JSONWriterEncoder).
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
+
     public mutating func object(_ body: (inout JSONWriter) -> Void) {
         open(UInt8(ascii: "{"))
         body(&self)

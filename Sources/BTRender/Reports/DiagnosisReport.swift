@@ -39,27 +39,43 @@ public struct DiagnosisReport: ReportRenderer {
         return lines
     }
 
+    /// The problems as one JSON document (DiagnosisDocument).
     public var document: String {
         var json = JSONWriter()
-        json.object { json in
-            json.member("schema_version", Self.schemaVersion)
-            json.key("files")
-            json.array { json in for file in files { json.string(file) } }
-            json.member("packets", packets)
-            json.member("errors", problems.filter { $0.severity == .error }.count)
-            json.member("warnings", problems.filter { $0.severity == .warning }.count)
-            json.objects("problems", problems) { json, p in
-                json.member("severity", p.severity.rawValue)
-                json.member("category", p.category.rawValue)
-                json.member("summary", p.summary)
-                json.member("advice", p.advice)
-                json.member("count", p.count)
-                json.key("frames")
-                json.array { json in for frame in p.frames { json.integer(frame) } }
-                json.member("handle", p.handle.map(Int.init))
-                json.member("address", p.address?.description)
-            }
-        }
+        // The document's types encode nothing that can fail.
+        try? JSONWriterEncoder().encode(DiagnosisDocument(self), into: &json)
         return json.text
+    }
+}
+
+/// `btlog diagnose --json`, member by member, as docs/diagnose.schema.json describes it.
+struct DiagnosisDocument: Encodable {
+    struct ProblemDocument: Encodable {
+        var severity: String
+        var category: String
+        var summary: String
+        var advice: String
+        var count: Int
+        var frames: [Int]
+        var handle: Int?
+        var address: String?
+    }
+    var schemaVersion: Int
+    var files: [String]
+    var packets: Int
+    var errors: Int
+    var warnings: Int
+    var problems: [ProblemDocument]
+
+    init(_ report: DiagnosisReport) {
+        schemaVersion = DiagnosisReport.schemaVersion
+        files = report.files
+        packets = report.packets
+        errors = report.problems.filter { $0.severity == .error }.count
+        warnings = report.problems.filter { $0.severity == .warning }.count
+        problems = report.problems.map {
+            ProblemDocument(severity: $0.severity.rawValue, category: $0.category.rawValue, summary: $0.summary, advice: $0.advice,
+                            count: $0.count, frames: $0.frames, handle: $0.handle.map(Int.init), address: $0.address?.description)
+        }
     }
 }

@@ -1,0 +1,129 @@
+import XCTest
+import Foundation
+import BTCapture
+import BTDecode
+import BTQuery
+import BTFixtures
+@testable import BTRender
+
+/// docs/stats.schema.json and StatisticsDocument say the same, and docs/diagnose.schema.json
+/// and DiagnosisDocument: every member any fixture's `stats --json --throughput` (`diagnose
+/// --json`) writes is declared where it is written, every required member is there, and every
+/// member the schema declares is written by some fixture (so the schema keeps nothing the
+/// document lost). Types are the reference tier's (python3-jsonschema
+/// validates each document there); this tier holds the names, in-process.
+final class ReportSchemaTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    func testTheSchemaAndTheDocumentDeclareTheSameMembers() throws {
+        let schemaData = try Data(contentsOf: Self.root.appendingPathComponent("docs/stats.schema.json"))
+        let schema = try XCTUnwrap(JSONSerialization.jsonObject(with: schemaData) as? [String: Any])
+        let walker = SchemaWalker(definitions: schema["$defs"] as? [String: Any] ?? [:])
+
+        let fixtures = Self.root.appendingPathComponent("Fixtures")
+        var files = try FileManager.default.contentsOfDirectory(atPath: fixtures.path)
+            .filter { !$0.hasSuffix(".md") && $0 != "third-party" }.sorted().map { "Fixtures/" + $0 }
+        files += try FileManager.default.contentsOfDirectory(atPath: fixtures.path + "/third-party/crackle")
+            .filter { $0.hasSuffix(".pcap") }.sorted().map { "Fixtures/third-party/crackle/" + $0 }
+        // One run of every file alone, and one of two files together (connections name their file).
+        var runs = files.map { [$0] }
+        runs.append(["Fixtures/trouble.btsnoop", "Fixtures/a2dp-stream.btsnoop"])
+
+        let diagnoseData = try Data(contentsOf: Self.root.appendingPathComponent("docs/diagnose.schema.json"))
+        let diagnoseSchema = try XCTUnwrap(JSONSerialization.jsonObject(with: diagnoseData) as? [String: Any])
+        let diagnoseWalker = SchemaWalker(definitions: diagnoseSchema["$defs"] as? [String: Any] ?? [:])
+
+        var seen = Set<String>(), seenDiagnosis = Set<String>()
+        var failures: [String] = []
+        for run in runs {
+            let (stats, diagnosis) = try Self.documents(of: run)
+            walker.check(try JSONSerialization.jsonObject(with: Data(stats.utf8)), against: schema, at: "", seen: &seen) {
+                failures.append("stats of \(run.joined(separator: " + ")): \($0)")
+            }
+            diagnoseWalker.check(try JSONSerialization.jsonObject(with: Data(diagnosis.utf8)), against: diagnoseSchema, at: "", seen: &seenDiagnosis) {
+                failures.append("diagnose of \(run.joined(separator: " + ")): \($0)")
+            }
+        }
+        // A link from the air paired with LE Secure Connections (no fixture file holds one).
+        let decoder = Decoder()
+        var collector = StatisticsCollector()
+        for frame in AirScenario.frames(.nordicBLE, secureConnections: true) { try collector.consume(decoder.decode(frame)) }
+        let secure = try JSONSerialization.jsonObject(with: Data(StatisticsJSON(collector.finish(), files: ["sc"]).text.utf8))
+        walker.check(secure, against: schema, at: "", seen: &seen) { failures.append("Secure Connections: \($0)") }
+        for failure in failures.prefix(20) { XCTFail(failure) }
+        let declared = walker.declaredMembers(of: schema, at: "")
+        XCTAssertEqual(declared.subtracting(seen).sorted(), [], "members the schema declares that no fixture's document writes")
+        XCTAssertGreaterThan(seen.count, 150)
+        let declaredDiagnosis = diagnoseWalker.declaredMembers(of: diagnoseSchema, at: "")
+        XCTAssertEqual(declaredDiagnosis.subtracting(seenDiagnosis).sorted(), [], "members the diagnose schema declares that no document writes")
+    }
+
+    /// `btlog stats --json --throughput` and `btlog diagnose --json` of the files, in-process.
+    static func documents(of files: [String]) throws -> (stats: String, diagnosis: String) {
+        var collector = StatisticsCollector(throughputInterval: 1_000_000)
+        for file in files {
+            let reader = try CaptureInput.open(root.appendingPathComponent(file).path)
+            let decoder = Decoder()
+            collector.beginFile(file)
+            while let frame = try reader.next() { try collector.consume(decoder.decode(frame)) }
+            collector.endFile(session: decoder.session)
+        }
+        let report = collector.finish()
+        let diagnosis = DiagnosisReport(Diagnosis.problems(in: report), packets: report.totals.packets, files: files, style: Style(enabled: false))
+        return (StatisticsJSON(report, files: files, throughput: collector.throughput).text, diagnosis.document)
+    }
+}
+
+/// Walks a JSON document beside its JSON Schema (the subset docs/*.schema.json use: $ref to
+/// $defs, oneOf with null, properties, required, additionalProperties, items).
+struct SchemaWalker {
+    let definitions: [String: Any]
+
+    /// The schema node `node` stands for, for a value that is (or is not) null.
+    func resolve(_ node: [String: Any], forNull isNull: Bool) -> [String: Any] {
+        if let reference = node["$ref"] as? String, let name = reference.split(separator: "/").last,
+           let target = definitions[String(name)] as? [String: Any] {
+            return resolve(target, forNull: isNull)
+        }
+        if let branches = node["oneOf"] as? [[String: Any]] {
+            let nullBranch = branches.first { ($0["type"] as? String) == "null" }
+            if isNull, let nullBranch { return nullBranch }
+            if let other = branches.first(where: { ($0["type"] as? String) != "null" }) { return resolve(other, forNull: isNull) }
+        }
+        return node
+    }
+
+    func check(_ value: Any, against node: [String: Any], at path: String, seen: inout Set<String>, fail: (String) -> Void) {
+        let node = resolve(node, forNull: value is NSNull)
+        if let object = value as? [String: Any] {
+            let properties = node["properties"] as? [String: Any] ?? [:]
+            for key in object.keys.sorted() {
+                if let member = properties[key] as? [String: Any] {
+                    seen.insert(path + "/" + key)
+                    check(object[key]!, against: member, at: path + "/" + key, seen: &seen, fail: fail)
+                } else if let additional = node["additionalProperties"] as? [String: Any] {
+                    check(object[key]!, against: additional, at: path + "/*", seen: &seen, fail: fail)
+                } else {
+                    fail("\(path)/\(key) is written but the schema does not declare it")
+                }
+            }
+            for required in node["required"] as? [String] ?? [] where object[required] == nil {
+                fail("\(path)/\(required) is required by the schema but not written")
+            }
+        } else if let array = value as? [Any], let items = node["items"] as? [String: Any] {
+            for item in array { check(item, against: items, at: path + "[]", seen: &seen, fail: fail) }
+        }
+    }
+
+    /// Every member path the schema declares.
+    func declaredMembers(of node: [String: Any], at path: String) -> Set<String> {
+        let node = resolve(node, forNull: false)
+        var paths = Set<String>()
+        for (key, member) in node["properties"] as? [String: Any] ?? [:] {
+            paths.insert(path + "/" + key)
+            if let member = member as? [String: Any] { paths.formUnion(declaredMembers(of: member, at: path + "/" + key)) }
+        }
+        if let items = node["items"] as? [String: Any] { paths.formUnion(declaredMembers(of: items, at: path + "[]")) }
+        return paths
+    }
+}
