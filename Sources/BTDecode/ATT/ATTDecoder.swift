@@ -133,21 +133,20 @@ enum ATTDecoder {
             packet.append(body.layer)
             handoff = body.handoff
         }
-        _ = try body.c.u8()
         if !session.options.gattCache.isEmpty { session.gatt.seed(body.pdu.server, from: session.options.gattCache) }
         let row = byCode[Int(opcode)]
         let name = row?.name ?? "Unknown Opcode \(Hex.u8(opcode))"
-        body.layer.add(ATTFields.opcode, .u8(opcode), named: name)
+        try body.layer.read(ATTFields.opcode, &body.c, as: UInt8.self, named: { _ in name })
         body.layer.summary.set("\(name)")
         if row == nil { body.layer.addIssue(.warning, "Unknown ATT opcode \(Hex.u8(opcode))") }
         body.request = body.pdu.pair(&session, &body.layer)
         if let row {
             try row.decode(&body, &session)
         } else if !body.c.isAtEnd {
-            body.layer.add(ATTFields.value, .bytes(body.c.rest()))
+            try body.readValue()
         }
         if !body.c.isAtEnd {
-            body.layer.add(ATTFields.value, .bytes(body.c.rest()))
+            try body.readValue()
             body.layer.addIssue(.warning, "\(name): unexpected bytes after the PDU")
         }
         if row?.kind == .request || row?.kind == .indication { body.pdu.remember(&session, opcode: opcode, &body.layer) }

@@ -32,9 +32,8 @@ extension ATTDecoder {
         }
 
         mutating func range(_ session: inout Session) throws {
-            let start = try c.u16(), end = try c.u16()
-            layer.add(ATTFields.startHandle, .u16(start))
-            layer.add(ATTFields.endHandle, .u16(end))
+            let start = try layer.read(ATTFields.startHandle, &c, as: UInt16.self)
+            let end = try layer.read(ATTFields.endHandle, &c, as: UInt16.self)
             if start == end {
                 pdu.appendHandle(start, naming(start, &session), &layer)
             } else {
@@ -43,15 +42,22 @@ extension ATTDecoder {
             if start == 0 || start > end { layer.addIssue(.warning, "Invalid handle range \(Hex.u16(start))-\(Hex.u16(end))") }
         }
 
-        mutating func uuid(_ count: Int) throws -> BTUUID {
+        /// A 16- or 128-bit UUID of `count` bytes, added as att.uuid with its bytes.
+        mutating func readUUID(_ count: Int) throws -> BTUUID {
+            let start = c.index
             let bytes = try c.slice(count)
             guard let uuid = BTUUID(littleEndian: bytes) else { throw DecodeError.truncated(needed: 16, available: count, at: c.offset) }
+            layer.add(ATTFields.uuid, .uuid(uuid), pdu.names.labelled(uuid), at: layer.range(at: start, count: count))
             return uuid
         }
 
+        /// The rest of the PDU as att.value, with its bytes.
+        @discardableResult mutating func readValue() throws -> ArraySlice<UInt8> {
+            try layer.read(ATTFields.value, &c, bytes: c.remaining)
+        }
+
         mutating func typeUUID() throws -> BTUUID {
-            let uuid = try uuid(c.remaining == 16 ? 16 : 2)
-            layer.add(ATTFields.uuid, .uuid(uuid), pdu.names.labelled(uuid))
+            let uuid = try readUUID(c.remaining == 16 ? 16 : 2)
             layer.summary += " - UUID: \(pdu.names.name(uuid) ?? uuid.description)"
             pdu.uuid = uuid
             return uuid
@@ -60,8 +66,7 @@ extension ATTDecoder {
         /// The rest of the PDU as the value of `handle`, which `naming` (when given) already resolved.
         mutating func value(_ handle: UInt16?, _ session: inout Session, naming known: GATTDatabase.HandleNaming?? = nil) {
             let value = c
-            let bytes = c.rest()
-            layer.add(ATTFields.value, .bytes(bytes))
+            let bytes = (try? readValue()) ?? []
             guard let handle else { return }
             let naming = known ?? naming(handle, &session)
             pdu.describeValue(bytes, naming, &layer)
@@ -85,10 +90,9 @@ extension ATTDecoder {
         }
 
         mutating func errorResponse(_ session: inout Session) throws {
-            let requestOpcode = try c.u8(), handle = try c.u16(), error = try c.u8()
-            layer.add(ATTFields.requestOpcode, .u8(requestOpcode), named: opcodeName(requestOpcode))
-            layer.add(ATTFields.handle, .u16(handle))
-            layer.add(ATTFields.error, .u8(error), named: errorName(error))
+            let requestOpcode = try layer.read(ATTFields.requestOpcode, &c, as: UInt8.self, named: { opcodeName($0) })
+            let handle = try layer.read(ATTFields.handle, &c, as: UInt16.self)
+            let error = try layer.read(ATTFields.error, &c, as: UInt8.self, named: { errorName($0) })
             layer.summary += " - \(opcodeName(requestOpcode)) - Attribute Handle: \(hex: handle)"
             if let name = naming(handle, &session)?.name { layer.summary += " - \(name)" }
             layer.summary += " - Error Code: \(errorName(error)) (\(hex: error))"
@@ -108,8 +112,7 @@ extension ATTDecoder {
         }
 
         mutating func exchangeMTU(_ session: inout Session) throws {
-            let mtu = try c.u16()
-            layer.add(ATTFields.mtu, .u16(mtu), inDecimal: true)
+            let mtu = try layer.read(ATTFields.mtu, &c, as: UInt16.self, inDecimal: true)
             layer.summary += " - MTU: \(mtu)"
             if mtu < 23 { layer.addIssue(.warning, "ATT MTU \(mtu) is below the minimum of 23") }
         }
@@ -119,15 +122,13 @@ extension ATTDecoder {
         }
 
         mutating func findInformationResponse(_ session: inout Session) throws {
-            let format = try c.u8()
-            layer.add(ATTFields.format, .u8(format), format == 1 ? "16-bit UUIDs" : format == 2 ? "128-bit UUIDs" : "Reserved")
+            let format = try layer.read(ATTFields.format, &c, as: UInt8.self, display: { $0 == 1 ? "16-bit UUIDs" : $0 == 2 ? "128-bit UUIDs" : "Reserved" })
             let size = format == 2 ? 16 : 2
             if format != 1 && format != 2 { layer.addIssue(.error, "Find Information Response format \(format) is reserved") }
             var names: [String] = []
             while c.remaining >= 2 + size {
-                let handle = try c.u16(), type = try uuid(size)
-                layer.add(ATTFields.handle, .u16(handle))
-                layer.add(ATTFields.uuid, .uuid(type), pdu.names.labelled(type))
+                let handle = try layer.read(ATTFields.handle, &c, as: UInt16.self)
+                let type = try readUUID(size)
                 session.gatt.databases[key, default: GATTDatabase()].learnType(handle, type)
                 names.append("\(Hex.u16(handle)): \(naming(handle, &session)?.name ?? pdu.names.name(type) ?? type.description)")
             }
@@ -136,14 +137,11 @@ extension ATTDecoder {
         }
 
         mutating func findByTypeValueRequest(_ session: inout Session) throws {
-            let start = try c.u16(), end = try c.u16(), type = try c.u16()
-            layer.add(ATTFields.startHandle, .u16(start))
-            layer.add(ATTFields.endHandle, .u16(end))
-            let typeUUID = BTUUID(type)
-            layer.add(ATTFields.uuid, .uuid(typeUUID), pdu.names.labelled(typeUUID))
+            let start = try layer.read(ATTFields.startHandle, &c, as: UInt16.self)
+            let end = try layer.read(ATTFields.endHandle, &c, as: UInt16.self)
+            let typeUUID = try readUUID(2)
             pdu.uuid = typeUUID
-            let wanted = c.rest()
-            layer.add(ATTFields.value, .bytes(wanted))
+            let wanted = try readValue()
             layer.summary += " - Start Handle: \(hex: start) - End Handle: \(hex: end) - Type: \(pdu.names.name(typeUUID) ?? typeUUID.description)"
             if let target = BTUUID(littleEndian: wanted) { layer.summary += " - Value: \(pdu.names.service(target))" }
             pdu.findValue = BTUUID(littleEndian: wanted)
@@ -152,9 +150,8 @@ extension ATTDecoder {
         mutating func findByTypeValueResponse(_ session: inout Session) throws {
             var groups: [String] = []
             while c.remaining >= 4 {
-                let found = try c.u16(), end = try c.u16()
-                layer.add(ATTFields.handle, .u16(found))
-                layer.add(ATTFields.groupEndHandle, .u16(end))
+                let found = try layer.read(ATTFields.handle, &c, as: UInt16.self)
+                let end = try layer.read(ATTFields.groupEndHandle, &c, as: UInt16.self)
                 if let request, let type = request.uuid?.uuid16, type == 0x2800 || type == 0x2801, let target = request.findValue {
                     session.gatt.databases[key, default: GATTDatabase()].set(found, .service(uuid: target, endHandle: end, primary: type == 0x2800))
                 }
@@ -169,8 +166,7 @@ extension ATTDecoder {
         }
 
         mutating func readByTypeResponse(_ session: inout Session) throws {
-            let length = try c.u8()
-            layer.add(ATTFields.length, .u8(length), inDecimal: true)
+            let length = try layer.read(ATTFields.length, &c, as: UInt8.self, inDecimal: true)
             let minimum = opcode == 0x11 ? 4 : 2
             guard Int(length) > minimum || (opcode == 0x09 && length == 2) else {
                 layer.addIssue(.error, "\(opcodeName(opcode)): entry length \(length) is too short")
@@ -180,22 +176,22 @@ extension ATTDecoder {
             let type = request?.uuid
             while c.remaining >= Int(length) {
                 var entry = try c.cursor(Int(length))
-                let handle = try entry.u16()
-                layer.add(ATTFields.handle, .u16(handle))
+                let handle = try layer.read(ATTFields.handle, &entry, as: UInt16.self)
                 if opcode == 0x11 {
-                    let end = try entry.u16()
-                    layer.add(ATTFields.groupEndHandle, .u16(end))
+                    let end = try layer.read(ATTFields.groupEndHandle, &entry, as: UInt16.self)
+                    let bytesRange = layer.range(at: entry.index, count: entry.remaining)
                     let bytes = entry.rest()
                     if let service = BTUUID(littleEndian: bytes), let type, type.uuid16 == 0x2800 || type.uuid16 == 0x2801 {
-                        layer.add(ATTFields.uuid, .uuid(service), pdu.names.labelled(service))
+                        layer.add(ATTFields.uuid, .uuid(service), pdu.names.labelled(service), at: bytesRange)
                         session.gatt.databases[key, default: GATTDatabase()].set(handle, .service(uuid: service, endHandle: end, primary: type.uuid16 == 0x2800))
                         entries.append("\(pdu.names.service(service)) (\(Hex.u16(handle))-\(Hex.u16(end)))")
                     } else {
-                        layer.add(ATTFields.value, .bytes(bytes))
+                        layer.add(ATTFields.value, .bytes(bytes), at: bytesRange)
                         entries.append("\(Hex.u16(handle))-\(Hex.u16(end))")
                     }
                     continue
                 }
+                let bytesRange = layer.range(at: entry.index, count: entry.remaining)
                 let bytes = entry.rest()
                 switch type?.uuid16 {
                 case 0x2803 where bytes.count == 5 || bytes.count == 19:
@@ -203,12 +199,13 @@ extension ATTDecoder {
                 case 0x2802 where bytes.count == 4 || bytes.count == 6:
                     var include = ByteCursor(bytes)
                     let start = try include.u16(), end = try include.u16()
+                    let serviceRange = layer.range(at: include.index, count: include.remaining)
                     let service = include.isAtEnd ? nil : BTUUID(littleEndian: include.rest())
-                    if let service { layer.add(ATTFields.uuid, .uuid(service), pdu.names.labelled(service)) }
+                    if let service { layer.add(ATTFields.uuid, .uuid(service), pdu.names.labelled(service), at: serviceRange) }
                     session.gatt.databases[key, default: GATTDatabase()].set(handle, .include(start: start, end: end, uuid: service))
                     entries.append("Include \(Hex.u16(start))-\(Hex.u16(end))" + (service.map { " \(pdu.names.service($0))" } ?? ""))
                 default:
-                    layer.add(ATTFields.value, .bytes(bytes))
+                    layer.add(ATTFields.value, .bytes(bytes), at: bytesRange)
                     if let type {
                         if database(session).attributes[handle] == nil {
                             session.gatt.databases[key, default: GATTDatabase()].set(handle, .typed(type))
@@ -229,11 +226,12 @@ extension ATTDecoder {
         /// whether Read By Type or a Read Request of a handle Find Information typed 0x2803 found it.
         mutating func declaration(_ handle: UInt16, _ bytes: ArraySlice<UInt8>, _ session: inout Session) throws -> String {
             var declaration = ByteCursor(bytes)
-            let properties = try declaration.u8(), valueHandle = try declaration.u16()
+            guard bytes.count == 5 || bytes.count == 19 else { throw DecodeError.malformed("characteristic declaration of \(bytes.count) bytes") }
+            let properties = try layer.read(ATTFields.properties, &declaration, as: UInt8.self, display: { "\(Hex.u8($0)) (\(GATTNames.properties($0)))" })
+            let valueHandle = try layer.read(ATTFields.valueHandle, &declaration, as: UInt16.self)
+            let uuidRange = layer.range(at: declaration.index, count: declaration.remaining)
             guard let characteristic = BTUUID(littleEndian: declaration.rest()) else { throw DecodeError.malformed("characteristic declaration of \(bytes.count) bytes") }
-            layer.add(ATTFields.properties, .u8(properties), "\(Hex.u8(properties)) (\(GATTNames.properties(properties)))")
-            layer.add(ATTFields.valueHandle, .u16(valueHandle))
-            layer.add(ATTFields.uuid, .uuid(characteristic), pdu.names.labelled(characteristic))
+            layer.add(ATTFields.uuid, .uuid(characteristic), pdu.names.labelled(characteristic), at: uuidRange)
             var db = session.gatt.databases[key, default: GATTDatabase()]
             db.set(handle, .declaration(uuid: characteristic, properties: properties, valueHandle: valueHandle))
             db.set(valueHandle, .value(characteristic: characteristic))
@@ -242,8 +240,7 @@ extension ATTDecoder {
         }
 
         mutating func readRequest(_ session: inout Session) throws {
-            let handle = try c.u16()
-            layer.add(ATTFields.handle, .u16(handle))
+            let handle = try layer.read(ATTFields.handle, &c, as: UInt16.self)
             pdu.appendHandle(handle, naming(handle, &session), &layer)
             pdu.handle = handle
         }
@@ -259,8 +256,7 @@ extension ATTDecoder {
                 if case .typed(let type)? = role { isDeclaration = type.uuid16 == 0x2803 }
                 if case .declaration? = role { isDeclaration = true }
                 if isDeclaration, c.remaining == 5 || c.remaining == 19 {
-                    let bytes = c.rest()
-                    layer.add(ATTFields.value, .bytes(bytes))
+                    let bytes = try readValue()
                     layer.summary += " - Handle: \(hex: handle) - Characteristic Declaration - \(try declaration(handle, bytes, &session))"
                     return
                 }
@@ -270,9 +266,8 @@ extension ATTDecoder {
         }
 
         mutating func readBlobRequest(_ session: inout Session) throws {
-            let handle = try c.u16(), offset = try c.u16()
-            layer.add(ATTFields.handle, .u16(handle))
-            layer.add(ATTFields.offset, .u16(offset), inDecimal: true)
+            let handle = try layer.read(ATTFields.handle, &c, as: UInt16.self)
+            let offset = try layer.read(ATTFields.offset, &c, as: UInt16.self, inDecimal: true)
             pdu.appendHandle(handle, naming(handle, &session), &layer)
             layer.summary += " - Offset: \(offset)"
             pdu.handle = handle
@@ -281,8 +276,7 @@ extension ATTDecoder {
         mutating func readMultipleRequest(_ session: inout Session) throws {
             var handles: [String] = []
             while c.remaining >= 2 {
-                let handle = try c.u16()
-                layer.add(ATTFields.handle, .u16(handle))
+                let handle = try layer.read(ATTFields.handle, &c, as: UInt16.self)
                 handles.append(Hex.u16(handle) + (naming(handle, &session).map { " (\($0.name))" } ?? ""))
             }
             layer.summary += " - Handles: \(handles.joined(separator: ", "))"
@@ -307,16 +301,14 @@ extension ATTDecoder {
             while c.remaining >= 2 {
                 let length = try c.u16()
                 if Int(length) > c.remaining { layer.addIssue(.error, "Value length \(length) but \(c.remaining) bytes follow") }
-                let bytes = try c.slice(min(Int(length), c.remaining))
-                layer.add(ATTFields.value, .bytes(bytes))
+                try layer.read(ATTFields.value, &c, bytes: min(Int(length), c.remaining))
                 count += 1
             }
             layer.summary += " - \(count) Values"
         }
 
         mutating func handleAndValue(_ session: inout Session) throws {
-            let handle = try c.u16()
-            layer.add(ATTFields.handle, .u16(handle))
+            let handle = try layer.read(ATTFields.handle, &c, as: UInt16.self)
             let naming = naming(handle, &session)
             pdu.appendHandle(handle, naming, &layer)
             pdu.handle = handle
@@ -324,43 +316,40 @@ extension ATTDecoder {
         }
 
         mutating func signedWriteCommand(_ session: inout Session) throws {
-            let handle = try c.u16()
-            layer.add(ATTFields.handle, .u16(handle))
+            let handle = try layer.read(ATTFields.handle, &c, as: UInt16.self)
             pdu.appendHandle(handle, naming(handle, &session), &layer)
             guard c.remaining >= 12 else {
                 layer.addIssue(.error, "Signed Write Command without its 12-byte signature")
                 value(handle, &session)
                 return
             }
-            let data = try c.slice(c.remaining - 12)
-            layer.add(ATTFields.value, .bytes(data))
-            layer.add(ATTFields.signature, .bytes(try c.slice(12)))
+            try layer.read(ATTFields.value, &c, bytes: c.remaining - 12)
+            try layer.read(ATTFields.signature, &c, bytes: 12)
         }
 
         mutating func prepareWrite(_ session: inout Session) throws {
-            let handle = try c.u16(), offset = try c.u16()
-            layer.add(ATTFields.handle, .u16(handle))
-            layer.add(ATTFields.offset, .u16(offset), inDecimal: true)
+            let handle = try layer.read(ATTFields.handle, &c, as: UInt16.self)
+            let offset = try layer.read(ATTFields.offset, &c, as: UInt16.self, inDecimal: true)
             pdu.appendHandle(handle, naming(handle, &session), &layer)
             layer.summary += " - Offset: \(offset)"
-            layer.add(ATTFields.value, .bytes(c.rest()))
+            try readValue()
             pdu.handle = handle
         }
 
         mutating func executeWriteRequest(_ session: inout Session) throws {
-            let flags = try c.u8()
-            layer.add(ATTFields.flags, .u8(flags), flags == 0 ? "Cancel all prepared writes" : flags == 1 ? "Immediately write all pending prepared values" : "Reserved")
+            let flags = try layer.read(ATTFields.flags, &c, as: UInt8.self, display: {
+                $0 == 0 ? "Cancel all prepared writes" : $0 == 1 ? "Immediately write all pending prepared values" : "Reserved"
+            })
             layer.summary += flags == 0 ? " - Cancel" : flags == 1 ? " - Write" : " - Reserved flags \(hex: flags)"
         }
 
         mutating func multipleHandleValueNotification(_ session: inout Session) throws {
             var parts: [String] = []
             while c.remaining >= 4 {
-                let handle = try c.u16(), length = try c.u16()
-                layer.add(ATTFields.handle, .u16(handle))
+                let handle = try layer.read(ATTFields.handle, &c, as: UInt16.self)
+                let length = try c.u16()
                 if Int(length) > c.remaining { layer.addIssue(.error, "Value length \(length) but \(c.remaining) bytes follow") }
-                let bytes = try c.slice(min(Int(length), c.remaining))
-                layer.add(ATTFields.value, .bytes(bytes))
+                let bytes = try layer.read(ATTFields.value, &c, bytes: min(Int(length), c.remaining))
                 recordValue(handle, bytes, on: key, &session)
                 parts.append(Hex.u16(handle) + (naming(handle, &session).map { " \($0.name)" } ?? ""))
             }
