@@ -51,7 +51,7 @@ enum L2CAPDecoder {
         if pb == 1 { // continuing fragment
             guard var pending = session.l2cap.reassembly[key] else {
                 var layer = packet.makeLayer(.l2cap, summary: "Continuation fragment without a start", range: base ..< base + payload.count, showsDirection: true)
-                layer.add(L2CAPFields.payload, .bytes(payload))
+                layer.add(L2CAPFields.payload, .bytes(payload), at: base ..< base + payload.count)
                 layer.addIssue(.error, "ACL continuation fragment without a start: \(payload.count) bytes dropped")
                 packet.append(taking: &layer)
                 return
@@ -114,15 +114,16 @@ enum L2CAPDecoder {
     static func decodePDU(_ pdu: ArraySlice<UInt8>, fragments: Int, link: Session.LinkKey, sent: Bool, issues: [Issue],
                           into packet: inout Packet, session: inout Session) throws {
         var c = ByteCursor(pdu)
-        let length = try c.u16()
+        guard pdu.count >= 4 else { throw DecodeError.truncated(needed: 4, available: pdu.count, at: c.offset) }
+        var layer = packet.makeLayer(.l2cap, over: c, showsDirection: true)
+        layer.issues = issues
+        let length = try layer.read(L2CAPFields.length, &c, as: UInt16.self, inDecimal: true)
+        let cidRange = layer.range(at: c.index, count: 2)
         let cid = try c.u16()
         let channel = cid >= 0x0040 ? session.l2cap.channel(link, cid: cid, sent: sent) : nil
         let protocolName = channel?.protocolName ?? L2CAPProtocols.fixedName(cid: cid)
-        var layer = packet.makeLayer(.l2cap, over: ByteCursor(pdu), showsDirection: true)
-        layer.issues = issues
-        layer.add(L2CAPFields.length, .u16(length), inDecimal: true)
         let displays = layer.keepsDisplays ? session.l2cap.displays(cid: cid, psm: channel?.psm, protocolName: protocolName) : nil
-        layer.add(L2CAPFields.cid, .u16(cid), displays?.cid)
+        layer.add(L2CAPFields.cid, .u16(cid), displays?.cid, at: cidRange)
         if let channel { layer.add(L2CAPFields.psm, .u16(channel.psm), displays?.psm) }
         if let protocolName { layer.add(L2CAPFields.channelProtocol, .text(protocolName)) }
         if fragments > 1 { layer.add(L2CAPFields.fragmentCount, .u16(UInt16(clamping: fragments)), "\(fragments) fragments") }
@@ -148,9 +149,8 @@ enum L2CAPDecoder {
             packet.addIssue(.error, "L2CAP PDU on the null CID 0x0000")
             addPayload(&payload, &packet)
         case 0x0002: // connectionless: a PSM before the payload
-            let psm = try payload.u16()
             let index = packet.layers.count - 1
-            packet.layers[index].add(L2CAPFields.psm, .u16(psm), "\(Hex.u16(psm)) (\(L2CAPProtocols.name(psm: psm)))")
+            try packet.layers[index].read(L2CAPFields.psm, &payload, as: UInt16.self, display: { "\(Hex.u16($0)) (\(L2CAPProtocols.name(psm: $0)))" })
             addPayload(&payload, &packet)
         case ..<0x0040:
             if let decode = DissectorTables.fixedChannels[Int(cid)] {
@@ -189,15 +189,15 @@ enum L2CAPDecoder {
                     packet.layers[index].summary += " - SDU complete (\(pending.expected) bytes)"
                     var sdu = ByteCursor(pending.data[...])
                     packet.reassembledPDU = pending.data[...]
-                    try decodeSDU(&sdu, channel: channel, into: &packet, session: &session, context: context)
+                    // The SDU is its own buffer, not the frame the L2CAP layer reads: its payload has no range there.
+                    try decodeSDU(&sdu, channel: channel, into: &packet, session: &session, context: context, reassembled: true)
                 } else {
                     session.l2cap.update(context.link, cid: context.cid, sent: context.sent) { $0.sdu[direction] = pending }
                     packet.layers[index].summary += " - SDU continuation (\(pending.data.count) of \(pending.expected) bytes)"
                 }
                 return
             }
-            let sduLength = try c.u16()
-            packet.layers[index].add(L2CAPFields.sduLength, .u16(sduLength), inDecimal: true)
+            let sduLength = try packet.layers[index].read(L2CAPFields.sduLength, &c, as: UInt16.self, inDecimal: true)
             if c.remaining < Int(sduLength) {
                 let pending = L2CAPChannel.PendingSDU(data: Array(c.rest()), expected: Int(sduLength))
                 session.l2cap.update(context.link, cid: context.cid, sent: context.sent) { $0.sdu[direction] = pending }
@@ -217,30 +217,29 @@ enum L2CAPDecoder {
     static func decodeERTMFrame(_ c: inout ByteCursor, channel: L2CAPChannel, into packet: inout Packet,
                                 session: inout Session, context: L2CAPContext) throws {
         let index = packet.layers.count - 1
-        let control = try c.u16()
-        packet.layers[index].add(L2CAPFields.controlField, .u16(control))
+        let controlRange = packet.layers[index].range(at: c.index, count: 2)
+        let control = try packet.layers[index].read(L2CAPFields.controlField, &c, as: UInt16.self)
         let reqSeq = UInt8(control >> 8 & 0x3F)
         if channel.hasFCS, c.remaining >= 2 {
             var fcs = try c.trailer(2)
-            packet.layers[index].add(L2CAPFields.fcsValue, .u16(try fcs.u16()))
+            try packet.layers[index].read(L2CAPFields.fcsValue, &fcs, as: UInt16.self)
         }
         if control & 1 == 1 {
             let function = UInt8(control >> 2 & 0x3)
             let names = ["RR (Receiver Ready)", "REJ (Reject)", "RNR (Receiver Not Ready)", "SREJ (Selective Reject)"]
-            packet.layers[index].add(L2CAPFields.supervisory, .u8(function), names[Int(function)])
-            packet.layers[index].add(L2CAPFields.reqSeq, .u8(reqSeq), inDecimal: true)
+            packet.layers[index].add(L2CAPFields.supervisory, .u8(function), names[Int(function)], at: controlRange)
+            packet.layers[index].add(L2CAPFields.reqSeq, .u8(reqSeq), inDecimal: true, at: controlRange)
             packet.layers[index].summary += " - S-frame \(names[Int(function)]) ReqSeq \(reqSeq)"
             return
         }
         let txSeq = UInt8(control >> 1 & 0x3F), sar = UInt8(control >> 14)
         let sarNames = ["Unsegmented", "Start", "End", "Continuation"]
-        packet.layers[index].add(L2CAPFields.txSeq, .u8(txSeq), inDecimal: true)
-        packet.layers[index].add(L2CAPFields.reqSeq, .u8(reqSeq), inDecimal: true)
-        packet.layers[index].add(L2CAPFields.sar, .u8(sar), sarNames[Int(sar)])
+        packet.layers[index].add(L2CAPFields.txSeq, .u8(txSeq), inDecimal: true, at: controlRange)
+        packet.layers[index].add(L2CAPFields.reqSeq, .u8(reqSeq), inDecimal: true, at: controlRange)
+        packet.layers[index].add(L2CAPFields.sar, .u8(sar), sarNames[Int(sar)], at: controlRange)
         packet.layers[index].summary += " - I-frame TxSeq \(txSeq) ReqSeq \(reqSeq) \(sarNames[Int(sar)])"
         if sar == 1 {
-            let sduLength = try c.u16()
-            packet.layers[index].add(L2CAPFields.sduLength, .u16(sduLength), inDecimal: true)
+            try packet.layers[index].read(L2CAPFields.sduLength, &c, as: UInt16.self, inDecimal: true)
         }
         if sar == 0 {
             try decodeSDU(&c, channel: channel, into: &packet, session: &session, context: context)
@@ -250,18 +249,24 @@ enum L2CAPDecoder {
     }
 
     static func decodeSDU(_ c: inout ByteCursor, channel: L2CAPChannel, into packet: inout Packet,
-                          session: inout Session, context: L2CAPContext) throws {
+                          session: inout Session, context: L2CAPContext, reassembled: Bool = false) throws {
         if let decode = DissectorTables.psm(channel.psm) {
             try decode(&c, &packet, &session, context)
         } else {
-            addPayload(&c, &packet)
+            addPayload(&c, &packet, ranged: !reassembled)
         }
     }
 
-    static func addPayload(_ c: inout ByteCursor, _ packet: inout Packet) {
-        let rest = c.rest()
-        guard !rest.isEmpty else { return }
-        packet.layers[packet.layers.count - 1].add(L2CAPFields.payload, .bytes(rest))
+    /// The rest as the top layer's payload, with its bytes unless they are in another buffer
+    /// than the layer's (a reassembled SDU).
+    static func addPayload(_ c: inout ByteCursor, _ packet: inout Packet, ranged: Bool = true) {
+        guard !c.isAtEnd else { return }
+        let index = packet.layers.count - 1
+        if ranged {
+            _ = try? packet.layers[index].read(L2CAPFields.payload, &c, bytes: c.remaining)
+        } else {
+            packet.layers[index].add(L2CAPFields.payload, .bytes(c.rest()))
+        }
     }
 }
 

@@ -24,13 +24,10 @@ public enum L2CAPSignaling {
         var summaries: [String] = []
         defer { if !summaries.isEmpty { layer.summary.set("\(summaries.joined(separator: "; "))") } }
         repeat {
-            let code = try c.u8()
-            let ident = try c.u8()
-            let length = try c.u16()
+            let code = try layer.read(L2CAPFields.code, &c, as: UInt8.self, named: { codeNames[$0] ?? "Unknown Command \(Hex.u8($0))" })
             let name = codeNames[code] ?? "Unknown Command \(Hex.u8(code))"
-            layer.add(L2CAPFields.code, .u8(code), named: name)
-            layer.add(L2CAPFields.ident, .u8(ident))
-            layer.add(L2CAPFields.commandLength, .u16(length), inDecimal: true)
+            let ident = try layer.read(L2CAPFields.ident, &c, as: UInt8.self)
+            let length = try layer.read(L2CAPFields.commandLength, &c, as: UInt16.self, inDecimal: true)
             if codeNames[code] == nil { layer.addIssue(.warning, "Unknown signaling command \(Hex.u8(code))") }
             if ident == 0 { layer.addIssue(.warning, "Signaling identifier 0x00 is not allowed") }
             if Int(length) > c.remaining {
@@ -39,14 +36,11 @@ public enum L2CAPSignaling {
             var command = try c.cursor(min(Int(length), c.remaining))
             var summary = name
             try decodeCommand(code, ident: ident, &command, &layer, &summary, &packet, &session, context)
-            if !command.isAtEnd {
-                let rest = command.rest()
-                layer.add(L2CAPFields.data, .bytes(rest))
-            }
+            if !command.isAtEnd { try layer.read(L2CAPFields.data, &command, bytes: command.remaining) }
             summaries.append(summary)
         } while context.cid == 0x0001 && c.remaining >= 4
         if !c.isAtEnd {
-            layer.add(L2CAPFields.payload, .bytes(c.rest()))
+            try layer.read(L2CAPFields.payload, &c, bytes: c.remaining)
             layer.addIssue(.warning, "Bytes after the last signaling command")
         }
     }
@@ -55,40 +49,44 @@ public enum L2CAPSignaling {
                               _ packet: inout Packet, _ session: inout Session, _ context: L2CAPContext) throws {
         let link = context.link, sent = context.sent
         func psmText(_ psm: UInt16) -> String { "\(L2CAPProtocols.name(psm: psm)) (\(Hex.u16(psm)))" }
-        func result(_ value: UInt16, _ names: [UInt16: String], successes: Set<UInt16> = [0]) {
+        /// A result read and named by the answer's table; a failure is a warning.
+        func result(_ names: [UInt16: String], successes: Set<UInt16> = [0]) throws -> UInt16 {
+            let value = try layer.read(L2CAPFields.result, &c, as: UInt16.self, named: { names[$0] ?? "Reserved" })
             let name = names[value] ?? "Reserved"
-            layer.add(L2CAPFields.result, .u16(value), named: name)
             summary += " - Result: \(name)"
             if !successes.contains(value) { layer.addIssue(.warning, "\(codeNames[code] ?? ""): \(name)") }
+            return value
+        }
+        func cid(_ field: FieldDefinition) throws -> UInt16 { try layer.read(field, &c, as: UInt16.self) }
+        func flags() throws -> UInt16 {
+            try layer.read(L2CAPFields.flags, &c, as: UInt16.self, display: { $0 & 1 == 1 ? "Continuation" : "Complete" })
         }
         switch code {
         case 0x01:
-            let reason = try c.u16()
             let reasons = rejectReasons
-            layer.add(L2CAPFields.rejectReason, .u16(reason), named: reasons[reason] ?? "Reserved")
+            let reason = try layer.read(L2CAPFields.rejectReason, &c, as: UInt16.self, named: { reasons[$0] ?? "Reserved" })
             summary += " - Reason: \(reasons[reason] ?? "Reserved")"
             layer.addIssue(.warning, "Command Reject: \(reasons[reason] ?? "Reserved")")
-            if reason == 1 { layer.add(L2CAPFields.mtu, .u16(try c.u16())) }
+            if reason == 1 { try layer.read(L2CAPFields.mtu, &c, as: UInt16.self) }
             if reason == 2 {
-                layer.add(L2CAPFields.scid, .u16(try c.u16()))
-                layer.add(L2CAPFields.dcid, .u16(try c.u16()))
+                _ = try cid(L2CAPFields.scid)
+                _ = try cid(L2CAPFields.dcid)
             }
         case 0x02, 0x0C:
-            let psm = try c.u16(), scid = try c.u16()
-            layer.add(L2CAPFields.psm, .u16(psm), psmText(psm))
-            layer.add(L2CAPFields.scid, .u16(scid))
+            let psm = try layer.read(L2CAPFields.psm, &c, as: UInt16.self, display: psmText)
+            let scid = try cid(L2CAPFields.scid)
             summary += " - PSM: \(psmText(psm)) - Source CID: \(Hex.u16(scid))"
             if code == 0x0C { summary += " - Controller ID: \(try c.u8())" }
             session.l2cap.requests[.init(link: link, requesterIsLocal: sent, ident: ident)] = .init(psm: psm, sourceCIDs: [scid], mode: .basic)
         case 0x03, 0x0D:
-            let dcid = try c.u16(), scid = try c.u16(), value = try c.u16(), status = try c.u16()
-            layer.add(L2CAPFields.dcid, .u16(dcid))
-            layer.add(L2CAPFields.scid, .u16(scid))
+            let dcid = try cid(L2CAPFields.dcid), scid = try cid(L2CAPFields.scid)
             summary += " - Destination CID: \(Hex.u16(dcid)) - Source CID: \(Hex.u16(scid))"
-            result(value, connectionResults, successes: [0, 1])
+            let value = try result(connectionResults, successes: [0, 1])
             if value == 1 {
                 let statuses: [UInt16: String] = [0: "No further information", 1: "Authentication pending", 2: "Authorization pending"]
-                layer.add(L2CAPFields.status, .u16(status), named: statuses[status] ?? "Reserved")
+                try layer.read(L2CAPFields.status, &c, as: UInt16.self, named: { statuses[$0] ?? "Reserved" })
+            } else {
+                _ = try c.u16()
             }
             let key = L2CAPState.RequestKey(link: link, requesterIsLocal: !sent, ident: ident)
             if value == 0, let request = session.l2cap.requests.removeValue(forKey: key) {
@@ -100,9 +98,8 @@ public enum L2CAPSignaling {
                 session.l2cap.requests[key] = nil
             }
         case 0x04:
-            let dcid = try c.u16(), flags = try c.u16()
-            layer.add(L2CAPFields.dcid, .u16(dcid))
-            layer.add(L2CAPFields.flags, .u16(flags), flags & 1 == 1 ? "Continuation" : "Complete")
+            let dcid = try cid(L2CAPFields.dcid)
+            _ = try flags()
             summary += " - Destination CID: \(Hex.u16(dcid))"
             let options = try decodeOptions(&c, &layer)
             if !options.summary.isEmpty { summary += " - " + options.summary }
@@ -110,11 +107,10 @@ public enum L2CAPSignaling {
             // counter-proposal and the requester tries again.
             session.l2cap.await(.init(link: link, requesterIsLocal: sent, ident: ident), .init(cids: [dcid], options: options))
         case 0x05:
-            let scid = try c.u16(), flags = try c.u16(), value = try c.u16()
-            layer.add(L2CAPFields.scid, .u16(scid))
-            layer.add(L2CAPFields.flags, .u16(flags), flags & 1 == 1 ? "Continuation" : "Complete")
+            let scid = try cid(L2CAPFields.scid)
+            _ = try flags()
             summary += " - Source CID: \(Hex.u16(scid))"
-            result(value, configurationResults, successes: [0, 4])
+            let value = try result(configurationResults, successes: [0, 4])
             let options = try decodeOptions(&c, &layer)
             if !options.summary.isEmpty { summary += " - " + options.summary }
             // A pending result (4) is followed by the final one, which settles the request.
@@ -139,9 +135,7 @@ public enum L2CAPSignaling {
                 }
             }
         case 0x06, 0x07:
-            let dcid = try c.u16(), scid = try c.u16()
-            layer.add(L2CAPFields.dcid, .u16(dcid))
-            layer.add(L2CAPFields.scid, .u16(scid))
+            let dcid = try cid(L2CAPFields.dcid), scid = try cid(L2CAPFields.scid)
             // Both carry the requester's view: DCID is the receiving endpoint of the request.
             let localCID = code == 0x06 ? (sent ? scid : dcid) : (sent ? dcid : scid)
             if let channel = session.l2cap.channels[link]?.first(where: { $0.localCID == localCID }) {
@@ -151,66 +145,61 @@ public enum L2CAPSignaling {
             }
             summary += " - Destination CID: \(Hex.u16(dcid)) - Source CID: \(Hex.u16(scid))"
         case 0x08, 0x09:
-            let data = c.rest()
-            if !data.isEmpty { layer.add(L2CAPFields.data, .bytes(data)) }
+            if !c.isAtEnd { try layer.read(L2CAPFields.data, &c, bytes: c.remaining) }
         case 0x0A:
-            let type = try c.u16()
-            layer.add(L2CAPFields.infoType, .u16(type), named: infoTypes[type] ?? "Reserved")
+            let type = try layer.read(L2CAPFields.infoType, &c, as: UInt16.self, named: { infoTypes[$0] ?? "Reserved" })
             summary += " - \(infoTypes[type] ?? "Reserved")"
         case 0x0B:
-            let type = try c.u16(), value = try c.u16()
-            layer.add(L2CAPFields.infoType, .u16(type), named: infoTypes[type] ?? "Reserved")
+            let type = try layer.read(L2CAPFields.infoType, &c, as: UInt16.self, named: { infoTypes[$0] ?? "Reserved" })
             summary += " - \(infoTypes[type] ?? "Reserved")"
-            result(value, [0: "Success", 1: "Not supported"])
+            let value = try result([0: "Success", 1: "Not supported"])
             guard value == 0 else { break }
             switch type {
             case 1:
-                let mtu = try c.u16()
-                layer.add(L2CAPFields.mtu, .u16(mtu), inDecimal: true)
+                let mtu = try layer.read(L2CAPFields.mtu, &c, as: UInt16.self, inDecimal: true)
                 summary += " - MTU: \(mtu)"
             case 2:
-                let mask = try c.u32()
+                let mask = try layer.read(L2CAPFields.features, &c, as: UInt32.self, display: {
+                    "\(Hex.format($0, width: 8)) (\(bitNames(UInt64($0), featureBits).joined(separator: ", ")))"
+                })
                 let names = bitNames(UInt64(mask), featureBits)
-                layer.add(L2CAPFields.features, .u32(mask), "\(Hex.format(mask, width: 8)) (\(names.joined(separator: ", ")))")
                 if !names.isEmpty { summary += " - " + names.joined(separator: ", ") }
             case 3:
-                let mask = try c.u64()
+                let mask = try layer.read(L2CAPFields.fixedChannels, &c, as: UInt64.self, display: {
+                    "\(Hex.format($0, width: 16)) (\(bitNames($0, fixedChannelBits).joined(separator: ", ")))"
+                })
                 let names = bitNames(mask, fixedChannelBits)
-                layer.add(L2CAPFields.fixedChannels, .unsigned(mask, width: 16), "\(Hex.format(mask, width: 16)) (\(names.joined(separator: ", ")))")
                 if !names.isEmpty { summary += " - " + names.joined(separator: ", ") }
             default: break
             }
         case 0x0E:
-            layer.add(L2CAPFields.scid, .u16(try c.u16()))
+            _ = try cid(L2CAPFields.scid)
             summary += " - Destination Controller ID: \(try c.u8())"
         case 0x0F, 0x10:
-            layer.add(L2CAPFields.scid, .u16(try c.u16()))
-            result(try c.u16(), code == 0x0F ? moveResults : [0: "Success", 1: "Failure"], successes: [0, 1])
+            _ = try cid(L2CAPFields.scid)
+            _ = try result(code == 0x0F ? moveResults : [0: "Success", 1: "Failure"], successes: [0, 1])
         case 0x11:
-            layer.add(L2CAPFields.scid, .u16(try c.u16()))
+            _ = try cid(L2CAPFields.scid)
         case 0x12:
-            let min = try c.u16(), max = try c.u16(), latency = try c.u16(), timeout = try c.u16()
-            layer.add(L2CAPFields.intervalMin, .u16(min), Units.milliseconds(min, 1.25))
-            layer.add(L2CAPFields.intervalMax, .u16(max), Units.milliseconds(max, 1.25))
-            layer.add(L2CAPFields.latency, .u16(latency), inDecimal: true)
-            layer.add(L2CAPFields.timeout, .u16(timeout), Units.milliseconds(timeout, 10))
+            let min = try layer.read(L2CAPFields.intervalMin, &c, as: UInt16.self, display: { Units.milliseconds($0, 1.25) })
+            let max = try layer.read(L2CAPFields.intervalMax, &c, as: UInt16.self, display: { Units.milliseconds($0, 1.25) })
+            let latency = try layer.read(L2CAPFields.latency, &c, as: UInt16.self, inDecimal: true)
+            let timeout = try layer.read(L2CAPFields.timeout, &c, as: UInt16.self, display: { Units.milliseconds($0, 10) })
             summary += " - Interval: \(Units.milliseconds(min, 1.25))-\(Units.milliseconds(max, 1.25)) - Latency: \(latency) - Timeout: \(Units.milliseconds(timeout, 10))"
             if min > max { layer.addIssue(.warning, "Interval minimum above maximum") }
         case 0x13:
-            result(try c.u16(), [0: "Accepted", 1: "Rejected"])
+            _ = try result([0: "Accepted", 1: "Rejected"])
         case 0x14:
-            let spsm = try c.u16(), scid = try c.u16(), mtu = try c.u16(), mps = try c.u16(), credits = try c.u16()
-            layer.add(L2CAPFields.psm, .u16(spsm), psmText(spsm))
-            layer.add(L2CAPFields.scid, .u16(scid))
-            creditFields(mtu, mps, credits, &layer, &summary)
+            let spsm = try layer.read(L2CAPFields.psm, &c, as: UInt16.self, display: psmText)
+            let scid = try cid(L2CAPFields.scid)
+            try creditFields(&c, &layer, &summary)
             summary = "\(codeNames[code]!) - SPSM: \(psmText(spsm)) - Source CID: \(Hex.u16(scid))" + summary.dropFirst(codeNames[code]!.count)
             session.l2cap.requests[.init(link: link, requesterIsLocal: sent, ident: ident)] = .init(psm: spsm, sourceCIDs: [scid], mode: .leCreditBased)
         case 0x15:
-            let dcid = try c.u16(), mtu = try c.u16(), mps = try c.u16(), credits = try c.u16(), value = try c.u16()
-            layer.add(L2CAPFields.dcid, .u16(dcid))
+            let dcid = try cid(L2CAPFields.dcid)
             summary += " - Destination CID: \(Hex.u16(dcid))"
-            creditFields(mtu, mps, credits, &layer, &summary)
-            result(value, leCreditResults)
+            try creditFields(&c, &layer, &summary)
+            let value = try result(leCreditResults)
             let key = L2CAPState.RequestKey(link: link, requesterIsLocal: !sent, ident: ident)
             if let request = session.l2cap.requests.removeValue(forKey: key), value == 0, let scid = request.sourceCIDs.first {
                 let local = !sent ? scid : dcid, remote = !sent ? dcid : scid
@@ -219,28 +208,23 @@ public enum L2CAPSignaling {
                 summary += " - \(L2CAPProtocols.name(psm: request.psm))"
             }
         case 0x16:
-            let cid = try c.u16(), credits = try c.u16()
-            layer.add(L2CAPFields.cid, .u16(cid))
-            layer.add(L2CAPFields.credits, .u16(credits), inDecimal: true)
-            summary += " - CID: \(Hex.u16(cid)) - Credits: \(credits)"
+            let channel = try cid(L2CAPFields.cid)
+            let credits = try layer.read(L2CAPFields.credits, &c, as: UInt16.self, inDecimal: true)
+            summary += " - CID: \(Hex.u16(channel)) - Credits: \(credits)"
         case 0x17:
-            let spsm = try c.u16(), mtu = try c.u16(), mps = try c.u16(), credits = try c.u16()
-            layer.add(L2CAPFields.psm, .u16(spsm), psmText(spsm))
+            let spsm = try layer.read(L2CAPFields.psm, &c, as: UInt16.self, display: psmText)
             summary += " - SPSM: \(psmText(spsm))"
-            creditFields(mtu, mps, credits, &layer, &summary)
+            try creditFields(&c, &layer, &summary)
             var cids: [UInt16] = []
-            while c.remaining >= 2 { cids.append(try c.u16()) }
-            for cid in cids { layer.add(L2CAPFields.scid, .u16(cid)) }
+            while c.remaining >= 2 { cids.append(try cid(L2CAPFields.scid)) }
             summary += " - Source CIDs: " + cids.map(Hex.u16).joined(separator: ", ")
             if cids.isEmpty || cids.count > 5 { layer.addIssue(.warning, "\(cids.count) source CIDs; 1 to 5 are allowed") }
             session.l2cap.requests[.init(link: link, requesterIsLocal: sent, ident: ident)] = .init(psm: spsm, sourceCIDs: cids, mode: .enhancedCreditBased)
         case 0x18:
-            let mtu = try c.u16(), mps = try c.u16(), credits = try c.u16(), value = try c.u16()
-            creditFields(mtu, mps, credits, &layer, &summary)
-            result(value, enhancedCreditResults, successes: [0, 0x0D, 0x0E, 0x0F])
+            try creditFields(&c, &layer, &summary)
+            _ = try result(enhancedCreditResults, successes: [0, 0x0D, 0x0E, 0x0F])
             var cids: [UInt16] = []
-            while c.remaining >= 2 { cids.append(try c.u16()) }
-            for cid in cids { layer.add(L2CAPFields.dcid, .u16(cid)) }
+            while c.remaining >= 2 { cids.append(try cid(L2CAPFields.dcid)) }
             summary += " - Destination CIDs: " + cids.map(Hex.u16).joined(separator: ", ")
             let key = L2CAPState.RequestKey(link: link, requesterIsLocal: !sent, ident: ident)
             if let request = session.l2cap.requests.removeValue(forKey: key) {
@@ -252,24 +236,18 @@ public enum L2CAPSignaling {
                 summary += " - \(L2CAPProtocols.name(psm: request.psm))"
             }
         case 0x19:
-            let mtu = try c.u16(), mps = try c.u16()
-            layer.add(L2CAPFields.mtu, .u16(mtu), inDecimal: true)
-            layer.add(L2CAPFields.mps, .u16(mps), inDecimal: true)
+            let mtu = try layer.read(L2CAPFields.mtu, &c, as: UInt16.self, inDecimal: true)
+            let mps = try layer.read(L2CAPFields.mps, &c, as: UInt16.self, inDecimal: true)
             summary += " - MTU: \(mtu) - MPS: \(mps)"
             // The requester's own endpoints, whose receive MTU and MPS change once accepted.
             var cids: [UInt16] = []
-            while c.remaining >= 2, cids.count < 5 {
-                let cid = try c.u16()
-                layer.add(L2CAPFields.dcid, .u16(cid))
-                cids.append(cid)
-            }
+            while c.remaining >= 2, cids.count < 5 { cids.append(try cid(L2CAPFields.dcid)) }
             var options = Options()
             options.mtu = mtu
             options.mps = mps
             session.l2cap.await(.init(link: link, requesterIsLocal: sent, ident: ident), .init(cids: cids, options: options))
         case 0x1A:
-            let value = try c.u16()
-            result(value, [0: "Reconfiguration successful", 1: "Reduction of MTU not allowed",
+            let value = try result([0: "Reconfiguration successful", 1: "Reduction of MTU not allowed",
                            2: "Reduction of MPS not allowed for more than one channel",
                            3: "One or more Destination CIDs invalid", 4: "Unacceptable parameters"])
             let key = L2CAPState.RequestKey(link: link, requesterIsLocal: !sent, ident: ident)
@@ -297,10 +275,11 @@ public enum L2CAPSignaling {
         }
     }
 
-    static func creditFields(_ mtu: UInt16, _ mps: UInt16, _ credits: UInt16, _ layer: inout Layer, _ summary: inout String) {
-        layer.add(L2CAPFields.mtu, .u16(mtu), inDecimal: true)
-        layer.add(L2CAPFields.mps, .u16(mps), inDecimal: true)
-        layer.add(L2CAPFields.credits, .u16(credits), inDecimal: true)
+    /// The MTU, MPS and initial credits of a credit-based connection request or response.
+    static func creditFields(_ c: inout ByteCursor, _ layer: inout Layer, _ summary: inout String) throws {
+        let mtu = try layer.read(L2CAPFields.mtu, &c, as: UInt16.self, inDecimal: true)
+        let mps = try layer.read(L2CAPFields.mps, &c, as: UInt16.self, inDecimal: true)
+        let credits = try layer.read(L2CAPFields.credits, &c, as: UInt16.self, inDecimal: true)
         summary += " - MTU: \(mtu) - MPS: \(mps) - Credits: \(credits)"
     }
 
@@ -321,65 +300,58 @@ public enum L2CAPSignaling {
         var options = Options()
         var parts: [String] = []
         while c.remaining >= 2 {
-            let type = try c.u8(), length = try c.u8()
+            let type = try layer.read(L2CAPFields.option, &c, as: UInt8.self, display: {
+                "\(optionNames[$0 & 0x7F] ?? "Unknown") (\(Hex.u8($0)))\($0 & 0x80 != 0 ? " hint" : "")"
+            })
+            let length = try c.u8()
             var value = try c.cursor(min(Int(length), c.remaining))
             let kind = type & 0x7F
-            layer.add(L2CAPFields.option, .u8(type), "\(optionNames[kind] ?? "Unknown") (\(Hex.u8(type)))\(type & 0x80 != 0 ? " hint" : "")")
             switch kind {
             case 0x01 where length == 2:
-                let mtu = try value.u16()
-                layer.add(L2CAPFields.mtu, .u16(mtu), inDecimal: true)
+                let mtu = try layer.read(L2CAPFields.mtu, &value, as: UInt16.self, inDecimal: true)
                 options.mtu = mtu
                 parts.append("MTU: \(mtu)")
             case 0x02 where length == 2:
-                let timeout = try value.u16()
+                let timeout = try layer.read(L2CAPFields.flushTimeout, &value, as: UInt16.self, display: { $0 == 0xFFFF ? "Infinite" : "\($0) ms" })
                 options.flushTimeout = timeout
-                layer.add(L2CAPFields.flushTimeout, .u16(timeout), timeout == 0xFFFF ? "Infinite" : "\(timeout) ms")
                 parts.append("Flush Timeout: \(timeout == 0xFFFF ? "Infinite" : "\(timeout) ms")")
             case 0x03 where length == 22:
                 _ = try value.u8()
-                let service = try value.u8()
-                layer.add(L2CAPFields.serviceType, .u8(service), serviceTypes[service] ?? "Reserved")
-                layer.add(L2CAPFields.tokenRate, .u32(try value.u32()))
+                let service = try layer.read(L2CAPFields.serviceType, &value, as: UInt8.self, display: { serviceTypes[$0] ?? "Reserved" })
+                try layer.read(L2CAPFields.tokenRate, &value, as: UInt32.self)
                 _ = try value.u32()
-                layer.add(L2CAPFields.peakBandwidth, .u32(try value.u32()))
-                layer.add(L2CAPFields.flowSpecLatency, .u32(try value.u32()))
+                try layer.read(L2CAPFields.peakBandwidth, &value, as: UInt32.self)
+                try layer.read(L2CAPFields.flowSpecLatency, &value, as: UInt32.self)
                 _ = try value.u32()
                 parts.append("QoS: \(serviceTypes[service] ?? "Reserved")")
             case 0x04 where length == 9:
-                let modeValue = try value.u8()
-                let mode = L2CAPChannel.Mode(rawValue: modeValue).flatMap { $0.isCreditBased ? nil : $0 }
-                layer.add(L2CAPFields.mode, .u8(modeValue), mode?.name ?? "Reserved")
-                let window = try value.u8(), transmit = try value.u8()
-                layer.add(L2CAPFields.txWindow, .u8(window), inDecimal: true)
-                layer.add(L2CAPFields.maxTransmit, .u8(transmit), inDecimal: true)
-                let retransmission = try value.u16(), monitor = try value.u16()
-                layer.add(L2CAPFields.retransmissionTimeout, .u16(retransmission), "\(retransmission) ms")
-                layer.add(L2CAPFields.monitorTimeout, .u16(monitor), "\(monitor) ms")
-                let mps = try value.u16()
-                layer.add(L2CAPFields.mps, .u16(mps), inDecimal: true)
+                func modeOf(_ value: UInt8) -> L2CAPChannel.Mode? { L2CAPChannel.Mode(rawValue: value).flatMap { $0.isCreditBased ? nil : $0 } }
+                let modeValue = try layer.read(L2CAPFields.mode, &value, as: UInt8.self, display: { modeOf($0)?.name ?? "Reserved" })
+                let mode = modeOf(modeValue)
+                try layer.read(L2CAPFields.txWindow, &value, as: UInt8.self, inDecimal: true)
+                try layer.read(L2CAPFields.maxTransmit, &value, as: UInt8.self, inDecimal: true)
+                try layer.read(L2CAPFields.retransmissionTimeout, &value, as: UInt16.self, display: { "\($0) ms" })
+                try layer.read(L2CAPFields.monitorTimeout, &value, as: UInt16.self, display: { "\($0) ms" })
+                try layer.read(L2CAPFields.mps, &value, as: UInt16.self, inDecimal: true)
                 options.mode = mode
                 parts.append("Mode: \(mode?.name ?? "Reserved \(Hex.u8(modeValue))")")
             case 0x05 where length == 1:
-                let fcs = try value.u8()
-                layer.add(L2CAPFields.fcs, .u8(fcs), fcs == 0 ? "No FCS" : fcs == 1 ? "16-bit FCS" : "Reserved")
+                let fcs = try layer.read(L2CAPFields.fcs, &value, as: UInt8.self, display: { $0 == 0 ? "No FCS" : $0 == 1 ? "16-bit FCS" : "Reserved" })
                 options.fcs = fcs
                 parts.append(fcs == 0 ? "No FCS" : "FCS")
             case 0x06 where length == 16:
                 _ = try value.u8()
-                let service = try value.u8()
-                layer.add(L2CAPFields.serviceType, .u8(service), serviceTypes[service] ?? "Reserved")
-                layer.add(L2CAPFields.maxSDU, .u16(try value.u16()))
+                let service = try layer.read(L2CAPFields.serviceType, &value, as: UInt8.self, display: { serviceTypes[$0] ?? "Reserved" })
+                try layer.read(L2CAPFields.maxSDU, &value, as: UInt16.self)
                 _ = try value.u32()
-                layer.add(L2CAPFields.flowSpecLatency, .u32(try value.u32()))
+                try layer.read(L2CAPFields.flowSpecLatency, &value, as: UInt32.self)
                 _ = try value.u32()
                 parts.append("Extended Flow Spec: \(serviceTypes[service] ?? "Reserved")")
             case 0x07 where length == 2:
-                let window = try value.u16()
-                layer.add(L2CAPFields.windowSize, .u16(window), inDecimal: true)
+                let window = try layer.read(L2CAPFields.windowSize, &value, as: UInt16.self, inDecimal: true)
                 parts.append("Extended Window: \(window)")
             default:
-                layer.add(L2CAPFields.optionData, .bytes(value.rest()))
+                try layer.read(L2CAPFields.optionData, &value, bytes: value.remaining)
                 parts.append(optionNames[kind].map { "\($0) (length \(length))" } ?? "Option \(Hex.u8(type))")
             }
         }
