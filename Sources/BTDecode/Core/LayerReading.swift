@@ -84,3 +84,14 @@ extension Layer {
         add(definition, value, display(), at: range(at: c.index - width, count: width))
     }
 }
+
+extension Layer {
+    /// A value read with `read` and the bytes it came from, for a field added later than it is
+    /// read (a status a decoder shows after the fields that follow it in the packet).
+    @inline(__always)
+    public func reading<T>(_ c: inout ByteCursor, _ read: (inout ByteCursor) throws -> T) rethrows -> (value: T, range: Range<Int>) {
+        let start = c.index
+        let value = try read(&c)
+        return (value, range(at: start, count: c.index - start))
+    }
+}

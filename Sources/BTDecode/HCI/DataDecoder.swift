@@ -30,7 +30,7 @@ enum DataDecoder {
             packet.addIssue(.warning, "ACL length \(length) but \(payload.count) bytes follow")
         }
         if bc != 0 {
-            packet.layers[index].add(DataFields.payload, .bytes(payload))
+            packet.layers[index].add(DataFields.payload, .bytes(payload), at: packet.layers[index].range(at: payload.startIndex, count: payload.count))
             return
         }
         try L2CAPDecoder.receive(payload, pb: pb, into: &packet, session: &session)

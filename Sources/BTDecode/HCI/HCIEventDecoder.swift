@@ -21,19 +21,18 @@ enum HCIEventDecoder {
         }
         switch code {
         case 0x0E: // Command Complete
-            layer.add(HCIFields.numCommands, .u8(try params.u8()))
-            let opcode = try params.u16()
-            let commandName = HCICommandNames.name(opcode) ?? "Unknown \(Hex.u16(opcode))"
-            layer.add(HCIFields.commandOpcode, .u16(opcode), named: commandName)
+            try layer.read(HCIFields.numCommands, &params, as: UInt8.self)
+            let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: commandName)
+            let commandName = commandName(opcode)
             layer.summary.set("Command Complete: \(commandName)")
             if !params.isAtEnd {
                 if opcode == 0x2062 || opcode == 0x2063 {
                     SynchronousLinks.learn(return: opcode, params.bytes[params.index...], controller: controller, &session)
                 }
-                let status = try params.u8()
+                let status = try layer.reading(&params) { try $0.u8() }
                 addStatus(status, &layer)
                 do {
-                    try decodeReturn(opcode, status, &params, &layer, &packet, &session, controller)
+                    try decodeReturn(opcode, status.value, &params, &layer, &packet, &session, controller)
                 } catch DecodeError.truncated(let needed, let available, let at) {
                     // Controllers (BlueZ's emulator among them) often return the status alone;
                     // the fields decoded so far stand, and the shortfall is the controller's.
@@ -41,36 +40,29 @@ enum HCIEventDecoder {
                 }
             }
         case 0x0F: // Command Status
-            let status = try params.u8()
-            layer.add(HCIFields.numCommands, .u8(try params.u8()))
-            let opcode = try params.u16()
-            let commandName = HCICommandNames.name(opcode) ?? "Unknown \(Hex.u16(opcode))"
-            layer.add(HCIFields.commandOpcode, .u16(opcode), named: commandName)
-            layer.summary.set("Command Status: \(commandName)")
+            let status = try layer.reading(&params) { try $0.u8() }
+            try layer.read(HCIFields.numCommands, &params, as: UInt8.self)
+            let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: commandName)
+            layer.summary.set("Command Status: \(commandName(opcode))")
             addStatus(status, &layer)
         case 0x03: // Connection Complete
-            let status = try params.u8()
-            let handle = try params.u16() & 0x0FFF
-            let address = try params.address()
-            let linkType = try params.u8()
+            let status = try layer.reading(&params) { try $0.u8() }
             addStatus(status, &layer)
-            layer.add(HCIFields.handle, .u16(handle))
-            layer.add(HCIFields.address, .address(address))
-            layer.add(HCIFields.linkType, .u8(linkType), linkType == 0 ? "SCO" : linkType == 1 ? "ACL" : linkType == 2 ? "eSCO" : "Reserved")
+            let handle = try readHandle(&params, &layer)
+            let address = try layer.read(HCIFields.address, &params, as: BDAddr.self)
+            try layer.read(HCIFields.linkType, &params, as: UInt8.self, display: { $0 == 0 ? "SCO" : $0 == 1 ? "ACL" : $0 == 2 ? "eSCO" : "Reserved" })
             layer.summary += " - Handle: \(hex: handle) - \(address)"
             packet.handle = handle
             packet.peer = address
-            if status == 0 {
+            if status.value == 0 {
                 session.connections[.init(controller: controller, handle: handle)] =
                     .init(peer: address, peerAddressType: 0, isLE: false, role: 0)
             }
         case 0x05: // Disconnection Complete
-            let status = try params.u8()
-            let handle = try params.u16() & 0x0FFF
-            let reason = try params.u8()
+            let status = try layer.reading(&params) { try $0.u8() }
             addStatus(status, &layer)
-            layer.add(HCIFields.handle, .u16(handle))
-            layer.add(HCIFields.reason, .u8(reason), named: HCIErrorNames.name(reason))
+            let handle = try readHandle(&params, &layer)
+            let reason = try layer.read(HCIFields.reason, &params, as: UInt8.self, named: { HCIErrorNames.name($0) })
             layer.summary += " - Handle: \(hex: handle) - Reason: \(HCIErrorNames.name(reason))"
             packet.handle = handle
             let key = Session.LinkKey(controller: controller, handle: handle)
@@ -78,25 +70,23 @@ enum HCIEventDecoder {
             if let severity = HCIErrorNames.severity(ofDisconnectReason: reason) {
                 layer.addIssue(severity, "Disconnected: \(HCIErrorNames.name(reason)) (\(Hex.u8(reason)))")
             }
-            if status == 0 { session.closeLink(key, into: &layer) }
+            if status.value == 0 { session.closeLink(key, into: &layer) }
         case 0x08, 0x59: // Encryption Change v1, v2 (with the key size)
-            let status = try params.u8()
-            let handle = try params.u16() & 0x0FFF
-            let enabled = try params.u8()
+            let status = try layer.reading(&params) { try $0.u8() }
             addStatus(status, &layer)
-            layer.add(HCIFields.handle, .u16(handle))
-            let state = ["Off", "On (E0 or AES-CCM)", "On (AES-CCM)"][safe: Int(enabled)] ?? "Reserved"
-            layer.add(HCIFields.encryption, .u8(enabled), state)
+            let handle = try readHandle(&params, &layer)
+            let enabled = try layer.read(HCIFields.encryption, &params, as: UInt8.self, display: {
+                ["Off", "On (E0 or AES-CCM)", "On (AES-CCM)"][safe: Int($0)] ?? "Reserved"
+            })
             layer.summary += " - Handle: \(hex: handle) - Encryption \(enabled == 0 ? "Off" : "On")"
             if code == 0x59 {
-                let size = try params.u8()
-                layer.add(HCIFields.keySize, .u8(size), "\(size) bytes")
+                let size = try layer.read(HCIFields.keySize, &params, as: UInt8.self, display: { "\($0) bytes" })
                 layer.summary += " - Key Size: \(size)"
                 if size < 7 { layer.addIssue(.error, "Encryption key size \(size) is below 7 bytes") }
             }
             packet.handle = handle
             packet.peer = session.connection(controller: controller, handle: handle)?.peer
-            if status == 0, enabled != 0, let method = session.smp.complete(.init(controller: controller, handle: handle)) {
+            if status.value == 0, enabled != 0, let method = session.smp.complete(.init(controller: controller, handle: handle)) {
                 layer.add(SMPFields.method, .text(method))
                 layer.summary += " - Paired: \(method)"
             }
@@ -104,10 +94,8 @@ enum HCIEventDecoder {
             let count = try params.u8()
             var first = true
             for _ in 0 ..< count {
-                let handle = try params.u16() & 0x0FFF
-                let completed = try params.u16()
-                layer.add(HCIFields.handle, .u16(handle))
-                layer.add(HCIFields.completedPackets, .u16(completed), inDecimal: true)
+                let handle = try readHandle(&params, &layer)
+                let completed = try layer.read(HCIFields.completedPackets, &params, as: UInt16.self, inDecimal: true)
                 layer.summary += "\(first ? " - " : ", ")\(hex: handle): \(completed)"
                 first = false
                 if packet.handle == nil {
@@ -130,8 +118,21 @@ enum HCIEventDecoder {
         }
     }
 
-    static func addStatus(_ status: UInt8, _ layer: inout Layer) {
-        layer.add(HCIFields.status, .u8(status), named: HCIErrorNames.name(status))
+    static func commandName(_ opcode: UInt16) -> String { HCICommandNames.name(opcode) ?? "Unknown \(Hex.u16(opcode))" }
+
+    /// A connection handle: the low twelve bits of its two bytes.
+    static func readHandle(_ c: inout ByteCursor, _ layer: inout Layer) throws -> UInt16 {
+        let read = try layer.reading(&c) { try $0.u16() & 0x0FFF }
+        layer.add(HCIFields.handle, .u16(read.value), at: read.range)
+        return read.value
+    }
+
+    static func addStatus(_ status: (value: UInt8, range: Range<Int>), _ layer: inout Layer) {
+        addStatus(status.value, at: status.range, &layer)
+    }
+
+    static func addStatus(_ status: UInt8, at range: Range<Int>? = nil, _ layer: inout Layer) {
+        layer.add(HCIFields.status, .u8(status), named: HCIErrorNames.name(status), at: range)
         if status != 0 {
             layer.summary += " - \(HCIErrorNames.name(status))"
             layer.addIssue(HCIErrorNames.severity(ofStatus: status), "Status: \(HCIErrorNames.name(status)) (\(Hex.u8(status)))")
@@ -143,8 +144,7 @@ enum HCIEventDecoder {
         guard status == 0 else { return }
         switch opcode {
         case 0x1009: // Read BD ADDR
-            let address = try c.address()
-            layer.add(HCIFields.address, .address(address))
+            let address = try layer.read(HCIFields.address, &c, as: BDAddr.self)
             layer.summary += " - \(address)"
             session.controllerAddresses[controller] = address
         default:
@@ -163,83 +163,70 @@ enum HCIEventDecoder {
         let controller = packet.frame.controller
         switch subevent {
         case 0x01, 0x0A, 0x29: // LE Connection Complete, Enhanced v1/v2
-            let status = try c.u8()
-            let handle = try c.u16() & 0x0FFF
-            let role = try c.u8()
-            let addressType = try c.u8()
-            let address = try c.address()
-            if subevent != 0x01 { try c.skip(12) }
-            let interval = try c.u16(), latency = try c.u16(), timeout = try c.u16()
+            let status = try layer.reading(&c) { try $0.u8() }
             addStatus(status, &layer)
-            layer.add(HCIFields.handle, .u16(handle))
-            layer.add(HCIFields.role, .u8(role), role == 0 ? "Central" : "Peripheral")
-            layer.add(HCIFields.addressType, .u8(addressType), HCICommandDecoder.addressTypeName(addressType))
-            layer.add(HCIFields.address, .address(address))
-            layer.add(HCIFields.interval, .u16(interval), Units.milliseconds(interval, 1.25))
-            layer.add(HCIFields.latency, .u16(latency), inDecimal: true)
-            layer.add(HCIFields.timeout, .u16(timeout), "\(Int(timeout) * 10) ms")
+            let handle = try readHandle(&c, &layer)
+            let role = try layer.read(HCIFields.role, &c, as: UInt8.self, display: { $0 == 0 ? "Central" : "Peripheral" })
+            let addressType = try layer.read(HCIFields.addressType, &c, as: UInt8.self, display: { HCICommandDecoder.addressTypeName($0) })
+            let address = try layer.read(HCIFields.address, &c, as: BDAddr.self)
+            if subevent != 0x01 { try c.skip(12) }
+            try readConnectionParameters(&c, &layer)
             layer.summary += " - Handle: \(hex: handle) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address)"
             packet.handle = handle
             packet.peer = address
-            if status == 0 {
+            if status.value == 0 {
                 session.connections[.init(controller: controller, handle: handle)] =
                     .init(peer: address, peerAddressType: addressType, isLE: true, role: role)
             }
             _ = c.rest()
         case 0x02: // Advertising Report
-            let count = try c.u8()
-            layer.add(HCIFields.numReports, .u8(count), inDecimal: true)
+            let count = try layer.read(HCIFields.numReports, &c, as: UInt8.self, inDecimal: true)
             layer.summary += " - \(count) Report\(count == 1 ? "" : "s")"
             for _ in 0 ..< count {
-                let eventType = try c.u8()
-                let addressType = try c.u8()
-                let address = try c.address()
+                let eventType = try layer.read(AdvertisingFields.eventType, &c, as: UInt8.self, display: { advertisingEventName($0) })
+                let addressType = try layer.read(AdvertisingFields.addressType, &c, as: UInt8.self, display: { HCICommandDecoder.addressTypeName($0) })
+                let address = try layer.read(AdvertisingFields.address, &c, as: BDAddr.self)
                 let dataLength = try c.u8()
-                let data = try c.slice(Int(dataLength))
-                let rssi = Int8(bitPattern: try c.u8())
-                let eventName = advertisingEventName(eventType)
-                layer.add(AdvertisingFields.eventType, .u8(eventType), eventName)
-                layer.add(AdvertisingFields.addressType, .u8(addressType), HCICommandDecoder.addressTypeName(addressType))
-                layer.add(AdvertisingFields.address, .address(address))
-                addReportData(data, rssi: rssi, eventName: eventName, addressType: addressType, address: address, names: session.names, &layer, &packet)
+                let data = try layer.reading(&c) { try $0.slice(Int(dataLength)) }
+                let rssi = try layer.reading(&c) { Int8(bitPattern: try $0.u8()) }
+                addReportData(data, rssi: rssi, eventName: advertisingEventName(eventType), addressType: addressType, address: address,
+                              names: session.names, &layer, &packet)
             }
         case 0x03: // Connection Update Complete
-            let status = try c.u8()
-            let handle = try c.u16() & 0x0FFF
-            let interval = try c.u16(), latency = try c.u16(), timeout = try c.u16()
+            let status = try layer.reading(&c) { try $0.u8() }
             addStatus(status, &layer)
-            layer.add(HCIFields.handle, .u16(handle))
-            layer.add(HCIFields.interval, .u16(interval), Units.milliseconds(interval, 1.25))
-            layer.add(HCIFields.latency, .u16(latency), inDecimal: true)
-            layer.add(HCIFields.timeout, .u16(timeout), "\(Int(timeout) * 10) ms")
+            let handle = try readHandle(&c, &layer)
+            let (interval, latency, timeout) = try readConnectionParameters(&c, &layer)
             layer.summary += " - Handle: \(hex: handle) - Interval: \(Units.milliseconds(interval, 1.25)) - Latency: \(latency) - Timeout: \(Units.milliseconds(timeout, 10))"
             packet.handle = handle
             packet.peer = session.connection(controller: controller, handle: handle)?.peer
         case 0x0D: // Extended Advertising Report
-            let count = try c.u8()
-            layer.add(HCIFields.numReports, .u8(count), inDecimal: true)
+            let count = try layer.read(HCIFields.numReports, &c, as: UInt8.self, inDecimal: true)
             layer.summary.set("LE - Extended Advertising Report - \(count) Report\(count == 1 ? "" : "s")")
             for _ in 0 ..< count {
-                let eventType = try c.u16(), addressType = try c.u8(), address = try c.address()
-                let primary = try c.u8(), secondary = try c.u8(), sid = try c.u8()
-                let power = try c.i8(), rssi = try c.i8(), interval = try c.u16()
-                let directType = try c.u8(), direct = try c.address()
-                let length = try c.u8()
-                let data = try c.slice(Int(length))
-                let eventName = extendedEventName(eventType)
-                layer.add(AdvertisingFields.eventType, .u16(eventType), eventName)
-                layer.add(AdvertisingFields.addressType, .u8(addressType), HCICommandDecoder.addressTypeName(addressType))
-                layer.add(AdvertisingFields.address, .address(address))
-                layer.add(HCIFields.primaryPHY, .u8(primary), HCIValueNames.phy(primary))
-                layer.add(HCIFields.secondaryPHY, .u8(secondary), HCIValueNames.phy(secondary))
-                layer.add(HCIFields.sid, .u8(sid), sid == 0xFF ? "No ADI field" : String(sid))
-                layer.add(AdvertisingFields.txPower, .signed(Int64(power)), power == 127 ? "Not available" : "\(power) dBm")
-                if interval != 0 { layer.add(HCIFields.periodicInterval, .u16(interval), Units.milliseconds(interval, 1.25)) }
-                if eventType & 0x04 != 0 {
-                    layer.add(HCIFields.directAddressType, .u8(directType), HCICommandDecoder.addressTypeName(directType))
-                    layer.add(HCIFields.directAddress, .address(direct))
+                // Read as laid out; the RSSI, interval and direct address are shown after what the tree groups first.
+                let eventType = try layer.read(AdvertisingFields.eventType, &c, as: UInt16.self, display: { extendedEventName($0) })
+                let addressType = try layer.read(AdvertisingFields.addressType, &c, as: UInt8.self, display: { HCICommandDecoder.addressTypeName($0) })
+                let address = try layer.read(AdvertisingFields.address, &c, as: BDAddr.self)
+                try layer.read(HCIFields.primaryPHY, &c, as: UInt8.self, display: { HCIValueNames.phy($0) })
+                try layer.read(HCIFields.secondaryPHY, &c, as: UInt8.self, display: { HCIValueNames.phy($0) })
+                try layer.read(HCIFields.sid, &c, as: UInt8.self, display: { $0 == 0xFF ? "No ADI field" : String($0) })
+                let power = try layer.reading(&c) { try $0.i8() }
+                layer.add(AdvertisingFields.txPower, .signed(Int64(power.value)), power.value == 127 ? "Not available" : "\(power.value) dBm", at: power.range)
+                let rssi = try layer.reading(&c) { try $0.i8() }
+                let interval = try layer.reading(&c) { try $0.u16() }
+                if interval.value != 0 {
+                    layer.add(HCIFields.periodicInterval, .u16(interval.value), Units.milliseconds(interval.value, 1.25), at: interval.range)
                 }
-                addReportData(data, rssi: rssi, eventName: eventName, addressType: addressType, address: address, names: session.names, &layer, &packet)
+                let directType = try layer.reading(&c) { try $0.u8() }, direct = try layer.reading(&c) { try $0.address() }
+                if eventType & 0x04 != 0 {
+                    layer.add(HCIFields.directAddressType, .u8(directType.value), HCICommandDecoder.addressTypeName(directType.value), at: directType.range)
+                    layer.add(HCIFields.directAddress, .address(direct.value), at: direct.range)
+                }
+                let length = try c.u8()
+                let data = try layer.reading(&c) { try $0.slice(Int(length)) }
+                addReportData(data, rssi: rssi, eventName: extendedEventName(eventType), addressType: addressType, address: address,
+                              names: session.names, &layer, &packet)
             }
         default:
             guard let spec = HCIParameterTables.subevents[subevent] else { break }
@@ -252,14 +239,24 @@ enum HCIEventDecoder {
     /// Extended advertising event type bits (Core Vol 4, Part E, 7.7.65.13); legacy PDUs by name.
     /// What legacy and extended advertising reports share: the data with its AD structures and
     /// their issues, the RSSI (127: not available), the report's part of the summary, the peer.
-    static func addReportData(_ data: ArraySlice<UInt8>, rssi: Int8, eventName: String, addressType: UInt8, address: BDAddr, names: UUIDNames,
-                              _ layer: inout Layer, _ packet: inout Packet) {
-        layer.add(AdvertisingFields.data, .bytes(data))
-        let digest = AdvertisingData.decode(data, into: &layer, names: names)
-        layer.add(AdvertisingFields.rssi, .signed(Int64(rssi)), rssi == 127 ? "Not available" : "\(rssi) dBm")
+    static func addReportData(_ data: (value: ArraySlice<UInt8>, range: Range<Int>), rssi read: (value: Int8, range: Range<Int>), eventName: String,
+                              addressType: UInt8, address: BDAddr, names: UUIDNames, _ layer: inout Layer, _ packet: inout Packet) {
+        layer.add(AdvertisingFields.data, .bytes(data.value), at: data.range)
+        let digest = AdvertisingData.decode(data.value, into: &layer, names: names)
+        let rssi = read.value
+        layer.add(AdvertisingFields.rssi, .signed(Int64(rssi)), rssi == 127 ? "Not available" : "\(rssi) dBm", at: read.range)
         layer.summary += " - \(eventName) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address) \(rssi) dBm"
         if let name = digest.name { layer.summary += " - \"\(name)\"" }
         if packet.peer == nil { packet.peer = address }
+    }
+
+    /// Interval, peripheral latency and supervision timeout of an LE connection event.
+    @discardableResult
+    static func readConnectionParameters(_ c: inout ByteCursor, _ layer: inout Layer) throws -> (UInt16, UInt16, UInt16) {
+        let interval = try layer.read(HCIFields.interval, &c, as: UInt16.self, display: { Units.milliseconds($0, 1.25) })
+        let latency = try layer.read(HCIFields.latency, &c, as: UInt16.self, inDecimal: true)
+        let timeout = try layer.read(HCIFields.timeout, &c, as: UInt16.self, display: { "\(Int($0) * 10) ms" })
+        return (interval, latency, timeout)
     }
 
     static func extendedEventName(_ type: UInt16) -> String {

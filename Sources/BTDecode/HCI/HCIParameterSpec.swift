@@ -158,33 +158,21 @@ struct HCIParameterReader {
                 for _ in 0 ..< min(lastInteger, 255) { try read(param.group, &c, &layer) }
                 continue
             }
-            // Each parameter's bytes, so that its fields can be found in the packet (redaction
-            // rewrites keys and addresses in place).
-            // A parameter that made one field: its bytes are the parameter's (a length-prefixed
-            // value's, its last ones).
-            let start = c.index, before = layer.fields.count
             lastInteger = try readOne(param, &c, &layer)
-            if layer.fields.count == before + 1, layer.fields[before].range == nil {
-                let span = c.index - start
-                let size: Int?
-                switch layer.fields[before].value {
-                case .bytes(let bytes): size = bytes.count
-                case .address: size = 6
-                case .unsigned(_, let width) where width > 0 && width % 2 == 0: size = width / 2
-                default: size = nil
-                }
-                if let size, size > 0, size <= span { layer.fields[before].range = layer.range(at: c.index - size, count: size) }
-            }
         }
     }
 
     /// Returns the integer value read (for repeat counts), 0 for other kinds.
+    /// Each field has the bytes of its parameter (redaction rewrites keys and addresses in place).
     mutating func readOne(_ p: HCIParam, _ c: inout ByteCursor, _ layer: inout Layer) throws -> UInt64 {
+        let start = c.index
+        /// The parameter's bytes read so far.
+        func read() -> Range<Int> { layer.range(at: start, count: c.index - start) }
         /// `shown` is how the value reads without its raw form; the tree adds the raw form.
         func add(_ value: FieldValue, _ shown: String? = nil) {
             var shown = shown
             if case .unsigned(let v, _) = value, let name = p.valueNames.name(v) { shown = name }
-            layer.add(p.field, value, shown.map { "\($0) (\(value.text))" })
+            layer.add(p.field, value, shown.map { "\($0) (\(value.text))" }, at: read())
             guard p.inSummary else { return }
             let text = shown ?? value.displayText
             if p.kind == .en || p.valueNames.isTable {
@@ -205,26 +193,26 @@ struct HCIParameterReader {
         case .u64: let v = try c.u64(); add(.unsigned(v, width: 16)); return v
         case .i8:
             let v = try c.i8()
-            layer.add(p.field, .signed(Int64(v)), p.name.contains("RSSI") || p.name.contains("Power") ? "\(v) dBm" : nil)
+            layer.add(p.field, .signed(Int64(v)), p.name.contains("RSSI") || p.name.contains("Power") ? "\(v) dBm" : nil, at: read())
             if p.inSummary { layer.summary += " - \(p.label): \(v) dBm" }
             return 0
-        case .i16: let v = Int16(bitPattern: try c.u16()); layer.add(p.field, .signed(Int64(v))); return 0
-        case .bytes: layer.add(p.field, .bytes(try c.slice(p.byteCount))); return 0
-        case .rest: let r = c.rest(); if !r.isEmpty { layer.add(p.field, .bytes(r)) }; return 0
+        case .i16: let v = Int16(bitPattern: try c.u16()); layer.add(p.field, .signed(Int64(v)), at: read()); return 0
+        case .bytes: layer.add(p.field, .bytes(try c.slice(p.byteCount)), at: read()); return 0
+        case .rest: let r = c.rest(); if !r.isEmpty { layer.add(p.field, .bytes(r), at: read()) }; return 0
         case .H:
             let v = try c.u16() & 0x0FFF
-            layer.add(p.field, .u16(v))
+            layer.add(p.field, .u16(v), at: read())
             if handle == nil { handle = v; layer.summary += " - Handle: \(hex: v)" }
             return UInt64(v)
         case .A:
             let v = try c.address()
-            layer.add(p.field, .address(v))
+            layer.add(p.field, .address(v), at: read())
             if address == nil { address = v; layer.summary += " - \(v)" }
             return 0
         case .S:
             let v = try c.u8()
             let name = HCIErrorNames.name(v)
-            layer.add(p.field, .u8(v), named: name)
+            layer.add(p.field, .u8(v), named: name, at: read())
             if v != 0 {
                 layer.summary += " - \(name)"
                 layer.addIssue(HCIErrorNames.severity(ofStatus: v), "Status: \(name) (\(Hex.u8(v)))")
@@ -232,13 +220,13 @@ struct HCIParameterReader {
             return UInt64(v)
         case .R:
             let v = try c.u8()
-            layer.add(p.field, .u8(v), named: HCIErrorNames.name(v))
+            layer.add(p.field, .u8(v), named: HCIErrorNames.name(v), at: read())
             layer.summary += " - Reason: \(HCIErrorNames.name(v))"
             return UInt64(v)
         case .at: let v = try c.u8(); add(.u8(v), HCICommandDecoder.addressTypeName(v)); return UInt64(v)
         case .en:
             let v = try c.u8()
-            layer.add(p.field, .u8(v), v == 0 ? "Disabled" : v == 1 ? "Enabled" : Hex.u8(v))
+            layer.add(p.field, .u8(v), v == 0 ? "Disabled" : v == 1 ? "Enabled" : Hex.u8(v), at: read())
             layer.summary += v == 0 ? " - Disable" : v == 1 ? " - Enable" : " - \(p.label): \(hex: v)"
             return UInt64(v)
         case .t625: return time(UInt64(try c.u16()), 0.625, 4)
@@ -259,19 +247,20 @@ struct HCIParameterReader {
         case .name:
             let bytes = try c.slice(min(248, c.remaining))
             let text = ReadableText.untilNUL(bytes)
-            layer.add(p.field, .text(text), "\"\(text)\"")
+            layer.add(p.field, .text(text), "\"\(text)\"", at: read())
             layer.summary += " - \"\(text)\""
             return 0
         case .eir:
             let bytes = try c.slice(min(240, c.remaining))
-            layer.add(p.field, .bytes(bytes))
+            layer.add(p.field, .bytes(bytes), at: read())
             let digest = AdvertisingData.decode(bytes, into: &layer, names: names)
             if let name = digest.name { layer.summary += " - \"\(name)\"" }
             return 0
         case .ad:
             let length = try c.u8()
+            let bytesStart = c.index
             let bytes = try c.slice(Int(length))
-            layer.add(p.field, .bytes(bytes))
+            layer.add(p.field, .bytes(bytes), at: layer.range(at: bytesStart, count: bytes.count))
             let digest = AdvertisingData.decode(bytes, into: &layer, names: names)
             if let name = digest.name { layer.summary += " - \"\(name)\"" }
             return UInt64(length)
