@@ -44,6 +44,7 @@ public enum AdvertisingData {
                 if c.rest().contains(where: { $0 != 0 }) { layer.addIssue(.warning, "Advertising data continues after a zero-length structure") }
                 break
             }
+            let typeRange = layer.range(at: c.index)
             guard Int(length) <= c.remaining, let type = try? c.u8(), var value = try? c.slice(Int(length) - 1) else {
                 layer.addIssue(.warning, "AD structure of length \(length) runs past the end of the data (\(c.remaining) bytes left)")
                 _ = c.rest()
@@ -55,7 +56,7 @@ public enum AdvertisingData {
             let text = describe(type, &v, &layer, &digest, uuidNames)
             // The structure's own line comes before the values decoded from it.
             let display = layer.keepsDisplays ? "\(name) (\(Hex.u8(type))): \(text ?? Hex.bytes(value))" : nil
-            layer.fields.insert(Field(definition: AdvertisingFields.adType, value: .u8(type), writtenDisplay: display), at: first)
+            layer.fields.insert(Field(definition: AdvertisingFields.adType, value: .u8(type), writtenDisplay: display, range: typeRange), at: first)
             if !v.isAtEnd, type != 0xFF {
                 value = v.rest()
                 layer.addIssue(.warning, "\(name): \(value.count) unexpected bytes")
@@ -72,25 +73,34 @@ public enum AdvertisingData {
     /// printed: the text costs more than the fields).
     static func describe(_ type: UInt8, _ c: inout ByteCursor, _ layer: inout Layer, _ digest: inout Digest, _ uuidNames: UUIDNames) -> String? {
         let wantsText = layer.keepsDisplays
+        /// Adds a field whose bytes are those read since `start`.
+        func add(_ definition: FieldDefinition, _ value: FieldValue, _ display: @autoclosure () -> String? = nil, from start: Int) {
+            layer.add(definition, value, display(), at: layer.range(at: start, count: c.index - start))
+        }
         func uuids(_ size: Int) -> String {
             var names: [String] = []
+            var start = c.index
             while c.remaining >= size, let bytes = try? c.slice(size), let uuid = BTUUID(littleEndian: bytes) {
-                layer.add(AdvertisingFields.uuid, .uuid(uuid), uuidNames.labelled(uuid))
+                add(AdvertisingFields.uuid, .uuid(uuid), uuidNames.labelled(uuid), from: start)
+                start = c.index
                 if wantsText { names.append(uuidNames.labelled(uuid)) }
             }
             return wantsText ? names.joined(separator: ", ") : ""
         }
         func serviceData(_ size: Int) -> String? {
+            let start = c.index
             guard let bytes = try? c.slice(size), let uuid = BTUUID(littleEndian: bytes) else { return nil }
+            add(AdvertisingFields.serviceDataUUID, .uuid(uuid), uuidNames.labelled(uuid), from: start)
+            let dataStart = c.index
             let data = c.rest()
-            layer.add(AdvertisingFields.serviceDataUUID, .uuid(uuid), uuidNames.labelled(uuid))
-            layer.add(AdvertisingFields.serviceData, .bytes(data))
+            add(AdvertisingFields.serviceData, .bytes(data), from: dataStart)
             return wantsText ? "\(uuidNames.labelled(uuid)): \(Hex.bytes(data))" : ""
         }
+        let start = c.index
         switch type {
         case 0x01:
             guard let flags = try? c.u8() else { return nil }
-            layer.add(AdvertisingFields.flags, .u8(flags))
+            add(AdvertisingFields.flags, .u8(flags), from: start)
             guard wantsText else { return "" }
             let names = flagNames.indices.filter { flags & (1 << $0) != 0 }.map { flagNames[$0] }
             return "\(Hex.u8(flags)) \(names.joined(separator: ", "))"
@@ -99,16 +109,16 @@ public enum AdvertisingData {
         case 0x06, 0x07, 0x15: return uuids(16)
         case 0x08, 0x09, 0x30:
             let name = ReadableText.decode(c.rest())
-            layer.add(AdvertisingFields.name, .text(name))
+            add(AdvertisingFields.name, .text(name), from: start)
             if type != 0x30 || digest.name == nil { digest.name = name }
             return wantsText ? "\"\(name)\"" : ""
         case 0x0A:
             guard let power = try? c.i8() else { return nil }
-            layer.add(AdvertisingFields.txPower, .signed(Int64(power)), "\(power) dBm")
+            add(AdvertisingFields.txPower, .signed(Int64(power)), "\(power) dBm", from: start)
             return wantsText ? "\(power) dBm" : ""
         case 0x0D:
             guard let cod = try? c.u24() else { return nil }
-            layer.add(AdvertisingFields.classOfDevice, .unsigned(UInt64(cod), width: 6))
+            add(AdvertisingFields.classOfDevice, .unsigned(UInt64(cod), width: 6), from: start)
             return wantsText ? ClassOfDevice.describe(cod) : ""
         case 0x12:
             guard let min = try? c.u16(), let max = try? c.u16() else { return nil }
@@ -122,11 +132,12 @@ public enum AdvertisingData {
             return wantsText ? addresses.joined(separator: ", ") : ""
         case 0x19:
             guard let appearance = try? c.u16() else { return nil }
-            layer.add(AdvertisingFields.appearance, .u16(appearance), named: AssignedNumbers.appearance(appearance) ?? "Unknown")
+            layer.add(AdvertisingFields.appearance, .u16(appearance), named: AssignedNumbers.appearance(appearance) ?? "Unknown",
+                      at: layer.range(at: start, count: 2))
             return wantsText ? "\(AssignedNumbers.appearance(appearance) ?? "Unknown") (\(Hex.u16(appearance)))" : ""
         case 0x1A:
             guard let interval = try? c.u16() else { return nil }
-            layer.add(AdvertisingFields.interval, .u16(interval), Units.milliseconds(interval, 0.625))
+            add(AdvertisingFields.interval, .u16(interval), Units.milliseconds(interval, 0.625), from: start)
             return wantsText ? Units.milliseconds(interval, 0.625) : ""
         case 0x1B:
             guard let address = try? c.address(), let kind = try? c.u8() else { return nil }
@@ -136,25 +147,26 @@ public enum AdvertisingData {
             let roles = ["Only Peripheral Role supported", "Only Central Role supported",
                          "Peripheral and Central Role supported, Peripheral preferred",
                          "Peripheral and Central Role supported, Central preferred"]
-            layer.add(AdvertisingFields.leRole, .u8(role), Int(role) < roles.count ? roles[Int(role)] : "Reserved")
+            add(AdvertisingFields.leRole, .u8(role), Int(role) < roles.count ? roles[Int(role)] : "Reserved", from: start)
             return wantsText ? (Int(role) < roles.count ? roles[Int(role)] : "Reserved (\(Hex.u8(role)))") : ""
         case 0x24:
             guard let scheme = try? c.u8() else { return nil }
             // The first UTF-8 code point names the scheme (Assigned Numbers, URI Scheme Name String Mapping).
             let schemes: [UInt8: String] = [0x01: "", 0x16: "http:", 0x17: "https:", 0x0E: "ftp:", 0x1C: "mailto:", 0x3D: "tel:"]
             let uri = (schemes[scheme] ?? "scheme(\(Hex.u8(scheme))):") + ReadableText.decode(c.rest())
-            layer.add(AdvertisingFields.uri, .text(uri))
+            add(AdvertisingFields.uri, .text(uri), from: start)
             return wantsText ? uri : ""
         case 0x2F:
             guard let interval = try? c.u24() else { return nil }
             return wantsText ? Units.milliseconds(interval, 0.625) : ""
         case 0xFF:
             guard let company = try? c.u16() else { return nil }
-            let data = c.rest()
             // The company's name only where text is printed: the lookup costs more than the rest.
             var companyName: String { AssignedNumbers.company(company) ?? "Unknown" }
-            layer.add(AdvertisingFields.company, .u16(company), named: companyName)
-            layer.add(AdvertisingFields.manufacturerData, .bytes(data))
+            layer.add(AdvertisingFields.company, .u16(company), named: companyName, at: layer.range(at: start, count: 2))
+            let dataStart = c.index
+            let data = c.rest()
+            add(AdvertisingFields.manufacturerData, .bytes(data), from: dataStart)
             if let describe = DissectorTables.manufacturerData[company], let text = describe(data, &layer) {
                 return wantsText ? "\(companyName): \(text)" : ""
             }

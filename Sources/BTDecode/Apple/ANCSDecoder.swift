@@ -192,6 +192,7 @@ enum ANCSDecoder {
                        _ context: GATTValueContext) throws {
         let link = context.l2cap.link
         var pending = session.ancs.pending.removeValue(forKey: link) ?? .init(bytes: [], parts: 0, firstFrame: packet.frame.number)
+        let partStart = c.index
         pending.bytes += c.rest()
         pending.parts += 1
         guard pending.bytes.count <= ANCSState.maximumAnswer else {
@@ -202,35 +203,44 @@ enum ANCSDecoder {
         let request = session.ancs.requests[link]
         // Parse what has come; when an attribute is cut short, or the ones asked for have not all come, wait.
         var reader = ByteCursor(pending.bytes[...])
-        var fields: [(FieldDefinition, FieldValue, String?)] = []
+        // Each field with its bytes in the answer; they are this packet's when the answer came whole.
+        var fields: [(FieldDefinition, FieldValue, String?, Range<Int>)] = []
+        var from = 0
+        func since() -> Range<Int> {
+            defer { from = reader.index }
+            return from ..< reader.index
+        }
         var shown: [String] = []
         var complete = false
         parse: do {
             guard let command = try? reader.u8() else { break parse }
-            fields.append((ANCSFields.command, .count(Int(command)), commands[safe: Int(command)]))
+            fields.append((ANCSFields.command, .count(Int(command)), commands[safe: Int(command)], since()))
             var subject: String
             if command == 1 {
                 guard let end = reader.bytes[reader.index...].firstIndex(of: 0) else { break parse }
                 let app = String(decoding: try reader.slice(end - reader.index), as: UTF8.self)
                 _ = try reader.u8()
-                fields.append((ANCSFields.appIdentifier, .text(app), nil))
+                fields.append((ANCSFields.appIdentifier, .text(app), nil, since()))
                 subject = app
             } else {
                 guard let uid = try? reader.u32() else { break parse }
-                fields.append((ANCSFields.uid, .u32(uid), nil))
+                fields.append((ANCSFields.uid, .u32(uid), nil, since()))
                 subject = "UID \(Hex.format(uid, width: 8))"
             }
             var remaining = request?.command == command ? request!.attributes : nil
             while !reader.isAtEnd {
                 guard reader.remaining >= 3 else { break parse }
-                let attribute = try reader.u8(), length = Int(try reader.u16())
+                let attribute = try reader.u8()
+                let attributeRange = since()
+                let length = Int(try reader.u16())
+                let lengthRange = since()
                 guard reader.remaining >= length else { break parse }
                 let value = try reader.slice(length)
                 let text = String(decoding: value, as: UTF8.self)
                 let name = command == 1 ? (attribute == 0 ? "Display Name" : "Attribute \(attribute)") : attributes[safe: Int(attribute)] ?? "Attribute \(attribute)"
-                fields.append((ANCSFields.attribute, .count(Int(attribute)), name))
-                fields.append((ANCSFields.length, .count(length), nil))
-                fields.append((ANCSFields.value, .text(text), "\(name): \(text)"))
+                fields.append((ANCSFields.attribute, .count(Int(attribute)), name, attributeRange))
+                fields.append((ANCSFields.length, .count(length), nil, lengthRange))
+                fields.append((ANCSFields.value, .text(text), "\(name): \(text)", since()))
                 shown.append(attribute == 5 && command == 0 ? "\(name) \(date(text))" : "\(name) \"\(ReadableText.clipped(text))\"")
                 if let index = remaining?.firstIndex(of: attribute) { remaining?.remove(at: index) }
             }
@@ -243,7 +253,11 @@ enum ANCSDecoder {
             layer.summary.set("Data Source: part \(pending.parts) of an answer, more to come")
             return
         }
-        for (definition, value, display) in fields { layer.add(definition, value, display) }
+        // An answer joined from several notifications has no bytes of its own in this packet.
+        let whole = pending.parts == 1
+        for (definition, value, display, range) in fields {
+            layer.add(definition, value, display, at: whole ? layer.range(at: partStart + range.lowerBound, count: range.count) : nil)
+        }
         if pending.parts > 1 { layer.summary += " (joined from \(pending.parts) notifications)" }
         if request == nil { layer.addIssue(.note, "ANCS answer without its Control Point request in this capture") }
         session.ancs.requests[link] = nil

@@ -55,20 +55,22 @@ enum AppleAdvertising {
         var c = ByteCursor(data)
         var shown: [String] = []
         while !c.isAtEnd {
+            let start = c.index
             guard c.remaining >= 2, let type = try? c.u8(), let length = try? c.u8() else {
                 layer.addIssue(.warning, "Apple manufacturer data: a byte left after the last message")
                 break
             }
             let name = layer.keepsDisplays ? types[type] ?? "Type \(Hex.u8(type))" : ""
-            layer.add(AppleFields.type, .u8(type), named: name)
-            layer.add(AppleFields.length, .count(Int(length)))
+            layer.add(AppleFields.type, .u8(type), named: name, at: layer.range(at: start))
+            layer.add(AppleFields.length, .count(Int(length)), at: layer.range(at: start + 1))
             guard let value = try? c.slice(Int(length)) else {
                 layer.addIssue(.warning, "Apple \(types[type] ?? "type \(Hex.u8(type))") message of length \(length) runs past the data (\(c.remaining) bytes left)")
-                layer.add(AppleFields.data, .bytes(c.rest()))
+                let rest = c.rest()
+                layer.add(AppleFields.data, .bytes(rest), at: layer.range(at: rest.startIndex, count: rest.count))
                 shown.append("\(name) (truncated)")
                 break
             }
-            layer.add(AppleFields.data, .bytes(value))
+            layer.add(AppleFields.data, .bytes(value), at: layer.range(at: value.startIndex, count: value.count))
             shown.append(message(type, name, value, &layer))
         }
         return layer.keepsDisplays ? shown.joined(separator: "; ") : ""
@@ -80,26 +82,28 @@ enum AppleAdvertising {
         case 0x02 where value.count == 21:
             guard let bytes = try? c.slice(16), let uuid = BTUUID(bigEndian: bytes), let major = try? c.u16be(), let minor = try? c.u16be(),
                   let power = try? c.i8() else { break }
-            layer.add(AppleFields.uuid, .uuid(uuid))
-            layer.add(AppleFields.major, .count(Int(major)))
-            layer.add(AppleFields.minor, .count(Int(minor)))
-            layer.add(AppleFields.power, .signed(Int64(power)), "\(power) dBm")
+            let at = value.startIndex
+            layer.add(AppleFields.uuid, .uuid(uuid), at: layer.range(at: at, count: 16))
+            layer.add(AppleFields.major, .count(Int(major)), at: layer.range(at: at + 16, count: 2))
+            layer.add(AppleFields.minor, .count(Int(minor)), at: layer.range(at: at + 18, count: 2))
+            layer.add(AppleFields.power, .signed(Int64(power)), "\(power) dBm", at: layer.range(at: at + 20))
             guard layer.keepsDisplays else { return "" }
             return "iBeacon \(uuid.longForm) Major: \(major) Minor: \(minor) Measured Power: \(power) dBm"
         case 0x07 where value.count >= 3:
             _ = try? c.u8()
             guard let model = try? c.u16be() else { break }
-            layer.add(AppleFields.model, .u16(model), models[model].map { "\($0) (\(Hex.u16(model)))" })
+            layer.add(AppleFields.model, .u16(model), models[model].map { "\($0) (\(Hex.u16(model)))" }, at: layer.range(at: value.startIndex + 1, count: 2))
             guard layer.keepsDisplays else { return "" }
             return "Proximity Pairing: \(models[model] ?? "model \(Hex.u16(model))") - \(value.count) bytes"
         case 0x10 where value.count >= 1:
             let action = value[value.startIndex] & 0x0F
-            layer.add(AppleFields.action, .u8(action), nearbyActions[action].map { "\($0) (\(Hex.u8(action)))" })
+            layer.add(AppleFields.action, .u8(action), nearbyActions[action].map { "\($0) (\(Hex.u8(action)))" }, at: layer.range(at: value.startIndex))
             guard layer.keepsDisplays else { return "" }
             return "Nearby Info: \(nearbyActions[action] ?? "action \(Hex.u8(action))") - \(value.count) bytes"
         case 0x0F where value.count >= 2:
             let actionType = value[value.startIndex + 1]
-            layer.add(AppleFields.actionType, .u8(actionType), nearbyActionTypes[actionType].map { "\($0) (\(Hex.u8(actionType)))" })
+            layer.add(AppleFields.actionType, .u8(actionType), nearbyActionTypes[actionType].map { "\($0) (\(Hex.u8(actionType)))" },
+                      at: layer.range(at: value.startIndex + 1))
             guard layer.keepsDisplays else { return "" }
             return "Nearby Action: \(nearbyActionTypes[actionType] ?? "type \(Hex.u8(actionType))") - \(value.count) bytes"
         default:
