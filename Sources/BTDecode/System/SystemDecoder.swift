@@ -65,54 +65,53 @@ public enum SystemDecoder {
         var layer = packet.makeLayer(layerKind(kind), over: c,
                           showsDirection: kind == .lmp || kind == .vendorDiagnostic)
         defer { packet.append(taking: &layer) }
+        /// Reads with `read` and adds the value as `definition`, with the bytes it was read from.
+        @discardableResult
+        func field<T>(_ definition: FieldDefinition, _ read: (inout ByteCursor) throws -> T, _ value: (T) -> FieldValue,
+                      _ display: (T) -> String? = { _ in nil }) throws -> T {
+            let start = c.index
+            let read = try read(&c)
+            layer.add(definition, value(read), display(read), at: layer.range(at: start, count: c.index - start))
+            return read
+        }
+        func text(_ definition: FieldDefinition, _ read: (inout ByteCursor) -> String) -> String {
+            (try? field(definition, { read(&$0) }, { .text($0) })) ?? ""
+        }
         switch kind {
         case _ where kind.isText:
-            let text = readableText(c.rest())
-            layer.add(SystemFields.text, .text(text))
+            let text = text(SystemFields.text) { readableText($0.rest()) }
             layer.summary.set("\(text)")
             if kind == .error { layer.addIssue(.warning, "Error record: \(text)") }
         case .syslog:
-            layer.add(SystemFields.syslogPID, .u32(try c.u32()))
-            layer.add(SystemFields.syslogLevel, .u8(try c.u8()))
-            let process = c.cString(), sender = c.cString(), subsystem = c.cString(), category = c.cString()
-            let message = readableText(c.rest())
-            layer.add(SystemFields.syslogProcess, .text(process))
-            layer.add(SystemFields.syslogSender, .text(sender))
-            layer.add(SystemFields.syslogSubsystem, .text(subsystem))
-            layer.add(SystemFields.syslogCategory, .text(category))
-            layer.add(SystemFields.syslogMessage, .text(message))
+            try layer.read(SystemFields.syslogPID, &c, as: UInt32.self)
+            try layer.read(SystemFields.syslogLevel, &c, as: UInt8.self)
+            let process = text(SystemFields.syslogProcess) { $0.cString() }
+            _ = text(SystemFields.syslogSender) { $0.cString() }
+            let subsystem = text(SystemFields.syslogSubsystem) { $0.cString() }
+            let category = text(SystemFields.syslogCategory) { $0.cString() }
+            let message = text(SystemFields.syslogMessage) { readableText($0.rest()) }
             let origin = [process, subsystem, category].filter { !$0.isEmpty }.joined(separator: " ")
             layer.summary.set("\(origin.isEmpty ? message : "\(origin): \(message)")")
         case .userLogging:
-            let priority = try c.u8()
+            try layer.read(SystemFields.logPriority, &c, as: UInt8.self)
             let identLength = Int(try c.u8())
-            var ident = try c.cursor(identLength)
-            let name = ident.cString()
-            let message = readableText(c.rest())
-            layer.add(SystemFields.logPriority, .u8(priority))
-            layer.add(SystemFields.logIdent, .text(name))
-            layer.add(SystemFields.syslogMessage, .text(message))
+            let name = try field(SystemFields.logIdent, { var ident = try $0.cursor(identLength); return ident.cString() }, { .text($0) })
+            let message = text(SystemFields.syslogMessage) { readableText($0.rest()) }
             layer.summary.set("\(name.isEmpty ? message : "\(name): \(message)")")
         case .newIndex:
-            let type = try c.u8(), bus = try c.u8()
-            let address = try c.address()
-            var nameCursor = try c.cursor(min(8, c.remaining))
-            let name = nameCursor.cString()
-            layer.add(SystemFields.indexType, .u8(type), controllerTypeName(type))
-            layer.add(SystemFields.indexBus, .u8(bus), busName(bus))
-            layer.add(SystemFields.indexAddress, .address(address))
-            layer.add(SystemFields.indexName, .text(name))
+            let type = try layer.read(SystemFields.indexType, &c, as: UInt8.self, display: { controllerTypeName($0) })
+            let bus = try layer.read(SystemFields.indexBus, &c, as: UInt8.self, display: { busName($0) })
+            let address = try layer.read(SystemFields.indexAddress, &c, as: BDAddr.self)
+            let name = try field(SystemFields.indexName, { var name = try $0.cursor(min(8, $0.remaining)); return name.cString() }, { .text($0) })
             layer.summary.set("\(name) \(controllerTypeName(type)) \(busName(bus)) \(address)")
             session.controllerAddresses[packet.frame.controller] = address
             var info = ControllerInfo(index: packet.frame.controller)
             (info.name, info.type, info.bus, info.address) = (name, type, bus, address)
             session.controllers[packet.frame.controller] = info
         case .indexInfo:
-            let address = try c.address()
-            let manufacturer = try c.u16()
-            layer.add(SystemFields.indexAddress, .address(address))
+            let address = try layer.read(SystemFields.indexAddress, &c, as: BDAddr.self)
+            let manufacturer = try layer.read(SystemFields.indexManufacturer, &c, as: UInt16.self, display: { AssignedNumbers.company($0) ?? "Unknown" })
             let company = AssignedNumbers.company(manufacturer) ?? "Unknown"
-            layer.add(SystemFields.indexManufacturer, .u16(manufacturer), company)
             layer.summary.set("\(address) - Manufacturer: \(company) (\(manufacturer))")
             let index = packet.frame.controller
             session.controllers[index, default: ControllerInfo(index: index)].address = address
@@ -120,31 +119,22 @@ public enum SystemDecoder {
         case .controlOpen:
             // The kernel announces each raw, user-channel and management socket: which process
             // opened it and whether it is privileged (net/bluetooth/hci_sock.c).
-            layer.add(SystemFields.controlCookie, .u32(try c.u32()))
-            let format = try c.u16()
-            let version = try c.u8(), revision = try c.u16()
-            let flags = try c.u32()
+            try layer.read(SystemFields.controlCookie, &c, as: UInt32.self)
+            func channelName(_ format: UInt16) -> String { format == 0 ? "RAW" : format == 1 ? "USER" : format == 2 ? "MGMT" : "Format \(format)" }
+            let format = try layer.read(SystemFields.controlFormat, &c, as: UInt16.self, display: channelName)
+            let (version, revision) = try field(SystemFields.controlVersion, { (try $0.u8(), try $0.u16()) }, { .text("\($0.0).\($0.1)") })
+            let flags = try layer.read(SystemFields.controlFlags, &c, as: UInt32.self, display: { $0 & 1 != 0 ? "privileged" : "unprivileged" })
             let nameLength = Int(try c.u8())
-            var nameCursor = try c.cursor(min(nameLength, c.remaining))
-            let process = nameCursor.cString()
-            let channel = format == 0 ? "RAW" : format == 1 ? "USER" : format == 2 ? "MGMT" : "Format \(format)"
-            layer.add(SystemFields.controlFormat, .u16(format), channel)
-            layer.add(SystemFields.controlVersion, .text("\(version).\(revision)"))
-            layer.add(SystemFields.controlFlags, .u32(flags), flags & 1 != 0 ? "privileged" : "unprivileged")
-            layer.add(SystemFields.controlName, .text(process))
-            layer.summary.set("\(channel) Open: \(process)\(flags & 1 != 0 ? " (privileged)" : "") version \(version).\(revision)")
+            let process = try field(SystemFields.controlName, { var name = try $0.cursor(min(nameLength, $0.remaining)); return name.cString() }, { .text($0) })
+            layer.summary.set("\(channelName(format)) Open: \(process)\(flags & 1 != 0 ? " (privileged)" : "") version \(version).\(revision)")
         case .controlClose:
-            let cookie = try c.u32()
-            layer.add(SystemFields.controlCookie, .u32(cookie))
+            let cookie = try layer.read(SystemFields.controlCookie, &c, as: UInt32.self)
             layer.summary.set("Socket \(Hex.format(cookie, width: 8))")
         case .controlCommand, .controlEvent:
-            let cookie = try c.u32()
-            let code = try c.u16()
-            layer.add(SystemFields.controlCookie, .u32(cookie))
+            let cookie = try layer.read(SystemFields.controlCookie, &c, as: UInt32.self)
             let isCommand = kind == .controlCommand
-            layer.add(isCommand ? SystemFields.controlOpcode : SystemFields.controlEvent, .u16(code))
-            let rest = c.rest()
-            layer.add(DataFields.payload, .bytes(rest))
+            let code = try layer.read(isCommand ? SystemFields.controlOpcode : SystemFields.controlEvent, &c, as: UInt16.self)
+            let rest = try layer.read(DataFields.payload, &c, bytes: c.remaining)
             layer.summary.set("\(isCommand ? "Command" : "Event") \(hex: code) - \(rest.count) bytes - Socket \(Hex.format(cookie, width: 8))")
         case .deleteIndex, .openIndex, .closeIndex:
             let index = packet.frame.controller
@@ -155,8 +145,7 @@ public enum SystemDecoder {
             default: session.controllers[index] = nil
             }
         default:
-            let rest = c.rest()
-            layer.add(DataFields.payload, .bytes(rest))
+            let rest = try layer.read(DataFields.payload, &c, bytes: c.remaining)
             layer.summary.set("\(rest.isEmpty ? "" : "\(rest.count) bytes")")
         }
     }
