@@ -34,7 +34,9 @@ public enum AdvertisingData {
 
     /// Adds one field per AD structure (and per value inside it) to `layer`.
     @discardableResult
-    static func decode(_ data: ArraySlice<UInt8>, into layer: inout Layer, names uuidNames: UUIDNames) -> Digest {
+    /// `ranged`: `data` lies in the layer's own bytes, so each field has its range (not so for
+    /// data joined from several packets).
+    static func decode(_ data: ArraySlice<UInt8>, into layer: inout Layer, names uuidNames: UUIDNames, ranged: Bool = true) -> Digest {
         var digest = Digest()
         var c = ByteCursor(data)
         while !c.isAtEnd {
@@ -44,7 +46,7 @@ public enum AdvertisingData {
                 if c.rest().contains(where: { $0 != 0 }) { layer.addIssue(.warning, "Advertising data continues after a zero-length structure") }
                 break
             }
-            let typeRange = layer.range(at: c.index)
+            let typeRange = ranged ? layer.range(at: c.index) : nil
             guard Int(length) <= c.remaining, let type = try? c.u8(), var value = try? c.slice(Int(length) - 1) else {
                 layer.addIssue(.warning, "AD structure of length \(length) runs past the end of the data (\(c.remaining) bytes left)")
                 _ = c.rest()
@@ -53,7 +55,7 @@ public enum AdvertisingData {
             var name: String { typeNames[type] ?? "Unknown AD Type" }
             var v = ByteCursor(value)
             let first = layer.fields.count
-            let text = describe(type, &v, &layer, &digest, uuidNames)
+            let text = describe(type, &v, &layer, &digest, uuidNames, ranged: ranged)
             // The structure's own line comes before the values decoded from it.
             let display = layer.keepsDisplays ? "\(name) (\(Hex.u8(type))): \(text ?? Hex.bytes(value))" : nil
             layer.fields.insert(Field(definition: AdvertisingFields.adType, value: .u8(type), writtenDisplay: display, range: typeRange), at: first)
@@ -71,11 +73,12 @@ public enum AdvertisingData {
 
     /// Adds the structure's fields and returns its text for the tree (empty when no tree is
     /// printed: the text costs more than the fields).
-    static func describe(_ type: UInt8, _ c: inout ByteCursor, _ layer: inout Layer, _ digest: inout Digest, _ uuidNames: UUIDNames) -> String? {
+    static func describe(_ type: UInt8, _ c: inout ByteCursor, _ layer: inout Layer, _ digest: inout Digest, _ uuidNames: UUIDNames,
+                         ranged: Bool) -> String? {
         let wantsText = layer.keepsDisplays
         /// Adds a field whose bytes are those read since `start`.
         func add(_ definition: FieldDefinition, _ value: FieldValue, _ display: @autoclosure () -> String? = nil, from start: Int) {
-            layer.add(definition, value, display(), at: layer.range(at: start, count: c.index - start))
+            layer.add(definition, value, display(), at: ranged ? layer.range(at: start, count: c.index - start) : nil)
         }
         func uuids(_ size: Int) -> String {
             var names: [String] = []
@@ -133,7 +136,7 @@ public enum AdvertisingData {
         case 0x19:
             guard let appearance = try? c.u16() else { return nil }
             layer.add(AdvertisingFields.appearance, .u16(appearance), named: AssignedNumbers.appearance(appearance) ?? "Unknown",
-                      at: layer.range(at: start, count: 2))
+                      at: ranged ? layer.range(at: start, count: 2) : nil)
             return wantsText ? "\(AssignedNumbers.appearance(appearance) ?? "Unknown") (\(Hex.u16(appearance)))" : ""
         case 0x1A:
             guard let interval = try? c.u16() else { return nil }
@@ -163,11 +166,15 @@ public enum AdvertisingData {
             guard let company = try? c.u16() else { return nil }
             // The company's name only where text is printed: the lookup costs more than the rest.
             var companyName: String { AssignedNumbers.company(company) ?? "Unknown" }
-            layer.add(AdvertisingFields.company, .u16(company), named: companyName, at: layer.range(at: start, count: 2))
+            layer.add(AdvertisingFields.company, .u16(company), named: companyName, at: ranged ? layer.range(at: start, count: 2) : nil)
             let dataStart = c.index
             let data = c.rest()
             add(AdvertisingFields.manufacturerData, .bytes(data), from: dataStart)
-            if let describe = DissectorTables.manufacturerData[company], let text = describe(data, &layer) {
+            let before = layer.fields.count
+            let described = DissectorTables.manufacturerData[company].flatMap { describe in describe(data, &layer) }
+            // The company's decoder places its fields in `data`: not this packet's bytes when it was joined.
+            if !ranged { for index in before ..< layer.fields.count { layer.fields[index].range = nil } }
+            if let text = described {
                 return wantsText ? "\(companyName): \(text)" : ""
             }
             return wantsText ? "\(companyName) (\(Hex.u16(company))): \(Hex.bytes(data))" : ""

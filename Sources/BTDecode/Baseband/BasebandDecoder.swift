@@ -89,7 +89,7 @@ enum BasebandDecoder {
         if hecOK == false {
             layer.summary += " (header damaged)"
             layer.addIssue(.error, "HEC failure: the packet header was received damaged (the payload is not decoded)")
-            if !c.isAtEnd { layer.add(f.data, .bytes(c.rest())) }
+            if !c.isAtEnd { try layer.read(f.data, &c, bytes: c.remaining) }
             return
         }
         if flags & 0x0020 == 0 {
@@ -115,10 +115,9 @@ enum BasebandDecoder {
         case (5...8, 1), (6, 2), (7, 2), (12, 2), (13, 2):
             // Synchronous: voice or transparent data, no payload header; eSCO adds a CRC.
             let withCRC = transport == 2
-            let data = try c.slice(c.remaining - (withCRC ? min(2, c.remaining) : 0))
-            layer.add(f.isochronousData, .bytes(data))
+            let data = try layer.read(f.isochronousData, &c, bytes: c.remaining - (withCRC ? min(2, c.remaining) : 0))
             layer.summary += " - \(data.count) bytes of voice"
-            if withCRC, c.remaining == 2 { layer.add(f.crc, .u16(try c.u16())) }
+            if withCRC, c.remaining == 2 { try layer.read(f.crc, &c, as: UInt16.self) }
         default:
             packet.handle = session.baseband.handle(for: link)
             layer.add(f.handle, .u16(packet.handle!))
@@ -160,6 +159,7 @@ enum BasebandDecoder {
         let f = BasebandFields.self
         let oneByteHeader = type == 3 || type == 9 || (rate == 0 && type == 4)
         let headerStart = c.index
+        let headerRange = layer.range(at: headerStart, count: oneByteHeader ? 1 : 2)
         let llid: UInt8, flow: Bool, length: Int
         if oneByteHeader {
             let byte = try c.u8()
@@ -170,14 +170,16 @@ enum BasebandDecoder {
             llid = UInt8(word & 0x3); flow = word & 0x4 != 0; length = Int(word >> 3 & 0x3FF)
             layer.add(f.payloadHeader, .u16(word), at: layer.range(at: headerStart, count: 2))
         }
-        layer.add(f.llid, .u8(llid), named: llidNames[llid]!)
-        layer.add(f.payloadFlow, .bool(flow), flow ? "Go" : "Stop")
-        layer.add(f.payloadLength, .u16(UInt16(length)), inDecimal: true)
+        layer.add(f.llid, .u8(llid), named: llidNames[llid]!, at: headerRange)
+        layer.add(f.payloadFlow, .bool(flow), flow ? "Go" : "Stop", at: headerRange)
+        layer.add(f.payloadLength, .u16(UInt16(length)), inDecimal: true, at: headerRange)
         let hasCRC = type != 9
         guard c.remaining >= length else {
-            layer.add(f.data, .bytes(c.rest()))
-            throw DecodeError.truncated(needed: length, available: c.remaining, at: c.offset)
+            let available = c.remaining
+            try layer.read(f.data, &c, bytes: available)
+            throw DecodeError.truncated(needed: length, available: available, at: c.offset)
         }
+        let dataRange = layer.range(at: c.index, count: length)
         let data = try c.slice(length)
         if hasCRC {
             if c.remaining >= 2 { layer.add(f.crc, .u16(try c.u16()), at: layer.range(at: c.index - 2, count: 2)) }
@@ -186,10 +188,11 @@ enum BasebandDecoder {
         if !c.isAtEnd { layer.addIssue(.warning, "\(c.remaining) bytes after the payload and its CRC") }
         switch llid {
         case 3:
-            layer.add(f.lmpData, .bytes(data))
+            layer.add(f.lmpData, .bytes(data), at: dataRange)
             if let first = data.first {
-                layer.add(f.lmpOpcode, .u8(first >> 1), inDecimal: true)
-                layer.add(f.lmpTransaction, .bool(first & 1 != 0), first & 1 != 0 ? "Peripheral initiated" : "Central initiated")
+                let firstRange = dataRange.lowerBound ..< dataRange.lowerBound + 1
+                layer.add(f.lmpOpcode, .u8(first >> 1), inDecimal: true, at: firstRange)
+                layer.add(f.lmpTransaction, .bool(first & 1 != 0), first & 1 != 0 ? "Peripheral initiated" : "Central initiated", at: firstRange)
                 layer.summary += " - LMP, opcode \(first >> 1), \(data.count) bytes (not decoded further)"
             } else {
                 layer.summary += " - LMP, empty"
@@ -202,12 +205,12 @@ enum BasebandDecoder {
             }
             layer.summary += " - \(llid == 2 ? "L2CAP start" : "L2CAP continuation"), \(data.count) bytes"
             if crcBad {
-                layer.add(f.data, .bytes(data))
+                layer.add(f.data, .bytes(data), at: dataRange)
                 return nil
             }
             return LinkLayerDecoder.L2CAPHandoff(payload: data, pb: llid == 2 ? 2 : 1)
         default:
-            layer.add(f.data, .bytes(data))
+            layer.add(f.data, .bytes(data), at: dataRange)
             layer.summary += " - reserved LLID 0"
             layer.addIssue(.warning, "ACL payload with the reserved LLID 0")
             return nil
@@ -227,18 +230,22 @@ enum BasebandDecoder {
         let uap = bits.take(8), nap = bits.take(16), cod = bits.take(24), ltAddr = bits.take(3), clock = bits.take(26), pageScan = bits.take(3)
         let octets: [UInt8] = [UInt8(lap & 0xFF), UInt8(lap >> 8 & 0xFF), UInt8(lap >> 16 & 0xFF), UInt8(uap), UInt8(nap & 0xFF), UInt8(nap >> 8)]
         let address = BDAddr(littleEndian: octets[...])
-        layer.add(f.fhsParity, .unsigned(parity, width: 9))
-        layer.add(f.fhsLAP, .unsigned(lap, width: 6))
-        layer.add(f.fhsEIR, .bool(eir != 0), eir != 0 ? "Extended inquiry response follows" : "None")
-        layer.add(f.fhsSR, .u8(UInt8(sr)), named: ["R0", "R1", "R2", "Reserved"][Int(sr)])
-        layer.add(f.fhsUAP, .u8(UInt8(uap)))
-        layer.add(f.fhsNAP, .u16(UInt16(nap)))
-        layer.add(f.fhsAddress, .address(address))
-        layer.add(f.fhsClass, .unsigned(cod, width: 6))
-        layer.add(f.fhsLTAddr, .u8(UInt8(ltAddr)), inDecimal: true)
-        layer.add(f.fhsClock, .u32(UInt32(clock)), "\(clock) (\(Double(clock) * 1.25) ms)")
-        layer.add(f.fhsPageScanMode, .u8(UInt8(pageScan)), inDecimal: true)
-        if c.remaining >= 2 { layer.add(f.crc, .u16(try c.u16())) }
+        /// The bytes that hold `width` bits from bit `offset` of the FHS payload.
+        func span(_ offset: Int, _ width: Int) -> Range<Int> {
+            layer.range(at: bytes.startIndex + offset / 8, count: (offset + width + 7) / 8 - offset / 8)
+        }
+        layer.add(f.fhsParity, .unsigned(parity, width: 9), at: span(0, 34))
+        layer.add(f.fhsLAP, .unsigned(lap, width: 6), at: span(34, 24))
+        layer.add(f.fhsEIR, .bool(eir != 0), eir != 0 ? "Extended inquiry response follows" : "None", at: span(58, 1))
+        layer.add(f.fhsSR, .u8(UInt8(sr)), named: ["R0", "R1", "R2", "Reserved"][Int(sr)], at: span(60, 2))
+        layer.add(f.fhsUAP, .u8(UInt8(uap)), at: span(64, 8))
+        layer.add(f.fhsNAP, .u16(UInt16(nap)), at: span(72, 16))
+        layer.add(f.fhsAddress, .address(address), at: span(34, 54))
+        layer.add(f.fhsClass, .unsigned(cod, width: 6), at: span(88, 24))
+        layer.add(f.fhsLTAddr, .u8(UInt8(ltAddr)), inDecimal: true, at: span(112, 3))
+        layer.add(f.fhsClock, .u32(UInt32(clock)), "\(clock) (\(Double(clock) * 1.25) ms)", at: span(115, 26))
+        layer.add(f.fhsPageScanMode, .u8(UInt8(pageScan)), inDecimal: true, at: span(141, 3))
+        if c.remaining >= 2 { try layer.read(f.crc, &c, as: UInt16.self) }
         layer.summary += " - \(address), LT_ADDR \(ltAddr)"
     }
 }

@@ -81,10 +81,12 @@ enum LinkLayerAdvertising {
         }
     }
 
-    static func addData(_ data: ArraySlice<UInt8>, name: String, into layer: inout Layer, session: Session) {
+    /// The advertising data and its structures; `joined` when it is a chain's data put
+    /// together from several PDUs (its bytes are not this packet's).
+    static func addData(_ data: ArraySlice<UInt8>, name: String, joined: Bool = false, into layer: inout Layer, session: Session) {
         guard !data.isEmpty else { return }
-        layer.add(AdvertisingFields.data, .bytes(data))
-        let digest = AdvertisingData.decode(data, into: &layer, names: session.names)
+        layer.add(AdvertisingFields.data, .bytes(data), at: joined ? nil : layer.range(at: data.startIndex, count: data.count))
+        let digest = AdvertisingData.decode(data, into: &layer, names: session.names, ranged: !joined)
         if let deviceName = digest.name { layer.summary += " - \"\(deviceName)\"" }
     }
 
@@ -246,7 +248,8 @@ enum LinkLayerAdvertising {
             if session.linkLayer.chains.count >= 256 { session.linkLayer.chains = [:] }
             session.linkLayer.chains[chainKey] = Array(((held ?? []) + data).prefix(4096))
             guard !data.isEmpty else { return }
-            layer.add(AdvertisingFields.data, .bytes(data), "\(data.count) bytes, continued in an AUX_CHAIN_IND")
+            layer.add(AdvertisingFields.data, .bytes(data), "\(data.count) bytes, continued in an AUX_CHAIN_IND",
+                      at: layer.range(at: data.startIndex, count: data.count))
             layer.summary += " - data continues"
             return
         }
@@ -255,6 +258,6 @@ enum LinkLayerAdvertising {
             return
         }
         layer.addIssue(.note, "Advertising data of \(held.count + data.count) bytes, \(held.count) of them from the PDUs before this one in the chain")
-        addData((held + data)[...], name: "Advertising", into: &layer, session: session)
+        addData((held + data)[...], name: "Advertising", joined: true, into: &layer, session: session)
     }
 }
