@@ -36,8 +36,9 @@ struct Show: ParsableCommand {
         }
     }
 
-    /// Selection and filters, the text search (-e), then the count.
-    func stages() throws -> [any PacketStage] {
+    /// Selection and filters, the text search (-e), then the count. `printing`: the options
+    /// the view prints with (the search hands it the text it rendered when they are the same).
+    func stages(printing: RenderOptions? = nil) throws -> [any PacketStage] {
         var stages = try selection.stages()
         if let search {
             let pattern = try SearchPattern.compile(search, ignoringCase: false, fixed: false, option: "-e")
@@ -45,7 +46,7 @@ struct Show: ParsableCommand {
             options.style = Style(enabled: false)
             options.width = nil
             let renderer = display.mode.makeRenderer(options)
-            stages.append(SearchStage(search: TextSearch(pattern: pattern), renderer: renderer))
+            stages.append(SearchStage(search: TextSearch(pattern: pattern), renderer: renderer, options: options, printing: printing))
         }
         if let count = limit.count { stages.append(PacketSelection(count: count)) }
         return stages
@@ -66,11 +67,11 @@ struct Show: ParsableCommand {
                 var inputOptions = input.inputOptions
                 inputOptions.follow = follow
                 var fileOptions = options
-                var fileStages = try stages()
-                if let annotations = notes.stage(for: file) {
-                    fileStages.insert(annotations, at: 0)
-                    fileOptions.flagColumn = NotesOptionGroup.flagMark
-                }
+                let annotations = notes.stage(for: file)
+                if annotations != nil { fileOptions.flagColumn = NotesOptionGroup.flagMark }
+                // Folded runs are printed from their own rendering: nothing to hand over then.
+                var fileStages = try stages(printing: display.collapse ? nil : fileOptions)
+                if let annotations { fileStages.insert(annotations, at: 0) }
                 try ShowPipeline.run(file: file, input: inputOptions, stages: fileStages, mode: display.mode,
                                      options: fileOptions, collapse: display.collapse, decoders: decoders, out: out)
             } catch is OutputWriter.OutputClosed {

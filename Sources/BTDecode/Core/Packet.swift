@@ -16,6 +16,10 @@ public struct Packet {
     public var comment: String?
     /// Marked by a person as worth a second look (`btlog annotate --flag`).
     public var flagged = false
+    /// The packet as the view prints it, when a stage already rendered it exactly so (`show
+    /// -e` renders each packet to search it): the view writes these bytes instead of
+    /// rendering again. Empty: not rendered.
+    public var renderedText: [UInt8] = []
     /// The L2CAP PDU and SDU this packet completed, in the order they were reassembled from
     /// several frames (a K-frame finishing an SDU can itself arrive in ACL fragments): each
     /// layer decoded from one says which (`Layer.Source.reassembled`).
@@ -58,6 +62,7 @@ public struct Packet {
         peer = nil
         comment = frame.comment
         flagged = false
+        renderedText.removeAll(keepingCapacity: true)
         worstSeverity = nil
     }
 

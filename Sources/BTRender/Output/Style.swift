@@ -2,7 +2,7 @@ import BTCapture
 import BTDecode
 
 /// ANSI colour, on only when asked for (or when the output is a terminal and NO_COLOR is unset).
-public struct Style: Sendable {
+public struct Style: Sendable, Equatable {
     public var enabled: Bool
     public init(enabled: Bool) { self.enabled = enabled }
 

@@ -12,14 +12,23 @@ public protocol PacketRenderer {
     mutating func beginFile(_ name: String)
     /// Whether rendering costs enough to pay for a thread of its own (RenderingSink).
     var worthItsOwnThread: Bool { get }
+    /// Whether the text of the packet just rendered depended on that packet alone, not on
+    /// the packets rendered before it: another renderer with the same options, shown other
+    /// packets before, would print the same (so `show -e` prints what it searched).
+    var renderedPacketAlone: Bool { get }
+    /// Keeps the state rendering `packet` would have left, for a packet printed from text
+    /// rendered elsewhere (`Packet.renderedText`).
+    mutating func account(for packet: Packet)
 }
 
 extension PacketRenderer {
     public mutating func beginFile(_ name: String) {}
     public var worthItsOwnThread: Bool { true }
+    public var renderedPacketAlone: Bool { false }
+    public mutating func account(for packet: Packet) {}
 }
 
-public struct RenderOptions: Sendable {
+public struct RenderOptions: Sendable, Equatable {
     public var time: TimeFormatter.Mode = .abs
     public var style = Style(enabled: false)
     /// Cut lines to this many columns (a terminal); nil: never cut.

@@ -14,7 +14,15 @@ public struct RenderingSink: PacketSink {
 
     public mutating func beginFile(_ name: String) { renderer.beginFile(name) }
 
-    public mutating func consume(_ packet: Packet) throws { try renderer.render(packet, to: out) }
+    /// A packet a stage already rendered as this view prints it (`show -e`) is written as it is.
+    public mutating func consume(_ packet: Packet) throws {
+        if packet.renderedText.isEmpty {
+            try renderer.render(packet, to: out)
+        } else {
+            renderer.account(for: packet)
+            try out.write(bytes: packet.renderedText)
+        }
+    }
 
     /// Rendering is half of `show -V` and most of an export: worth the second core. The
     /// table's row is not (see TableRenderer).

@@ -7,11 +7,16 @@ import BTQuery
 public struct SearchStage: PacketStage {
     let search: TextSearch
     var renderer: PacketRenderer
+    /// The view prints with the same options as this search renders with (no colour, no
+    /// width, no flag column): a packet whose text stands alone is printed as searched.
+    let sharesText: Bool
     private let scratch = OutputWriter.capturing()
 
-    public init(search: TextSearch, renderer: PacketRenderer) {
+    /// `printing`: the options the view prints with, when known.
+    public init(search: TextSearch, renderer: PacketRenderer, options: RenderOptions, printing: RenderOptions? = nil) {
         self.search = search
         self.renderer = renderer
+        sharesText = printing == options
     }
 
     /// It searches what the view prints, and the view already has the decoder build that.
@@ -24,6 +29,11 @@ public struct SearchStage: PacketStage {
             _ = scratch.drain { _ in }
             return .drop
         }
-        return scratch.drain { search.selects($0) } ? .keep : .drop
+        let share = sharesText && renderer.renderedPacketAlone
+        return scratch.drain { text in
+            guard search.selects(text) else { return false }
+            if share { packet.renderedText.append(contentsOf: text) }
+            return true
+        } ? .keep : .drop
     }
 }

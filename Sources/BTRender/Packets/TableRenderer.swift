@@ -151,15 +151,25 @@ public struct TableRenderer: PacketRenderer {
         return ascii ? text.utf8.count : text.count
     }
 
+    /// Absolute and epoch times read the packet alone; so does the row until a second
+    /// controller makes every row name its own.
+    public var renderedPacketAlone: Bool { !severalControllers && (clock.mode == .abs || clock.mode == .epoch) }
+
+    public mutating func account(for packet: Packet) { see(packet.frame.controller) }
+
+    /// Whether rows name their controller, once a second one has been seen.
+    mutating func see(_ controller: UInt16) {
+        guard controller != Frame.systemController, !severalControllers else { return }
+        if firstController == nil { firstController = controller }
+        severalControllers = controller != firstController
+    }
+
     /// "{hci1} " as btmon writes it, when a capture holds more than one controller (a monitor
     /// capture with hci0 and hci1); nothing for single-controller captures and system frames.
     mutating func appendControllerTag<O: ASCIIOutput>(_ controller: UInt16, to line: inout O) {
         guard controller != Frame.systemController else { return }
-        if !severalControllers {
-            if firstController == nil { firstController = controller }
-            severalControllers = controller != firstController
-            if !severalControllers { return }
-        }
+        see(controller)
+        guard severalControllers else { return }
         ASCII.append("{hci", to: &line)
         ASCII.appendDecimal(UInt64(controller), to: &line)
         ASCII.append("} ", to: &line)

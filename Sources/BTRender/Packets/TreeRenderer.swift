@@ -20,6 +20,10 @@ public struct TreeRenderer: PacketRenderer {
 
     static let layerIndent = Array("    ".utf8), arrow = Array(" ▼ ".utf8)
 
+    /// The tree adds only what the packet holds to its table row.
+    public var renderedPacketAlone: Bool { table.renderedPacketAlone }
+    public mutating func account(for packet: Packet) { table.account(for: packet) }
+
     public mutating func render(_ packet: Packet, to out: OutputWriter) throws {
         if options.style.enabled {
             try out.line(table.row(packet))
