@@ -32,8 +32,11 @@ public enum A2DPCodecs {
     }
 
     /// The element onto the layer; returns the summary's reading.
-    static func decode(codec: UInt8, _ info: ArraySlice<UInt8>, _ layer: inout Layer) -> String {
+    /// `ranged`: `info` is in the layer's own bytes (not a signal joined from several packets).
+    static func decode(codec: UInt8, _ info: ArraySlice<UInt8>, _ layer: inout Layer, ranged: Bool = true) -> String {
         var c = ByteCursor(info)
+        /// The element's bytes from `offset`.
+        func at(_ offset: Int, _ count: Int = 1) -> Range<Int>? { ranged ? layer.range(at: info.startIndex + offset, count: count) : nil }
         switch codec {
         case 0x00:
             guard info.count >= 4, let a = try? c.u8(), let b = try? c.u8(), let low = try? c.u8(), let high = try? c.u8() else { break }
@@ -42,13 +45,13 @@ public enum A2DPCodecs {
             let blocks = bits(b, [(0x80, "4"), (0x40, "8"), (0x20, "12"), (0x10, "16")])
             let subbands = bits(b, [(0x08, "4"), (0x04, "8")])
             let allocation = bits(b, [(0x02, "SNR"), (0x01, "Loudness")])
-            layer.add(AVDTPFields.samplingFrequencies, .text(rates.joined(separator: " ")))
-            layer.add(AVDTPFields.channelModes, .text(modes.joined(separator: ", ")))
-            layer.add(AVDTPFields.sbcBlockLengths, .text(blocks.joined(separator: " ")))
-            layer.add(AVDTPFields.sbcSubbands, .text(subbands.joined(separator: " ")))
-            layer.add(AVDTPFields.sbcAllocation, .text(allocation.joined(separator: " ")))
-            layer.add(AVDTPFields.sbcMinBitpool, .count(Int(low)))
-            layer.add(AVDTPFields.sbcMaxBitpool, .count(Int(high)))
+            layer.add(AVDTPFields.samplingFrequencies, .text(rates.joined(separator: " ")), at: at(0))
+            layer.add(AVDTPFields.channelModes, .text(modes.joined(separator: ", ")), at: at(0))
+            layer.add(AVDTPFields.sbcBlockLengths, .text(blocks.joined(separator: " ")), at: at(1))
+            layer.add(AVDTPFields.sbcSubbands, .text(subbands.joined(separator: " ")), at: at(1))
+            layer.add(AVDTPFields.sbcAllocation, .text(allocation.joined(separator: " ")), at: at(1))
+            layer.add(AVDTPFields.sbcMinBitpool, .count(Int(low)), at: at(2))
+            layer.add(AVDTPFields.sbcMaxBitpool, .count(Int(high)), at: at(3))
             if low > high { layer.addIssue(.warning, "SBC minimum bitpool \(low) above the maximum \(high)") }
             return (["SBC"] + rates + modes + ["\(blocks.joined(separator: "/")) blocks", "\(subbands.joined(separator: "/")) subbands"]
                 + allocation + ["bitpool \(low)-\(high)"]).joined(separator: " ")
@@ -57,10 +60,10 @@ public enum A2DPCodecs {
             let layers = bits(a, [(0x80, "Layer I"), (0x40, "Layer II"), (0x20, "Layer III")])
             let modes = bits(a, [(0x08, "Mono"), (0x04, "Dual Channel"), (0x02, "Stereo"), (0x01, "Joint Stereo")])
             let rates = bits(b, [(0x20, "16kHz"), (0x10, "22.05kHz"), (0x08, "24kHz"), (0x04, "32kHz"), (0x02, "44.1kHz"), (0x01, "48kHz")])
-            layer.add(AVDTPFields.mpegLayers, .text(layers.joined(separator: ", ")))
-            layer.add(AVDTPFields.channelModes, .text(modes.joined(separator: ", ")))
-            layer.add(AVDTPFields.samplingFrequencies, .text(rates.joined(separator: " ")))
-            layer.add(AVDTPFields.aacVBR, .bool(rate & 0x8000 != 0))
+            layer.add(AVDTPFields.mpegLayers, .text(layers.joined(separator: ", ")), at: at(0))
+            layer.add(AVDTPFields.channelModes, .text(modes.joined(separator: ", ")), at: at(0))
+            layer.add(AVDTPFields.samplingFrequencies, .text(rates.joined(separator: " ")), at: at(1))
+            layer.add(AVDTPFields.aacVBR, .bool(rate & 0x8000 != 0), at: at(2))
             return (["MPEG-1,2 Audio"] + layers + rates + modes + (a & 0x10 != 0 ? ["CRC"] : []) + (rate & 0x8000 != 0 ? ["VBR"] : []))
                 .joined(separator: " ")
         case 0x02:
@@ -74,21 +77,26 @@ public enum A2DPCodecs {
             let channels = bits(b, [(0x08, "Mono"), (0x04, "Stereo")])
             let vbr = d & 0x80 != 0
             let bitrate = UInt32(d & 0x7F) << 16 | UInt32(low)
-            layer.add(AVDTPFields.aacObjectTypes, .text(types.joined(separator: ", ")))
-            layer.add(AVDTPFields.samplingFrequencies, .text(rates.joined(separator: " ")))
-            layer.add(AVDTPFields.channelModes, .text(channels.joined(separator: ", ")))
-            layer.add(AVDTPFields.aacVBR, .bool(vbr))
-            layer.add(AVDTPFields.aacBitrate, .count(Int(bitrate)))
+            layer.add(AVDTPFields.aacObjectTypes, .text(types.joined(separator: ", ")), at: at(0))
+            layer.add(AVDTPFields.samplingFrequencies, .text(rates.joined(separator: " ")), at: at(1, 2))
+            layer.add(AVDTPFields.channelModes, .text(channels.joined(separator: ", ")), at: at(2))
+            layer.add(AVDTPFields.aacVBR, .bool(vbr), at: at(3))
+            layer.add(AVDTPFields.aacBitrate, .count(Int(bitrate)), at: at(3, 3))
             return (["AAC"] + types + rates + channels + (vbr ? ["VBR"] : []) + (bitrate > 0 ? ["\(bitrate / 1000) kb/s"] : []))
                 .joined(separator: " ")
         case 0xFF:
             guard info.count >= 6, let vendor = try? c.u32(), let id = try? c.u16() else { break }
-            layer.add(AVDTPFields.vendorID, .u32(vendor), AssignedNumbers.company(UInt16(truncatingIfNeeded: vendor)).map { "\($0) (\(Hex.format(vendor, width: 8)))" })
-            layer.add(AVDTPFields.vendorCodec, .u16(id))
+            layer.add(AVDTPFields.vendorID, .u32(vendor), AssignedNumbers.company(UInt16(truncatingIfNeeded: vendor)).map { "\($0) (\(Hex.format(vendor, width: 8)))" },
+                      at: at(0, 4))
+            layer.add(AVDTPFields.vendorCodec, .u16(id), at: at(4, 2))
             if let name = vendorCodecs[vendor]?[id] {
-                let settings = vendorSettings(vendor, id, c.rest())
-                if !settings.rates.isEmpty { layer.add(AVDTPFields.samplingFrequencies, .text(settings.rates.joined(separator: " "))) }
-                if !settings.modes.isEmpty { layer.add(AVDTPFields.channelModes, .text(settings.modes.joined(separator: ", "))) }
+                let rest = c.rest()
+                let settings = vendorSettings(vendor, id, rest)
+                // The settings' first byte (aptX: both; LDAC: the frequencies, then a mode byte).
+                if !settings.rates.isEmpty { layer.add(AVDTPFields.samplingFrequencies, .text(settings.rates.joined(separator: " ")), at: at(6)) }
+                if !settings.modes.isEmpty {
+                    layer.add(AVDTPFields.channelModes, .text(settings.modes.joined(separator: ", ")), at: at(vendor == 0x0000_012D ? 7 : 6))
+                }
                 return ([name] + settings.rates + settings.modes).joined(separator: " ")
             }
             let company = vendor <= 0xFFFF ? AssignedNumbers.company(UInt16(vendor)) : nil

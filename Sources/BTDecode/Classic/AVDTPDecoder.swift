@@ -113,6 +113,8 @@ enum AVDTPDecoder {
 
         var signal: UInt8
         var body: ByteCursor
+        // A signal joined from several packets is its own buffer: its fields have no bytes in this layer.
+        var joined = false
         switch packetType {
         case 0: // single
             signal = try c.u8() & 0x3F
@@ -148,25 +150,31 @@ enum AVDTPDecoder {
             }
             packet.reassembledPDU = pending.bytes[...]
             body = ByteCursor(pending.bytes[...])
+            joined = true
         }
         let signalName = signalNames[signal] ?? "Unknown Signal \(Hex.u8(signal))"
         layer.summary.set("\(signalName): \(messageTypes[Int(messageType)])")
         if signalNames[signal] == nil { layer.addIssue(.warning, "Unknown AVDTP signal \(Hex.u8(signal))") }
-        try decodeBody(signal, messageType, &body, &layer, &session, context: context)
+        try decodeBody(signal, messageType, &body, &layer, &session, context: context, ranged: !joined)
         if !body.isAtEnd { layer.addIssue(.warning, "\(body.remaining) bytes after the signal's parameters") }
     }
 
+    /// `ranged`: the parameters are in the layer's own bytes (not a signal joined from several packets).
     static func decodeBody(_ signal: UInt8, _ messageType: UInt8, _ c: inout ByteCursor, _ layer: inout Layer, _ session: inout Session,
-                           context: L2CAPContext) throws {
+                           context: L2CAPContext, ranged: Bool) throws {
+        /// The bytes read since `start`, where they are the layer's.
+        func span(_ start: Int) -> Range<Int>? { ranged ? layer.range(at: start, count: c.index - start) : nil }
         func seid(_ field: FieldDefinition = AVDTPFields.seid) throws -> UInt8 {
+            let start = c.index
             let value = try c.u8() >> 2
-            layer.add(field, .count(Int(value)))
+            layer.add(field, .count(Int(value)), at: span(start))
             return value
         }
         func error() throws {
+            let start = c.index
             let code = try c.u8()
             let name = errorNames[code] ?? "Reserved"
-            layer.add(AVDTPFields.errorCode, .u8(code), named: name)
+            layer.add(AVDTPFields.errorCode, .u8(code), named: name, at: span(start))
             layer.summary += " - \(name) (\(hex: code))"
             layer.addIssue(.warning, "AVDTP reject: \(name) (\(Hex.u8(code)))")
         }
@@ -177,25 +185,27 @@ enum AVDTPDecoder {
         case (0x01, 2):
             var endpoints: [String] = []
             while c.remaining >= 2 {
+                let start = c.index
                 let first = try c.u8(), second = try c.u8()
                 let id = first >> 2, inUse = first & 0x02 != 0, media = second >> 4, tsep = second >> 3 & 1
-                layer.add(AVDTPFields.seid, .count(Int(id)))
-                layer.add(AVDTPFields.inUse, .bool(inUse))
-                layer.add(AVDTPFields.mediaType, .count(Int(media)), ["Audio", "Video", "Multimedia"][safe: Int(media)])
-                layer.add(AVDTPFields.tsep, .count(Int(tsep)), tsep == 0 ? "Source" : "Sink")
+                let firstByte = ranged ? layer.range(at: start) : nil, secondByte = ranged ? layer.range(at: start + 1) : nil
+                layer.add(AVDTPFields.seid, .count(Int(id)), at: firstByte)
+                layer.add(AVDTPFields.inUse, .bool(inUse), at: firstByte)
+                layer.add(AVDTPFields.mediaType, .count(Int(media)), ["Audio", "Video", "Multimedia"][safe: Int(media)], at: secondByte)
+                layer.add(AVDTPFields.tsep, .count(Int(tsep)), tsep == 0 ? "Source" : "Sink", at: secondByte)
                 endpoints.append("SEID \(id) \(["Audio", "Video", "Multimedia"][safe: Int(media)] ?? "Media \(media)") \(tsep == 0 ? "Source" : "Sink")\(inUse ? " (in use)" : "")")
             }
             layer.summary += " - \(endpoints.joined(separator: ", "))"
         case (0x02, 0), (0x0C, 0), (0x04, 0), (0x06, 0), (0x08, 0), (0x0A, 0):
             layer.summary += " - SEID \(try seid())"
         case (0x02, 2), (0x0C, 2), (0x04, 2):
-            let codecs = try capabilities(&c, &layer)
+            let codecs = try capabilities(&c, &layer, ranged: ranged)
             if !codecs.isEmpty { layer.summary += " - \(codecs.joined(separator: ", "))" }
         case (0x03, 0):
             let acp = try seid(), int = try seid(AVDTPFields.intSEID)
             layer.summary += " - SEID \(acp) from \(int)"
             var codecType: UInt8?
-            let codecs = try capabilities(&c, &layer, codecType: &codecType)
+            let codecs = try capabilities(&c, &layer, codecType: &codecType, ranged: ranged)
             if let codec = codecs.first {
                 layer.summary += " - \(codec)"
                 session.avdtp.configurations[context.link, default: [:]][acp] = codec
@@ -203,11 +213,12 @@ enum AVDTPDecoder {
             if let codecType { session.avdtp.codecTypes[context.link] = codecType }
         case (0x05, 0):
             layer.summary += " - SEID \(try seid())"
-            let codecs = try capabilities(&c, &layer)
+            let codecs = try capabilities(&c, &layer, ranged: ranged)
             if let codec = codecs.first { layer.summary += " - \(codec)" }
         case (0x03, 3), (0x05, 3):
+            let start = c.index
             let category = try c.u8()
-            layer.add(AVDTPFields.category, .u8(category), categoryNames[category])
+            layer.add(AVDTPFields.category, .u8(category), categoryNames[category], at: span(start))
             try error()
         case (0x07, 0), (0x09, 0):
             var ids: [String] = []
@@ -221,8 +232,9 @@ enum AVDTPDecoder {
             _ = c.rest()
         case (0x0D, 0):
             let id = try seid()
+            let start = c.index
             let delay = try c.u16be()
-            layer.add(AVDTPFields.delay, .u16(delay), "\(Double(delay) / 10) ms")
+            layer.add(AVDTPFields.delay, .u16(delay), "\(Double(delay) / 10) ms", at: span(start))
             layer.summary += " - SEID \(id) - \(Double(delay) / 10) ms"
         case (_, 3):
             try error()
@@ -234,17 +246,20 @@ enum AVDTPDecoder {
     }
 
     /// Service capabilities; returns the codecs' readings (and the last codec type, for a configuration).
-    static func capabilities(_ c: inout ByteCursor, _ layer: inout Layer) throws -> [String] {
+    static func capabilities(_ c: inout ByteCursor, _ layer: inout Layer, ranged: Bool) throws -> [String] {
         var codecType: UInt8?
-        return try capabilities(&c, &layer, codecType: &codecType)
+        return try capabilities(&c, &layer, codecType: &codecType, ranged: ranged)
     }
 
-    static func capabilities(_ c: inout ByteCursor, _ layer: inout Layer, codecType: inout UInt8?) throws -> [String] {
+    static func capabilities(_ c: inout ByteCursor, _ layer: inout Layer, codecType: inout UInt8?, ranged: Bool) throws -> [String] {
         var codecs: [String] = []
+        /// `count` bytes at `index`, where they are the layer's.
+        func at(_ index: Int, _ count: Int = 1) -> Range<Int>? { ranged ? layer.range(at: index, count: count) : nil }
         while !c.isAtEnd {
+            let categoryAt = c.index
             let category = try c.u8()
             let length = try c.u8()
-            layer.add(AVDTPFields.category, .u8(category), named: categoryNames[category] ?? "Reserved")
+            layer.add(AVDTPFields.category, .u8(category), named: categoryNames[category] ?? "Reserved", at: at(categoryAt))
             let info = try c.slice(Int(length))
             switch category {
             case 0x07:
@@ -254,15 +269,17 @@ enum AVDTPDecoder {
                 }
                 let media = info[info.startIndex] >> 4, codec = info[info.startIndex + 1]
                 codecType = codec
-                layer.add(AVDTPFields.mediaType, .count(Int(media)), ["Audio", "Video", "Multimedia"][safe: Int(media)])
-                layer.add(AVDTPFields.codec, .u8(codec), named: A2DPCodecs.codecNames[codec] ?? (codec == 0xFF ? "Vendor" : "Reserved"))
+                layer.add(AVDTPFields.mediaType, .count(Int(media)), ["Audio", "Video", "Multimedia"][safe: Int(media)], at: at(info.startIndex))
+                layer.add(AVDTPFields.codec, .u8(codec), named: A2DPCodecs.codecNames[codec] ?? (codec == 0xFF ? "Vendor" : "Reserved"),
+                          at: at(info.startIndex + 1))
                 let element = info.dropFirst(2)
-                if !element.isEmpty { layer.add(AVDTPFields.codecInfo, .bytes(element)) }
-                codecs.append(media == 0 ? A2DPCodecs.decode(codec: codec, element, &layer) : "Video codec \(Hex.u8(codec))")
+                if !element.isEmpty { layer.add(AVDTPFields.codecInfo, .bytes(element), at: at(element.startIndex, element.count)) }
+                codecs.append(media == 0 ? A2DPCodecs.decode(codec: codec, element, &layer, ranged: ranged) : "Video codec \(Hex.u8(codec))")
             case 0x04:
                 var protection = ByteCursor(info)
                 if let type = try? protection.u16() {
-                    layer.add(AVDTPFields.contentProtection, .u16(type), type == 2 ? "SCMS-T (0x0002)" : type == 1 ? "DTCP (0x0001)" : nil)
+                    layer.add(AVDTPFields.contentProtection, .u16(type), type == 2 ? "SCMS-T (0x0002)" : type == 1 ? "DTCP (0x0001)" : nil,
+                              at: at(info.startIndex, 2))
                 }
             default:
                 break
