@@ -58,6 +58,8 @@ enum HFPDecoder {
             return
         }
         var pending = session.hfp.partial.removeValue(forKey: key) ?? HFPState.Partial(bytes: [], frames: 0)
+        // Where this frame's bytes begin, in the packet and in the joined text.
+        let frameStart = c.index, held = pending.bytes.count
         pending.bytes += c.rest()
         pending.frames += 1
 
@@ -80,7 +82,12 @@ enum HFPDecoder {
         }
         var parts: [String] = []
         for line in lines {
+            let first = layer.fields.count
             parts.append(describe(line, &layer, &session, link: context.l2cap.link))
+            // What a line says has the line's bytes, when this frame holds all of it.
+            guard line.startIndex >= held else { continue }
+            let range = layer.range(at: frameStart + line.startIndex - held, count: line.count)
+            for index in first ..< layer.fields.count { layer.fields[index].range = range }
         }
         if parts.isEmpty {
             let shown = ReadableText.decode(rest.prefix(40)) + (rest.count > 40 ? "…" : "")
