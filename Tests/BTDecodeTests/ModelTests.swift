@@ -175,7 +175,9 @@ final class RangeTests: XCTestCase {
         "control": [], "index": [], "log": [], "note": [], "syslog": [],
         // The sniffer's (or btlog's) verdict on the CRC, and btlog's number for the piconet link.
         "btbredr_rf": ["btbredr_rf.crc_ok", "btbredr_rf.handle"], "btbredr_fhs": [],
-        "avdtp": [], "hfp": ["hfp.joined"],
+        "avdtp": [], "hfp": ["hfp.joined"], "bnep": [], "avctp": [], "avrcp": ["avrcp.joined"], "rfcomm": ["rfcomm.fcs_valid"],
+        // The values SBC's header codes stand for, and the RTP packets a gap says were lost.
+        "rtp": ["rtp.lost"], "sbc": ["sbc.sampling", "sbc.blocks", "sbc.subbands", "sbc.bitrate"],
     ]
     /// Fields an answer repeats from its request (a Read Response's handle): without bytes
     /// only in a layer that answers a request.
@@ -186,7 +188,9 @@ final class RangeTests: XCTestCase {
         case "ancs", "hfp": return layer.summary.description.contains("(joined from ")
         case "adv", "apple": return packet.issues.contains { $0.message.contains("from the PDUs before this one in the chain") }
         // A signal's continue and end packets: its parameters came in the packets before.
-        case "avdtp": return layer.summary.description.contains("(started in packet ") || !packet.reassembled.isEmpty
+        case "avdtp", "avctp", "avrcp":
+            return layer.summary.description.contains("(started in packet ") || layer.summary.description.contains("joined from ")
+                || !packet.reassembled.isEmpty
         default: return false
         }
     }

@@ -135,7 +135,11 @@ enum AVCTPDecoder {
         }
         if invalidPID { layer.addIssue(.warning, "The target does not support profile \(pidName(pid)) (IPID set)") }
         guard let profile = DissectorTables.avctpProfiles[pid], !invalidPID else {
-            if !message.isAtEnd { layer.add(AVCTPFields.payload, .bytes(message.rest())) }
+            // A message joined from several packets is its own buffer, not this layer's bytes.
+            if !message.isAtEnd {
+                let rest = message.rest()
+                layer.add(AVCTPFields.payload, .bytes(rest), at: packet.reassembledPDU == nil ? layer.range(at: rest.startIndex, count: rest.count) : nil)
+            }
             packet.append(taking: &layer)
             return
         }

@@ -30,8 +30,10 @@ enum AVRCPBrowsing {
         case (0x71, false):
             let scope = try r.u8(AVRCPFields.scope) { AVRCPNames.scopes[safe: Int($0)] }
             let start = try r.count32(AVRCPFields.startItem), end = try r.count32(AVRCPFields.endItem)
+            let countAt = r.c.index
             let count = try r.c.u8()
-            r.layer.add(AVRCPFields.attributeCount, .count(Int(count)), count == 0 ? "All" : count == 0xFF ? "None" : nil)
+            r.layer.add(AVRCPFields.attributeCount, .count(Int(count)), count == 0 ? "All" : count == 0xFF ? "None" : nil,
+                        at: r.ranged ? r.layer.range(at: countAt) : nil)
             if count != 0xFF {
                 for _ in 0 ..< count { _ = try r.u32(AVRCPFields.attribute) { AVRCPNames.named(AVRCPNames.attributes, $0, Hex.format($0, width: 8)) } }
             }

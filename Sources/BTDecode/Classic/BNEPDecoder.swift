@@ -216,11 +216,13 @@ enum BNEPDecoder {
             let opcode = try c.u16be()
             layer.add(BNEPFields.arpOpcode, .u16(opcode), opcode == 1 ? "Request" : opcode == 2 ? "Reply" : nil,
                       at: layer.range(at: c.index - 2, count: 2))
-            let senderMAC = BDAddr(networkOrder: try c.slice(6)), senderIP = ipv4(try c.slice(4))
+            let senderMAC = BDAddr(networkOrder: try c.slice(6))
+            let senderAt = c.index
+            let senderIP = ipv4(try c.slice(4))
             _ = try c.slice(6)
             let targetIP = ipv4(try c.slice(4))
-            layer.add(BNEPFields.ipSource, .text(senderIP))
-            layer.add(BNEPFields.ipDestination, .text(targetIP))
+            layer.add(BNEPFields.ipSource, .text(senderIP), at: layer.range(at: senderAt, count: 4))
+            layer.add(BNEPFields.ipDestination, .text(targetIP), at: layer.range(at: c.index - 4, count: 4))
             rest(&c, &layer, from: start)
             switch opcode {
             case 1: return "ARP Request: who has \(targetIP)? Tell \(senderIP)"
