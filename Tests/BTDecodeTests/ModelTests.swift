@@ -177,7 +177,7 @@ final class RangeTests: XCTestCase {
         "btbredr_rf": ["btbredr_rf.crc_ok", "btbredr_rf.handle"], "btbredr_fhs": [],
         "avdtp": [], "hfp": ["hfp.joined"], "bnep": [], "avctp": [], "avrcp": ["avrcp.joined"], "rfcomm": ["rfcomm.fcs_valid"],
         // The values SBC's header codes stand for, and the RTP packets a gap says were lost.
-        "rtp": ["rtp.lost"], "sbc": ["sbc.sampling", "sbc.blocks", "sbc.subbands", "sbc.bitrate"],
+        "rtp": ["rtp.lost"], "sbc": ["sbc.sampling", "sbc.blocks", "sbc.subbands", "sbc.bitrate"], "hid": [],
     ]
     /// Fields an answer repeats from its request (a Read Response's handle): without bytes
     /// only in a layer that answers a request.

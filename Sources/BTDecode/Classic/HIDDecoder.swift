@@ -215,16 +215,19 @@ enum HIDDecoder {
         var active: [String] = []
         for field in layout.fields {
             for index in 0 ..< field.count {
+                let bit = reader.bit
                 guard let raw = reader.read(field.size, signed: field.logicalMinimum < 0 && field.isVariable) else { return active }
+                // The bytes that hold the control's bits.
+                let range = layer.range(at: bytes.startIndex + bit / 8, count: (bit + field.size + 7) / 8 - bit / 8)
                 guard !field.isConstant else { continue }
                 if field.isVariable {
                     guard raw != 0, let usage = field.usage(at: index) else { continue }
                     let name = HIDUsages.name(usage)
                     if field.size == 1 {
-                        layer.add(HIDFields.usage, .text(name))
+                        layer.add(HIDFields.usage, .text(name), at: range)
                         active.append(name)
                     } else {
-                        layer.add(HIDFields.value, .signed(raw), "\(name): \(raw)")
+                        layer.add(HIDFields.value, .signed(raw), "\(name): \(raw)", at: range)
                         active.append(field.isRelative ? "\(name) \(raw > 0 ? "+" : "")\(raw)" : "\(name) \(raw)")
                     }
                 } else {
@@ -232,7 +235,7 @@ enum HIDDecoder {
                     let selected = Int(raw - field.logicalMinimum)
                     guard let usage = field.usage(at: selected), usage & 0xFFFF != 0 else { continue }
                     let name = HIDUsages.name(usage)
-                    layer.add(HIDFields.usage, .text(name))
+                    layer.add(HIDFields.usage, .text(name), at: range)
                     active.append(name)
                 }
             }
@@ -244,9 +247,14 @@ enum HIDDecoder {
     static func bootKeyboard(_ bytes: ArraySlice<UInt8>, _ layer: inout Layer) -> [String] {
         guard let modifiers = bytes.first else { return [] }
         var active: [String] = []
-        for bit in 0 ..< 8 where modifiers >> bit & 1 == 1 { active.append(HIDUsages.modifiers[bit]) }
-        for key in bytes.dropFirst(2).prefix(6) where key > 0 { active.append(HIDUsages.key(UInt16(key))) }
-        for name in active { layer.add(HIDFields.usage, .text(name)) }
+        for bit in 0 ..< 8 where modifiers >> bit & 1 == 1 {
+            active.append(HIDUsages.modifiers[bit])
+            layer.add(HIDFields.usage, .text(HIDUsages.modifiers[bit]), at: layer.range(at: bytes.startIndex))
+        }
+        for (index, key) in bytes.dropFirst(2).prefix(6).enumerated() where key > 0 {
+            active.append(HIDUsages.key(UInt16(key)))
+            layer.add(HIDFields.usage, .text(HIDUsages.key(UInt16(key))), at: layer.range(at: bytes.startIndex + 2 + index))
+        }
         return active
     }
 
@@ -256,12 +264,12 @@ enum HIDDecoder {
         var active: [String] = []
         for bit in 0 ..< 3 where buttons >> bit & 1 == 1 {
             active.append("Button \(bit + 1)")
-            layer.add(HIDFields.usage, .text("Button \(bit + 1)"))
+            layer.add(HIDFields.usage, .text("Button \(bit + 1)"), at: layer.range(at: bytes.startIndex))
         }
         for (offset, axis) in ["X", "Y", "Wheel"].enumerated() {
             guard let byte = bytes.dropFirst(1 + offset).first, byte != 0 else { continue }
             let value = Int64(Int8(bitPattern: byte))
-            layer.add(HIDFields.value, .signed(value), "\(axis): \(value)")
+            layer.add(HIDFields.value, .signed(value), "\(axis): \(value)", at: layer.range(at: bytes.startIndex + 1 + offset))
             active.append("\(axis) \(value > 0 ? "+" : "")\(value)")
         }
         return active
