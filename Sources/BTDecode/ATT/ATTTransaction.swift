@@ -93,11 +93,12 @@ extension ATTDecoder {
                 if !bytes.isEmpty { layer.summary += " - Value: \(preview: bytes)" }
                 return
             }
+            let range = layer.range(at: bytes.startIndex, count: bytes.count)
             if type.uuid16 == 0x2902, let bits = try? ByteCursor(bytes).peekU16() {
-                layer.add(GATTFields.cccd, .u16(bits))
+                layer.add(GATTFields.cccd, .u16(bits), at: layer.range(at: bytes.startIndex, count: 2))
             }
             if let decoded = GATTValues.describe(type, bytes) {
-                layer.add(GATTFields.value, .text(decoded))
+                layer.add(GATTFields.value, .text(decoded), at: range)
                 layer.summary += " - \(decoded)"
             } else if !bytes.isEmpty {
                 layer.summary += " - Value: \(preview: bytes)"

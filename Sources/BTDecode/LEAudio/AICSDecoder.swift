@@ -71,8 +71,9 @@ enum AICSDecoder {
             layer.summary += " (counter \(counter))"
             if opcodes[opcode] == nil { layer.addIssue(.warning, "Reserved AICS opcode \(Hex.u8(opcode))") }
         default:
+            let start = c.index
             let text = String(decoding: c.rest(), as: UTF8.self)
-            layer.add(AICSFields.description, .text(text))
+            layer.add(AICSFields.description, .text(text), at: layer.range(at: start, count: c.index - start))
             layer.summary.set("Audio Input Description: \"\(text)\"")
         }
     }

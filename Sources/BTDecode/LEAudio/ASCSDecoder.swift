@@ -65,11 +65,12 @@ enum ASCSDecoder {
         layer.summary.set("\(sink ? "Sink" : "Source") ASE \(id): \(states[safe: Int(state)] ?? "Reserved State \(state)")")
         switch state {
         case 1:
+            let at = c.index
             let framing = try c.u8(), phy = try c.u8(), rtn = try c.u8(), latency = try c.u16()
-            layer.add(ASCSFields.framing, .count(Int(framing)))
-            layer.add(ASCSFields.phy, .u8(phy))
-            layer.add(ASCSFields.retransmissions, .count(Int(rtn)))
-            layer.add(ASCSFields.latency, .count(Int(latency)), "\(latency) ms")
+            layer.add(ASCSFields.framing, .count(Int(framing)), at: layer.range(at: at))
+            layer.add(ASCSFields.phy, .u8(phy), at: layer.range(at: at + 1))
+            layer.add(ASCSFields.retransmissions, .count(Int(rtn)), at: layer.range(at: at + 2))
+            layer.add(ASCSFields.latency, .count(Int(latency)), "\(latency) ms", at: layer.range(at: at + 3, count: 2))
             let delayMin = try LEAudioValues.micros(&c), delayMax = try LEAudioValues.micros(&c)
             _ = try LEAudioValues.micros(&c)
             _ = try LEAudioValues.micros(&c)
@@ -81,8 +82,8 @@ enum ASCSDecoder {
             try qos(&c, &layer, withASE: false)
         case 3, 4, 5:
             let cig = try c.u8(), cis = try c.u8()
-            layer.add(ASCSFields.cig, .count(Int(cig)))
-            layer.add(ASCSFields.cis, .count(Int(cis)))
+            layer.add(ASCSFields.cig, .count(Int(cig)), at: layer.range(at: c.index - 2))
+            layer.add(ASCSFields.cis, .count(Int(cis)), at: layer.range(at: c.index - 1))
             let metadata = try c.slice(Int(try c.u8()))
             let parts = LEAudioValues.ltvs(metadata, .metadata, lc3: false, &layer)
             layer.summary += " - CIG \(cig) CIS \(cis)"
@@ -95,19 +96,21 @@ enum ASCSDecoder {
     /// Config QoS parameters (in a command, after the ASE ID), or a QoS Configured state's.
     @discardableResult
     static func qos(_ c: inout ByteCursor, _ layer: inout Layer, withASE: Bool) throws -> String {
+        // CIG, CIS, SDU interval (3), framing, PHY, max SDU (2), RTN, latency (2), presentation delay (3).
+        let at = c.index
         let cig = try c.u8(), cis = try c.u8()
         let interval = try LEAudioValues.micros(&c)
         let framing = try c.u8(), phy = try c.u8(), maxSDU = try c.u16(), rtn = try c.u8(), latency = try c.u16()
         let delay = try LEAudioValues.micros(&c)
-        layer.add(ASCSFields.cig, .count(Int(cig)))
-        layer.add(ASCSFields.cis, .count(Int(cis)))
-        layer.add(ASCSFields.sduInterval, .count(Int(interval)), "\(interval) µs")
-        layer.add(ASCSFields.framing, .count(Int(framing)), framing == 0 ? "Unframed" : "Framed")
-        layer.add(ASCSFields.phy, .u8(phy))
-        layer.add(ASCSFields.maxSDU, .count(Int(maxSDU)))
-        layer.add(ASCSFields.retransmissions, .count(Int(rtn)))
-        layer.add(ASCSFields.latency, .count(Int(latency)), "\(latency) ms")
-        layer.add(ASCSFields.presentationDelay, .count(Int(delay)), "\(delay) µs")
+        layer.add(ASCSFields.cig, .count(Int(cig)), at: layer.range(at: at))
+        layer.add(ASCSFields.cis, .count(Int(cis)), at: layer.range(at: at + 1))
+        layer.add(ASCSFields.sduInterval, .count(Int(interval)), "\(interval) µs", at: layer.range(at: at + 2, count: 3))
+        layer.add(ASCSFields.framing, .count(Int(framing)), framing == 0 ? "Unframed" : "Framed", at: layer.range(at: at + 5))
+        layer.add(ASCSFields.phy, .u8(phy), at: layer.range(at: at + 6))
+        layer.add(ASCSFields.maxSDU, .count(Int(maxSDU)), at: layer.range(at: at + 7, count: 2))
+        layer.add(ASCSFields.retransmissions, .count(Int(rtn)), at: layer.range(at: at + 9))
+        layer.add(ASCSFields.latency, .count(Int(latency)), "\(latency) ms", at: layer.range(at: at + 10, count: 2))
+        layer.add(ASCSFields.presentationDelay, .count(Int(delay)), "\(delay) µs", at: layer.range(at: at + 12, count: 3))
         let text = "CIG \(cig) CIS \(cis) - \(interval % 1000 == 0 ? "\(interval / 1000)" : "\(Double(interval) / 1000)") ms SDUs of \(maxSDU) bytes, \(framing == 0 ? "unframed" : "framed"), RTN \(rtn), latency \(latency) ms, delay \(delay) µs"
         if !withASE { layer.summary += " - \(text)" }
         return text
@@ -123,12 +126,12 @@ enum ASCSDecoder {
         var parts: [String] = []
         for _ in 0 ..< count {
             let id = try c.u8()
-            layer.add(ASCSFields.ase, .count(Int(id)))
+            layer.add(ASCSFields.ase, .count(Int(id)), at: layer.range(at: c.index - 1))
             switch opcode {
             case 0x01:
                 let target = try c.u8(), phy = try c.u8()
-                layer.add(ASCSFields.targetLatency, .count(Int(target)), targetLatencies[safe: Int(target)])
-                layer.add(ASCSFields.phy, .u8(phy))
+                layer.add(ASCSFields.targetLatency, .count(Int(target)), targetLatencies[safe: Int(target)], at: layer.range(at: c.index - 2))
+                layer.add(ASCSFields.phy, .u8(phy), at: layer.range(at: c.index - 1))
                 let codec = try LEAudioValues.codecID(&c, &layer)
                 let configuration = try c.slice(Int(try c.u8()))
                 let settings = LEAudioValues.ltvs(configuration, .configuration, lc3: codec.format == 0x06, &layer)
@@ -158,9 +161,9 @@ enum ASCSDecoder {
         // 0xFF ASEs: the write itself was refused (unsupported opcode or invalid length); one entry follows.
         for _ in 0 ..< (count == 0xFF ? 1 : Int(count)) {
             let id = try c.u8(), code = try c.u8(), reason = try c.u8()
-            layer.add(ASCSFields.ase, .count(Int(id)))
-            layer.add(ASCSFields.response, .u8(code), responses[safe: Int(code)])
-            layer.add(ASCSFields.reason, .u8(reason), reasons[safe: Int(reason)])
+            layer.add(ASCSFields.ase, .count(Int(id)), at: layer.range(at: c.index - 3))
+            layer.add(ASCSFields.response, .u8(code), responses[safe: Int(code)], at: layer.range(at: c.index - 2))
+            layer.add(ASCSFields.reason, .u8(reason), reasons[safe: Int(reason)], at: layer.range(at: c.index - 1))
             let text = responses[safe: Int(code)] ?? "Response \(Hex.u8(code))"
             if code == 0 {
                 parts.append("ASE \(id) \(text)")

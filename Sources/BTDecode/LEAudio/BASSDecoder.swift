@@ -47,32 +47,32 @@ enum BASSDecoder {
         case 0x02:
             _ = try c.u8()
             let address = BDAddr(littleEndian: try c.slice(6))
-            layer.add(BASSFields.address, .address(address))
+            layer.add(BASSFields.address, .address(address), at: layer.range(at: c.index - 6, count: 6))
             let sid = try c.u8()
             let id = try c.u24()
-            layer.add(BASSFields.broadcastID, .u32(id))
+            layer.add(BASSFields.broadcastID, .u32(id), at: layer.range(at: c.index - 3, count: 3))
             let sync = try c.u8()
-            layer.add(BASSFields.paSync, .count(Int(sync)), syncRequests[safe: Int(sync)])
+            layer.add(BASSFields.paSync, .count(Int(sync)), syncRequests[safe: Int(sync)], at: layer.range(at: c.index - 1))
             _ = try c.u16()
             layer.summary += " - \(address) SID \(sid) - Broadcast ID \(Hex.format(id, width: 6)) - \(syncRequests[safe: Int(sync)] ?? "PA Sync \(sync)")"
             let groups = try subgroups(&c, &layer)
             layer.summary += "\(groups)"
         case 0x03:
             let source = try c.u8(), sync = try c.u8()
-            layer.add(BASSFields.source, .count(Int(source)))
-            layer.add(BASSFields.paSync, .count(Int(sync)), syncRequests[safe: Int(sync)])
+            layer.add(BASSFields.source, .count(Int(source)), at: layer.range(at: c.index - 2))
+            layer.add(BASSFields.paSync, .count(Int(sync)), syncRequests[safe: Int(sync)], at: layer.range(at: c.index - 1))
             _ = try c.u16()
             layer.summary += " - source \(source) - \(syncRequests[safe: Int(sync)] ?? "PA Sync \(sync)")"
             let groups = try subgroups(&c, &layer)
             layer.summary += "\(groups)"
         case 0x04:
             let source = try c.u8()
-            layer.add(BASSFields.source, .count(Int(source)))
+            layer.add(BASSFields.source, .count(Int(source)), at: layer.range(at: c.index - 1))
             _ = try c.slice(16)
             layer.summary += " - source \(source)"
         case 0x05:
             let source = try c.u8()
-            layer.add(BASSFields.source, .count(Int(source)))
+            layer.add(BASSFields.source, .count(Int(source)), at: layer.range(at: c.index - 1))
             layer.summary += " - source \(source)"
         default:
             break
@@ -85,16 +85,16 @@ enum BASSDecoder {
             return
         }
         let source = try c.u8()
-        layer.add(BASSFields.source, .count(Int(source)))
+        layer.add(BASSFields.source, .count(Int(source)), at: layer.range(at: c.index - 1))
         _ = try c.u8()
         let address = BDAddr(littleEndian: try c.slice(6))
-        layer.add(BASSFields.address, .address(address))
+        layer.add(BASSFields.address, .address(address), at: layer.range(at: c.index - 6, count: 6))
         _ = try c.u8()
         let id = try c.u24()
-        layer.add(BASSFields.broadcastID, .u32(id))
+        layer.add(BASSFields.broadcastID, .u32(id), at: layer.range(at: c.index - 3, count: 3))
         let sync = try c.u8(), encryption = try c.u8()
-        layer.add(BASSFields.paSync, .count(Int(sync)), syncStates[safe: Int(sync)])
-        layer.add(BASSFields.encryption, .count(Int(encryption)), encryptions[safe: Int(encryption)])
+        layer.add(BASSFields.paSync, .count(Int(sync)), syncStates[safe: Int(sync)], at: layer.range(at: c.index - 2))
+        layer.add(BASSFields.encryption, .count(Int(encryption)), encryptions[safe: Int(encryption)], at: layer.range(at: c.index - 1))
         if encryption == 3 { _ = try c.slice(16) }
         layer.summary.set("Broadcast Receive State: source \(source) - \(address) - Broadcast ID \(Hex.format(id, width: 6)) - \(syncStates[safe: Int(sync)] ?? "PA state \(sync)") - \(encryptions[safe: Int(encryption)] ?? "encryption \(encryption)")")
         let groups = try subgroups(&c, &layer)
@@ -109,7 +109,7 @@ enum BASSDecoder {
         var parts: [String] = []
         for _ in 0 ..< count {
             let bis = try c.u32()
-            layer.add(BASSFields.bisSync, .u32(bis))
+            layer.add(BASSFields.bisSync, .u32(bis), at: layer.range(at: c.index - 4, count: 4))
             let metadata = try c.slice(Int(try c.u8()))
             let entries = LEAudioValues.ltvs(metadata, .metadata, lc3: false, &layer)
             let indices: [String] = (0 ..< 32).filter { (index: Int) -> Bool in bis >> UInt32(index) & 1 == 1 }.map { String($0 + 1) }

@@ -61,18 +61,24 @@ enum LEAudioValues {
         var shown: [String] = []
         while !c.isAtEnd {
             guard let length = try? c.u8(), length > 0 else { continue }
+            let typeAt = c.index
             guard let type = try? c.u8(), let value = try? c.slice(Int(length) - 1) else {
                 layer.addIssue(.warning, "LTV of length \(length) runs past its list (\(c.remaining) bytes left)")
                 break
             }
-            layer.add(LEAudioFields.ltvType, .u8(type))
+            layer.add(LEAudioFields.ltvType, .u8(type), at: layer.range(at: typeAt))
             var v = ByteCursor(value)
             if let text = describe(kind, lc3: lc3, type, &v, &layer) { shown.append(text) } else { shown.append("type \(Hex.u8(type)) \(Hex.bytes(value))") }
         }
         return shown
     }
 
+    /// The values an LTV holds; each field has the bytes it was read from, but for sampling
+    /// frequencies and frame durations, values its codes stand for.
     static func describe(_ kind: LTVKind, lc3: Bool, _ type: UInt8, _ v: inout ByteCursor, _ layer: inout Layer) -> String? {
+        let start = v.index
+        /// The value's bytes read so far.
+        func read() -> Range<Int> { layer.range(at: start, count: v.index - start) }
         switch (kind, type) {
         case (.capabilities, 0x01) where lc3:
             guard let bits = try? v.u16() else { return nil }
@@ -91,8 +97,8 @@ enum LEAudioValues {
             return "channels " + counts.joined(separator: ",")
         case (.capabilities, 0x04) where lc3:
             guard let low = try? v.u16(), let high = try? v.u16() else { return nil }
-            layer.add(LEAudioFields.octetsPerFrame, .count(Int(low)))
-            layer.add(LEAudioFields.octetsPerFrame, .count(Int(high)))
+            layer.add(LEAudioFields.octetsPerFrame, .count(Int(low)), at: layer.range(at: start, count: 2))
+            layer.add(LEAudioFields.octetsPerFrame, .count(Int(high)), at: layer.range(at: start + 2, count: 2))
             return "\(low)-\(high) octets per frame"
         case (.capabilities, 0x05) where lc3:
             guard let frames = try? v.u8() else { return nil }
@@ -107,33 +113,33 @@ enum LEAudioValues {
             return duration == 0 ? "7.5 ms" : "10 ms"
         case (.configuration, 0x03) where lc3:
             guard let allocation = try? v.u32() else { return nil }
-            layer.add(LEAudioFields.allocation, .u32(allocation), locations(allocation))
+            layer.add(LEAudioFields.allocation, .u32(allocation), locations(allocation), at: read())
             return locations(allocation)
         case (.configuration, 0x04) where lc3:
             guard let octets = try? v.u16() else { return nil }
-            layer.add(LEAudioFields.octetsPerFrame, .count(Int(octets)))
+            layer.add(LEAudioFields.octetsPerFrame, .count(Int(octets)), at: read())
             return "\(octets) octets"
         case (.configuration, 0x05) where lc3:
             guard let blocks = try? v.u8() else { return nil }
-            layer.add(LEAudioFields.framesPerSDU, .count(Int(blocks)))
+            layer.add(LEAudioFields.framesPerSDU, .count(Int(blocks)), at: read())
             return "\(blocks) frame\(blocks == 1 ? "" : "s") per SDU"
         case (.metadata, 0x01), (.metadata, 0x02):
             guard let bits = try? v.u16() else { return nil }
             let text = "\(type == 1 ? "Preferred" : "Streaming"): \(contexts(bits))"
-            layer.add(LEAudioFields.contexts, .u16(bits), contexts(bits))
-            layer.add(LEAudioFields.metadata, .text(text))
+            layer.add(LEAudioFields.contexts, .u16(bits), contexts(bits), at: read())
+            layer.add(LEAudioFields.metadata, .text(text), at: read())
             return text
         case (.metadata, 0x03):
             let text = "Program: \"\(String(decoding: v.rest(), as: UTF8.self))\""
-            layer.add(LEAudioFields.metadata, .text(text))
+            layer.add(LEAudioFields.metadata, .text(text), at: read())
             return text
         case (.metadata, 0x04):
             let text = "Language: \(String(decoding: v.rest(), as: UTF8.self))"
-            layer.add(LEAudioFields.metadata, .text(text))
+            layer.add(LEAudioFields.metadata, .text(text), at: read())
             return text
         case (.metadata, 0x05):
             let text = "CCIDs: \(v.rest().map(String.init).joined(separator: ","))"
-            layer.add(LEAudioFields.metadata, .text(text))
+            layer.add(LEAudioFields.metadata, .text(text), at: read())
             return text
         default:
             return nil

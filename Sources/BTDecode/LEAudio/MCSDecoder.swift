@@ -54,8 +54,9 @@ enum MCSDecoder {
             layer.add(MCSFields.state, .count(Int(state)), states[safe: Int(state)], at: layer.range(at: c.index - 1))
             layer.summary.set("Media State: \(states[safe: Int(state)] ?? "Reserved \(state)")")
         default:
+            let start = c.index
             let text = String(decoding: c.rest(), as: UTF8.self)
-            layer.add(MCSFields.text, .text(text))
+            layer.add(MCSFields.text, .text(text), at: layer.range(at: start, count: c.index - start))
             layer.summary.set("\(context.characteristic.uuid16 == 0x2B97 ? "Track Title" : "Media Player Name"): \"\(text)\"")
         }
     }

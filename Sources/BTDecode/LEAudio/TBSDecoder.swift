@@ -35,19 +35,20 @@ enum TBSDecoder {
             layer.add(TBSFields.opcode, .u8(opcode), name, at: layer.range(at: c.index - 1))
             if notified {
                 let index = try c.u8(), result = try c.u8()
-                layer.add(TBSFields.callIndex, .count(Int(index)))
-                layer.add(TBSFields.result, .u8(result), results[safe: Int(result)])
+                layer.add(TBSFields.callIndex, .count(Int(index)), at: layer.range(at: c.index - 2))
+                layer.add(TBSFields.result, .u8(result), results[safe: Int(result)], at: layer.range(at: c.index - 1))
                 layer.summary.set("\(name) call \(index): \(results[safe: Int(result)] ?? "Result \(Hex.u8(result))")")
                 if result != 0 { layer.addIssue(.error, "TBS \(name): \(results[safe: Int(result)] ?? "Result \(Hex.u8(result))")") }
             } else if opcode == 0x04 {
+                let start = c.index
                 let uri = String(decoding: c.rest(), as: UTF8.self)
-                layer.add(TBSFields.uri, .text(uri))
+                layer.add(TBSFields.uri, .text(uri), at: layer.range(at: start, count: c.index - start))
                 layer.summary.set("Originate \(uri)")
             } else {
                 var calls: [String] = []
                 while !c.isAtEnd {
                     let index = try c.u8()
-                    layer.add(TBSFields.callIndex, .count(Int(index)))
+                    layer.add(TBSFields.callIndex, .count(Int(index)), at: layer.range(at: c.index - 1))
                     calls.append(String(index))
                 }
                 layer.summary.set("\(name) call \(calls.joined(separator: ", "))")
@@ -56,16 +57,17 @@ enum TBSDecoder {
             var calls: [String] = []
             while c.remaining >= 3 {
                 let index = try c.u8(), state = try c.u8(), flags = try c.u8()
-                layer.add(TBSFields.callIndex, .count(Int(index)))
-                layer.add(TBSFields.callState, .count(Int(state)), states[safe: Int(state)])
+                layer.add(TBSFields.callIndex, .count(Int(index)), at: layer.range(at: c.index - 3))
+                layer.add(TBSFields.callState, .count(Int(state)), states[safe: Int(state)], at: layer.range(at: c.index - 2))
                 calls.append("call \(index) \(states[safe: Int(state)] ?? "state \(state)")\(flags & 1 == 1 ? " (outgoing)" : " (incoming)")")
             }
             layer.summary.set("Call State: \(calls.isEmpty ? "no calls" : calls.joined(separator: ", "))")
         case 0x2BC1:
             let index = try c.u8()
+            let start = c.index
             let uri = String(decoding: c.rest(), as: UTF8.self)
-            layer.add(TBSFields.callIndex, .count(Int(index)))
-            layer.add(TBSFields.uri, .text(uri))
+            layer.add(TBSFields.callIndex, .count(Int(index)), at: layer.range(at: start - 1))
+            layer.add(TBSFields.uri, .text(uri), at: layer.range(at: start, count: c.index - start))
             layer.summary.set("Incoming Call \(index) from \(uri)")
         default:
             layer.summary.set("Bearer Provider Name: \"\(String(decoding: c.rest(), as: UTF8.self))\"")
