@@ -89,7 +89,7 @@ public struct StatisticsReport: ReportRenderer {
             var row = several ? [c.file ?? "-"] : []
             row += [Hex.u16(c.handle), c.address?.description ?? "-", c.transport?.rawValue ?? "-", c.role?.rawValue ?? "-",
                     c.start.map { clock.format($0) } ?? "(before)", c.end.map { clock.format($0) } ?? "(still up)",
-                    StatisticsText.seconds((c.end ?? c.lastSeen) - (c.start ?? c.firstSeen)),
+                    StatisticsText.seconds((c.end ?? c.lastSeen).saturatingSubtract(c.start ?? c.firstSeen)),
                     StatisticsText.bytes(c.bytesSent), StatisticsText.bytes(c.bytesReceived),
                     c.disconnectReason.map { StatisticsText.reason($0) } ?? "-"]
             table.add(row)
@@ -190,7 +190,7 @@ public struct StatisticsReport: ReportRenderer {
             var text = "  \(s.kind.rawValue) \(Hex.u16(s.handle)) \(s.sent ? "sent" : "received"): "
             if let codec = s.codec { text += codec + ", " }
             text += "\(s.packets) packets, \(StatisticsText.bytes(s.bytes))"
-            let span = s.last - s.first
+            let span = s.last.saturatingSubtract(s.first)
             if span > 0 { text += ", \(StatisticsText.number(Double(s.bytes) * 8 / (Double(span) / 1_000_000) / 1000, decimals: 1)) kbit/s" }
             if s.lost > 0 {
                 text += style.paint(", \(s.lost) lost or damaged (first #\(s.firstLossFrame ?? 0))", Style.yellow)
