@@ -136,13 +136,20 @@ final class ProtocolTermTests: XCTestCase {
         }
         // The LE Audio services the README names, which once had no fields of their own.
         for named in ["pacs", "ascs", "bass", "vcs", "vocs", "aics", "mcs", "tbs", "csis"] { XCTAssertTrue(prefixes.contains(named), named) }
-        for prefix in prefixes {
-            XCTAssertTrue(groups.contains(prefix), "btlog fields lists no \(prefix).* field")
-            let filter = try Tool.run(Tool.btlog, ["show", "-c", "1", "-f", prefix, "Fixtures/wwdc-dual.pklg"])
-            XCTAssertEqual(filter.status, 0, "-f \(prefix): \(filter.err)")
-            let type = try Tool.run(Tool.btlog, ["show", "-c", "1", "--type", prefix, "Fixtures/wwdc-dual.pklg"])
-            XCTAssertEqual(type.status, 0, "--type \(prefix): \(type.err)")
+        for prefix in prefixes { XCTAssertTrue(groups.contains(prefix), "btlog fields lists no \(prefix).* field") }
+        // Each as a filter term and a --type value: two processes per protocol, one per core.
+        let runs = prefixes.flatMap { [("-f", $0), ("--type", $0)] }
+        var failures: [String] = []
+        let lock = NSLock()
+        DispatchQueue.concurrentPerform(iterations: runs.count) { index in
+            let (option, prefix) = runs[index]
+            let result = try? Tool.run(Tool.btlog, ["show", "-c", "1", option, prefix, "Fixtures/wwdc-dual.pklg"])
+            guard result?.status != 0 else { return }
+            lock.lock()
+            failures.append("\(option) \(prefix): \(result?.err ?? "did not run")")
+            lock.unlock()
         }
+        XCTAssertEqual(failures, [])
     }
 
     func testLEAudioServicesAreSelectedByTheirNames() throws {
