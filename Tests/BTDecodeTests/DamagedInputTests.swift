@@ -101,8 +101,18 @@ final class DamagedInputTests: XCTestCase {
                 cuts = Set(ends.prefix(300).flatMap { [$0 - 1, $0, $0 + 1] })
                 for _ in 0 ..< 1000 { cuts.insert(Int.random(in: 16 ..< bytes.count, using: &generator)) }
             }
-            for cut in cuts.sorted() {
-                guard let result = readAll(Array(bytes.prefix(cut))) else { return XCTFail("\(name) cut at \(cut) did not open") }
+            // Each cut read on its own, both cores at once; checked in order below.
+            let sorted = cuts.sorted()
+            var results = [(frames: Int, warnings: [String])?](repeating: nil, count: sorted.count)
+            let lock = NSLock()
+            DispatchQueue.concurrentPerform(iterations: sorted.count) { index in
+                let result = readAll(Array(bytes.prefix(sorted[index])))
+                lock.lock()
+                results[index] = result
+                lock.unlock()
+            }
+            for (cut, read) in zip(sorted, results) {
+                guard let result = read else { return XCTFail("\(name) cut at \(cut) did not open") }
                 let whole = ends.prefix { $0 <= cut }.count
                 XCTAssertEqual(result.frames, whole, "\(name) cut at \(cut)")
                 let recordStart = ends.prefix { $0 <= cut }.last ?? 16

@@ -159,7 +159,8 @@ final class OutputHashTests: XCTestCase {
             ("grep -c", ["grep", "-c", "-V", "Handle: 0x00"]),
             ("grep -m", ["grep", "-m", "40", "ATT|L2CAP|A2DP"]),
         ]
-        let files = bench.files + ["Fixtures/trouble.btsnoop", "Fixtures/a2dp-stream.btsnoop", "Fixtures/kernel-l2cap.btsnoop"]
+        // The benchmark cuts cross many batches; trouble.btsnoop ends with warnings on standard error.
+        let files = bench.files + ["Fixtures/trouble.btsnoop"]
         let jobs = files.flatMap { file in views.map { (file, $0) } }
         var failures: [String] = []
         let lock = NSLock()
