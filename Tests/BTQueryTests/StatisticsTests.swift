@@ -307,3 +307,15 @@ final class ATTTransactionStatisticsTests: XCTestCase {
         XCTAssertEqual(reads, [0x0003, 0x0007], "each Read Response counts for the handle its request named")
     }
 }
+
+/// `--redact`'s pseudonyms: the addresses that mean none stay as they are and spend no number.
+final class AddressPseudonymTests: XCTestCase {
+    func testNoAddressKeepsItselfAndRealOnesCountFromOne() {
+        let pseudonyms = AddressPseudonyms()
+        XCTAssertEqual(pseudonyms.pseudonym(for: BDAddr("00:00:00:00:00:00")), BDAddr("00:00:00:00:00:00"))
+        XCTAssertEqual(pseudonyms.pseudonym(for: BDAddr("FF:FF:FF:FF:FF:FF")), BDAddr("FF:FF:FF:FF:FF:FF"))
+        XCTAssertEqual(pseudonyms.pseudonym(for: BDAddr("C0:FF:EE:12:34:56")), BDAddr("C2:00:00:00:00:01"))
+        XCTAssertEqual(pseudonyms.pseudonym(for: BDAddr("C0:FF:EE:12:34:56")), BDAddr("C2:00:00:00:00:01"))
+        XCTAssertEqual(pseudonyms.all.count, 1)
+    }
+}

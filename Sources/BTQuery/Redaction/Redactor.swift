@@ -246,17 +246,17 @@ public final class AddressPseudonyms {
     static func key(_ bytes: [UInt8]) -> UInt64 { bytes.reduce(0) { $0 << 8 | UInt64($1) } }
 
     public func pseudonym(for address: BDAddr) -> BDAddr {
+        // An address of all zeros or all ones means none (a controller not yet told its own, a
+        // broadcast): nothing to hide, and no pseudonym number spent on it.
+        if address.array == [0, 0, 0, 0, 0, 0] || address.array == [UInt8](repeating: 0xFF, count: 6) { return address }
         if let known = table[address] { return known }
         let number = order.count + 1
         var pseudonym = BDAddr("00:00:00:00:00:00")
         pseudonym.bytes = (address.bytes.0 & 0xC0 | 0x02, 0, 0, UInt8(number >> 16 & 0xFF), UInt8(number >> 8 & 0xFF), UInt8(number & 0xFF))
         table[address] = pseudonym
         order.append(address)
-        // An address of all zeros or all ones means none: leave such bytes alone.
-        if address.array != [0, 0, 0, 0, 0, 0] && address.array != [UInt8](repeating: 0xFF, count: 6) {
-            bytePatterns[Self.key(address.littleEndianBytes)] = pseudonym.littleEndianBytes
-            bytePatterns[Self.key(address.array)] = pseudonym.array
-        }
+        bytePatterns[Self.key(address.littleEndianBytes)] = pseudonym.littleEndianBytes
+        bytePatterns[Self.key(address.array)] = pseudonym.array
         return pseudonym
     }
 }
