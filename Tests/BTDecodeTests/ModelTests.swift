@@ -8,12 +8,19 @@ final class ModelTests: XCTestCase {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures")
 
-    static func decodeFixtures(_ options: DecodeOptions = DecodeOptions()) throws -> [(String, [Packet])] {
+    /// Every capture in Fixtures/ and the third-party captures beside them, decoded once for
+    /// all the tests that read them.
+    static func decodeFixtures() throws -> [(String, [Packet])] { try decoded.get() }
+
+    private static let decoded: Result<[(String, [Packet])], Error> = Result {
         var out: [(String, [Packet])] = []
-        for name in try FileManager.default.contentsOfDirectory(atPath: fixtures.path).sorted()
-        where name.hasSuffix(".btsnoop") || name.hasSuffix(".pklg") || name.hasSuffix(".pcap") || name.hasSuffix(".pcapng") {
+        let thirdParty = (try? FileManager.default.contentsOfDirectory(atPath: fixtures.path + "/third-party/crackle")) ?? []
+        let names = try FileManager.default.contentsOfDirectory(atPath: fixtures.path).sorted()
+            .filter { name in [".btsnoop", ".pklg", ".pcap", ".pcapng"].contains { name.hasSuffix($0) } }
+            + thirdParty.sorted().filter { $0.hasSuffix(".pcap") }.map { "third-party/crackle/" + $0 }
+        for name in names {
             let reader = try CaptureInput.open(bytes: [UInt8](try Data(contentsOf: fixtures.appendingPathComponent(name))))
-            let decoder = Decoder(options: options)
+            let decoder = Decoder()
             var packets: [Packet] = []
             while let frame = try reader.next() { packets.append(decoder.decode(frame)) }
             out.append((name, packets))
@@ -49,7 +56,7 @@ final class ModelTests: XCTestCase {
         // These the fixtures hold, so the checks above are not vacuous.
         XCTAssertEqual(checked.sorted(), ["ACL continuation fragment without a start", "ATT error:", "Attribute Not Found",
                                           "Command Reject", "Disconnected:", "New L2CAP PDU started before", "Pairing failed",
-                                          "Request sent before", "Status:"])
+                                          "Request sent before", "Response without a request", "Status:"])
     }
 
     /// Issues found before the layer they concern exists travel to it: an L2CAP length that
