@@ -11,16 +11,19 @@ final class JSONWriterTests: XCTestCase {
         XCTAssertEqual(JSONWriter.decimal(-0.0001, decimals: 3), "0")
         XCTAssertEqual(JSONWriter.decimal(1.0 / 3, decimals: 6), "0.333333")
         var json = JSONWriter()
-        json.object { json in
-            json.member("a", 1)
-            json.key("b")
-            json.array { json in
-                json.string("x\"y")
-                json.null()
-                json.object { _ in }
-            }
-            json.member("c", nil as String?)
-        }
+        json.beginObject()
+        json.key("a")
+        json.integer(1)
+        json.key("b")
+        json.beginArray()
+        json.string("x\"y")
+        json.null()
+        json.beginObject()
+        json.endObject()
+        json.endArray()
+        json.key("c")
+        json.string(nil)
+        json.endObject()
         XCTAssertEqual(json.text, "{\n  \"a\": 1,\n  \"b\": [\n    \"x\\\"y\",\n    null,\n    {}\n  ],\n  \"c\": null\n}\n")
         let parsed = try? JSONSerialization.jsonObject(with: Data(json.bytes)) as? [String: Any]
         XCTAssertEqual(parsed?["a"] as? Int, 1)

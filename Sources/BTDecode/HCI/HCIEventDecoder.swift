@@ -22,9 +22,9 @@ enum HCIEventDecoder {
         switch code {
         case 0x0E: // Command Complete
             try layer.read(HCIFields.numCommands, &params, as: UInt8.self)
-            let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: commandName)
-            let commandName = commandName(opcode)
-            layer.summary.set("Command Complete: \(commandName)")
+            let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: Self.commandName)
+            let command = Self.commandName(opcode)
+            layer.summary.set("Command Complete: \(command)")
             if !params.isAtEnd {
                 if opcode == 0x2062 || opcode == 0x2063 {
                     SynchronousLinks.learn(return: opcode, params.bytes[params.index...], controller: controller, &session)
@@ -36,14 +36,14 @@ enum HCIEventDecoder {
                 } catch DecodeError.truncated(let needed, let available, let at) {
                     // Controllers (BlueZ's emulator among them) often return the status alone;
                     // the fields decoded so far stand, and the shortfall is the controller's.
-                    layer.addIssue(.warning, "Return parameters stop short of what \(commandName) defines: \(needed) bytes needed at offset \(at), \(available) left")
+                    layer.addIssue(.warning, "Return parameters stop short of what \(command) defines: \(needed) bytes needed at offset \(at), \(available) left")
                 }
             }
         case 0x0F: // Command Status
             let status = try layer.reading(&params) { try $0.u8() }
             try layer.read(HCIFields.numCommands, &params, as: UInt8.self)
-            let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: commandName)
-            layer.summary.set("Command Status: \(commandName(opcode))")
+            let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: Self.commandName)
+            layer.summary.set("Command Status: \(Self.commandName(opcode))")
             addStatus(status, &layer)
         case 0x03: // Connection Complete
             let status = try layer.reading(&params) { try $0.u8() }

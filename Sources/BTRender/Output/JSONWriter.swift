@@ -37,32 +37,11 @@ public struct JSONWriter {
 
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
-    /// An object or array opened and closed by separate calls, for a writer that does not
-    /// know its contents in one closure (JSONWriterEncoder).
+    /// Objects and arrays, opened and closed as an encoder meets them (JSONWriterEncoder).
     public mutating func beginObject() { open(UInt8(ascii: "{")) }
     public mutating func endObject() { close(UInt8(ascii: "}")) }
     public mutating func beginArray() { open(UInt8(ascii: "[")) }
     public mutating func endArray() { close(UInt8(ascii: "]")) }
-
-    public mutating func object(_ body: (inout JSONWriter) -> Void) {
-        open(UInt8(ascii: "{"))
-        body(&self)
-        close(UInt8(ascii: "}"))
-    }
-
-    public mutating func array(_ body: (inout JSONWriter) -> Void) {
-        open(UInt8(ascii: "["))
-        body(&self)
-        close(UInt8(ascii: "]"))
-    }
-
-    /// A member whose value is an array of objects, one for each item.
-    public mutating func objects<Items: Sequence>(_ name: String, _ items: Items, _ body: (inout JSONWriter, Items.Element) -> Void) {
-        key(name)
-        array { json in
-            for item in items { json.object { json in body(&json, item) } }
-        }
-    }
 
     /// A member's name; its value follows.
     public mutating func key(_ name: String) {
@@ -101,12 +80,6 @@ public struct JSONWriter {
         separate()
         bytes.append(contentsOf: "null".utf8)
     }
-
-    // Members by name, in one call.
-    public mutating func member(_ name: String, _ value: String?) { key(name); string(value) }
-    public mutating func member<I: BinaryInteger>(_ name: String, _ value: I?) { key(name); integer(value) }
-    public mutating func member(_ name: String, _ value: Double?, decimals: Int = 3) { key(name); number(value, decimals: decimals) }
-    public mutating func member(_ name: String, _ value: Bool?) { key(name); bool(value) }
 
     /// "12.5", "3", "-0.125": what people and parsers both read, no exponent.
     public static func decimal(_ value: Double, decimals: Int) -> String { ASCII.decimal(value, decimals: decimals) }

@@ -10,6 +10,13 @@ import BTCapture
 public struct JSONWriterEncoder {
     public init() {}
 
+    /// `value` as one JSON document's text (for the types of a report, which encode nothing that fails).
+    public func text<T: Encodable>(of value: T) -> String {
+        var json = JSONWriter()
+        try? encode(value, into: &json)
+        return json.text
+    }
+
     /// `value` as one JSON document, into `json`.
     public func encode<T: Encodable>(_ value: T, into json: inout JSONWriter) throws {
         let sink = Sink(json)

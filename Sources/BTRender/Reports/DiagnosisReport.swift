@@ -40,12 +40,7 @@ public struct DiagnosisReport: ReportRenderer {
     }
 
     /// The problems as one JSON document (DiagnosisDocument).
-    public var document: String {
-        var json = JSONWriter()
-        // The document's types encode nothing that can fail.
-        try? JSONWriterEncoder().encode(DiagnosisDocument(self), into: &json)
-        return json.text
-    }
+    public var document: String { JSONWriterEncoder().text(of: DiagnosisDocument(self)) }
 }
 
 /// `btlog diagnose --json`, member by member, as docs/diagnose.schema.json describes it.

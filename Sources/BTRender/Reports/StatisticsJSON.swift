@@ -22,12 +22,7 @@ public struct StatisticsJSON: ReportRenderer {
         try json.finish()
     }
 
-    public var text: String {
-        var json = JSONWriter()
-        // The document's types encode nothing that can fail.
-        try? JSONWriterEncoder().encode(document, into: &json)
-        return json.text
-    }
+    public var text: String { JSONWriterEncoder().text(of: document) }
 
     var document: StatisticsDocument {
         let totals = report.totals
