@@ -140,13 +140,15 @@ enum MediaDecoder {
         if bytes.count >= 7, bytes[bytes.startIndex] == 0xFF, bytes[bytes.startIndex + 1] & 0xF0 == 0xF0 {
             let b3 = Int(bytes[bytes.startIndex + 3]), b4 = Int(bytes[bytes.startIndex + 4]), b5 = Int(bytes[bytes.startIndex + 5])
             let length = (b3 & 0x03) << 11 | b4 << 3 | b5 >> 5
-            layer.add(MediaFields.aacTransport, .text("ADTS"))
-            layer.add(MediaFields.aacLength, .count(length))
+            // The sync word says ADTS; the length is 13 bits across header bytes 3-5.
+            layer.add(MediaFields.aacTransport, .text("ADTS"), at: layer.range(at: start, count: 2))
+            layer.add(MediaFields.aacLength, .count(length), at: layer.range(at: start + 3, count: 3))
             layer.summary += " - AAC ADTS frame \(length) bytes"
             if length > bytes.count { layer.addIssue(.warning, "ADTS frame of \(length) bytes in a \(bytes.count)-byte payload") }
             return
         }
-        layer.add(MediaFields.aacTransport, .text("LATM"))
+        // No sync word: LATM, told by the payload as a whole.
+        layer.add(MediaFields.aacTransport, .text("LATM"), at: layer.range(at: start, count: bytes.count))
         layer.summary += " - AAC LATM \(bytes.count) bytes"
     }
 }

@@ -125,7 +125,7 @@ enum SDPDecoder {
         case 0x02, 0x06:
             let pattern = try element(&p, &layer, "service search pattern")
             let uuids = pattern.elements.compactMap(\.uuid)
-            for uuid in uuids { layer.add(SDPFields.uuid, .uuid(uuid), describe(uuid)) }
+            for item in pattern.elements { if let uuid = item.uuid { layer.add(SDPFields.uuid, .uuid(uuid), describe(uuid), at: layer.range(of: item)) } }
             layer.summary += " - \(uuids.map { SDPNames.name($0) ?? $0.description }.joined(separator: ", "))"
             if pdu == 0x02 {
                 let maximum = try p.u16be()
@@ -184,7 +184,10 @@ enum SDPDecoder {
                 layer.add(SDPFields.fragments, .count(pending.responses))
                 packet.reassembledPDU = pending.bytes[...]
             }
-            var list = ByteCursor(pending.bytes[...])
+            // One response's list is read where it lies in the packet, so its fields have their
+            // bytes; a list joined from several is a buffer of its own, and they have none.
+            let joined = pending.responses > 1
+            var list = joined ? ByteCursor(pending.bytes[...]) : ByteCursor(part)
             let top: SDPElement
             do {
                 top = try SDPElement.read(&list)
@@ -193,10 +196,10 @@ enum SDPDecoder {
                 return
             }
             let records = pdu == 0x07 ? top.elements : [top]
-            if pdu == 0x07 { layer.add(SDPFields.records, .count(records.count)) }
+            if pdu == 0x07 { layer.add(SDPFields.records, .count(records.count), at: joined ? nil : layer.range(at: top.span.lowerBound, count: top.span.count)) }
             var described: [String] = []
             for record in records {
-                let service = decodeRecord(record, &layer)
+                let service = decodeRecord(record, ranged: !joined, &layer)
                 if service.psm != nil || service.rfcommChannel != nil || !service.classes.isEmpty {
                     session.sdp.learn(service, on: context.link)
                 }
@@ -230,14 +233,14 @@ enum SDPDecoder {
         let list = try element(&c, &layer, "attribute ID list")
         var parts: [String] = []
         for item in list.elements {
-            guard case .unsigned(let v, let size) = item else { continue }
+            guard case .unsigned(let v, let size) = item.value else { continue }
             if size == 4 {
                 let low = UInt16(v >> 16), high = UInt16(v & 0xFFFF)
-                layer.add(SDPFields.attributeRange, .u32(UInt32(v)), "\(Hex.u16(low))-\(Hex.u16(high))")
+                layer.add(SDPFields.attributeRange, .u32(UInt32(v)), "\(Hex.u16(low))-\(Hex.u16(high))", at: layer.range(of: item))
                 parts.append("\(Hex.u16(low))-\(Hex.u16(high))")
             } else {
                 let id = UInt16(truncatingIfNeeded: v)
-                layer.add(SDPFields.attributeID, .u16(id), SDPNames.attributes[id].map { "\($0) (\(Hex.u16(id)))" })
+                layer.add(SDPFields.attributeID, .u16(id), SDPNames.attributes[id].map { "\($0) (\(Hex.u16(id)))" }, at: layer.range(of: item))
                 parts.append(SDPNames.attributes[id] ?? Hex.u16(id))
             }
         }
@@ -264,8 +267,12 @@ enum SDPDecoder {
 
     /// One record's attributes onto the layer (one field per attribute, value described), and
     /// what it says about the service.
-    static func decodeRecord(_ record: SDPElement, _ layer: inout Layer) -> SDPState.Service {
+    /// `ranged`: the record's elements were read from the layer's own bytes (not a list joined
+    /// from several responses), so the fields get their ranges.
+    static func decodeRecord(_ record: SDPElement, ranged: Bool, _ layer: inout Layer) -> SDPState.Service {
         var service = SDPState.Service()
+        let firstField = layer.fields.count
+        defer { if !ranged { layer.forgetRanges(from: firstField) } }
         let items = record.elements
         // Classes first: some attribute IDs mean something only for a class.
         for pair in stride(from: 0, to: items.count - 1, by: 2) where items[pair].integer == 0x0001 {
@@ -283,7 +290,7 @@ enum SDPDecoder {
             var text = value.describe(describeName)
             switch id {
             case 0x0001:
-                for uuid in value.elements.compactMap(\.uuid) { layer.add(SDPFields.serviceClass, .uuid(uuid), describe(uuid)) }
+                for item in value.elements { if let uuid = item.uuid { layer.add(SDPFields.serviceClass, .uuid(uuid), describe(uuid), at: layer.range(of: item)) } }
                 text = value.elements.map { $0.uuid.map(describe) ?? $0.describe(describeName) }.joined(separator: ", ")
             case 0x0004, 0x000D:
                 let stacks = id == 0x0004 ? [value] : value.elements
@@ -291,11 +298,12 @@ enum SDPDecoder {
             case 0x0009:
                 var profiles: [String] = []
                 for entry in value.elements {
-                    guard let uuid = entry.elements.first?.uuid else { continue }
-                    layer.add(SDPFields.profile, .uuid(uuid), describe(uuid))
+                    guard let first = entry.elements.first, let uuid = first.uuid else { continue }
+                    layer.add(SDPFields.profile, .uuid(uuid), describe(uuid), at: layer.range(of: first))
                     var profile = SDPNames.name(uuid) ?? uuid.description
-                    if let version = entry.elements.dropFirst().first?.integer {
-                        layer.add(SDPFields.profileVersion, .u16(UInt16(truncatingIfNeeded: version)), "\(version >> 8).\(version & 0xFF)")
+                    if let second = entry.elements.dropFirst().first, let version = second.integer {
+                        layer.add(SDPFields.profileVersion, .u16(UInt16(truncatingIfNeeded: version)), "\(version >> 8).\(version & 0xFF)",
+                                  at: layer.range(of: second))
                         profile += " \(version >> 8).\(version & 0xFF)"
                     }
                     profiles.append(profile)
@@ -304,12 +312,12 @@ enum SDPDecoder {
             case 0x0100:
                 if let string = value.string {
                     service.name = string
-                    layer.add(SDPFields.serviceName, .text(string))
+                    layer.add(SDPFields.serviceName, .text(string), at: layer.range(of: value))
                 }
             case 0x0206 where service.classes.contains(0x1124):
                 // HIDDescriptorList: (type, descriptor) pairs; type 0x22 is the report descriptor.
                 for entry in value.elements where entry.elements.first?.integer == 0x22 {
-                    guard case .text(let bytes)? = entry.elements.dropFirst().first else { continue }
+                    guard case .text(let bytes)? = entry.elements.dropFirst().first?.value else { continue }
                     service.hidDescriptor = Array(bytes)
                     if let parsed = try? HIDReportDescriptor(bytes) {
                         text = "Report descriptor, \(bytes.count) bytes: \(parsed.inputSummary)"
@@ -323,13 +331,16 @@ enum SDPDecoder {
                     let bits = UInt16(truncatingIfNeeded: features)
                     service.supportedFeatures = bits
                     let names = featureNames(bits, classes: service.classes)
-                    layer.add(SDPFields.supportedFeatures, .u16(bits), names.isEmpty ? nil : "\(Hex.u16(bits)) (\(names.joined(separator: ", ")))")
+                    layer.add(SDPFields.supportedFeatures, .u16(bits), names.isEmpty ? nil : "\(Hex.u16(bits)) (\(names.joined(separator: ", ")))",
+                              at: layer.range(of: value))
                     if !names.isEmpty { text += " (\(names.joined(separator: ", ")))" }
                 }
             default:
                 break
             }
-            layer.add(SDPFields.attribute, .u16(id), "\(name) (\(Hex.u16(id))): \(text)")
+            // The attribute is its ID and its value.
+            layer.add(SDPFields.attribute, .u16(id), "\(name) (\(Hex.u16(id))): \(text)",
+                      at: layer.range(at: items[index].span.lowerBound, count: value.span.upperBound - items[index].span.lowerBound))
         }
         if items.count % 2 == 1 { layer.addIssue(.warning, "Attribute list: an attribute ID without a value") }
         return service
@@ -340,18 +351,19 @@ enum SDPDecoder {
         var parts: [String] = []
         for descriptor in stack.elements {
             let elements = descriptor.elements
-            guard let uuid = elements.first?.uuid else {
+            guard let first = elements.first, let uuid = first.uuid else {
                 parts.append(descriptor.describe(describeName))
                 continue
             }
-            layer.add(SDPFields.protocolUUID, .uuid(uuid), describe(uuid))
+            layer.add(SDPFields.protocolUUID, .uuid(uuid), describe(uuid), at: layer.range(of: first))
             var text = SDPNames.name(uuid) ?? uuid.description
-            let parameter = elements.dropFirst().first?.integer
+            let second = elements.dropFirst().first
+            let parameter = second?.integer
             switch uuid.uuid16 {
             case 0x0100?:
                 if let psm = parameter {
                     let value = UInt16(truncatingIfNeeded: psm)
-                    layer.add(SDPFields.psm, .u16(value))
+                    layer.add(SDPFields.psm, .u16(value), at: second.map { layer.range(of: $0) })
                     // The stack's first PSM is the service's; later ones (AVDTP's) are for the layer above.
                     if service.psm == nil { service.psm = value }
                     text += " (PSM \(Hex.u16(value)))"
@@ -359,7 +371,7 @@ enum SDPDecoder {
             case 0x0003?:
                 if let channel = parameter {
                     let value = UInt8(truncatingIfNeeded: channel)
-                    layer.add(SDPFields.rfcommChannel, .count(Int(value)))
+                    layer.add(SDPFields.rfcommChannel, .count(Int(value)), at: second.map { layer.range(of: $0) })
                     service.rfcommChannel = value
                     text += " (Channel \(value))"
                 }
@@ -421,4 +433,10 @@ enum SDPDecoder {
 /// The layers this decoder makes.
 extension LayerKind {
     public static let sdp = LayerKind("SDP", protocol: "sdp")
+}
+
+extension Layer {
+    /// The bytes of an SDP data element's value (its data, after descriptor and size), read
+    /// from the layer's cursor.
+    func range(of element: SDPElement) -> Range<Int> { range(at: element.dataStart, count: element.data.count) }
 }

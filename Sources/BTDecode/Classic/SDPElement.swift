@@ -2,18 +2,29 @@ import BTCapture
 
 /// An SDP data element (Core Vol 3, Part B, 3): a type and size descriptor, then the value;
 /// sequences and alternatives nest. All values are big-endian.
-indirect enum SDPElement: Equatable {
-    case null
-    case unsigned(UInt64, size: Int)
-    case signed(Int64, size: Int)
-    /// A 128-bit integer, kept as its bytes.
-    case wide(ArraySlice<UInt8>, signed: Bool)
-    case uuid(BTUUID)
-    case text(ArraySlice<UInt8>)
-    case bool(Bool)
-    case sequence([SDPElement])
-    case alternative([SDPElement])
-    case url(ArraySlice<UInt8>)
+struct SDPElement: Equatable {
+    var value: Value
+    /// The element's bytes (descriptor, size and data), as indices of the cursor it was read from.
+    var span: Range<Int>
+    /// Where its data starts, after the descriptor and size.
+    var dataStart: Int
+
+    /// Its data's bytes: what a field holding its value covers.
+    var data: Range<Int> { dataStart ..< span.upperBound }
+
+    enum Value: Equatable {
+        case null
+        case unsigned(UInt64, size: Int)
+        case signed(Int64, size: Int)
+        /// A 128-bit integer, kept as its bytes.
+        case wide(ArraySlice<UInt8>, signed: Bool)
+        case uuid(BTUUID)
+        case text(ArraySlice<UInt8>)
+        case bool(Bool)
+        case sequence([SDPElement])
+        case alternative([SDPElement])
+        case url(ArraySlice<UInt8>)
+    }
 
     /// Nesting deeper than this is refused: no record needs it, and a hostile one would
     /// otherwise recurse without bound.
@@ -27,6 +38,13 @@ indirect enum SDPElement: Equatable {
 
     /// Reads one element (and everything it contains).
     static func read(_ c: inout ByteCursor, depth: Int = 0) throws -> SDPElement {
+        let start = c.index
+        var dataStart = start
+        let value = try readValue(&c, depth: depth, dataStart: &dataStart)
+        return SDPElement(value: value, span: start ..< c.index, dataStart: dataStart)
+    }
+
+    private static func readValue(_ c: inout ByteCursor, depth: Int, dataStart: inout Int) throws -> Value {
         guard depth <= maximumDepth else { throw ParseError.tooDeep }
         let descriptor = try c.u8()
         let type = descriptor >> 3, sizeIndex = descriptor & 0x07
@@ -41,6 +59,7 @@ indirect enum SDPElement: Equatable {
         case 6: size = Int(try c.u16be())
         default: size = Int(try c.u32be())
         }
+        dataStart = c.index
         // Integers, UUIDs and booleans take the fixed sizes; strings, sequences and URLs the counted ones.
         let fixed = sizeIndex <= 4, counted = sizeIndex >= 5
         switch type {
@@ -85,24 +104,24 @@ indirect enum SDPElement: Equatable {
     }
 
     var elements: [SDPElement] {
-        switch self {
+        switch value {
         case .sequence(let e), .alternative(let e): return e
         default: return []
         }
     }
 
     var integer: UInt64? {
-        switch self {
+        switch value {
         case .unsigned(let v, _): return v
         case .signed(let v, _): return v >= 0 ? UInt64(v) : nil
         default: return nil
         }
     }
 
-    var uuid: BTUUID? { if case .uuid(let u) = self { u } else { nil } }
+    var uuid: BTUUID? { if case .uuid(let u) = value { u } else { nil } }
 
     var string: String? {
-        switch self {
+        switch value {
         case .text(let b), .url(let b): return ReadableText.decode(b)
         default: return nil
         }
@@ -111,7 +130,7 @@ indirect enum SDPElement: Equatable {
     /// The element as a person reads it: integers in hex with their width, UUIDs named,
     /// strings quoted, sequences in parentheses.
     func describe(_ names: (BTUUID) -> String?) -> String {
-        switch self {
+        switch value {
         case .null: return "nil"
         case .unsigned(let v, let size): return Hex.format(v, width: size * 2)
         case .signed(let v, _): return String(v)

@@ -27,6 +27,11 @@ extension UInt64: FieldReadable {
     @inline(__always) public var fieldValue: FieldValue { .unsigned(self, width: 16) }
 }
 
+extension Int8: FieldReadable {
+    @inline(__always) public static func read(from c: inout ByteCursor) throws -> Int8 { try c.i8() }
+    @inline(__always) public var fieldValue: FieldValue { .signed(Int64(self)) }
+}
+
 extension BDAddr: FieldReadable {
     @inline(__always) public static func read(from c: inout ByteCursor) throws -> BDAddr { try c.address() }
     @inline(__always) public var fieldValue: FieldValue { .address(self) }
@@ -86,6 +91,12 @@ extension Layer {
 }
 
 extension Layer {
+    /// Fields from `index` on lose their ranges: their bytes were not the layer's source's
+    /// (a decrypted payload, which the packet does not keep as a buffer of its own).
+    mutating func forgetRanges(from index: Int) {
+        for i in index ..< fields.count { fields[i].range = nil }
+    }
+
     /// A value read with `read` and the bytes it came from, for a field added later than it is
     /// read (a status a decoder shows after the fields that follow it in the packet).
     @inline(__always)

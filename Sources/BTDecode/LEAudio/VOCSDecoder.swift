@@ -28,8 +28,7 @@ enum VOCSDecoder {
             layer.add(VOCSFields.changeCounter, .u8(counter), inDecimal: true, at: layer.range(at: c.index - 1))
             layer.summary.set("Offset State: \(offset) (counter \(counter))")
         case 0x2B81:
-            let location = try c.u32()
-            layer.add(LEAudioFields.locations, .u32(location), LEAudioValues.locations(location))
+            let location = try layer.read(LEAudioFields.locations, &c, as: UInt32.self, display: { LEAudioValues.locations($0) })
             layer.summary.set("Audio Location: \(LEAudioValues.locations(location))")
         case 0x2B82:
             let opcode = try c.u8(), counter = try c.u8()
@@ -44,8 +43,10 @@ enum VOCSDecoder {
                 layer.addIssue(.warning, "Reserved VOCS opcode \(Hex.u8(opcode))")
             }
         default:
-            let text = String(decoding: c.rest(), as: UTF8.self)
-            layer.add(VOCSFields.description, .text(text))
+            let start = c.index
+            let bytes = c.rest()
+            let text = String(decoding: bytes, as: UTF8.self)
+            layer.add(VOCSFields.description, .text(text), at: layer.range(at: start, count: bytes.count))
             layer.summary.set("Audio Output Description: \"\(text)\"")
         }
     }

@@ -35,18 +35,18 @@ enum LinkLayerAdvertising {
         layer.add(LinkLayerFields.advLength, .u8(length), inDecimal: true, at: layer.range(at: headerStart + 1))
         guard crcOK else {
             layer.summary.set("\(name) (damaged)")
-            layer.add(LinkLayerFields.payload, .bytes(c.rest()))
+            try layer.read(LinkLayerFields.payload, &c, bytes: c.remaining)
             return
         }
         if train != nil, type != 7 {
             layer.summary.set("\(name) on a periodic advertising train")
-            layer.add(LinkLayerFields.payload, .bytes(c.rest()))
+            try layer.read(LinkLayerFields.payload, &c, bytes: c.remaining)
             layer.addIssue(.warning, "A periodic advertising train carries only AUX_SYNC_IND and AUX_CHAIN_IND (PDU type 7), not \(name)")
             return
         }
         if pduNames[type] == nil {
             layer.summary.set("\(name)")
-            layer.add(LinkLayerFields.payload, .bytes(c.rest()))
+            try layer.read(LinkLayerFields.payload, &c, bytes: c.remaining)
             layer.addIssue(.warning, "Reserved advertising PDU type \(type)")
             return
         }
@@ -76,7 +76,7 @@ enum LinkLayerAdvertising {
                                session: &session)
         }
         if !c.isAtEnd {
-            layer.add(LinkLayerFields.payload, .bytes(c.rest()))
+            try layer.read(LinkLayerFields.payload, &c, bytes: c.remaining)
             layer.addIssue(.warning, "\(name) has bytes after its fields")
         }
     }
@@ -173,8 +173,7 @@ enum LinkLayerAdvertising {
                 parts.append("→ \(target)")
             }
             if flags & 0x04 != 0 {
-                let info = try h.u8()
-                layer.add(LinkLayerFields.cteInfo, .u8(info), "Time \(info & 0x1F) (\(Int(info & 0x1F) * 8) µs), type \(info >> 6)")
+                try layer.read(LinkLayerFields.cteInfo, &h, as: UInt8.self, display: { "Time \($0 & 0x1F) (\(Int($0 & 0x1F) * 8) µs), type \($0 >> 6)" })
             }
             if flags & 0x08 != 0 {
                 let value = try h.u16()
@@ -190,7 +189,7 @@ enum LinkLayerAdvertising {
                 let units = channel & 0x80 != 0 ? 300 : 30
                 layer.add(LinkLayerFields.auxChannel, .u8(channel & 0x3F), inDecimal: true, at: layer.range(at: h.index - 3))
                 layer.add(LinkLayerFields.auxOffset, .u16(word & 0x1FFF), "\(Int(word & 0x1FFF) * units) µs", at: layer.range(at: h.index - 2, count: 2))
-                layer.add(LinkLayerFields.auxPHY, .u16(word >> 13), named: SnifferHeaders.phyName(UInt8(word >> 13)))
+                layer.add(LinkLayerFields.auxPHY, .u16(word >> 13), named: SnifferHeaders.phyName(UInt8(word >> 13)), at: layer.range(at: h.index - 1))
                 parts.append("aux on channel \(channel & 0x3F)")
                 hasAuxPointer = true
             }

@@ -35,7 +35,7 @@ enum LinkLayerDecoder {
             appended = true
             if let crcValue { layer.add(LinkLayerFields.crc, .unsigned(UInt64(crcValue), width: 6), at: layer.range(at: crcAt, count: 3)) }
             if let crcOK {
-                layer.add(LinkLayerFields.crcOK, .bool(crcOK), crcOK ? "Good" : "Bad")
+                layer.add(LinkLayerFields.crcOK, .bool(crcOK), crcOK ? "Good" : "Bad", at: crcValue == nil ? nil : layer.range(at: crcAt, count: 3))
                 if !crcOK, let acknowledgedIn {
                     layer.addIssue(.warning, "Bad CRC: damaged at the sniffer, acknowledged by the peer (packet \(acknowledgedIn)): decoded as received, its bytes may hold the sniffer's bit errors")
                 } else if !crcOK {
@@ -343,8 +343,7 @@ enum LinkLayerDecoder {
         layer.add(LinkLayerFields.dataLength, .u8(length), inDecimal: true, at: layer.range(at: headerStart + 1))
         if cp != 0 {
             layer.add(LinkLayerFields.ctePresent, .bool(true), "Present", at: layer.range(at: headerStart))
-            let info = try c.u8()
-            layer.add(LinkLayerFields.cteInfo, .u8(info), "Time \(info & 0x1F) (\(Int(info & 0x1F) * 8) µs), type \(info >> 6)")
+            try layer.read(LinkLayerFields.cteInfo, &c, as: UInt8.self, display: { "Time \($0 & 0x1F) (\(Int($0 & 0x1F) * 8) µs), type \($0 >> 6)" })
         }
         layer.summary.set("\(arrow(direction)) ")
 
@@ -360,7 +359,7 @@ enum LinkLayerDecoder {
         }
         guard crcOK || acknowledgedIn != nil else {
             layer.summary += "Data PDU, LLID \(llid), \(length) bytes"
-            layer.add(LinkLayerFields.payload, .bytes(c.rest()))
+            try layer.read(LinkLayerFields.payload, &c, bytes: c.remaining)
             return nil
         }
         if crcOK, side < 2 { connection.lastNESN[side] = nesn }
@@ -383,24 +382,24 @@ enum LinkLayerDecoder {
         if encrypted {
             layer.add(LinkLayerFields.encrypted, .bool(true), "Yes")
             guard c.remaining >= 4 else { throw DecodeError.malformed("An encrypted payload shorter than its 4-byte MIC") }
-            let micStart = c.index + c.remaining - 4
+            let sealedStart = c.index, micStart = c.index + c.remaining - 4
             let sealed = c.rest()
             layer.add(LinkLayerFields.mic, .bytes(sealed.suffix(4)), at: layer.range(at: micStart, count: 4))
             if let plain = decrypt(sealed, header: header, fromCentral: sent, retransmitted: retransmitted, damaged: !crcOK, link: link,
                                    connection: &connection, into: &layer, session: session) {
                 // Layers above read the plaintext: it becomes the packet's buffer for them.
                 layer.add(LinkLayerFields.decrypted, .bool(true), "Yes, with \(connection.keySource ?? "the link's key")")
-                layer.add(LinkLayerFields.micOK, .bool(true), "Good")
+                layer.add(LinkLayerFields.micOK, .bool(true), "Good", at: layer.range(at: micStart, count: 4))
                 packet.reassembledPDU = plain[...]
                 source = ByteCursor(packet.reassembledPDU!)
                 inFrame = false
                 encrypted = false
             } else {
-                layer.add(LinkLayerFields.encryptedPayload, .bytes(sealed.dropLast(4)))
+                layer.add(LinkLayerFields.encryptedPayload, .bytes(sealed.dropLast(4)), at: layer.range(at: sealedStart, count: sealed.count - 4))
                 layer.summary += "Encrypted \(llid == 3 ? "LL Control PDU" : "data") - \(sealed.count - 4) bytes - SN \(sn) NESN \(nesn)"
                 if reception.micValid == false { layer.addIssue(.error, "MIC failure: the sniffer could not authenticate the payload") }
                 if reception.micValid == false || connection.micFailed {
-                    layer.add(LinkLayerFields.micOK, .bool(false), "Bad")
+                    layer.add(LinkLayerFields.micOK, .bool(false), "Bad", at: layer.range(at: micStart, count: 4))
                     connection.micFailed = false
                 }
                 return nil
@@ -417,12 +416,13 @@ enum LinkLayerDecoder {
             layer.summary += "\(llid == 2 ? "L2CAP Start" : "L2CAP Continuation") - \(payload.count) bytes - SN \(sn) NESN \(nesn)"
             if retransmitted {
                 // Its first copy went to L2CAP already.
-                layer.add(LinkLayerFields.payload, .bytes(payload))
+                layer.add(LinkLayerFields.payload, .bytes(payload), at: inFrame ? layer.range(at: payload.startIndex, count: payload.count) : nil)
                 return nil
             }
             return L2CAPHandoff(payload: payload, pb: llid == 2 ? 2 : 1)
         default:
-            layer.add(LinkLayerFields.payload, .bytes(c.rest()))
+            let payload = c.rest()
+            layer.add(LinkLayerFields.payload, .bytes(payload), at: inFrame ? layer.range(at: payload.startIndex, count: payload.count) : nil)
             layer.summary += "Reserved LLID 0"
             layer.addIssue(.warning, "Data PDU with the reserved LLID 0")
             return nil

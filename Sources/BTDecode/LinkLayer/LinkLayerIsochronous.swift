@@ -34,7 +34,7 @@ enum LinkLayerIsochronous {
         layer.summary.set("\(LinkLayerDecoder.arrow(direction)) \(label) ")
         guard crcOK else {
             layer.summary += "PDU, \(length) bytes (damaged)"
-            layer.add(LinkLayerFields.payload, .bytes(c.rest()))
+            try layer.read(LinkLayerFields.payload, &c, bytes: c.remaining)
             return
         }
         if npi != 0 {
@@ -67,7 +67,7 @@ enum LinkLayerIsochronous {
         layer.summary.set("BIS \(hex: accessAddress) ")
         guard crcOK else {
             layer.summary += "PDU, \(length) bytes (damaged)"
-            layer.add(LinkLayerFields.payload, .bytes(c.rest()))
+            try layer.read(LinkLayerFields.payload, &c, bytes: c.remaining)
             return
         }
         guard llid == 3 else {
@@ -80,23 +80,22 @@ enum LinkLayerIsochronous {
         layer.summary += "\(name)"
         switch opcode {
         case 0x00:
-            let map = try c.slice(5), instant = try c.u16()
-            layer.add(LinkLayerFields.channelMapUpdate, .bytes(map), LinkLayerControl.describeChannelMap(map))
-            layer.add(LinkLayerFields.instant, .u16(instant), inDecimal: true)
+            let map = try layer.read(LinkLayerFields.channelMapUpdate, &c, bytes: 5, display: { LinkLayerControl.describeChannelMap($0) })
+            let instant = try layer.read(LinkLayerFields.instant, &c, as: UInt16.self, inDecimal: true)
             layer.summary += " - \(LinkLayerControl.describeChannelMap(map)) at event \(instant)"
             if LinkLayerControl.usedChannels(map) < 2 { layer.addIssue(.warning, "The channel map uses fewer than 2 data channels") }
         case 0x01:
-            let code = try c.u8(), instant = try c.u16()
-            layer.add(LinkLayerFields.errorCode, .u8(code), named: HCIErrorNames.name(code))
-            layer.add(LinkLayerFields.instant, .u16(instant), inDecimal: true)
+            let code = try layer.read(LinkLayerFields.errorCode, &c, as: UInt8.self, named: { HCIErrorNames.name($0) })
+            let instant = try layer.read(LinkLayerFields.instant, &c, as: UInt16.self, inDecimal: true)
             layer.summary += " - \(HCIErrorNames.name(code)) (\(hex: code)) at event \(instant)"
         default:
-            layer.add(LinkLayerFields.controlData, .bytes(c.rest()))
+            try layer.read(LinkLayerFields.controlData, &c, bytes: c.remaining)
             layer.addIssue(.warning, "Unknown BIG Control opcode \(Hex.u8(opcode))")
         }
         if !c.isAtEnd {
-            layer.add(LinkLayerFields.controlData, .bytes(c.rest()))
-            layer.addIssue(.warning, "\(name) has \(c.remaining) bytes after its parameters")
+            let extra = c.remaining
+            try layer.read(LinkLayerFields.controlData, &c, bytes: extra)
+            layer.addIssue(.warning, "\(name) has \(extra) bytes after its parameters")
         }
     }
 
@@ -106,29 +105,28 @@ enum LinkLayerIsochronous {
                               reception: AirReception) throws {
         if reception.encrypted && !reception.decrypted {
             layer.add(LinkLayerFields.encrypted, .bool(true), "Yes")
-            layer.add(LinkLayerFields.encryptedPayload, .bytes(c.rest()))
+            try layer.read(LinkLayerFields.encryptedPayload, &c, bytes: c.remaining)
             layer.summary += "Encrypted ISO data - \(length) bytes - \(sequence)"
             return
         }
         guard llid == 2 else {
-            let data = c.rest()
-            layer.add(LinkLayerFields.isochronousData, .bytes(data))
+            let data = try layer.read(LinkLayerFields.isochronousData, &c, bytes: c.remaining)
             layer.summary += "ISO data\(llid == 1 ? " (SDU start or continuation)" : "") - \(data.count) bytes - \(sequence)"
             return
         }
         var segments = 0
         while !c.isAtEnd {
-            let first = try c.u8(), size = try c.u8()
+            let first = try c.u8()
             let continuation = first & 0x01 != 0, complete = first & 0x02 != 0
-            layer.add(LinkLayerFields.segmentContinuation, .bool(continuation), continuation ? "Continuation" : "Start or complete")
-            layer.add(LinkLayerFields.segmentComplete, .bool(complete), complete ? "Ends the SDU" : "More follows")
-            layer.add(LinkLayerFields.segmentLength, .u8(size), inDecimal: true)
+            layer.addBits(LinkLayerFields.segmentContinuation, .bool(continuation), continuation ? "Continuation" : "Start or complete", of: c, width: 1)
+            layer.addBits(LinkLayerFields.segmentComplete, .bool(complete), complete ? "Ends the SDU" : "More follows", of: c, width: 1)
+            let size = try layer.read(LinkLayerFields.segmentLength, &c, as: UInt8.self, inDecimal: true)
             var body = try c.cursor(Int(size))
             if !continuation {
-                let offset = try body.u24()
-                layer.add(LinkLayerFields.segmentTimeOffset, .u32(offset), "\(offset) µs")
+                let (offset, range) = try layer.reading(&body) { try $0.u24() }
+                layer.add(LinkLayerFields.segmentTimeOffset, .u32(offset), "\(offset) µs", at: range)
             }
-            layer.add(LinkLayerFields.segmentData, .bytes(body.rest()))
+            try layer.read(LinkLayerFields.segmentData, &body, bytes: body.remaining)
             segments += 1
         }
         layer.summary += "Framed ISO data - \(segments) segment\(segments == 1 ? "" : "s") - \(sequence)"

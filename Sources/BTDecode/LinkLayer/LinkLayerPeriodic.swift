@@ -83,12 +83,12 @@ enum AdditionalControllerData {
                 switch type {
                 case 0x2C: try decodeBIGInfo(&s, at: bodyStart, into: &layer, session: &session)
                 case 0x28:
-                    let map = try s.slice(5), instant = try s.u16()
-                    layer.add(LinkLayerFields.channelMapUpdate, .bytes(map), LinkLayerControl.describeChannelMap(map))
-                    layer.add(LinkLayerFields.instant, .u16(instant), inDecimal: true)
+                    try layer.read(LinkLayerFields.channelMapUpdate, &s, bytes: 5, display: { LinkLayerControl.describeChannelMap($0) })
+                    let instant = try layer.read(LinkLayerFields.instant, &s, as: UInt16.self, inDecimal: true)
                     layer.summary += " - channel map update at event \(instant)"
                 default:
-                    layer.add(LinkLayerFields.acadType, .u8(type), named: AdvertisingData.typeNames[type] ?? "Unknown")
+                    layer.add(LinkLayerFields.acadType, .u8(type), named: AdvertisingData.typeNames[type] ?? "Unknown",
+                              at: layer.range(at: bodyStart - 1))
                 }
             } catch {
                 layer.addIssue(.warning, "ACAD \(AdvertisingData.typeNames[type] ?? "structure 0x\(Hex.u8(type))") is cut short")
@@ -106,34 +106,38 @@ enum AdditionalControllerData {
         let f = BIGInfoFields.self
         let offset = first & 0x3FFF, offsetUnits = first >> 14 & 1, isoInterval = UInt16(first >> 15 & 0xFFF), numBIS = UInt8(first >> 27)
         layer.add(f.offset, .u16(UInt16(offset)), "\(offset) (\(Int(offset) * (offsetUnits != 0 ? 300 : 30)) µs)", at: layer.range(at: start, count: 4))
-        layer.add(f.offsetUnits, .bool(offsetUnits != 0), offsetUnits != 0 ? "300 µs" : "30 µs")
-        layer.add(f.isoInterval, .u16(isoInterval), Units.milliseconds(isoInterval, 1.25))
-        layer.add(f.numBIS, .u8(numBIS), inDecimal: true)
-        layer.add(f.nse, .u8(UInt8(second & 0x1F)), inDecimal: true, at: layer.range(at: start + 4, count: 4))
-        layer.add(f.bn, .u8(UInt8(second >> 5 & 0x7)), inDecimal: true)
-        layer.add(f.subInterval, .u32(second >> 8 & 0xF_FFFF), "\(second >> 8 & 0xF_FFFF) µs")
-        layer.add(f.pto, .u8(UInt8(second >> 28)), inDecimal: true)
-        layer.add(f.bisSpacing, .u32(third & 0xF_FFFF), "\(third & 0xF_FFFF) µs", at: layer.range(at: start + 8, count: 4))
-        layer.add(f.irc, .u8(UInt8(third >> 20 & 0xF)), inDecimal: true)
-        layer.add(f.maxPDU, .u8(UInt8(third >> 24)), inDecimal: true)
+        // Fields packed in a 32-bit word share its bytes.
+        let word1 = layer.range(at: start, count: 4), word2 = layer.range(at: start + 4, count: 4)
+        let word3 = layer.range(at: start + 8, count: 4), word4 = layer.range(at: start + 17, count: 4)
+        layer.add(f.offsetUnits, .bool(offsetUnits != 0), offsetUnits != 0 ? "300 µs" : "30 µs", at: word1)
+        layer.add(f.isoInterval, .u16(isoInterval), Units.milliseconds(isoInterval, 1.25), at: word1)
+        layer.add(f.numBIS, .u8(numBIS), inDecimal: true, at: word1)
+        layer.add(f.nse, .u8(UInt8(second & 0x1F)), inDecimal: true, at: word2)
+        layer.add(f.bn, .u8(UInt8(second >> 5 & 0x7)), inDecimal: true, at: word2)
+        layer.add(f.subInterval, .u32(second >> 8 & 0xF_FFFF), "\(second >> 8 & 0xF_FFFF) µs", at: word2)
+        layer.add(f.pto, .u8(UInt8(second >> 28)), inDecimal: true, at: word2)
+        layer.add(f.bisSpacing, .u32(third & 0xF_FFFF), "\(third & 0xF_FFFF) µs", at: word3)
+        layer.add(f.irc, .u8(UInt8(third >> 20 & 0xF)), inDecimal: true, at: word3)
+        layer.add(f.maxPDU, .u8(UInt8(third >> 24)), inDecimal: true, at: word3)
         layer.add(f.seedAccessAddress, .u32(seed), at: layer.range(at: start + 13, count: 4))
-        layer.add(f.sduInterval, .u32(fourth & 0xF_FFFF), "\(fourth & 0xF_FFFF) µs", at: layer.range(at: start + 17, count: 4))
-        layer.add(f.maxSDU, .u16(UInt16(fourth >> 20)), inDecimal: true)
+        layer.add(f.sduInterval, .u32(fourth & 0xF_FFFF), "\(fourth & 0xF_FFFF) µs", at: word4)
+        layer.add(f.maxSDU, .u16(UInt16(fourth >> 20)), inDecimal: true, at: word4)
         layer.add(f.baseCRCInit, .u16(baseCRCInit), at: layer.range(at: start + 21, count: 2))
         var map = mapPHY
         let phy = map[map.startIndex + 4] >> 5
         map[map.startIndex + 4] &= 0x1F
         layer.add(f.channelMap, .bytes(map), LinkLayerControl.describeChannelMap(map), at: layer.range(at: start + 23, count: 5))
-        layer.add(f.phy, .u8(phy), named: SnifferHeaders.phyName(phy))
+        layer.add(f.phy, .u8(phy), named: SnifferHeaders.phyName(phy), at: layer.range(at: start + 27))
         var payloadCount: UInt64 = 0
         for byte in countFraming.reversed() { payloadCount = payloadCount << 8 | UInt64(byte) }
         let framed = payloadCount >> 39 != 0
         layer.add(f.payloadCount, .unsigned(payloadCount & 0x7F_FFFF_FFFF, width: 10), inDecimal: true, at: layer.range(at: start + 28, count: 5))
-        layer.add(f.framing, .bool(framed), framed ? "Framed" : "Unframed")
-        layer.add(f.encrypted, .bool(encrypted), encrypted ? "Yes" : "No")
+        layer.add(f.framing, .bool(framed), framed ? "Framed" : "Unframed", at: layer.range(at: start + 32))
+        // Told by the BIGInfo's length: its GIV and GSKD, or nothing, are its bytes.
+        layer.add(f.encrypted, .bool(encrypted), encrypted ? "Yes" : "No", at: encrypted ? layer.range(at: c.index, count: 24) : nil)
         if encrypted {
-            layer.add(f.giv, .bytes(try c.slice(8)))
-            layer.add(f.gskd, .bytes(try c.slice(16)))
+            try layer.read(f.giv, &c, bytes: 8)
+            try layer.read(f.gskd, &c, bytes: 16)
         }
         layer.summary += " - BIG of \(numBIS) BIS every \(Units.milliseconds(isoInterval, 1.25))\(encrypted ? ", encrypted" : "")"
         if session.linkLayer.groups.count >= 4096 { session.linkLayer.groups = [:] }

@@ -61,28 +61,31 @@ enum SnifferHeaders {
         var reception = AirReception()
         layer.summary.set("DLT \(dlt)")
         while fields.remaining >= 4 {
-            let type = try fields.u16(), size = try fields.u16()
-            layer.add(SnifferHeaderFields.ppiFieldType, .u16(type), named: type == 30006 ? "Ubertooth BTLE" : "Unknown")
-            layer.add(SnifferHeaderFields.ppiFieldLength, .u16(size), inDecimal: true)
+            let type = try layer.read(SnifferHeaderFields.ppiFieldType, &fields, as: UInt16.self,
+                                  named: { $0 == 30006 ? "Ubertooth BTLE" : "Unknown" })
+            let size = try layer.read(SnifferHeaderFields.ppiFieldLength, &fields, as: UInt16.self, inDecimal: true)
             var data = try fields.cursor(Int(size))
             if type == 30006, data.remaining >= 12 {
-                _ = try data.u8()
-                let channel = try data.u16()
-                _ = try data.u8()
-                let clock = try data.u32()
-                let maximum = try data.i8(), minimum = try data.i8(), average = try data.i8(), count = try data.u8()
+                try data.skip(1)
+                let channel = try layer.read(SnifferHeaderFields.ppiBTLEChannel, &data, as: UInt16.self,
+                                             display: { $0 >= 2402 ? "\($0) MHz" : "RF channel \($0)" })
+                try data.skip(1)
+                let clock = try layer.read(SnifferHeaderFields.ppiBTLEClock, &data, as: UInt32.self, inDecimal: true)
+                func readRSSI(_ definition: FieldDefinition) throws -> Int8 {
+                    let (value, range) = try layer.reading(&data) { try $0.i8() }
+                    layer.add(definition, .signed(Int64(value)), "\(value) dBm", at: range)
+                    return value
+                }
+                _ = try readRSSI(SnifferHeaderFields.ppiBTLERSSIMax)
+                _ = try readRSSI(SnifferHeaderFields.ppiBTLERSSIMin)
+                let average = try readRSSI(SnifferHeaderFields.ppiBTLERSSIAvg)
+                let count = try layer.read(SnifferHeaderFields.ppiBTLERSSICount, &data, as: UInt8.self, inDecimal: true)
                 // The frequency in MHz, or an RF channel: either gives the channel index.
                 let rf = channel >= 2402 ? (channel - 2402) / 2 : channel
                 reception.channel = rf <= 39 ? channelIndex(rfChannel: UInt8(rf)) : nil
                 reception.clock = clock
                 // A count of 0: the sniffer took no RSSI samples, and its values mean nothing.
                 if count > 0 { reception.rssi = average }
-                layer.add(SnifferHeaderFields.ppiBTLEChannel, .u16(channel), channel >= 2402 ? "\(channel) MHz" : "RF channel \(channel)")
-                layer.add(SnifferHeaderFields.ppiBTLEClock, .u32(clock), inDecimal: true)
-                layer.add(SnifferHeaderFields.ppiBTLERSSIMax, .signed(Int64(maximum)), "\(maximum) dBm")
-                layer.add(SnifferHeaderFields.ppiBTLERSSIMin, .signed(Int64(minimum)), "\(minimum) dBm")
-                layer.add(SnifferHeaderFields.ppiBTLERSSIAvg, .signed(Int64(average)), "\(average) dBm")
-                layer.add(SnifferHeaderFields.ppiBTLERSSICount, .u8(count), inDecimal: true)
                 if layer.keepsDisplays { layer.summary.set("Ubertooth, \(channel >= 2402 ? "\(channel) MHz" : "RF channel \(channel)"), \(average) dBm") }
             }
             // 32-bit aligned fields: skip the padding.
@@ -154,15 +157,16 @@ enum SnifferHeaders {
         reception.phy = flags >> 4 & 0x7
         layer.add(SnifferHeaderFields.packetLength, .u8(packetLength), inDecimal: true, at: layer.range(at: headerStart))
         layer.add(SnifferHeaderFields.flags, .u8(flags), at: layer.range(at: headerStart + 1))
-        layer.add(SnifferHeaderFields.crcOK, .bool(flags & 0x01 != 0), flags & 0x01 != 0 ? "OK" : "Incorrect")
+        let flagsRange = layer.range(at: headerStart + 1)
+        layer.add(SnifferHeaderFields.crcOK, .bool(flags & 0x01 != 0), flags & 0x01 != 0 ? "OK" : "Incorrect", at: flagsRange)
         // On advertising channels bits 1-3 say other things (the advertising PDU's own meanings,
         // an address the sniffer resolved): only a data PDU's are read as direction, encryption, MIC.
         if channel < 37 {
-            layer.add(SnifferHeaderFields.direction, .bool(flags & 0x02 != 0), flags & 0x02 != 0 ? "Central → Peripheral" : "Peripheral → Central")
-            layer.add(SnifferHeaderFields.encrypted, .bool(flags & 0x04 != 0), flags & 0x04 != 0 ? "Yes" : "No")
-            layer.add(SnifferHeaderFields.micOK, .bool(flags & 0x08 != 0), flags & 0x08 != 0 ? "OK" : reception.encrypted ? "Incorrect" : "Not relevant")
+            layer.add(SnifferHeaderFields.direction, .bool(flags & 0x02 != 0), flags & 0x02 != 0 ? "Central → Peripheral" : "Peripheral → Central", at: flagsRange)
+            layer.add(SnifferHeaderFields.encrypted, .bool(flags & 0x04 != 0), flags & 0x04 != 0 ? "Yes" : "No", at: flagsRange)
+            layer.add(SnifferHeaderFields.micOK, .bool(flags & 0x08 != 0), flags & 0x08 != 0 ? "OK" : reception.encrypted ? "Incorrect" : "Not relevant", at: flagsRange)
         }
-        layer.add(SnifferHeaderFields.phy, .u8(reception.phy!), named: phyName(reception.phy!))
+        layer.add(SnifferHeaderFields.phy, .u8(reception.phy!), named: phyName(reception.phy!), at: flagsRange)
         layer.add(SnifferHeaderFields.channel, .u8(channel), inDecimal: true, at: layer.range(at: headerStart + 2))
         layer.add(SnifferHeaderFields.rssi, .signed(Int64(reception.rssi!)), "\(reception.rssi!) dBm", at: layer.range(at: headerStart + 3))
         layer.add(SnifferHeaderFields.eventCounter, .u16(eventCounter), inDecimal: true, at: layer.range(at: headerStart + 4, count: 2))
@@ -204,29 +208,30 @@ enum SnifferHeaders {
         if flags & 0x0004 != 0 { layer.add(SnifferHeaderFields.noise, .signed(Int64(noise)), "\(noise) dBm", at: layer.range(at: start + 2)) }
         if flags & 0x0020 != 0 { layer.add(SnifferHeaderFields.offenses, .u8(offenses), inDecimal: true, at: layer.range(at: start + 3)) }
         if flags & 0x0010 != 0 { layer.add(SnifferHeaderFields.referenceAccessAddress, .u32(reference), at: layer.range(at: start + 4, count: 4)) }
-        layer.add(SnifferHeaderFields.rfFlags, .u16(flags), at: layer.range(at: start + 8, count: 2))
+        let flagsRange = layer.range(at: start + 8, count: 2)
+        layer.add(SnifferHeaderFields.rfFlags, .u16(flags), at: flagsRange)
         let pduType = flags >> 7 & 0x7
         let pduNames = ["Advertising or Data (direction unknown)", "Auxiliary Advertising", "Data, Central to Peripheral",
                         "Data, Peripheral to Central", "Connected Isochronous, Central to Peripheral",
                         "Connected Isochronous, Peripheral to Central", "Broadcast Isochronous", "Reserved"]
-        layer.add(SnifferHeaderFields.pduType, .u16(pduType), named: pduNames[Int(pduType)])
+        layer.add(SnifferHeaderFields.pduType, .u16(pduType), named: pduNames[Int(pduType)], at: flagsRange)
         if flags & 0x0400 != 0 {
             reception.crcValid = flags & 0x0800 != 0
-            layer.add(SnifferHeaderFields.crcChecked, .bool(true), "Yes")
-            layer.add(SnifferHeaderFields.crcValid, .bool(flags & 0x0800 != 0), flags & 0x0800 != 0 ? "Yes" : "No")
+            layer.add(SnifferHeaderFields.crcChecked, .bool(true), "Yes", at: flagsRange)
+            layer.add(SnifferHeaderFields.crcValid, .bool(flags & 0x0800 != 0), flags & 0x0800 != 0 ? "Yes" : "No", at: flagsRange)
         }
         if flags & 0x1000 != 0 {
             reception.micValid = flags & 0x2000 != 0
-            layer.add(SnifferHeaderFields.micChecked, .bool(true), "Yes")
-            layer.add(SnifferHeaderFields.micValid, .bool(flags & 0x2000 != 0), flags & 0x2000 != 0 ? "Yes" : "No")
+            layer.add(SnifferHeaderFields.micChecked, .bool(true), "Yes", at: flagsRange)
+            layer.add(SnifferHeaderFields.micValid, .bool(flags & 0x2000 != 0), flags & 0x2000 != 0 ? "Yes" : "No", at: flagsRange)
         }
         if flags & 0x0008 != 0 {
             reception.decrypted = true
-            layer.add(SnifferHeaderFields.decrypted, .bool(true), "Yes")
+            layer.add(SnifferHeaderFields.decrypted, .bool(true), "Yes", at: flagsRange)
         }
         let phy = UInt8(flags >> 14)
         reception.phy = phy
-        layer.add(SnifferHeaderFields.rfPHY, .u16(UInt16(phy)), named: phyName(phy))
+        layer.add(SnifferHeaderFields.rfPHY, .u16(UInt16(phy)), named: phyName(phy), at: flagsRange)
         switch pduType {
         case 2, 4: reception.direction = .sent
         case 3, 5: reception.direction = .received

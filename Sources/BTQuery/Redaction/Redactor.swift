@@ -112,7 +112,7 @@ public final class RedactingReader: FrameReaderWrapper {
                 continue
             }
             for field in layer.fields {
-                guard let range = field.range ?? Self.locate(field.value, of: layer, in: packet) else { continue }
+                guard let range = field.range else { continue }
                 if case .address(let address) = field.value {
                     guard let bytes = packet.bytes(of: layer, range), bytes.count == 6 else { continue }
                     let pseudonym = pseudonyms.pseudonym(for: address)
@@ -125,23 +125,6 @@ public final class RedactingReader: FrameReaderWrapper {
                 }
             }
         }
-    }
-
-    /// Where a byte string value lies in its layer's source, for a field its decoder gave no
-    /// range: values are slices of the bytes decoded, so their indices tell, checked by content.
-    static func locate(_ value: FieldValue, of layer: Layer, in packet: Packet) -> Range<Int>? {
-        guard case .bytes(let bytes) = value, !bytes.isEmpty else { return nil }
-        let source: ArraySlice<UInt8>
-        switch layer.source {
-        case .frame: source = packet.frame.bytes
-        case .reassembled(let index):
-            guard index < packet.reassembled.count else { return nil }
-            source = packet.reassembled[index]
-        }
-        let offset = bytes.startIndex - source.startIndex
-        guard offset >= 0, offset + bytes.count <= source.count,
-              source[source.startIndex + offset ..< source.startIndex + offset + bytes.count].elementsEqual(bytes) else { return nil }
-        return offset ..< offset + bytes.count
     }
 
     func write(zerosFor range: Range<Int>, source: Layer.Source, packet: Packet, serial: Int, flow: FlowKey?) {
