@@ -198,13 +198,16 @@ enum SDPDecoder {
             let records = pdu == 0x07 ? top.elements : [top]
             if pdu == 0x07 { layer.add(SDPFields.records, .count(records.count), at: joined ? nil : layer.range(at: top.span.lowerBound, count: top.span.count)) }
             var described: [String] = []
+            let firstRecordField = layer.fields.count
             for record in records {
-                let service = decodeRecord(record, ranged: !joined, &layer)
+                let service = decodeRecord(record, &layer)
                 if service.psm != nil || service.rfcommChannel != nil || !service.classes.isEmpty {
                     session.sdp.learn(service, on: context.link)
                 }
                 described.append(summary(service))
             }
+            // The joined list's bytes are not the layer's: its fields have none.
+            if joined { layer.forgetRanges(from: firstRecordField) }
             if pdu == 0x07 {
                 layer.summary += " - \(records.count) record\(records.count == 1 ? "" : "s")"
                 if !described.isEmpty { layer.summary += ": \(described.joined(separator: ", "))" }
@@ -267,12 +270,8 @@ enum SDPDecoder {
 
     /// One record's attributes onto the layer (one field per attribute, value described), and
     /// what it says about the service.
-    /// `ranged`: the record's elements were read from the layer's own bytes (not a list joined
-    /// from several responses), so the fields get their ranges.
-    static func decodeRecord(_ record: SDPElement, ranged: Bool, _ layer: inout Layer) -> SDPState.Service {
+    static func decodeRecord(_ record: SDPElement, _ layer: inout Layer) -> SDPState.Service {
         var service = SDPState.Service()
-        let firstField = layer.fields.count
-        defer { if !ranged { layer.forgetRanges(from: firstField) } }
         let items = record.elements
         // Classes first: some attribute IDs mean something only for a class.
         for pair in stride(from: 0, to: items.count - 1, by: 2) where items[pair].integer == 0x0001 {
@@ -317,7 +316,8 @@ enum SDPDecoder {
             case 0x0206 where service.classes.contains(0x1124):
                 // HIDDescriptorList: (type, descriptor) pairs; type 0x22 is the report descriptor.
                 for entry in value.elements where entry.elements.first?.integer == 0x22 {
-                    guard case .text(let bytes)? = entry.elements.dropFirst().first?.value else { continue }
+                    let parts = entry.elements
+                    guard parts.count >= 2, case .text(let bytes) = parts[1].value else { continue }
                     service.hidDescriptor = Array(bytes)
                     if let parsed = try? HIDReportDescriptor(bytes) {
                         text = "Report descriptor, \(bytes.count) bytes: \(parsed.inputSummary)"

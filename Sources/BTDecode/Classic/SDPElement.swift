@@ -118,7 +118,16 @@ struct SDPElement: Equatable {
         }
     }
 
-    var uuid: BTUUID? { if case .uuid(let u) = value { u } else { nil } }
+    // Not inlined: Swift 6.3.1's optimizer crashes (CopyPropagation, an ownership error) on
+    // this switch inlined into SDPDecoder.decodeRecord.
+    var uuid: BTUUID? {
+        @inline(never) get {
+            switch value {
+            case .uuid(let u): return u
+            default: return nil
+            }
+        }
+    }
 
     var string: String? {
         switch value {
