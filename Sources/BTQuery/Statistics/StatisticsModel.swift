@@ -193,6 +193,13 @@ public struct ConnectionReport {
     public var air: AirLinkQuality?
 
     public var key: Session.LinkKey { Session.LinkKey(controller: controller, handle: handle) }
+
+    /// The open channel whose receiving end `cid` names, for a packet going the way `sent`
+    /// says (the peer's end for a packet sent): how K-frames, credits and configuration find
+    /// their channel, and an EATT bearer its local CID.
+    func openChannel(receivingCID cid: Int, sent: Bool) -> Int? {
+        channels.lastIndex { (sent ? $0.remoteCID : $0.localCID) == cid && $0.closedFrame == nil }
+    }
 }
 
 /// How a connection taken from the air fared: its data PDUs, and how many the sniffer took

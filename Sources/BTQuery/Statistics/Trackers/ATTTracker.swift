@@ -38,8 +38,8 @@ struct ATTTracker {
         opcodeCounts[opcode & 0xFF] += 1
         // A dynamic channel (EATT) has a CID at each end: name the bearer by the local one.
         var bearerCID = cid
-        if sent, cid >= 0x0040, let channel = connection.channels.last(where: { $0.remoteCID == Int(cid) && $0.closedFrame == nil }) {
-            bearerCID = UInt16(truncatingIfNeeded: channel.localCID)
+        if sent, cid >= 0x0040, let channel = connection.openChannel(receivingCID: Int(cid), sent: true) {
+            bearerCID = UInt16(truncatingIfNeeded: connection.channels[channel].localCID)
         }
         let role = ATTTransactions.role(of: UInt8(truncatingIfNeeded: opcode))
         if role == .opens {

@@ -3,7 +3,10 @@ import BTDecode
 
 /// L2CAP signaling on each link: the channels opened (PSM, CIDs, MTU, MPS and credits each
 /// way), refused and closed; credit use on credit-based channels; connection parameter
-/// update requests and their answers.
+/// update requests and their answers. Requests and answers are paired here (by link, side and
+/// identifier, as the decoder's L2CAPState pairs them): a stage sees packets, not the decoder's
+/// Session, which runs ahead of it on the decoding thread, and an answer's packet says nothing
+/// of its request but what a user sees (a `request_in` field, as ATT has, would be new output).
 struct ChannelTracker {
     typealias F = StatisticsFields
     typealias LinkKey = Session.LinkKey
@@ -63,18 +66,18 @@ struct ChannelTracker {
                                                              result: layer.integer(F.l2capRejectReason) ?? 0, byLocal: sent))
         case 0x16: // Flow Control Credit Indication: credits for the channel whose receiving end is the CID
             guard let cid = layer.integer(F.l2capCID), let credits = layer.integer(F.l2capCredits),
-                  let channel = connection.channels.lastIndex(where: { (sent ? $0.localCID : $0.remoteCID) == cid && $0.closedFrame == nil })
+                  let channel = connection.openChannel(receivingCID: cid, sent: !sent)
             else { return }
             if sent { connection.channels[channel].remoteSendCredits += credits } else { connection.channels[channel].localSendCredits += credits }
         case 0x04: // Configuration Request: the MTU its sender can receive, for the channel its DCID names
             guard let mtu = layer.integer(F.l2capMTU), let dcid = layer.integer(F.l2capDCID) else { return }
-            if let channel = connection.channels.lastIndex(where: { (sent ? $0.remoteCID : $0.localCID) == dcid && $0.closedFrame == nil }) {
+            if let channel = connection.openChannel(receivingCID: dcid, sent: sent) {
                 if sent { connection.channels[channel].localMTU = mtu } else { connection.channels[channel].remoteMTU = mtu }
             }
         case 0x07: // Disconnection Response
             guard let dcid = layer.integer(F.l2capDCID), let scid = layer.integer(F.l2capSCID) else { return }
             let local = sent ? dcid : scid
-            if let channel = connection.channels.lastIndex(where: { $0.localCID == local && $0.closedFrame == nil }) {
+            if let channel = connection.openChannel(receivingCID: local, sent: false) {
                 connection.channels[channel].closedFrame = frame.number
             }
         case 0x12: // Connection Parameter Update Request
@@ -99,9 +102,7 @@ struct ChannelTracker {
 
     /// A K-frame on a credit-based channel uses one of its sender's credits.
     static func useCredit(_ connection: inout ConnectionReport, cid: Int, sent: Bool, frame: Int) {
-        guard let channel = connection.channels.lastIndex(where: {
-            $0.isCreditBased && (sent ? $0.remoteCID : $0.localCID) == cid && $0.closedFrame == nil
-        }) else { return }
+        guard let channel = connection.openChannel(receivingCID: cid, sent: sent), connection.channels[channel].isCreditBased else { return }
         var c = connection.channels[channel]
         let left = sent ? c.localSendCredits : c.remoteSendCredits
         if left <= 0 {
