@@ -316,6 +316,11 @@ enum HCIValueNames {
     static let coreVersions = ["1.0b", "1.1", "1.2", "2.0+EDR", "2.1+EDR", "3.0+HS", "4.0", "4.1", "4.2", "5.0", "5.1",
                                "5.2", "5.3", "5.4", "6.0", "6.1"]
 
+    /// A version code (HCI, LMP, the link layer's LL_VERSION_IND) as people name it: "Bluetooth 5.3".
+    static func coreVersion(_ value: UInt64) -> String? {
+        value < UInt64(coreVersions.count) ? "Bluetooth \(coreVersions[Int(value)])" : nil
+    }
+
     /// PHY values (Core Vol 4, Part E, 7.8.47 and 7.7.65.12): 0 means none where a PHY is optional.
     static func phy(_ value: UInt8) -> String {
         ["No PHY", "LE 1M", "LE 2M", "LE Coded", "LE Coded S=2"][safe: Int(value)] ?? "Reserved"
@@ -330,7 +335,7 @@ enum HCIValueNames {
             switch self {
             case .none: return nil
             case .company: return AssignedNumbers.company(UInt16(truncatingIfNeeded: value))
-            case .coreVersion: return coreVersions[safe: Int(value)].map { "Bluetooth \($0)" }
+            case .coreVersion: return HCIValueNames.coreVersion(value)
             case .table(let names): return names[value]
             }
         }

@@ -69,12 +69,6 @@ enum LinkLayerControl {
             try layer.read(field, &c, as: UInt16.self, display: { Units.milliseconds($0, unit) })
         }
         @discardableResult func decimal<T: FieldReadable>(_ field: FieldDefinition, as type: T.Type) throws -> T { try layer.read(field, &c, inDecimal: true) }
-        /// A 24-bit count of microseconds.
-        func microseconds(_ field: FieldDefinition) throws -> UInt32 {
-            let (value, range) = try layer.reading(&c) { try $0.u24() }
-            layer.add(field, .unsigned(UInt64(value), width: 0), "\(value) µs", at: range)
-            return value
-        }
         func phys(_ field: FieldDefinition, unchangedWhenZero: Bool = false) throws -> UInt8 {
             try layer.read(field, &c, as: UInt8.self, display: { unchangedWhenZero && $0 == 0 ? "Unchanged" : phyBits($0) })
         }
@@ -200,14 +194,14 @@ enum LinkLayerControl {
         case 0x1F:
             connection.pendingCIS = try decodeCISRequest(&c, into: &layer)
         case 0x20:
-            _ = try microseconds(LinkLayerFields.cisOffsetMin)
-            _ = try microseconds(LinkLayerFields.cisOffsetMax)
+            try layer.readMicroseconds(LinkLayerFields.cisOffsetMin, &c)
+            try layer.readMicroseconds(LinkLayerFields.cisOffsetMax, &c)
             _ = try decimal(LinkLayerFields.connEventCount, as: UInt16.self)
         case 0x21:
             let address = try layer.read(LinkLayerFields.cisAccessAddress, &c, as: UInt32.self)
-            _ = try microseconds(LinkLayerFields.cisOffset)
-            _ = try microseconds(LinkLayerFields.cigSyncDelay)
-            _ = try microseconds(LinkLayerFields.cisSyncDelay)
+            try layer.readMicroseconds(LinkLayerFields.cisOffset, &c)
+            try layer.readMicroseconds(LinkLayerFields.cigSyncDelay, &c)
+            try layer.readMicroseconds(LinkLayerFields.cisSyncDelay, &c)
             _ = try decimal(LinkLayerFields.connEventCount, as: UInt16.self)
             layer.summary += " - Access Address \(hex: address)"
             // The stream's packets come on this access address from here on.
@@ -292,7 +286,7 @@ enum LinkLayerControl {
     }
 
     static func versionName(_ version: UInt8) -> String {
-        HCIValueNames.coreVersions[safe: Int(version)].map { "Bluetooth \($0)" } ?? "Reserved"
+        HCIValueNames.coreVersion(UInt64(version)) ?? "Reserved"
     }
 
     /// Channels a channel classification (2 bits each) says are bad.
@@ -306,10 +300,6 @@ enum LinkLayerControl {
     /// intervals, subevents, burst numbers, flush timeouts, the ISO interval and offsets.
     static func decodeCISRequest(_ c: inout ByteCursor, into layer: inout Layer) throws -> (cig: UInt8, cis: UInt8) {
         @discardableResult func decimal<T: FieldReadable>(_ field: FieldDefinition, as type: T.Type) throws -> T { try layer.read(field, &c, inDecimal: true) }
-        func microseconds(_ field: FieldDefinition, mask: UInt32 = 0xFF_FFFF) throws {
-            let (value, range) = try layer.reading(&c) { try $0.u24() & mask }
-            layer.add(field, .unsigned(UInt64(value), width: 0), "\(value) µs", at: range)
-        }
         let cig = try decimal(LinkLayerFields.cigID, as: UInt8.self), cis = try decimal(LinkLayerFields.cisID, as: UInt8.self)
         try layer.read(LinkLayerFields.phyCToP, &c, as: UInt8.self, display: { phyBits($0) })
         try layer.read(LinkLayerFields.phyPToC, &c, as: UInt8.self, display: { phyBits($0) })
@@ -318,22 +308,33 @@ enum LinkLayerControl {
         layer.add(LinkLayerFields.framed, .bool(sduCToP & 0x8000 != 0), at: sduCToPRange)
         let (sduPToC, sduPToCRange) = try layer.reading(&c) { try $0.u16() }
         layer.add(LinkLayerFields.maxSDUPToC, .u16(sduPToC & 0x0FFF), inDecimal: true, at: sduPToCRange)
-        try microseconds(LinkLayerFields.sduIntervalCToP, mask: 0xF_FFFF)
-        try microseconds(LinkLayerFields.sduIntervalPToC, mask: 0xF_FFFF)
+        try layer.readMicroseconds(LinkLayerFields.sduIntervalCToP, &c, mask: 0xF_FFFF)
+        try layer.readMicroseconds(LinkLayerFields.sduIntervalPToC, &c, mask: 0xF_FFFF)
         try decimal(LinkLayerFields.maxPDUCToP, as: UInt16.self)
         try decimal(LinkLayerFields.maxPDUPToC, as: UInt16.self)
         try decimal(LinkLayerFields.nse, as: UInt8.self)
-        try microseconds(LinkLayerFields.subInterval)
+        try layer.readMicroseconds(LinkLayerFields.subInterval, &c)
         let bn = try c.u8()
         layer.add(LinkLayerFields.bnCToP, .u8(bn & 0x0F), inDecimal: true, at: layer.range(at: c.index - 1))
         layer.add(LinkLayerFields.bnPToC, .u8(bn >> 4), inDecimal: true, at: layer.range(at: c.index - 1))
         try decimal(LinkLayerFields.ftCToP, as: UInt8.self)
         try decimal(LinkLayerFields.ftPToC, as: UInt8.self)
         let isoInterval = try layer.read(LinkLayerFields.isoInterval, &c, as: UInt16.self, display: { Units.milliseconds($0, 1.25) })
-        try microseconds(LinkLayerFields.cisOffsetMin)
-        try microseconds(LinkLayerFields.cisOffsetMax)
+        try layer.readMicroseconds(LinkLayerFields.cisOffsetMin, &c)
+        try layer.readMicroseconds(LinkLayerFields.cisOffsetMax, &c)
         try decimal(LinkLayerFields.connEventCount, as: UInt16.self)
         layer.summary += " - CIG \(cig) CIS \(cis) - ISO interval \(Units.milliseconds(isoInterval, 1.25))"
         return (cig, cis)
+    }
+}
+
+extension Layer {
+    /// A 24-bit count of microseconds (CIS offsets and sync delays; SDU intervals masked to
+    /// their 20 bits), with its bytes.
+    @discardableResult
+    fileprivate mutating func readMicroseconds(_ field: FieldDefinition, _ c: inout ByteCursor, mask: UInt32 = 0xFF_FFFF) throws -> UInt32 {
+        let (value, range) = try reading(&c) { try $0.u24() & mask }
+        add(field, .unsigned(UInt64(value), width: 0), "\(value) µs", at: range)
+        return value
     }
 }

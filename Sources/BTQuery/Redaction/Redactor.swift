@@ -231,7 +231,7 @@ public final class AddressPseudonyms {
     public func pseudonym(for address: BDAddr) -> BDAddr {
         // An address of all zeros or all ones means none (a controller not yet told its own, a
         // broadcast): nothing to hide, and no pseudonym number spent on it.
-        if address.array == [0, 0, 0, 0, 0, 0] || address.array == [UInt8](repeating: 0xFF, count: 6) { return address }
+        if address.packed == 0 || address.packed == 0xFFFF_FFFF_FFFF { return address }
         if let known = table[address] { return known }
         let number = order.count + 1
         var pseudonym = BDAddr("00:00:00:00:00:00")
