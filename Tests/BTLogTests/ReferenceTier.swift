@@ -3,9 +3,9 @@ import Foundation
 
 /// The test suite's two tiers (README, "Tests").
 ///
-/// The default tier (`swift test`) runs no other program than btlog: what tshark and btmon
+/// The default tier (`swift test --parallel`) runs no other program than btlog: what tshark and btmon
 /// answered about the fixtures is recorded under `Tests/References/` and read from there. The
-/// reference tier (`BTLOG_REFERENCE_TESTS=1 swift test`, which `.ci/run` runs) asks the tools
+/// reference tier (`BTLOG_REFERENCE_TESTS=1 swift test --parallel`, which `.ci/run` runs) asks the tools
 /// themselves, checks that the recordings still say what they say, and runs the tests in which a
 /// real consumer reads what btlog writes (tshark, btmon, DuckDB, text2pcap, sbcdec, rsvg-convert).
 /// When a fixture, a compared field or a tool's version changes, the recordings are made again
