@@ -32,6 +32,9 @@ let package = Package(
         // Sinks that print Packets (table, tree, fields) and whole-capture reports (GATT,
         // controllers, what stayed open); colour, time formats, the buffered writer.
         .target(name: "BTRender", dependencies: ["BTCapture", "BTDecode", "BTQuery"], swiftSettings: fast),
+        // `btlog browse` without the terminal: the capture held for reading in any order (frames
+        // and saved Sessions), the list, selection, tree and filter state.
+        .target(name: "BTBrowse", dependencies: ["BTCapture", "BTDecode", "BTQuery"], swiftSettings: fast),
         // Builds realistic captures from packet descriptions (tests and the fixture generator);
         // its zip writer is ZIPFoundation, so btlog's own zip reader is checked against another
         // implementation.
@@ -48,6 +51,7 @@ let package = Package(
         .testTarget(name: "BTDecodeTests", dependencies: ["BTCapture", "BTDecode", "BTFixtures"]),
         .testTarget(name: "BTQueryTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTFixtures"]),
         .testTarget(name: "BTRenderTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTRender", "BTFixtures"]),
+        .testTarget(name: "BTBrowseTests", dependencies: ["BTBrowse", "BTCapture", "BTDecode", "BTQuery", "BTFixtures"]),
         .testTarget(name: "BTLogTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTFixtures"]),
         .testTarget(name: "BTFuzzTests", dependencies: ["BTFuzz", "BTCapture", "BTDecode"]),
     ],

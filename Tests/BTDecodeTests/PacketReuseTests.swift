@@ -1,6 +1,7 @@
 import XCTest
 import BTCapture
 import BTDecode
+import BTFixtures
 
 /// The per-packet text path: summaries written through `SummaryPiece` read as the String
 /// interpolation they replaced, and a Packet reused for frame after frame decodes each exactly
@@ -53,19 +54,7 @@ final class PacketReuseTests: XCTestCase {
         }
     }
 
-    /// Everything a view or a filter reads of a packet.
-    private func dump(_ packet: Packet) -> String {
-        var out = "\(packet.frame.number) \(packet.handle.map(String.init) ?? "-") \(packet.peer?.description ?? "-") \(packet.worstSeverity.map { "\($0)" } ?? "-")\n"
-        for layer in packet.layers {
-            out += "\(layer.name) [\(layer.range)] \(layer.source) \(layer.summary)\n"
-            for field in layer.fields {
-                out += "  \(field.definition.name)=\(field.value.text) \(field.display ?? "") \(field.range.map { "\($0)" } ?? "")\n"
-            }
-            for issue in layer.issues { out += "  ! \(issue.severity) \(issue.layer) \(issue.message)\n" }
-        }
-        for buffer in packet.reassembled { out += "reassembled \(Hex.bytes(buffer))\n" }
-        return out
-    }
+    private func dump(_ packet: Packet) -> String { PacketDump.text(of: packet) }
 
     private func fixtureNames() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: ModelTests.fixtures.path).sorted()

@@ -36,7 +36,7 @@ public struct Session {
     /// Issues found after their packet was shown: PDUs and requests left open at the end.
     public var pendingReports: [SessionReport] = []
     /// How this session's decoder decodes (display text, names, caches).
-    public let options: DecodeOptions
+    public private(set) var options: DecodeOptions
     /// The frames after the one being decoded, where the reader can show them without waiting
     /// (`upcoming(1)` is the next; nil past the end, or when reading is live): what lets the
     /// link layer see whether the peer acknowledged a packet the sniffer received damaged.
@@ -55,6 +55,11 @@ public struct Session {
             yield &box.value
         }
     }
+
+    /// Whether the packets decoded from here on build their display text. What a session keeps
+    /// is the same either way (decoders keep values, never text), so a session saved while
+    /// decoding for the table decodes a packet's tree from there.
+    public mutating func buildDisplayText(_ builds: Bool) { options.buildsDisplayText = builds }
 
     /// The run's UUID names (assigned numbers and `--uuids`).
     public var names: UUIDNames { options.uuidNames }

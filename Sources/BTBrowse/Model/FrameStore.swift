@@ -1,0 +1,67 @@
+import BTCapture
+
+/// Every frame of a capture, kept for reading again in any order (the browser opens packet
+/// 412,007, then 12): the bytes of all frames one after another in large chunks, and a small
+/// fixed-size record per frame. No Frame (with its own array) is kept per packet.
+public struct FrameStore {
+    /// What a frame is besides its bytes, and where its bytes lie.
+    struct Record {
+        var number: Int
+        var timestamp: Int64
+        var originalLength: Int
+        var kind: FrameKind
+        var direction: Direction
+        var controller: UInt16
+        var drops: UInt32
+        var chunk: UInt32
+        var offset: UInt32
+        var length: UInt32
+    }
+
+    /// A chunk's size: a frame's bytes never span two chunks, and a frame longer than this has
+    /// a chunk of its own.
+    static let chunkSize = 1 << 20
+    private var chunks: [[UInt8]] = []
+    private var records: [Record] = []
+    /// The few frames a capture file comments (pcapng), by index.
+    private var comments: [Int: String] = [:]
+
+    public init() {}
+
+    public var count: Int { records.count }
+    public var isEmpty: Bool { records.isEmpty }
+
+    /// Bytes held: the chunks' capacity and the records (what a browser's memory grows by).
+    public var bytesHeld: Int {
+        chunks.reduce(0) { $0 + $1.capacity } + records.capacity * MemoryLayout<Record>.stride
+    }
+
+    public mutating func append(_ frame: Frame) {
+        let length = frame.bytes.count
+        if chunks.isEmpty || chunks[chunks.count - 1].count + length > Self.chunkSize {
+            var chunk: [UInt8] = []
+            chunk.reserveCapacity(max(Self.chunkSize, length))
+            chunks.append(chunk)
+        }
+        let chunk = chunks.count - 1
+        let offset = chunks[chunk].count
+        chunks[chunk].append(contentsOf: frame.bytes)
+        if let comment = frame.comment { comments[records.count] = comment }
+        records.append(Record(number: frame.number, timestamp: frame.timestamp, originalLength: frame.originalLength, kind: frame.kind,
+                              direction: frame.direction, controller: frame.controller, drops: frame.drops,
+                              chunk: UInt32(chunk), offset: UInt32(offset), length: UInt32(length)))
+    }
+
+    /// The frame at `index` (0-based), as it was appended. Its bytes are its own copy: a packet
+    /// kept while frames are still appended (following a capture) shares no chunk with them.
+    public func frame(at index: Int) -> Frame? {
+        guard index >= 0, index < records.count else { return nil }
+        let record = records[index]
+        let start = Int(record.offset)
+        let bytes = Array(chunks[Int(record.chunk)][start ..< start + Int(record.length)])
+        var frame = Frame(number: record.number, timestamp: record.timestamp, kind: record.kind, direction: record.direction,
+                          controller: record.controller, bytes: bytes[...], originalLength: record.originalLength, drops: record.drops)
+        frame.comment = comments[index]
+        return frame
+    }
+}

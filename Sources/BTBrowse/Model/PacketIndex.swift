@@ -1,0 +1,126 @@
+import BTCapture
+import BTDecode
+import Foundation
+
+/// A capture held for browsing: every frame (in a FrameStore), and the decoder's Session saved
+/// every `interval` frames, so that any packet is decoded again, exactly as the first pass
+/// decoded it, from the nearest saved Session before it: at most `interval - 1` packets decoded
+/// for nothing. Nothing else is kept per packet but its worst issue (what the list highlights).
+///
+/// The first pass feeds it from the packet pipeline's tap, which sees every frame before it is
+/// decoded: the Session then is the state before that frame. Reading and feeding may happen on
+/// two threads (the list reads while the capture is still loading or followed): a lock orders
+/// them; decoding again happens outside it, on a Session of the reader's own.
+public final class PacketIndex: @unchecked Sendable { // every stored property is behind `lock`
+    /// Frames between two saved Sessions.
+    public let interval: Int
+    private let lock = NSLock()
+    private var frames = FrameStore()
+    /// `saved[i]`: the Session before the frame at index `i * interval`.
+    private var saved: [Session] = []
+    /// Each packet's worst issue: 0 none, 1 note, 2 warning, 3 error (filled by `noteDecoded`).
+    private var severities: [UInt8] = []
+    private let decoder: Decoder
+
+    /// An index fed from `decoder`'s pipeline: call `record(_:)` with every frame before the
+    /// decoder decodes it (`PacketPipeline.tap`), and `noteDecoded(_:)` with the packet after.
+    public init(decoder: Decoder, interval: Int = 1024) {
+        precondition(interval > 0)
+        self.decoder = decoder
+        self.interval = interval
+    }
+
+    /// The number of frames recorded so far.
+    public var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return frames.count
+    }
+
+    /// The first pass, before `frame` is decoded: keeps it, and the Session every `interval` frames.
+    public func record(_ frame: Frame) {
+        lock.lock()
+        defer { lock.unlock() }
+        if frames.count % interval == 0 {
+            var session = decoder.session
+            // The pipeline's look-ahead belongs to its reader; a decode from here looks in the store.
+            session.upcoming = nil
+            saved.append(session)
+        }
+        frames.append(frame)
+    }
+
+    /// The first pass, after the packet of the last recorded frame is decoded.
+    public func noteDecoded(_ packet: Packet) {
+        let severity: UInt8 = packet.hasError ? 3 : packet.hasWarning ? 2 : packet.worstIssue != nil ? 1 : 0
+        lock.lock()
+        defer { lock.unlock() }
+        severities.append(severity)
+    }
+
+    /// The worst issue of the packet at `index` (0-based): nil for none or not yet decoded.
+    public func severity(at index: Int) -> Issue.Severity? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard index >= 0, index < severities.count, severities[index] > 0 else { return nil }
+        return Issue.Severity(rawValue: Int(severities[index]) - 1)
+    }
+
+    /// The frame at `index` (0-based), as read.
+    public func frame(at index: Int) -> Frame? {
+        lock.lock()
+        defer { lock.unlock() }
+        return frames.frame(at: index)
+    }
+
+    /// Memory the index holds for its frames (the chunks and records; the saved Sessions share
+    /// most of their storage with each other and are not counted).
+    public var frameBytesHeld: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return frames.bytesHeld
+    }
+
+    /// Decodes the packets at `indices` (0-based, ascending) again, from the saved Session
+    /// nearest before the first, handing each to `body` in order; with `buildsDisplayText` for
+    /// the tree, without for the list. Indices past the recorded frames are skipped.
+    public func decode(_ indices: Range<Int>, buildsDisplayText: Bool, _ body: (Packet) throws -> Void) rethrows {
+        guard !indices.isEmpty, indices.lowerBound >= 0 else { return }
+        lock.lock()
+        let start = indices.lowerBound / interval
+        guard start < saved.count else {
+            lock.unlock()
+            return
+        }
+        var session = saved[start]
+        lock.unlock()
+        session.buildDisplayText(buildsDisplayText)
+        let replay = Decoder(options: session.options)
+        var position = start * interval
+        // What the link layer looks ahead at (a damaged packet's acknowledgement) comes from the
+        // store, as the first pass saw it from the reader.
+        let cursor = ReplayCursor()
+        session.upcoming = { [weak self, cursor] distance in self?.frame(at: cursor.index + distance) }
+        replay.session = session
+        var packet = replay.blankPacket()
+        while position < indices.upperBound, let frame = frame(at: position) {
+            cursor.index = position
+            replay.decode(frame, into: &packet)
+            if position >= indices.lowerBound { try body(packet) }
+            position += 1
+        }
+        replay.session.upcoming = nil
+    }
+
+    /// One packet, decoded again with its display text (the tree of the selected packet).
+    public func packet(at index: Int) -> Packet? {
+        var found: Packet?
+        decode(index ..< index + 1, buildsDisplayText: true) { found = $0 }
+        return found
+    }
+}
+
+/// Where a replay is: the index of the frame being decoded, read by its look-ahead.
+private final class ReplayCursor: @unchecked Sendable {
+    var index = 0
+}
