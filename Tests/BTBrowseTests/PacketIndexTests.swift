@@ -14,7 +14,7 @@ final class PacketIndexTests: XCTestCase {
 
     /// Every fixture, the air captures among them (whose link layer looks ahead at the next
     /// packets), and the third-party captures.
-    func captures() throws -> [String] {
+    static func captures() throws -> [String] {
         let fixtures = Self.root.appendingPathComponent("Fixtures").path
         let names = try FileManager.default.contentsOfDirectory(atPath: fixtures).sorted()
             .filter { [".btsnoop", ".pklg", ".pcap", ".pcapng"].contains(where: $0.hasSuffix) }
@@ -25,11 +25,11 @@ final class PacketIndexTests: XCTestCase {
 
     func testAnyPacketOpensAsTheFirstPassDecodedIt() throws {
         var opened = 0
-        for path in try captures() {
+        for path in try Self.captures() {
             // What a sequential decode with display text (`show -V`) makes of each packet.
-            let expected = try decodeSequentially(path, buildsDisplayText: true)
+            let expected = try Self.decodeSequentially(path, buildsDisplayText: true)
             // The browser's first pass decodes for the list, without display text.
-            let index = try firstPass(path, interval: 7)
+            let index = try Self.firstPass(path, interval: 7)
             let name = (path as NSString).lastPathComponent
             XCTAssertEqual(index.count, expected.dumps.count, name)
 
@@ -55,8 +55,8 @@ final class PacketIndexTests: XCTestCase {
     /// The list's decode (no display text) from a saved Session matches a first pass without it.
     func testTheListDecodesWithoutDisplayText() throws {
         let path = Self.root.appendingPathComponent("Fixtures/kernel-l2cap.btsnoop").path
-        let expected = try decodeSequentially(path, buildsDisplayText: false)
-        let index = try firstPass(path, interval: 64)
+        let expected = try Self.decodeSequentially(path, buildsDisplayText: false)
+        let index = try Self.firstPass(path, interval: 64)
         var dumps: [String] = []
         XCTAssertGreaterThan(expected.dumps.count, 600)
         index.decode(100 ..< 300, buildsDisplayText: false) { dumps.append(PacketDump.text(of: $0)) }
@@ -64,7 +64,7 @@ final class PacketIndexTests: XCTestCase {
     }
 
     /// Every packet of the capture at `path` decoded in order, as `show` decodes it.
-    func decodeSequentially(_ path: String, buildsDisplayText: Bool) throws -> DumpSink {
+    static func decodeSequentially(_ path: String, buildsDisplayText: Bool) throws -> DumpSink {
         var dumps = DumpSink()
         var pipeline = PacketPipeline(decoder: Decoder(options: DecodeOptions(buildsDisplayText: buildsDisplayText)), onWarning: { _ in })
         try pipeline.run(try CaptureInput.open(path), into: &dumps)
@@ -73,7 +73,7 @@ final class PacketIndexTests: XCTestCase {
 
     /// The browser's first pass over the capture at `path`: decoded for the list, without
     /// display text, its frames and Sessions kept by the index the pipeline's tap feeds.
-    func firstPass(_ path: String, interval: Int) throws -> PacketIndex {
+    static func firstPass(_ path: String, interval: Int) throws -> PacketIndex {
         let decoder = Decoder(options: DecodeOptions(buildsDisplayText: false))
         let index = PacketIndex(decoder: decoder, interval: interval)
         var pipeline = PacketPipeline(decoder: decoder, onWarning: { _ in })

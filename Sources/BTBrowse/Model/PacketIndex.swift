@@ -32,9 +32,7 @@ public final class PacketIndex: @unchecked Sendable { // every stored property i
 
     /// The number of frames recorded so far.
     public var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return frames.count
+        lock.withLock { frames.count }
     }
 
     /// The first pass, before `frame` is decoded: keeps it, and the Session every `interval` frames.
@@ -53,9 +51,7 @@ public final class PacketIndex: @unchecked Sendable { // every stored property i
     /// The first pass, after the packet of the last recorded frame is decoded.
     public func noteDecoded(_ packet: Packet) {
         let severity: UInt8 = packet.hasError ? 3 : packet.hasWarning ? 2 : packet.worstIssue != nil ? 1 : 0
-        lock.lock()
-        defer { lock.unlock() }
-        severities.append(severity)
+        lock.withLock { severities.append(severity) }
     }
 
     /// The worst issue of the packet at `index` (0-based): nil for none or not yet decoded.
@@ -68,17 +64,13 @@ public final class PacketIndex: @unchecked Sendable { // every stored property i
 
     /// The frame at `index` (0-based), as read.
     public func frame(at index: Int) -> Frame? {
-        lock.lock()
-        defer { lock.unlock() }
-        return frames.frame(at: index)
+        lock.withLock { frames.frame(at: index) }
     }
 
     /// Memory the index holds for its frames (the chunks and records; the saved Sessions share
     /// most of their storage with each other and are not counted).
     public var frameBytesHeld: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return frames.bytesHeld
+        lock.withLock { frames.bytesHeld }
     }
 
     /// Decodes the packets at `indices` (0-based, ascending) again, from the saved Session

@@ -1,4 +1,5 @@
 import BTCapture
+import Foundation
 
 /// How a Decoder decodes: which texts to build and what it knows beyond the capture. One value
 /// per run, handed to the Decoder and carried by its Session; nothing in BTDecode reads a
@@ -20,6 +21,10 @@ public struct DecodeOptions: Sendable {
     /// Long-term keys for air captures' encrypted links (`--ltk`, `--keys`), most significant
     /// octet first as people write them; each is also tried the other way round.
     public var linkLayerKeys: [[UInt8]] = []
+    /// Passkey searches done so far, shared by every copy of these options: a packet decoded
+    /// again (the browser opens it from a saved Session, a filter scans the capture once more)
+    /// does not try a million keys again.
+    public let keySearches = KeySearches()
 
     public init(buildsDisplayText: Bool = true, uuidNames: UUIDNames = .standard, gattCache: [BDAddr: GATTDatabase] = [:],
                 keepsLastValues: Bool = false) {
@@ -27,5 +32,29 @@ public struct DecodeOptions: Sendable {
         self.keepsLastValues = keepsLastValues
         self.uuidNames = uuidNames
         self.gattCache = gattCache
+    }
+}
+
+/// What searches for a pairing's temporary key found, by what they searched (the pairing's
+/// values): asked from every thread that decodes with the same options.
+public final class KeySearches: @unchecked Sendable { // `found` is behind `lock`
+    private let lock = NSLock()
+    private var found: [[UInt8]: UInt32?] = [:]
+
+    public init() {}
+
+    /// The result of the search for `key`, made by `search` the first time it is asked.
+    func result(for key: [UInt8], search: () -> UInt32?) -> UInt32? {
+        lock.lock()
+        if let known = found[key] {
+            lock.unlock()
+            return known
+        }
+        lock.unlock()
+        let value = search()
+        lock.lock()
+        found[key] = value
+        lock.unlock()
+        return value
     }
 }

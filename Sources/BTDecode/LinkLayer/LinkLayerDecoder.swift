@@ -237,7 +237,8 @@ enum LinkLayerDecoder {
             pairing.initiatorType = connection.centralAddressType
             pairing.responderType = connection.peripheralAddressType
             let passkey = session.smp.pairings[link]?.method?.contains("Passkey") ?? false
-            if let tk = pairing.findTemporaryKey(tryingPasskeys: passkey) {
+            let searched = pairing.values + [passkey ? 1 : 0]
+            if let tk = session.options.keySearches.result(for: searched, search: { pairing.findTemporaryKey(tryingPasskeys: passkey) }) {
                 candidates.append((pairing.shortTermKey(temporaryKey: tk), stkSource(tk, by: "passkey search")))
             }
         }

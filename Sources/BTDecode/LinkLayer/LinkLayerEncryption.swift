@@ -97,6 +97,11 @@ enum LinkLayerEncryption {
         var initiator = [UInt8](), responder = [UInt8]()
         var initiatorType: UInt8 = 0, responderType: UInt8 = 0
 
+        /// Every value the temporary key search reads, in one array (what a search is known by).
+        var values: [UInt8] {
+            request + response + initiatorConfirm + initiatorRandom + responderRandom + initiator + responder + [initiatorType, responderType]
+        }
+
         var isComplete: Bool {
             request.count == 7 && response.count == 7 && initiatorConfirm.count == 16 && initiatorRandom.count == 16
                 && responderRandom.count == 16 && initiator.count == 6 && responder.count == 6

@@ -146,16 +146,9 @@ public struct PacketPipeline {
     @inline(__always)
     private mutating func admit(_ frame: Frame, into packet: inout Packet, _ context: StageContext) -> (kept: Bool, stop: Bool) {
         decoder.decode(frame, into: &packet)
-        var stop = false
-        for index in stages.indices {
-            switch stages[index].process(&packet, context: context) {
-            case .keep: continue
-            case .keepAndStop: stop = true
-            case .drop: return (false, stop)
-            }
-        }
-        statistics.add(packet)
-        return (true, stop)
+        let (kept, stop) = stages.admit(&packet, context: context)
+        if kept { statistics.add(packet) }
+        return (kept, stop)
     }
 
     /// What was still open when the input ended (PDUs, requests), reported against the packets

@@ -21,6 +21,22 @@ extension Array where Element == any PacketStage {
     public func needDisplayText(viewShowsFieldText: Bool) -> Bool {
         viewShowsFieldText || contains { $0.readsDisplayText }
     }
+
+    /// Runs a decoded packet through the stages in order, as every chain does (the pipeline,
+    /// the browser's scans): whether it is kept, and whether reading ends with it (a stage that
+    /// saw its last packet ends the reading, even if a later stage dropped it).
+    @inline(__always)
+    public mutating func admit(_ packet: inout Packet, context: StageContext) -> (kept: Bool, stop: Bool) {
+        var stop = false
+        for index in indices {
+            switch self[index].process(&packet, context: context) {
+            case .keep: continue
+            case .keepAndStop: stop = true
+            case .drop: return (false, stop)
+            }
+        }
+        return (true, stop)
+    }
 }
 
 public enum StageVerdict: Equatable {
