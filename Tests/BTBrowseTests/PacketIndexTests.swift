@@ -91,7 +91,11 @@ final class PacketIndexTests: XCTestCase {
         XCTAssertNil(index.frame(at: -1))
         XCTAssertNil(index.severity(at: 5))
         index.record(Frame(number: 1, timestamp: 0, kind: .command, direction: .sent, bytes: [0x03, 0x0C, 0x00]))
-        _ = decoder.decode(try XCTUnwrap(index.frame(at: 0)))
+        // Recorded but not yet noted (or dropped before the sink): no issue shown.
+        XCTAssertNil(index.severity(at: 0))
+        let decoded = decoder.decode(try XCTUnwrap(index.frame(at: 0)))
+        index.noteDecoded(decoded)
+        XCTAssertEqual(index.severity(at: 0), decoded.worstSeverity)
         XCTAssertEqual(index.packet(at: 0)?.top?.name, "HCI Command")
         var seen = 0
         index.decode(0 ..< 50, buildsDisplayText: true) { _ in seen += 1 }

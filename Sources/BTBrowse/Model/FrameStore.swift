@@ -4,7 +4,9 @@ import BTCapture
 /// 412,007, then 12): the bytes of all frames one after another in large chunks, and a small
 /// fixed-size record per frame. No Frame (with its own array) is kept per packet.
 public struct FrameStore {
-    /// What a frame is besides its bytes, and where its bytes lie.
+    /// What a frame is besides its bytes, and where its bytes lie. Every reader caps a record
+    /// (1 MB for btsnoop and PacketLogger, the snap length for pcap, 64 KB from the monitor
+    /// socket), so a frame's offset in its chunk and its length fit 32 bits.
     struct Record {
         var number: Int
         var timestamp: Int64

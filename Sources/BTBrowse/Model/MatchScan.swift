@@ -16,7 +16,6 @@ public final class MatchScan: @unchecked Sendable { // the mutable state is behi
     private var found: [Int32] = []
     private var scannedCount = 0
     private var cancelled = false
-    private var running = false
     private let done = NSCondition()
     private var finished = true
 

@@ -18,7 +18,7 @@ public final class PacketIndex: @unchecked Sendable { // every stored property i
     private var frames = FrameStore()
     /// `saved[i]`: the Session before the frame at index `i * interval`.
     private var saved: [Session] = []
-    /// Each packet's worst issue: 0 none, 1 note, 2 warning, 3 error (filled by `noteDecoded`).
+    /// Each recorded packet's worst issue: 0 none, 1 note, 2 warning, 3 error (`noteDecoded`).
     private var severities: [UInt8] = []
     private let decoder: Decoder
 
@@ -46,12 +46,16 @@ public final class PacketIndex: @unchecked Sendable { // every stored property i
             saved.append(session)
         }
         frames.append(frame)
+        severities.append(0)
     }
 
-    /// The first pass, after the packet of the last recorded frame is decoded.
+    /// The first pass, after the packet of the last recorded frame is decoded (a packet never
+    /// noted, which a stage before the sink dropped, shows no issue).
     public func noteDecoded(_ packet: Packet) {
         let severity: UInt8 = packet.hasError ? 3 : packet.hasWarning ? 2 : packet.worstIssue != nil ? 1 : 0
-        lock.withLock { severities.append(severity) }
+        lock.withLock {
+            if !severities.isEmpty { severities[severities.count - 1] = severity }
+        }
     }
 
     /// The worst issue of the packet at `index` (0-based): nil for none or not yet decoded.
