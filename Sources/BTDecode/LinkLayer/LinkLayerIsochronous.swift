@@ -21,7 +21,6 @@ enum LinkLayerIsochronous {
             ?? LinkLayerState.IsochronousStream(handle: session.linkLayer.takeHandle(), aclHandle: 0)
         defer { session.linkLayer.streams[accessAddress] = stream }
         let direction = stream.rhythm.sender(reception: reception, now: packet.frame.timestamp, length: Int(length), crcOK: crcOK)
-        let sent = direction == .sent
         LinkLayerDecoder.attribute(&packet, &layer, direction: direction, handle: stream.handle, peripheral: stream.peripheral)
         layer.add(LinkLayerFields.llid, .u8(llid), named: cisLLIDNames[llid]!, at: layer.range(at: headerStart))
         layer.add(LinkLayerFields.nesn, .u8(nesn), inDecimal: true, at: layer.range(at: headerStart))

@@ -26,7 +26,7 @@ public struct SearchStage: PacketStage {
         do {
             try renderer.render(packet, to: scratch)
         } catch {
-            _ = scratch.drain { _ in }
+            scratch.drain { _ in }
             return .drop
         }
         let share = sharesText && renderer.renderedPacketAlone
