@@ -88,6 +88,8 @@ final class PacketIndexTests: XCTestCase {
         let decoder = Decoder()
         let index = PacketIndex(decoder: decoder, interval: 4)
         XCTAssertNil(index.packet(at: 0))
+        XCTAssertNil(index.packet(at: .max))
+        XCTAssertNil(index.packet(at: .min))
         XCTAssertNil(index.frame(at: -1))
         XCTAssertNil(index.severity(at: 5))
         index.record(Frame(number: 1, timestamp: 0, kind: .command, direction: .sent, bytes: [0x03, 0x0C, 0x00]))

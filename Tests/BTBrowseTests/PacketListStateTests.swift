@@ -62,6 +62,10 @@ final class PacketListStateTests: XCTestCase {
         XCTAssertEqual(list.visibleRows, 19 ..< 20)
         list.resize(height: 200)
         XCTAssertEqual(list.visibleRows, 0 ..< 100)
+        list.resize(height: .max)
+        list.pageDown()
+        XCTAssertEqual(list.selected, 99)
+        XCTAssertEqual(list.visibleRows, 0 ..< 100)
     }
 
     func testNoRows() {

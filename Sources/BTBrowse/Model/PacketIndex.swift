@@ -110,6 +110,7 @@ public final class PacketIndex: @unchecked Sendable { // every stored property i
 
     /// One packet, decoded again with its display text (the tree of the selected packet).
     public func packet(at index: Int) -> Packet? {
+        guard index >= 0, index < count else { return nil }
         var found: Packet?
         decode(index ..< index + 1, buildsDisplayText: true) { found = $0 }
         return found

@@ -48,14 +48,17 @@ public struct PacketListState: Equatable, Sendable {
     public private(set) var selected: Int?
     /// The first row on screen.
     public private(set) var top = 0
-    /// Rows the screen shows (at least one).
+    /// Rows the screen shows (one to a million).
     public private(set) var height: Int
     /// A capture followed as it grows (`--follow`, a live capture), rather than a file loading.
     public var followsNewRows = false
 
+    /// Heights a screen can have: one row to a million (no arithmetic on rows can overflow).
+    static func screenHeight(_ height: Int) -> Int { min(max(1, height), 1 << 20) }
+
     public init(rows: PacketRows = .all(count: 0), height: Int) {
         self.rows = rows
-        self.height = max(1, height)
+        self.height = Self.screenHeight(height)
         selected = rows.count > 0 ? 0 : nil
     }
 
@@ -112,7 +115,7 @@ public struct PacketListState: Equatable, Sendable {
 
     /// The screen's new height: the selection stays on screen.
     public mutating func resize(height newHeight: Int) {
-        height = max(1, newHeight)
+        height = Self.screenHeight(newHeight)
         if let row = selected { select(row: row) } else { top = 0 }
     }
 
