@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "BTFuzz", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTRender", "BTFixtures"]),
         .executableTarget(name: "btlog-fuzz", dependencies: ["BTFuzz"]),
         .testTarget(name: "BTCaptureTests", dependencies: ["BTCapture", "BTFixtures"]),
-        .testTarget(name: "BTDecodeTests", dependencies: ["BTCapture", "BTDecode", "BTFixtures"]),
+        .testTarget(name: "BTDecodeTests", dependencies: ["BTCapture", "BTDecode", "BTFixtures"], exclude: ["Captures"]),
         .testTarget(name: "BTQueryTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTFixtures"]),
         .testTarget(name: "BTRenderTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTRender", "BTFixtures"]),
         .testTarget(name: "BTBrowseTests", dependencies: ["BTBrowse", "BTCapture", "BTDecode", "BTQuery", "BTFixtures"]),

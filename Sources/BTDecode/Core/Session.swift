@@ -75,6 +75,13 @@ public struct Session {
         connections[link] = nil
     }
 
+    /// A link completed on a handle: what an earlier link on the same handle left (its
+    /// disconnection never seen, as when the controller was reset or its index removed) ends
+    /// here, reported as on a disconnection, so that the new link starts with nothing of it.
+    mutating func openLink(_ link: LinkKey, into layer: inout Layer) {
+        for message in states.close(link) { layer.addIssue(.warning, message) }
+    }
+
     /// The end of the capture: everything still open, for the caller to report.
     public mutating func finish() -> [SessionReport] {
         var reports = pendingReports

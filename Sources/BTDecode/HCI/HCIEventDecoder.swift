@@ -55,8 +55,9 @@ enum HCIEventDecoder {
             packet.handle = handle
             packet.peer = address
             if status.value == 0 {
-                session.connections[.init(controller: controller, handle: handle)] =
-                    .init(peer: address, peerAddressType: 0, isLE: false, role: 0)
+                let key = Session.LinkKey(controller: controller, handle: handle)
+                session.openLink(key, into: &layer)
+                session.connections[key] = .init(peer: address, peerAddressType: 0, isLE: false, role: 0)
             }
         case 0x05: // Disconnection Complete
             let status = try layer.reading(&params) { try $0.u8() }
@@ -175,8 +176,9 @@ enum HCIEventDecoder {
             packet.handle = handle
             packet.peer = address
             if status.value == 0 {
-                session.connections[.init(controller: controller, handle: handle)] =
-                    .init(peer: address, peerAddressType: addressType, isLE: true, role: role)
+                let key = Session.LinkKey(controller: controller, handle: handle)
+                session.openLink(key, into: &layer)
+                session.connections[key] = .init(peer: address, peerAddressType: addressType, isLE: true, role: role)
             }
             _ = c.rest()
         case 0x02: // Advertising Report
