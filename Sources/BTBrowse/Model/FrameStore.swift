@@ -54,15 +54,17 @@ public struct FrameStore {
                               chunk: UInt32(chunk), offset: UInt32(offset), length: UInt32(length)))
     }
 
-    /// The frame at `index` (0-based), as it was appended. Its bytes are its own copy: a packet
-    /// kept while frames are still appended (following a capture) shares no chunk with them.
+    /// The frame at `index` (0-based), as it was appended. A frame of a chunk no longer appended
+    /// to shares the chunk's storage; one of the last chunk gets its own copy, so that a packet
+    /// kept while frames are still appended (a followed capture) never makes the chunk copy itself.
     public func frame(at index: Int) -> Frame? {
         guard index >= 0, index < records.count else { return nil }
         let record = records[index]
-        let start = Int(record.offset)
-        let bytes = Array(chunks[Int(record.chunk)][start ..< start + Int(record.length)])
+        let chunk = Int(record.chunk), start = Int(record.offset)
+        let slice = chunks[chunk][start ..< start + Int(record.length)]
+        let bytes = chunk == chunks.count - 1 ? Array(slice)[...] : slice
         var frame = Frame(number: record.number, timestamp: record.timestamp, kind: record.kind, direction: record.direction,
-                          controller: record.controller, bytes: bytes[...], originalLength: record.originalLength, drops: record.drops)
+                          controller: record.controller, bytes: bytes, originalLength: record.originalLength, drops: record.drops)
         frame.comment = comments[index]
         return frame
     }

@@ -98,10 +98,9 @@ public final class MatchScan: @unchecked Sendable { // the mutable state is behi
             var kept: [Int32] = []
             var stopped = false
             var position = from
-            index.decode(from ..< to, buildsDisplayText: buildsDisplayText) { decoded in
+            index.decode(from ..< to, buildsDisplayText: buildsDisplayText) { packet in
                 defer { position += 1 }
                 guard !stopped else { return }
-                var packet = decoded
                 let (keep, stop) = stages.admit(&packet, context: context)
                 if keep { kept.append(Int32(truncatingIfNeeded: position)) }
                 if stop { stopped = true }

@@ -78,9 +78,10 @@ public final class PacketIndex: @unchecked Sendable { // every stored property i
     }
 
     /// Decodes the packets at `indices` (0-based, ascending) again, from the saved Session
-    /// nearest before the first, handing each to `body` in order; with `buildsDisplayText` for
+    /// nearest before the first, handing each to `body` in order (the packet's storage is reused
+    /// for the next: keep a copy, not a reference to it); with `buildsDisplayText` for
     /// the tree, without for the list. Indices past the recorded frames are skipped.
-    public func decode(_ indices: Range<Int>, buildsDisplayText: Bool, _ body: (Packet) throws -> Void) rethrows {
+    public func decode(_ indices: Range<Int>, buildsDisplayText: Bool, _ body: (inout Packet) throws -> Void) rethrows {
         guard !indices.isEmpty, indices.lowerBound >= 0 else { return }
         lock.lock()
         let start = indices.lowerBound / interval
@@ -102,7 +103,8 @@ public final class PacketIndex: @unchecked Sendable { // every stored property i
         while position < indices.upperBound, let frame = frame(at: position) {
             cursor.index = position
             replay.decode(frame, into: &packet)
-            if position >= indices.lowerBound { try body(packet) }
+            // In place: a stage (an annotation) may change it, and a copy would retain all it holds.
+            if position >= indices.lowerBound { try body(&packet) }
             position += 1
         }
         replay.session.upcoming = nil

@@ -71,7 +71,7 @@ public struct Session {
     /// A link ended (Disconnection Complete): what was still open on it becomes issues on
     /// the disconnection packet.
     mutating func closeLink(_ link: LinkKey, into layer: inout Layer) {
-        for message in states.close(link) { layer.addIssue(.warning, message) }
+        endLinkState(link, into: &layer)
         connections[link] = nil
     }
 
@@ -79,6 +79,11 @@ public struct Session {
     /// disconnection never seen, as when the controller was reset or its index removed) ends
     /// here, reported as on a disconnection, so that the new link starts with nothing of it.
     mutating func openLink(_ link: LinkKey, into layer: inout Layer) {
+        endLinkState(link, into: &layer)
+    }
+
+    /// Every protocol's state of a link ends; what was open becomes warnings on `layer`.
+    private mutating func endLinkState(_ link: LinkKey, into layer: inout Layer) {
         for message in states.close(link) { layer.addIssue(.warning, message) }
     }
 
