@@ -20,6 +20,7 @@ let package = Package(
         .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         .systemLibrary(name: "CSystemZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
         // Capture files in and out: Frame, readers, writers, containers (gz, tar, zip, btsnooz).
         .target(name: "BTCapture", dependencies: ["CPcap", "CSystemZlib"], swiftSettings: fast),
         // Byte cursor, Packet model, field registry, protocol decoders and Session state.
@@ -32,15 +33,16 @@ let package = Package(
         // Sinks that print Packets (table, tree, fields) and whole-capture reports (GATT,
         // controllers, what stayed open); colour, time formats, the buffered writer.
         .target(name: "BTRender", dependencies: ["BTCapture", "BTDecode", "BTQuery"], swiftSettings: fast),
-        // `btlog browse` without the terminal: the capture held for reading in any order (frames
-        // and saved Sessions), the list, selection, tree and filter state.
-        .target(name: "BTBrowse", dependencies: ["BTCapture", "BTDecode", "BTQuery"], swiftSettings: fast),
+        // `btlog browse`: the capture held for reading in any order (frames and saved Sessions),
+        // the model of what the user sees (list, tree, filter, search) and its drawing into a
+        // grid of cells, all without a terminal; then the thin ncurses back end.
+        .target(name: "BTBrowse", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTRender", "CNcurses"], swiftSettings: fast),
         // Builds realistic captures from packet descriptions (tests and the fixture generator);
         // its zip writer is ZIPFoundation, so btlog's own zip reader is checked against another
         // implementation.
         .target(name: "BTFixtures", dependencies: ["BTCapture", "BTDecode", "CSystemZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .executableTarget(name: "btlog", dependencies: [
-            "BTCapture", "BTDecode", "BTQuery", "BTRender",
+            "BTCapture", "BTDecode", "BTQuery", "BTRender", "BTBrowse",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: fast),
         .executableTarget(name: "btlog-fixtures", dependencies: ["BTFixtures", "BTCapture", "BTFuzz"]),
@@ -51,7 +53,7 @@ let package = Package(
         .testTarget(name: "BTDecodeTests", dependencies: ["BTCapture", "BTDecode", "BTFixtures"], exclude: ["Captures"]),
         .testTarget(name: "BTQueryTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTFixtures"]),
         .testTarget(name: "BTRenderTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTRender", "BTFixtures"]),
-        .testTarget(name: "BTBrowseTests", dependencies: ["BTBrowse", "BTCapture", "BTDecode", "BTQuery", "BTFixtures"]),
+        .testTarget(name: "BTBrowseTests", dependencies: ["BTBrowse", "BTCapture", "BTDecode", "BTQuery", "BTRender", "BTFixtures"]),
         .testTarget(name: "BTLogTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTFixtures"]),
         .testTarget(name: "BTFuzzTests", dependencies: ["BTFuzz", "BTCapture", "BTDecode"]),
     ],

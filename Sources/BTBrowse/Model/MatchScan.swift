@@ -15,6 +15,7 @@ public final class MatchScan: @unchecked Sendable { // the mutable state is behi
     private let lock = NSLock()
     private var found: [Int32] = []
     private var scannedCount = 0
+    private var counts = CaptureStatistics()
     private var cancelled = false
     private let done = NSCondition()
     private var finished = true
@@ -33,6 +34,11 @@ public final class MatchScan: @unchecked Sendable { // the mutable state is behi
 
     public var matchCount: Int {
         lock.withLock { found.count }
+    }
+
+    /// The counts of the packets kept so far (the status line of what is listed).
+    public var statistics: CaptureStatistics {
+        lock.withLock { counts }
     }
 
     /// How many packets of the index the scan has decided on.
@@ -96,17 +102,22 @@ public final class MatchScan: @unchecked Sendable { // the mutable state is behi
             if stop || from >= end { return }
             let to = min(end, (from / run + 1) * run)
             var kept: [Int32] = []
+            var keptCounts = CaptureStatistics()
             var stopped = false
             var position = from
             index.decode(from ..< to, buildsDisplayText: buildsDisplayText) { packet in
                 defer { position += 1 }
                 guard !stopped else { return }
                 let (keep, stop) = stages.admit(&packet, context: context)
-                if keep { kept.append(Int32(truncatingIfNeeded: position)) }
+                if keep {
+                    kept.append(Int32(truncatingIfNeeded: position))
+                    keptCounts.add(packet)
+                }
                 if stop { stopped = true }
             }
             lock.lock()
             found += kept
+            counts.merge(keptCounts)
             scannedCount = to
             if stopped { cancelled = true }
             lock.unlock()

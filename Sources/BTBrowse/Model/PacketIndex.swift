@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 import Foundation
 
 /// A capture held for browsing: every frame (in a FrameStore), and the decoder's Session saved
@@ -20,7 +21,11 @@ public final class PacketIndex: @unchecked Sendable { // every stored property i
     private var saved: [Session] = []
     /// Each recorded packet's worst issue: 0 none, 1 note, 2 warning, 3 error (`noteDecoded`).
     private var severities: [UInt8] = []
-    private let decoder: Decoder
+    private var counts = CaptureStatistics()
+    private var firstController: UInt16?
+    private var controllersSeen = false
+    /// The first pass's decoder, whose Session is saved as frames are recorded.
+    public let decoder: Decoder
 
     /// An index fed from `decoder`'s pipeline: call `record(_:)` with every frame before the
     /// decoder decodes it (`PacketPipeline.tap`), and `noteDecoded(_:)` with the packet after.
@@ -47,6 +52,21 @@ public final class PacketIndex: @unchecked Sendable { // every stored property i
         }
         frames.append(frame)
         severities.append(0)
+        if frame.controller != Frame.systemController && !controllersSeen {
+            if firstController == nil { firstController = frame.controller }
+            controllersSeen = frame.controller != firstController
+        }
+    }
+
+    /// Whether frames of more than one controller were recorded (the list then names each
+    /// row's controller, as `show` does once it has seen a second).
+    public var severalControllers: Bool {
+        lock.withLock { controllersSeen }
+    }
+
+    /// The counts of every packet decoded so far (the status line).
+    public var statistics: CaptureStatistics {
+        lock.withLock { counts }
     }
 
     /// The first pass, after the packet of the last recorded frame is decoded (a packet never
@@ -55,6 +75,7 @@ public final class PacketIndex: @unchecked Sendable { // every stored property i
         let severity: UInt8 = packet.hasError ? 3 : packet.hasWarning ? 2 : packet.worstIssue != nil ? 1 : 0
         lock.withLock {
             if !severities.isEmpty { severities[severities.count - 1] = severity }
+            counts.add(packet)
         }
     }
 

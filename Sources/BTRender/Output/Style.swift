@@ -16,12 +16,31 @@ public struct Style: Sendable, Equatable {
 
     /// Errors red, warnings yellow; otherwise sent blue, received magenta, the rest plain.
     public func colour(for packet: Packet) -> String? {
-        if packet.hasError { return Style.red }
-        if packet.hasWarning { return Style.yellow }
-        switch packet.frame.direction {
-        case .sent: return Style.blue
-        case .received: return Style.magenta
-        case .none: return packet.frame.kind.isText || packet.frame.kind == .syslog ? Style.green : nil
+        switch Tint(for: packet) {
+        case .error?: return Style.red
+        case .warning?: return Style.yellow
+        case .sent?: return Style.blue
+        case .received?: return Style.magenta
+        case .text?: return Style.green
+        case nil: return nil
+        }
+    }
+
+    /// What a packet's row is coloured by, whatever draws it (ANSI here, a terminal's cells in
+    /// `btlog browse`): its worst issue, else its direction, else text and system frames.
+    public enum Tint: Sendable, Equatable {
+        case error, warning, sent, received, text
+
+        public init?(for packet: Packet) {
+            if packet.hasError { self = .error; return }
+            if packet.hasWarning { self = .warning; return }
+            switch packet.frame.direction {
+            case .sent: self = .sent
+            case .received: self = .received
+            case .none:
+                guard packet.frame.kind.isText || packet.frame.kind == .syslog else { return nil }
+                self = .text
+            }
         }
     }
 }

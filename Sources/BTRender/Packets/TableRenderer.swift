@@ -46,6 +46,21 @@ public struct TableRenderer: PacketRenderer {
         "        Comment: " + String(String.UnicodeScalarView(comment.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
     }
 
+    /// For a row drawn out of order (`btlog browse` draws what is on screen): what the rows
+    /// before it would have told the renderer: the capture's first packet time (`rel`), the
+    /// previous packet's (`delta`), and whether the capture has several controllers.
+    public mutating func prepare(first: Int64?, previous: Int64?, severalControllers: Bool) {
+        clock.first = first
+        clock.previous = previous
+        self.severalControllers = severalControllers
+    }
+
+    /// The row's text alone: no colour, no comment, not cut to a width.
+    public mutating func plainRow(_ packet: Packet) -> String {
+        build(packet)
+        return String(decoding: line, as: UTF8.self)
+    }
+
     public mutating func row(_ packet: Packet) -> String {
         build(packet)
         return decorated(packet)

@@ -60,8 +60,7 @@ public struct TreeRenderer: PacketRenderer {
         }
         for layer in packet.layers {
             for issue in layer.issues {
-                let label = issue.severity == .error ? "Error" : issue.severity == .warning ? "Warning" : "Note"
-                try out.line("    " + options.style.paint("\(label): \(issue.message)", issue.severity == .error ? Style.red : Style.yellow))
+                try out.line("    " + options.style.paint(Self.issueLine(issue), issue.severity == .error ? Style.red : Style.yellow))
             }
         }
         if options.hex {
@@ -77,7 +76,7 @@ public struct TreeRenderer: PacketRenderer {
     /// A field as the tree shows it: the text `Field.text` makes, written in place (read through
     /// the field's address: a copy would retain its value's bytes or text); a long byte string
     /// shows its start and its length, as tshark's tree does (-x prints every byte).
-    static func appendText(of field: UnsafePointer<Field>, to text: inout OutputBuffer) {
+    static func appendText<O: ASCIIOutput>(of field: UnsafePointer<Field>, to text: inout O) {
         switch field.pointee.form {
         case .decimal:
             field.pointee.value.writeDecimal(to: &text)
@@ -103,6 +102,25 @@ public struct TreeRenderer: PacketRenderer {
 
     public mutating func finish(_ statistics: CaptureStatistics, to out: OutputWriter) throws {
         try out.line(options.style.paint(statistics.statusLine, Style.bold))
+    }
+
+    /// A field's line of the tree, without its indentation: "Handle: 0x0040" (`btlog browse`
+    /// draws the tree a line at a time).
+    public static func fieldLine(_ field: Field) -> String {
+        var text: [UInt8] = []
+        text.append(contentsOf: field.definition.treePrefix.drop { $0 == UInt8(ascii: " ") })
+        withUnsafePointer(to: field) { appendText(of: $0, to: &text) }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// A layer's line of the tree, after its marker: its name, then its summary.
+    public static func layerLine(_ layer: Layer) -> String {
+        padded(layer.name, 12) + " " + layer.summary.description
+    }
+
+    /// An issue's line of the tree.
+    public static func issueLine(_ issue: Issue) -> String {
+        "\(issue.severity == .error ? "Error" : issue.severity == .warning ? "Warning" : "Note"): \(issue.message)"
     }
 }
 

@@ -1,0 +1,107 @@
+import ArgumentParser
+import BTBrowse
+import BTCapture
+import BTDecode
+import BTQuery
+import BTRender
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Browse: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Browse a capture in the terminal: the packet list, the selected packet's tree and bytes, filters and search.",
+        discussion: "PacketLogger's window over ssh: the list is shown as soon as the first packets are read, while the rest load. Press ? inside for every key; q quits."
+    )
+
+    @Argument(help: ArgumentHelp("The capture file to browse.", valueName: "FILE"))
+    var file: String
+
+    @Flag(help: "Keep reading as another program writes the file (like tail -f); new packets join the list, which follows them while its last packet is selected.")
+    var follow = false
+
+    @Option(name: [.customShort("f"), .customShort("Y"), .long],
+            help: ArgumentHelp("Start with this filter expression (the -f language of show; f changes it inside).", valueName: "EXPR"))
+    var filter: String?
+
+    @Option(help: ArgumentHelp("Start with these classes of bulk traffic hidden: nocp, adv, media, iso, sco (A and O toggle advertising and flow control inside).", valueName: "CLASS,..."))
+    var hide: [String] = []
+
+    @Flag(help: "Start listing only packets with an error (E toggles it inside).")
+    var errors = false
+
+    @Option(help: ArgumentHelp("Time column: abs, rel, delta or epoch, as in show.", valueName: "abs|rel|delta|epoch"))
+    var time: TimeFormatter.Mode = .abs
+
+    @Option(help: ArgumentHelp("Colour: auto (unless NO_COLOR is set), always or never.", valueName: "auto|always|never"))
+    var color: ColorChoice = .auto
+
+    @OptionGroup(title: "Input") var input: InputOptionGroup
+    @OptionGroup(title: "Decoding") var decoding: DecodeOptionGroup
+
+    func validate() throws {
+        if file == "-" { throw ValidationError("browse reads a capture file, not standard input (the keyboard is read from the terminal)") }
+        for word in hide.flatMap(CommaList.items) where QuickFilters.HiddenClass(rawValue: word.lowercased()) == nil {
+            throw ValidationError("--hide takes \(QuickFilters.HiddenClass.allCases.map(\.rawValue).joined(separator: ", ")), not '\(word)'")
+        }
+    }
+
+    var quickFilters: QuickFilters {
+        var quick = QuickFilters()
+        quick.errorsOnly = errors
+        quick.hidden = hide.flatMap(CommaList.items).compactMap { QuickFilters.HiddenClass(rawValue: $0.lowercased()) }
+        return quick
+    }
+
+    func run() throws {
+        if let filter { _ = try PacketFilter(filter) } // a bad filter is a usage error, before the screen is taken
+        guard isatty(0) != 0, isatty(1) != 0 else {
+            StandardError.error("browse needs a terminal on standard input and output; 'btlog show' prints to a pipe or file")
+            throw Failure(code: 2)
+        }
+        var options = input.inputOptions
+        options.follow = follow
+        let reader: FrameReader
+        do {
+            reader = try CaptureInput.open(file, options: options)
+        } catch let error as CaptureError {
+            StandardError.error(error.message)
+            throw Failure(code: 1)
+        }
+        let decoder = try decoding.prepare().make(buildsDisplayText: false)
+        let index = PacketIndex(decoder: decoder)
+        let loader = CaptureLoader(index: index)
+        loader.start(reader, live: follow)
+        try BrowseLoop.run(index: index, loader: loader, source: (file as NSString).lastPathComponent, time: time, follows: follow,
+                           colours: color != .never && (color == .always || getenv("NO_COLOR").map { $0.pointee == 0 } ?? true),
+                           filter: filter ?? "", quick: quickFilters)
+    }
+}
+
+/// The browser's loop: draw, wait for a key (or for the capture and the filter to move on),
+/// hand the key to the model; the terminal is given back however the loop ends.
+enum BrowseLoop {
+    static func run(index: PacketIndex, loader: CaptureLoader, source: String, time: TimeFormatter.Mode, follows: Bool,
+                    colours: Bool, filter: String, quick: QuickFilters) throws {
+        let terminal = CursesTerminal(colours: colours)
+        defer {
+            terminal.close()
+            loader.stop()
+        }
+        let size = terminal.size
+        let browser = Browser(index: index, loader: loader, source: source, timeMode: time, follows: follows,
+                              width: size.width, height: size.height)
+        try browser.setFilters(expression: filter, quick: quick)
+        let screen = BrowserScreen(colours: terminal.colours, unicode: terminal.unicode)
+        while !browser.quits && CursesTerminal.signalled == 0 {
+            browser.tick()
+            terminal.draw(screen.draw(browser))
+            // While loading or filtering, the screen refreshes ten times a second; idle, it
+            // still looks for a followed file's growth twice a second.
+            if let key = terminal.read(waiting: browser.isBusy ? 100 : 500) {
+                browser.handle(key)
+            }
+        }
+    }
+}
