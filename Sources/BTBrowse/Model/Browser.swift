@@ -52,6 +52,9 @@ public final class Browser {
     public private(set) var height: Int
 
     private var rowCache: [Int: Row] = [:]
+    /// The packet selected when a new filter started, and its row on screen: selected again
+    /// once the filter's scan has decided on it (until then the matches found so far are listed).
+    private var pendingSelection: (packet: Int, offset: Int)?
 
     public init(index: PacketIndex, loader: CaptureLoader?, source: String, timeMode: TimeFormatter.Mode = .abs,
                 follows: Bool = false, width: Int = 80, height: Int = 24) {
@@ -102,7 +105,12 @@ public final class Browser {
         let total = index.count
         if let scan {
             if scan.isFinished && scan.scanned < total { scan.start() }
-            if scan.matchCount != list.rows.count { list.grow(to: .matches(scan.matches)) }
+            if let pending = pendingSelection, scan.scanned > pending.packet || scan.isFinished {
+                list.replace(with: .matches(scan.matches), selecting: pending.packet, offset: pending.offset)
+                pendingSelection = nil
+            } else if scan.matchCount != list.rows.count {
+                list.grow(to: .matches(scan.matches))
+            }
         } else if list.rows.count != total {
             list.grow(to: .all(count: total))
         }
@@ -258,6 +266,7 @@ public final class Browser {
     }
 
     private func listKey(_ key: BrowserKey) {
+        pendingSelection = nil // the user moves on: the filter's scan no longer takes the selection back
         switch key {
         case .up, .character("k"): list.move(by: -1)
         case .down, .character("j"): list.move(by: 1)
@@ -529,12 +538,19 @@ public final class Browser {
             message = "\(error)"
         }
         guard let first = filters.first else {
+            if let pending = pendingSelection {
+                list.replace(with: .all(count: index.count), selecting: pending.packet, offset: pending.offset)
+                pendingSelection = nil
+                openSelected()
+                return
+            }
             list.replace(with: .all(count: index.count))
             openSelected()
             return
         }
         let combined = filters.dropFirst().reduce(first, &&)
         let newScan = MatchScan(index: index, stages: [FilterStage(combined)])
+        if let packet = list.selectedPacket { pendingSelection = (packet, (list.selected ?? 0) - list.top) }
         scan = newScan
         newScan.start()
         list.replace(with: .matches(newScan.matches))

@@ -131,8 +131,12 @@ public struct PacketListState: Equatable, Sendable {
     /// Other rows: a new filter, or none. The same packet stays selected, at the same place on
     /// screen when it can; the first packet after it when the new rows lack it.
     public mutating func replace(with newRows: PacketRows) {
-        let packet = selectedPacket
-        let offset = selected.map { $0 - top } ?? 0
+        replace(with: newRows, selecting: selectedPacket, offset: selected.map { $0 - top } ?? 0)
+    }
+
+    /// Other rows, with the packet at `packet` (or the first after it) selected `offset` rows
+    /// below the screen's top (a filter's matches, once its scan has reached that packet).
+    public mutating func replace(with newRows: PacketRows, selecting packet: Int?, offset: Int) {
         rows = newRows
         guard newRows.count > 0 else {
             selected = nil

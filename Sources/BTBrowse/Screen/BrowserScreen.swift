@@ -47,10 +47,9 @@ public struct BrowserScreen {
     func title(_ text: String, row: Int, focused: Bool, into grid: inout CellGrid) {
         let rule = unicode ? "─" : "-"
         grid.clear(row: row, look: Look(bold: true, dim: !focused))
-        var x = grid.put(rule + rule + " ", row: row, column: 0, look: Look(bold: focused, dim: !focused))
-        x = grid.put(text, row: row, column: x, look: Look(bold: true, reverse: focused && !colours, underline: false))
-        x = grid.put(" ", row: row, column: x)
-        while x < grid.width { x = grid.put(rule, row: row, column: x, look: Look(bold: focused, dim: !focused)) }
+        let x = grid.put(rule + rule + " ", row: row, column: 0, look: Look(bold: focused, dim: !focused))
+        let end = grid.put(text + " ", row: row, column: x, look: Look(bold: true, reverse: focused && !colours))
+        grid.put(String(repeating: rule, count: max(0, grid.width - end)), row: row, column: end, look: Look(bold: focused, dim: !focused))
     }
 
     // MARK: The list
@@ -210,14 +209,13 @@ public struct BrowserScreen {
             let caretColumn = start + max(0, CellWidth.columns(prefix) - CellWidth.columns(String(input.characters[..<first])))
             let caret = "^" + String(repeating: "~", count: max(0, error.span.count - 1))
             let errorLook = Look(colours ? .red : .plain, bold: true)
-            var x = caretColumn < grid.width ? grid.put(caret, row: below, column: caretColumn, look: errorLook) : grid.width
-            if x + 2 + CellWidth.columns(error.message) > grid.width { x = 0 }
-            if x == 0 {
-                // No room after the caret: the message replaces it.
-                grid.clear(row: below)
-                grid.put(error.message, row: below, column: 0, look: errorLook)
-            } else {
+            let x = caretColumn < grid.width ? grid.put(caret, row: below, column: caretColumn, look: errorLook) : grid.width
+            if x + 2 + CellWidth.columns(error.message) <= grid.width {
                 grid.put(error.message, row: below, column: x + 2, look: errorLook)
+            } else {
+                // No room after the caret: the message goes on the row above the field.
+                grid.clear(row: row - 1)
+                grid.put(error.message, row: row - 1, column: 0, look: errorLook)
             }
         } else if let message {
             grid.put(message, row: below, column: 0, look: Look(dim: true))

@@ -1,0 +1,283 @@
+import XCTest
+import BTCapture
+import BTDecode
+import BTQuery
+import BTRender
+import BTFixtures
+import BTBrowse
+
+/// The browser driven by keys as a user presses them, on real fixtures, with no terminal: what
+/// each key does to the list, the tree, the filter and the search, and what the screen shows.
+final class BrowserTests: XCTestCase {
+    /// A browser over a fixture, loaded to its end before the first key.
+    static func browser(_ fixture: String, width: Int = 120, height: Int = 40, time: TimeFormatter.Mode = .abs) throws -> Browser {
+        let path = PacketIndexTests.root.appendingPathComponent("Fixtures/" + fixture).path
+        let index = PacketIndex(decoder: Decoder(options: DecodeOptions(buildsDisplayText: false)), interval: 32)
+        let loader = CaptureLoader(index: index)
+        loader.load(try CaptureInput.open(path), live: false)
+        XCTAssertTrue(loader.isFinished)
+        XCTAssertNil(loader.error)
+        return Browser(index: index, loader: loader, source: fixture, timeMode: time, width: width, height: height)
+    }
+
+    /// Keys, then whatever scan they started run to its end.
+    static func press(_ browser: Browser, _ keys: [BrowserKey]) {
+        for key in keys {
+            browser.handle(key)
+            browser.scan?.wait()
+            browser.tick()
+        }
+    }
+
+    static func type(_ text: String) -> [BrowserKey] { text.map { .character($0) } }
+
+    /// The rows `show` prints for a fixture, with its options (the list must read the same).
+    static func showRows(_ fixture: String, filter: String? = nil, quick: QuickFilters? = nil, time: TimeFormatter.Mode = .abs) throws -> [String] {
+        let path = PacketIndexTests.root.appendingPathComponent("Fixtures/" + fixture).path
+        var options = RenderOptions()
+        options.time = time
+        var stages: [any PacketStage] = []
+        if let filter { stages.append(FilterStage(try PacketFilter(filter))) }
+        if let quick, let compiled = try quick.filter() { stages.append(FilterStage(compiled)) }
+        var pipeline = PacketPipeline(decoder: Decoder(options: DecodeOptions(buildsDisplayText: false)), stages: stages, onWarning: { _ in })
+        var sink = RowSink(renderer: TableRenderer(options: options))
+        try pipeline.run(try CaptureInput.open(path), into: &sink)
+        return sink.rows
+    }
+
+    struct RowSink: PacketSink {
+        var renderer: TableRenderer
+        var rows: [String] = []
+        mutating func consume(_ packet: Packet) throws { rows.append(renderer.plainRow(packet)) }
+    }
+
+    /// The list's rows, drawn a screen at a time from the saved Sessions, are `show`'s rows, in
+    /// every time mode (relative and delta times read the packets before a row).
+    func testTheListReadsAsShowPrints() throws {
+        for time in TimeFormatter.Mode.allCases {
+            let browser = try Self.browser("kernel-l2cap.btsnoop", height: 30, time: time)
+            let expected = try Self.showRows("kernel-l2cap.btsnoop", time: time)
+            var seen: [Int: String] = [:]
+            // Page by page from the end backwards: every row drawn out of order.
+            Self.press(browser, [.end])
+            while true {
+                for (row, _, content) in browser.visibleRows() { seen[row] = content.text }
+                if browser.list.top == 0 { break }
+                Self.press(browser, [.pageUp])
+            }
+            XCTAssertEqual(seen.count, expected.count, "\(time)")
+            for (row, text) in seen where text != expected[row] {
+                XCTFail("\(time) row \(row): \(text) ≠ \(expected[row])")
+                break
+            }
+        }
+    }
+
+    func testMovingOpensTheSelectedPacket() throws {
+        let browser = try Self.browser("le-heart-rate.btsnoop")
+        XCTAssertEqual(browser.openPacket?.frame.number, 1)
+        Self.press(browser, [.end])
+        XCTAssertEqual(browser.openPacket?.frame.number, 141)
+        Self.press(browser, [.character("k"), .character("k"), .up])
+        XCTAssertEqual(browser.openPacket?.frame.number, 138)
+        XCTAssertEqual(browser.openPacket?.top?.name, "ATT")
+        Self.press(browser, [.character("g")])
+        XCTAssertEqual(browser.list.selected, 0)
+        // Enter: to the tree; down to a field; its bytes are highlighted.
+        Self.press(browser, [.character(":")] + Self.type("138") + [.enter])
+        XCTAssertEqual(browser.openPacket?.frame.number, 138)
+        Self.press(browser, [.enter])
+        XCTAssertEqual(browser.focus, .tree)
+        Self.press(browser, [.down, .down])
+        XCTAssertEqual(browser.tree.selectedLine?.text, "Handle: 0x0003")
+        XCTAssertEqual(browser.shownBytes.highlight, 9 ..< 11)
+        // Left on a field folds its layer; the fold holds on the next ATT packet.
+        Self.press(browser, [.left])
+        XCTAssertEqual(browser.tree.selectedLine?.kind, .layer(expanded: false))
+        Self.press(browser, [.tab, .tab, .down])
+        XCTAssertEqual(browser.focus, .list)
+        XCTAssertEqual(browser.openPacket?.frame.number, 139)
+        XCTAssertFalse(browser.tree.tree.lines.contains { $0.layerName == "ATT" && $0.kind == .field })
+        // A packet number past the end says so.
+        Self.press(browser, [.character(":")] + Self.type("9999") + [.enter])
+        XCTAssertEqual(browser.message, "the capture has 141 packets")
+        Self.press(browser, [.character("q")])
+        XCTAssertTrue(browser.quits)
+    }
+
+    /// A filter typed in the field: checked at every key, its error shown with the caret where
+    /// the command line puts it; Enter applies it, and the list is `show -f`'s packets.
+    func testTheFilterField() throws {
+        let browser = try Self.browser("le-heart-rate.btsnoop")
+        Self.press(browser, [.character("f")] + Self.type("att.opcode == "))
+        XCTAssertNotNil(browser.inputError, "an incomplete comparison is an error")
+        Self.press(browser, [.enter])
+        XCTAssertNotNil(browser.input, "Enter keeps a filter with an error in the field")
+        Self.press(browser, Self.type("read_rex"))
+        let error = try XCTUnwrap(browser.inputError)
+        let expected: FilterError
+        do {
+            _ = try PacketFilter("att.opcode == read_rex")
+            return XCTFail("the filter compiled")
+        } catch let thrown as FilterError { expected = thrown }
+        XCTAssertEqual(error, expected)
+        // The screen shows the caret under the unknown name, one row under the field.
+        let screen = BrowserScreen(colours: false).draw(browser)
+        let field = screen.lines[browser.layout.statusRow], caret = screen.lines[browser.layout.inputRow]
+        XCTAssertEqual(field, "Filter: att.opcode == read_rex")
+        let column = try XCTUnwrap(caret.firstIndex(of: "^"), screen.lines.suffix(3).joined(separator: "\n"))
+        XCTAssertEqual(caret.distance(from: caret.startIndex, to: column), "Filter: ".count + expected.span.lowerBound)
+        XCTAssertTrue(caret.contains(expected.message) || screen.lines[browser.layout.statusRow - 1] == expected.message)
+        // Fixed with the keys a shell has, then applied.
+        Self.press(browser, [.backspace, .backspace, .character("e"), .character("q")])
+        XCTAssertNil(browser.inputError)
+        Self.press(browser, [.enter])
+        XCTAssertNil(browser.input)
+        let rows = browser.visibleRows().map(\.content.text)
+        XCTAssertEqual(rows, try Self.showRows("le-heart-rate.btsnoop", filter: "att.opcode == read_req"))
+        XCTAssertTrue(browser.statusLine.contains("of 141 listed"))
+        XCTAssertEqual(browser.filterSummary, "filter: att.opcode == read_req")
+        // Escape leaves the field without changing the filter; c clears it.
+        Self.press(browser, [.character("f"), .control("u")] + Self.type("smp") + [.escape])
+        XCTAssertEqual(browser.filterSummary, "filter: att.opcode == read_req")
+        Self.press(browser, [.character("c")])
+        XCTAssertEqual(browser.list.rows.count, 141)
+    }
+
+    func testCompletionOfFieldAndValueNames() throws {
+        var line = InputLine(.filter, text: "att.opco")
+        XCTAssertEqual(FilterCompletion.complete(&line), ["att.opcode"])
+        XCTAssertEqual(line.text, "att.opcode ")
+        line.insert("== write_r")
+        let values = FilterCompletion.candidates(for: line)
+        XCTAssertEqual(values, ["write_request", "write_response"])
+        FilterCompletion.complete(&line)
+        XCTAssertEqual(line.text, "att.opcode == write_re", "as far as the candidates agree")
+        FilterCompletion.complete(&line)
+        XCTAssertEqual(line.text, "att.opcode == write_re")
+        line = InputLine(.filter, text: "hci.event in {0x0e com")
+        XCTAssertTrue(FilterCompletion.candidates(for: line).contains("command_complete"), "\(FilterCompletion.candidates(for: line))")
+        XCTAssertEqual(FilterCompletion.candidates(for: InputLine(.filter, text: "zzz")), [])
+    }
+
+    /// The quick filters as toggles: the packets `show --hide adv` and `show --errors` list.
+    func testQuickFilterToggles() throws {
+        let browser = try Self.browser("le-heart-rate.btsnoop")
+        Self.press(browser, [.character("E")])
+        let errors = browser.visibleRows().map(\.content.text)
+        XCTAssertEqual(errors.count, 4)
+        XCTAssertEqual(browser.filterSummary, "errors only")
+        Self.press(browser, [.character("E"), .character("A")])
+        var quick = QuickFilters()
+        quick.hidden = [.adv]
+        let expected = try Self.showRows("le-heart-rate.btsnoop", quick: quick)
+        XCTAssertEqual(browser.list.rows.count, expected.count)
+        XCTAssertEqual(browser.visibleRows().map(\.content.text), Array(expected[browser.list.visibleRows]))
+        XCTAssertLessThan(expected.count, 141)
+        // H: the selected packet's handle only.
+        Self.press(browser, [.character("A"), .character(":")] + Self.type("130") + [.enter, .character("H")])
+        XCTAssertEqual(browser.filterSummary, "handle 0x0041")
+        XCTAssertTrue(browser.visibleRows().allSatisfy { $0.content.text.contains("0x0041") })
+        XCTAssertEqual(browser.openPacket?.frame.number, 130, "the selected packet stays selected")
+        Self.press(browser, [.character("H"), .character("T")])
+        XCTAssertEqual(browser.filterSummary, "type smp")
+        XCTAssertTrue(browser.visibleRows().allSatisfy { $0.content.text.contains("SMP") })
+    }
+
+    func testSearchFindsRowsBothWays() throws {
+        let browser = try Self.browser("le-heart-rate.btsnoop")
+        let pattern = "Pairing (Confirm|Random)"
+        let regex = try NSRegularExpression(pattern: pattern)
+        let hits = try Self.showRows("le-heart-rate.btsnoop").enumerated().filter { _, row in
+            regex.firstMatch(in: row, range: NSRange(row.startIndex..., in: row)) != nil
+        }.map { $0.offset + 1 }
+        XCTAssertGreaterThan(hits.count, 3)
+        Self.press(browser, [.character("/")] + Self.type(pattern) + [.enter])
+        XCTAssertEqual(browser.openPacket?.frame.number, hits[0])
+        for hit in hits.dropFirst() {
+            Self.press(browser, [.character("n")])
+            XCTAssertEqual(browser.openPacket?.frame.number, hit)
+        }
+        Self.press(browser, [.character("n")])
+        XCTAssertEqual(browser.openPacket?.frame.number, hits.last)
+        XCTAssertEqual(browser.message, "\"\(pattern)\" not found below")
+        Self.press(browser, [.character("N")])
+        XCTAssertEqual(browser.openPacket?.frame.number, hits[hits.count - 2])
+        // Marked rows: those the pattern matches.
+        let marked = browser.visibleRows().filter { browser.searchMatches($0.content) }.map { $0.packet + 1 }
+        XCTAssertEqual(marked, hits.filter { hit in browser.visibleRows().contains { $0.packet + 1 == hit } })
+        XCTAssertFalse(marked.isEmpty)
+        Self.press(browser, [.end, .character("n")])
+        XCTAssertEqual(browser.openPacket?.frame.number, 141)
+        Self.press(browser, [.character("N")])
+        XCTAssertEqual(browser.openPacket?.frame.number, hits.last)
+        Self.press(browser, [.character("/"), .control("u")] + Self.type("(unclosed") + [.enter])
+        XCTAssertTrue(browser.message?.hasPrefix("search: ") ?? false, browser.message ?? "")
+    }
+
+    /// The screen: the header, rows as `show` prints them cut to the width, the tree's title,
+    /// the status line `show` ends with; resizing re-lays the panes; the help lists every key.
+    func testTheScreen() throws {
+        let browser = try Self.browser("le-heart-rate.btsnoop", width: 100, height: 30)
+        let screen = BrowserScreen(colours: true)
+        var grid = screen.draw(browser)
+        XCTAssertTrue(grid.lines[0].hasPrefix("     #  Time"))
+        let rows = try Self.showRows("le-heart-rate.btsnoop")
+        XCTAssertEqual(grid.lines[1], String(rows[0].prefix(100)).replacingOccurrences(of: " +$", with: "", options: .regularExpression))
+        XCTAssertTrue(grid[1, 0].look.reverse, "the selected row")
+        XCTAssertTrue(grid.lines[browser.layout.treeTop - 1].contains("Packet 1: "))
+        var statistics = CaptureStatistics()
+        for position in 0 ..< browser.index.count { statistics.add(try XCTUnwrap(browser.index.packet(at: position))) }
+        let status = grid.lines[browser.layout.statusRow]
+        XCTAssertTrue((" le-heart-rate.btsnoop  " + statistics.statusLine).hasPrefix(status.replacingOccurrences(of: "  ? help", with: "")), status)
+        XCTAssertGreaterThan(status.count, 60)
+        // An error row is red.
+        Self.press(browser, [.character(":")] + Self.type("135") + [.enter, .down])
+        grid = screen.draw(browser)
+        let errorRow = browser.layout.listTop + (browser.list.selected ?? 0) - 1 - browser.list.top
+        XCTAssertEqual(grid[errorRow, 10].look.colour, .red, grid.lines[errorRow])
+        XCTAssertEqual(BrowserScreen(colours: false).draw(browser)[errorRow, 10].look.colour, .plain, "NO_COLOR")
+        Self.press(browser, [.resize(width: 60, height: 12)])
+        grid = screen.draw(browser)
+        XCTAssertEqual(grid.width, 60)
+        XCTAssertEqual(browser.layout.inputRow, 11)
+        XCTAssertLessThanOrEqual(browser.list.visibleRows.count, browser.layout.listHeight)
+        Self.press(browser, [.character("?")])
+        grid = screen.draw(browser)
+        XCTAssertTrue(grid.lines[0].contains("keys"))
+        Self.press(browser, [.resize(width: 120, height: 40)])
+        grid = screen.draw(browser)
+        for (keys, _) in Browser.keyHelp { XCTAssertTrue(grid.lines.contains { $0.contains(keys) }, keys) }
+        Self.press(browser, [.character("x")])
+        XCTAssertFalse(browser.showsHelp)
+    }
+
+    /// Clicks select, a double click opens a layer or folds it, the wheel scrolls what is under it.
+    func testTheMouse() throws {
+        let browser = try Self.browser("le-heart-rate.btsnoop")
+        let layout = browser.layout
+        Self.press(browser, [.click(row: layout.listTop + 4, column: 10, double: false)])
+        XCTAssertEqual(browser.openPacket?.frame.number, 5)
+        Self.press(browser, [.wheel(row: layout.listTop, column: 0, down: true)])
+        XCTAssertEqual(browser.openPacket?.frame.number, 8)
+        Self.press(browser, [.click(row: layout.treeTop, column: 3, double: true)])
+        XCTAssertEqual(browser.focus, .tree)
+        XCTAssertEqual(browser.tree.selectedLine?.kind, .layer(expanded: false))
+        // A click below the rows, on nothing, changes nothing.
+        Self.press(browser, [.click(row: layout.inputRow, column: 0, double: false)])
+        XCTAssertEqual(browser.openPacket?.frame.number, 8)
+    }
+
+    /// An empty capture and an unreadable one: a screen that says so, no trap on any key.
+    func testNothingToShow() throws {
+        let index = PacketIndex(decoder: Decoder(), interval: 8)
+        let browser = Browser(index: index, loader: nil, source: "empty", width: 40, height: 10)
+        for key: BrowserKey in [.down, .end, .pageDown, .enter, .tab, .character("n"), .character("H"), .character("T"), .character("D"),
+                                .click(row: 3, column: 3, double: true), .wheel(row: 5, column: 1, down: true), .resize(width: 1, height: 1)] {
+            Self.press(browser, [key])
+            _ = BrowserScreen().draw(browser)
+        }
+        Self.press(browser, [.resize(width: 40, height: 10)])
+        XCTAssertTrue(BrowserScreen().draw(browser).lines.contains { $0.contains("The capture holds no packet.") })
+    }
+}
