@@ -37,6 +37,7 @@ struct Browse: ParsableCommand {
     @Option(help: ArgumentHelp("Colour: auto (unless NO_COLOR is set), always or never.", valueName: "auto|always|never"))
     var color: ColorChoice = .auto
 
+    @OptionGroup(title: "Notes") var notes: NotesOptionGroup
     @OptionGroup(title: "Input") var input: InputOptionGroup
     @OptionGroup(title: "Decoding") var decoding: DecodeOptionGroup
 
@@ -73,9 +74,10 @@ struct Browse: ParsableCommand {
         let index = PacketIndex(decoder: decoder)
         let loader = CaptureLoader(index: index)
         loader.start(reader, live: follow)
+        let notesPath = NotesStore.path(forCapture: file, notes: notes.notes)
         try BrowseLoop.run(index: index, loader: loader, source: (file as NSString).lastPathComponent, time: time, follows: follow,
                            colours: color != .never && (color == .always || getenv("NO_COLOR").map { $0.pointee == 0 } ?? true),
-                           filter: filter ?? "", quick: quickFilters)
+                           filter: filter ?? "", quick: quickFilters, notesPath: notesPath, capturePath: file)
     }
 }
 
@@ -83,7 +85,7 @@ struct Browse: ParsableCommand {
 /// hand the key to the model; the terminal is given back however the loop ends.
 enum BrowseLoop {
     static func run(index: PacketIndex, loader: CaptureLoader, source: String, time: TimeFormatter.Mode, follows: Bool,
-                    colours: Bool, filter: String, quick: QuickFilters) throws {
+                    colours: Bool, filter: String, quick: QuickFilters, notesPath: String?, capturePath: String?) throws {
         let terminal = CursesTerminal(colours: colours)
         defer {
             terminal.close()
@@ -91,7 +93,8 @@ enum BrowseLoop {
         }
         let size = terminal.size
         let browser = Browser(index: index, loader: loader, source: source, timeMode: time, follows: follows,
-                              width: size.width, height: size.height)
+                              width: size.width, height: size.height, notesPath: notesPath, capturePath: capturePath,
+                              flagMark: terminal.unicode ? "⚑" : "F")
         try browser.setFilters(expression: filter, quick: quick)
         let screen = BrowserScreen(colours: terminal.colours, unicode: terminal.unicode)
         while !browser.quits && CursesTerminal.signalled == 0 {

@@ -1,4 +1,5 @@
 import XCTest
+import Foundation
 import BTCapture
 import BTDecode
 import BTQuery
@@ -10,14 +11,16 @@ import BTBrowse
 /// each key does to the list, the tree, the filter and the search, and what the screen shows.
 final class BrowserTests: XCTestCase {
     /// A browser over a fixture, loaded to its end before the first key.
-    static func browser(_ fixture: String, width: Int = 120, height: Int = 40, time: TimeFormatter.Mode = .abs) throws -> Browser {
+    static func browser(_ fixture: String, width: Int = 120, height: Int = 40, time: TimeFormatter.Mode = .abs,
+                        notes: String? = nil) throws -> Browser {
         let path = PacketIndexTests.root.appendingPathComponent("Fixtures/" + fixture).path
         let index = PacketIndex(decoder: Decoder(options: DecodeOptions(buildsDisplayText: false)), interval: 32)
         let loader = CaptureLoader(index: index)
         loader.load(try CaptureInput.open(path), live: false)
         XCTAssertTrue(loader.isFinished)
         XCTAssertNil(loader.error)
-        return Browser(index: index, loader: loader, source: fixture, timeMode: time, width: width, height: height)
+        return Browser(index: index, loader: loader, source: fixture, timeMode: time, width: width, height: height,
+                       notesPath: notes, capturePath: path)
     }
 
     /// Keys, then whatever scan they started run to its end.
@@ -36,6 +39,7 @@ final class BrowserTests: XCTestCase {
         let path = PacketIndexTests.root.appendingPathComponent("Fixtures/" + fixture).path
         var options = RenderOptions()
         options.time = time
+        options.flagColumn = "⚑"
         var stages: [any PacketStage] = []
         if let filter { stages.append(FilterStage(try PacketFilter(filter))) }
         if let quick, let compiled = try quick.filter() { stages.append(FilterStage(compiled)) }
@@ -221,8 +225,18 @@ final class BrowserTests: XCTestCase {
         let browser = try Self.browser("le-heart-rate.btsnoop", width: 100, height: 30)
         let screen = BrowserScreen(colours: true)
         var grid = screen.draw(browser)
-        XCTAssertTrue(grid.lines[0].hasPrefix("     #  Time"))
         let rows = try Self.showRows("le-heart-rate.btsnoop")
+        // The header's names stand over their columns: packet 15's row has every column.
+        func column(_ text: String, in line: String) -> Int? {
+            line.range(of: text).map { line.distance(from: line.startIndex, to: $0.lowerBound) }
+        }
+        let header = grid.lines[0], full = rows[16]
+        XCTAssertEqual(column("#", in: header).map { $0 + 1 }, column("17 ", in: full).map { $0 + 2 }, "numbers end under #")
+        XCTAssertEqual(column("Time", in: header), column("May", in: full))
+        XCTAssertEqual(column("Type", in: header), column("HCI Event", in: full))
+        XCTAssertEqual(column("Handle", in: header), column("0x0040", in: full))
+        XCTAssertEqual(column("Address", in: header), column("C0:FF:EE", in: full))
+        XCTAssertEqual(column("Summary", in: header), column("LE - Connection Complete", in: full))
         XCTAssertEqual(grid.lines[1], String(rows[0].prefix(100)).replacingOccurrences(of: " +$", with: "", options: .regularExpression))
         XCTAssertTrue(grid[1, 0].look.reverse, "the selected row")
         XCTAssertTrue(grid.lines[browser.layout.treeTop - 1].contains("Packet 1: "))
@@ -250,6 +264,54 @@ final class BrowserTests: XCTestCase {
         for (keys, _) in Browser.keyHelp { XCTAssertTrue(grid.lines.contains { $0.contains(keys) }, keys) }
         Self.press(browser, [.character("x")])
         XCTAssertFalse(browser.showsHelp)
+    }
+
+    /// F and C write the notes `btlog annotate` writes, under its lock; a second browser on the
+    /// same capture sees them, and what each writes survives the other.
+    func testFlagsAndCommentsAreTheCapturesNotes() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("browse-notes-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let notes = folder.appendingPathComponent("heart.btlog-notes.json").path
+        let first = try Self.browser("le-heart-rate.btsnoop", notes: notes)
+        let second = try Self.browser("le-heart-rate.btsnoop", notes: notes)
+        Self.press(first, [.character(":")] + Self.type("135") + [.enter, .character("F"), .character("C")] + Self.type("confirm fails") + [.enter])
+        var document = try XCTUnwrap(NotesStore.read(notes))
+        XCTAssertEqual(document.notes[135]?.flagged, true)
+        XCTAssertEqual(document.notes[135]?.comment, "confirm fails")
+        XCTAssertEqual(document.notes[135]?.fingerprint, PacketFingerprint(try XCTUnwrap(first.index.frame(at: 134))))
+        XCTAssertEqual(first.message, "Packet 135: flagged, comment: confirm fails")
+        let row = try XCTUnwrap(first.visibleRows().first { $0.packet == 134 })
+        XCTAssertTrue(row.content.flagged)
+        XCTAssertTrue(row.content.text.hasPrefix("   135 ⚑"), row.content.text)
+        XCTAssertEqual(row.content.comment, "confirm fails")
+        XCTAssertEqual(first.tree.tree.lines.last?.text, "Comment: confirm fails")
+        // The other browser, meanwhile, comments on another packet; each keeps the other's note.
+        Self.press(second, [.character(":")] + Self.type("17") + [.enter, .character("C")] + Self.type("connected") + [.enter])
+        document = try XCTUnwrap(NotesStore.read(notes))
+        XCTAssertEqual(document.notes.keys.sorted(), [17, 135])
+        XCTAssertEqual(second.notes.notes[135]?.comment, "confirm fails", "read again before writing")
+        // The first sees the second's note once the file changed (every tick looks).
+        first.tick()
+        XCTAssertEqual(first.notes.notes[17]?.comment, "connected")
+        // A filter on notes; unflagging runs it again.
+        Self.press(first, [.character("f"), .control("u")] + Self.type("flagged") + [.enter])
+        XCTAssertEqual(first.list.rows, .matches([134]))
+        Self.press(first, [.character("F")])
+        XCTAssertEqual(first.list.rows, .matches([]))
+        // An empty comment removes it; a note left empty is removed.
+        Self.press(first, [.character("c"), .character(":")] + Self.type("135") + [.enter, .character("C"), .control("u"), .enter])
+        XCTAssertNil(try XCTUnwrap(NotesStore.read(notes)).notes[135])
+        XCTAssertEqual(first.message, "Packet 135: note removed")
+        // Notes written for another capture of the same name are refused, and left alone.
+        let other = try Self.browser("le-throughput.btsnoop", notes: notes)
+        Self.press(other, [.character("F")])
+        XCTAssertTrue(other.message?.contains("was written for another capture") ?? false, other.message ?? "")
+        XCTAssertEqual(try XCTUnwrap(NotesStore.read(notes)).notes.keys.sorted(), [17])
+        // No notes file (a live capture): F says why.
+        let live = try Self.browser("le-heart-rate.btsnoop")
+        Self.press(live, [.character("F")])
+        XCTAssertTrue(live.message?.hasPrefix("no notes file") ?? false)
     }
 
     /// Clicks select, a double click opens a layer or folds it, the wheel scrolls what is under it.

@@ -24,7 +24,7 @@ final class PacketTreeTests: XCTestCase {
                     .map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: " ▼ ", with: " ") }
                     .filter { !$0.isEmpty }
                 let tree = PacketTree(packet, collapsed: [])
-                XCTAssertEqual(tree.lines.map { $0.text.trimmingCharacters(in: .whitespaces) }, printed,
+                XCTAssertEqual(tree.lines.filter { $0.kind != .comment }.map { $0.text.trimmingCharacters(in: .whitespaces) }, printed.filter { !$0.hasPrefix("Comment: ") },
                                "\((path as NSString).lastPathComponent) packet \(position + 1)")
                 // Every range a line names lies within the bytes it names.
                 for line in tree.lines {

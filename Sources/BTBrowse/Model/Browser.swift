@@ -3,6 +3,9 @@ import BTDecode
 import BTQuery
 import BTRender
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `btlog browse` as a model: what the user sees and what each key does, without a terminal.
 /// The capture arrives in a PacketIndex (loaded, followed or captured on another thread);
@@ -25,6 +28,8 @@ public final class Browser {
     public let loader: CaptureLoader?
     public let source: String
     public let timeMode: TimeFormatter.Mode
+    /// The flag column's mark (F where the terminal is not UTF-8), as `show` prints it.
+    public let flagMark: String
     public private(set) var list: PacketListState
     public private(set) var tree = TreeState()
     /// The selected packet, decoded with its display text (the tree's).
@@ -52,12 +57,30 @@ public final class Browser {
     public private(set) var height: Int
 
     private var rowCache: [Int: Row] = [:]
+    /// The capture's notes (`btlog annotate`'s sidecar), and where they are kept; nil: the
+    /// browser cannot annotate (a live capture not written to a file).
+    public private(set) var notes: NotesDocument
+    public let notesPath: String?
+    /// The capture the notes are about (what `btlog annotate` is given).
+    private let capturePath: String?
+    /// When the notes file last changed, as the browser read or wrote it: another browser's or
+    /// `btlog annotate`'s change is read again on the next tick.
+    private var notesModified: [Int]?
     /// The packet selected when a new filter started, and its row on screen: selected again
     /// once the filter's scan has decided on it (until then the matches found so far are listed).
     private var pendingSelection: (packet: Int, offset: Int)?
+    /// Whether the filter applied tests notes (`flagged`, `comment`): a change of notes runs it again.
+    private var scanReadsNotes = false
 
+    /// `notesPath`: the capture's notes file (`NotesStore.path`), read now and written by F and
+    /// C; `capturePath` the capture it is about.
     public init(index: PacketIndex, loader: CaptureLoader?, source: String, timeMode: TimeFormatter.Mode = .abs,
-                follows: Bool = false, width: Int = 80, height: Int = 24) {
+                follows: Bool = false, width: Int = 80, height: Int = 24, notesPath: String? = nil, capturePath: String? = nil,
+                flagMark: String = "⚑") {
+        self.notesPath = notesPath
+        self.capturePath = capturePath
+        self.flagMark = flagMark
+        notes = NotesDocument(capture: source)
         self.index = index
         self.loader = loader
         self.source = source
@@ -67,6 +90,7 @@ public final class Browser {
         list = PacketListState(height: 1)
         list.followsNewRows = follows
         layOut()
+        reloadNotes()
         tick()
     }
 
@@ -102,6 +126,7 @@ public final class Browser {
     /// Takes in the packets loaded and the matches found since the last call; opens the
     /// selected packet when it changed. Call before drawing.
     public func tick() {
+        if let notesPath, Self.modified(notesPath) != notesModified { reloadNotes() }
         let total = index.count
         if let scan {
             if scan.isFinished && scan.scanned < total { scan.start() }
@@ -130,7 +155,8 @@ public final class Browser {
             }
             return
         }
-        guard tree.packetIndex != packetIndex || openPacket == nil, let packet = index.packet(at: packetIndex) else { return }
+        guard tree.packetIndex != packetIndex || openPacket == nil, var packet = index.packet(at: packetIndex) else { return }
+        attachNote(to: &packet)
         openPacket = packet
         tree.show(packet, at: packetIndex)
         bytesTop = 0
@@ -151,10 +177,7 @@ public final class Browser {
 
     /// Decodes the packets at `indices` (ascending) in runs, each run from one saved Session.
     private func fillRows(_ indices: [Int]) {
-        var renderer = TableRenderer(options: RenderOptions())
-        var options = RenderOptions()
-        options.time = timeMode
-        renderer = TableRenderer(options: options)
+        var renderer = TableRenderer(options: rowOptions)
         let first = index.frame(at: 0)?.timestamp
         let several = index.severalControllers
         var start = 0
@@ -170,11 +193,20 @@ public final class Browser {
                 next += 1
                 renderer.prepare(first: first, previous: position > 0 ? index.frame(at: position - 1)?.timestamp : nil,
                                  severalControllers: several)
+                attachNote(to: &packet)
                 rowCache[position] = Row(text: renderer.plainRow(packet), tint: Style.Tint(for: packet),
                                          comment: packet.comment, flagged: packet.flagged)
             }
             start = end
         }
+    }
+
+    /// The table's options for a row: `show`'s with notes (the flag column).
+    public var rowOptions: RenderOptions {
+        var options = RenderOptions()
+        options.time = timeMode
+        options.flagColumn = flagMark
+        return options
     }
 
     /// Whether the search marks this row.
@@ -248,6 +280,13 @@ public final class Browser {
         case .character("D"): toggleDevice()
         case .character("H"): toggleHandle()
         case .character("T"): toggleType()
+        case .character("F"): annotate { $0.flagged.toggle() }
+        case .character("C"):
+            guard notesPath != nil, let packet = list.selectedPacket, let frame = index.frame(at: packet) else {
+                message = notesPath == nil ? "no notes file: a live capture is annotated once written (-w FILE)" : nil
+                break
+            }
+            input = InputLine(.comment, text: notes.notes[frame.number]?.comment ?? "")
         case .character("c") where !filterText.isEmpty || !quick.isEmpty:
             filterText = ""
             quick = QuickFilters()
@@ -417,7 +456,7 @@ public final class Browser {
             if !text.isEmpty {
                 do { _ = try PacketFilter(text) } catch let error as FilterError { inputError = error } catch {}
             }
-        case .search, .goTo: break
+        case .search, .goTo, .comment: break
         }
     }
 
@@ -449,6 +488,9 @@ public final class Browser {
             } catch let error as TextPattern.CompileError {
                 message = "search: \(error.message) at offset \(error.offset)"
             } catch {}
+        case .comment:
+            input = nil
+            annotate { $0.comment = text.isEmpty ? nil : text }
         case .goTo:
             input = nil
             guard let number = Int(text), number >= 1 else {
@@ -549,11 +591,97 @@ public final class Browser {
             return
         }
         let combined = filters.dropFirst().reduce(first, &&)
-        let newScan = MatchScan(index: index, stages: [FilterStage(combined)])
+        var stages: [any PacketStage] = [FilterStage(combined)]
+        // Notes first, as in show's chain, so that `flagged` and `comment` test them.
+        if combined.readsAnnotations { stages.insert(annotationStage, at: 0) }
+        scanReadsNotes = combined.readsAnnotations
+        let newScan = MatchScan(index: index, stages: stages)
         if let packet = list.selectedPacket { pendingSelection = (packet, (list.selected ?? 0) - list.top) }
         scan = newScan
         newScan.start()
         list.replace(with: .matches(newScan.matches))
+    }
+
+    // MARK: Notes
+
+    /// The notes as the annotation stage attaches them (a note whose packet differs is not shown).
+    private var annotationStage: AnnotationStage {
+        AnnotationStage(notes) { _, _ in }
+    }
+
+    private func attachNote(to packet: inout Packet) {
+        guard let note = notes.notes[packet.frame.number], note.fingerprint == PacketFingerprint(packet.frame) else { return }
+        if let comment = note.comment { packet.comment = comment }
+        packet.flagged = note.flagged
+    }
+
+    /// Which version of the notes file is there: each write renames a new file into place (a
+    /// new inode), and two writes may share a modification time.
+    static func modified(_ path: String) -> [Int]? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return [Int(info.st_ino), Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)]
+    }
+
+    /// Reads the notes file again (at start, and when another program changed it).
+    private func reloadNotes() {
+        guard let notesPath else { return }
+        notesModified = Self.modified(notesPath)
+        do {
+            let document = try NotesStore.read(notesPath) ?? NotesDocument(capture: source)
+            guard document != notes else { return }
+            notes = document
+            notesChanged()
+        } catch let failure as NotesStore.Failure {
+            message = failure.description
+        } catch {
+            message = "\(notesPath): \(error)"
+        }
+    }
+
+    /// Changes the selected packet's note under the notes file's lock, as `btlog annotate`
+    /// does (what another browser or `annotate` wrote meanwhile is kept).
+    private func annotate(_ change: (inout PacketNote) -> Void) {
+        guard let notesPath, let capturePath else {
+            message = "no notes file: a live capture is annotated once written (-w FILE)"
+            return
+        }
+        guard let position = list.selectedPacket, let frame = index.frame(at: position) else { return }
+        let number = frame.number, fingerprint = PacketFingerprint(frame)
+        do {
+            var written: NotesDocument?
+            try NotesStore.update(notesPath, capture: capturePath) { document in
+                // Notes written for another capture of this name are never mixed with these.
+                for (other, note) in document.notes {
+                    if let actual = index.frame(at: other - 1), actual.number == other, PacketFingerprint(actual) != note.fingerprint {
+                        throw NotesStore.Failure(description: "\(notesPath) was written for another capture: its note on packet \(other) is for a packet with \(note.fingerprint), this one has \(PacketFingerprint(actual)); nothing was changed")
+                    }
+                }
+                var note = document.notes[number] ?? PacketNote(packet: number, fingerprint: fingerprint)
+                change(&note)
+                document.notes[number] = note.isEmpty ? nil : note
+                written = document
+            }
+            notesModified = Self.modified(notesPath)
+            if let written {
+                notes = written
+                notesChanged()
+                let note = written.notes[number]
+                message = note == nil ? "Packet \(number): note removed" : "Packet \(number): \(note!.flagged ? "flagged" : "not flagged")\(note!.comment.map { ", comment: \($0)" } ?? "")"
+            }
+        } catch let failure as NotesStore.Failure {
+            message = failure.description
+        } catch {
+            message = "\(error)"
+        }
+    }
+
+    /// Rows, the open packet and a filter on notes are made again with the new notes.
+    private func notesChanged() {
+        rowCache.removeAll()
+        openPacket = nil
+        if scanReadsNotes { applyFilters() }
+        openSelected()
     }
 
     // MARK: Search
@@ -567,9 +695,7 @@ public final class Browser {
         }
         guard let selectedRow = list.selected else { return }
         let rows = list.rows
-        var options = RenderOptions()
-        options.time = timeMode
-        var renderer = TableRenderer(options: options)
+        var renderer = TableRenderer(options: rowOptions)
         let first = index.frame(at: 0)?.timestamp
         let several = index.severalControllers
         let step = index.interval
@@ -623,6 +749,7 @@ public final class Browser {
         ("D H T", "only the selected packet's device · handle · type (toggles)"),
         ("c", "clear the filter and every toggle"),
         ("/  n N", "search the rows (a regular expression) · next / previous match"),
+        ("F  C", "flag / unflag the packet · comment on it (kept beside the capture, as btlog annotate)"),
         (":", "go to a packet number"),
         ("mouse", "click selects, double-click opens or folds, wheel scrolls"),
         ("?", "this help (any key closes it)"),

@@ -5,6 +5,7 @@ public struct InputLine: Equatable {
         case filter
         case search
         case goTo
+        case comment
     }
 
     public let purpose: Purpose
@@ -27,6 +28,7 @@ public struct InputLine: Equatable {
         case .filter: return "Filter: "
         case .search: return "Search: "
         case .goTo: return "Go to packet: "
+        case .comment: return "Comment: "
         }
     }
 

@@ -12,6 +12,8 @@ public struct PacketTree: Equatable {
             case layer(expanded: Bool)
             case field
             case issue(Issue.Severity)
+            /// A person's comment on the packet (a note, a pcapng comment).
+            case comment
         }
         public var kind: Kind
         public var text: String
@@ -52,6 +54,9 @@ public struct PacketTree: Equatable {
                 lines.append(Line(kind: .issue(issue.severity), text: TreeRenderer.issueLine(issue), layer: nil,
                                   layerName: owner?.name ?? "", bytes: nil, source: .frame))
             }
+        }
+        if let comment = packet.comment {
+            lines.append(Line(kind: .comment, text: "Comment: " + comment, layer: nil, layerName: "", bytes: nil, source: .frame))
         }
     }
 

@@ -56,10 +56,9 @@ public struct BrowserScreen {
 
     func drawList(_ browser: Browser, into grid: inout CellGrid) {
         let layout = browser.layout
-        let header = "     #  " + timeHeader(browser.timeMode) + "  " + "Type".padding(to: TableRenderer.typeWidth) + "  Handle  Address            Summary"
+        let header = "     #    " + timeHeader(browser.timeMode) + "  " + "Type".padding(to: TableRenderer.typeWidth) + "  Handle  Address            Summary"
         grid.clear(row: 0, look: Look(bold: true, reverse: true))
         grid.put(header, row: 0, column: 0, look: Look(bold: true, reverse: true))
-        let marker = unicode ? "⚑" : "F"
         for (row, _, content) in browser.visibleRows() {
             let y = layout.listTop + row - browser.list.top
             let selected = row == browser.list.selected
@@ -67,10 +66,7 @@ public struct BrowserScreen {
             var look = Look(colour(content.tint), bold: content.tint == .error && !colours)
             if selected { look.reverse = true; look.bold = browser.focus == .list }
             if selected { grid.clear(row: y, look: look) }
-            // The flag and the search mark share the gutter before the number.
-            var text = content.text
-            if content.flagged, text.first == " " { text = marker + text.dropFirst() }
-            let x = grid.put(text, row: y, column: 0, look: look)
+            let x = grid.put(content.text, row: y, column: 0, look: look)
             if hit { grid.paint(row: y, columns: 0 ..< min(6, x), look: Look(colours ? .cyan : .plain, bold: true, reverse: !selected, underline: true)) }
             if let comment = content.comment, x + 3 < grid.width {
                 grid.put("  # " + comment, row: y, column: x, look: Look(colours ? .green : .plain, reverse: selected, dim: !selected))
@@ -97,7 +93,7 @@ public struct BrowserScreen {
         let tree = browser.tree
         let packetTitle: String
         if let packet = browser.openPacket {
-            packetTitle = "Packet \(packet.frame.number): \(packet.typeLabel)"
+            packetTitle = "Packet \(packet.frame.number): \(packet.typeLabel)" + (packet.flagged ? (unicode ? "  ⚑ flagged" : "  F flagged") : "")
         } else {
             packetTitle = "No packet selected"
         }
@@ -120,6 +116,9 @@ public struct BrowserScreen {
                 text = "    " + line.text
             case .issue(let severity):
                 look = Look(colours ? (severity == .error ? .red : .yellow) : .plain, bold: severity == .error)
+                text = line.text
+            case .comment:
+                look = Look(colours ? .green : .plain, bold: true)
                 text = line.text
             }
             if selected {
