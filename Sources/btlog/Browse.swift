@@ -106,5 +106,7 @@ enum BrowseLoop {
                 browser.handle(key)
             }
         }
+        terminal.close()
+        if CursesTerminal.signalled != 0 { throw Failure(code: 128 + CursesTerminal.signalled) }
     }
 }

@@ -97,7 +97,7 @@ public final class CursesTerminal {
         timeout(Int32(milliseconds))
         var code: Int32 = 0, function: Int32 = 0
         guard btlog_curses_read(&code, &function) == OK else {
-            return CursesTerminal.signalled != 0 ? .control("c") : nil
+            return nil
         }
         if function != 0 { return functionKey(code) }
         switch code {
@@ -144,12 +144,13 @@ public final class CursesTerminal {
 
     // MARK: Signals
 
-    /// Set by SIGTERM, SIGHUP or SIGINT: the loop quits as after `q`.
+    /// The signal (SIGTERM, SIGHUP or SIGINT) that asked the browser to end: the loop quits as
+    /// after `q`, and the process exits as that signal's default would say (128 + its number).
     nonisolated(unsafe) public static var signalled: sig_atomic_t = 0
 
     private static func installSignalHandlers() {
         for signal in [SIGTERM, SIGHUP, SIGINT] {
-            Glibc.signal(signal) { _ in CursesTerminal.signalled = 1 }
+            Glibc.signal(signal) { number in CursesTerminal.signalled = number }
         }
         // A crash leaves the terminal usable: curses' state is given back before the default
         // action (a core dump, the message) runs.

@@ -1,0 +1,169 @@
+import XCTest
+import Foundation
+
+/// `btlog browse` in a real terminal: tmux plays it (terminfo, keys, resizes), as a user's
+/// terminal over ssh would. What the screen shows after each key is read back from tmux; the
+/// terminal must be given back on quit and on SIGTERM. Reference tier (it needs tmux).
+final class BrowseTerminalTests: XCTestCase {
+    /// A tmux session running one command in a pane of the given size.
+    final class Pane {
+        let tmux: String
+        let name: String
+
+        init(tmux: String, command: String, width: Int = 120, height: Int = 40, environment: [String: String] = [:]) throws {
+            self.tmux = tmux
+            name = "btlog-test-\(getpid())-\(UInt32.random(in: 0 ... .max))"
+            let exports = environment.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            // The shell prints how btlog ended, then waits: the pane stays to be read.
+            let script = "\(exports.isEmpty ? "" : "export \(exports); ")\(command); echo \"EXIT:$?\"; sleep 600"
+            // Spawned and waited for directly: the client starts a server that lives on (it
+            // must hold no pipe of ours), and Foundation's Process was seen never to notice the
+            // client's exit here.
+            let arguments = [tmux, "-L", name, "-f", "/dev/null", "new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)",
+                             "sh", "-c", script]
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+            let argv = arguments.map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            var pid: pid_t = 0
+            XCTAssertEqual(posix_spawn(&pid, tmux, &actions, nil, argv, environ), 0)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            XCTAssertEqual(status, 0)
+        }
+
+        deinit { _ = try? Tool.run(tmux, ["-L", name, "kill-server"]) }
+
+        func keys(_ keys: String...) throws {
+            try Tool.run(tmux, ["-L", name, "send-keys", "-t", name] + keys)
+        }
+
+        /// Text typed as is (no key names).
+        func type(_ text: String) throws {
+            try Tool.run(tmux, ["-L", name, "send-keys", "-t", name, "-l", text])
+        }
+
+        func screen(escapes: Bool = false) throws -> String {
+            try Tool.run(tmux, ["-L", name, "capture-pane", "-p", "-t", name] + (escapes ? ["-e"] : [])).out
+        }
+
+        /// Waits (up to 15 s) for the screen to satisfy `condition`; fails with the screen otherwise.
+        @discardableResult
+        func wait(for what: String, escapes: Bool = false, file: StaticString = #filePath, line: UInt = #line,
+                  _ condition: (String) -> Bool) throws -> String {
+            let deadline = Date().addingTimeInterval(15)
+            var text = ""
+            while Date() < deadline {
+                text = try screen(escapes: escapes)
+                if condition(text) { return text }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            XCTFail("waited for \(what); the screen:\n\(text)", file: file, line: line)
+            return text
+        }
+
+        func resize(width: Int, height: Int) throws {
+            try Tool.run(tmux, ["-L", name, "resize-window", "-t", name, "-x", "\(width)", "-y", "\(height)"])
+        }
+
+        var panePID: Int32? {
+            (try? Tool.run(tmux, ["-L", name, "list-panes", "-t", name, "-F", "#{pane_pid}"]).out)
+                .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }
+    }
+
+    func tmux() throws -> String {
+        guard let path = Reference.consumer("tmux") else { throw Reference.skip("tmux") }
+        return path
+    }
+
+    static func fixture(_ name: String) -> String { Tool.root.appendingPathComponent("Fixtures/" + name).path }
+
+    func testKeysFilterSearchResizeAndQuit() throws {
+        let pane = try Pane(tmux: try tmux(), command: "'\(Tool.btlog)' browse '\(Self.fixture("le-heart-rate.btsnoop"))'",
+                            environment: ["LANG": "C.UTF-8"])
+        var screen = try pane.wait(for: "the capture read") { $0.contains("Packet 1: HCI Command") && $0.contains("141 packets (4 errors)") }
+        XCTAssertTrue(screen.hasPrefix("     #    Time"), screen)
+        // End: the last packet, opened into its tree and bytes.
+        try pane.keys("End")
+        screen = try pane.wait(for: "packet 141") { $0.contains("Packet 141: ") }
+        XCTAssertTrue(screen.contains("── Bytes ("), screen)
+        // The filter field: an error with its caret under the mistake, then a filter applied.
+        try pane.keys("f")
+        try pane.type("att.opcode == read_rex")
+        screen = try pane.wait(for: "the filter's error") { $0.contains("'read_rex' is not a value of att.opcode") }
+        let lines = screen.components(separatedBy: "\n")
+        let field = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("Filter: att.opcode == read_rex") }, screen)
+        XCTAssertEqual(lines[field + 1].firstIndex(of: "^").map { lines[field + 1].distance(from: lines[field + 1].startIndex, to: $0) },
+                       "Filter: att.opcode == ".count, screen)
+        try pane.keys("BSpace", "BSpace")
+        try pane.type("eq")
+        try pane.keys("Enter")
+        screen = try pane.wait(for: "the filtered list") { $0.contains("14 packets (1 error)") && !$0.contains("filtering") }
+        XCTAssertEqual(screen.components(separatedBy: "\n").filter { $0.range(of: #"^ +\d+ .*Read Request - Handle"#, options: .regularExpression) != nil }.count,
+                       14, screen)
+        // Search, then the tree of what it found.
+        try pane.keys("c", "g", "/")
+        try pane.type("Pairing Failed")
+        try pane.keys("Enter")
+        screen = try pane.wait(for: "the search's match") { $0.contains("Packet 135: SMP Receive") }
+        try pane.keys("Enter", "Down")
+        screen = try pane.wait(for: "a field selected") { $0.contains("    Code: Pairing Failed") || $0.contains("Code:") }
+        // Resizing re-lays the panes in the new size.
+        try pane.resize(width: 70, height: 20)
+        screen = try pane.wait(for: "the smaller screen") { text in
+            let rows = text.components(separatedBy: "\n")
+            return rows.allSatisfy { $0.count <= 70 } && rows.contains { $0.hasPrefix(" le-heart-rate.btsnoop") }
+        }
+        // q: the terminal is given back, the browser's screen gone, the exit status 0.
+        try pane.keys("q")
+        screen = try pane.wait(for: "btlog's exit") { $0.contains("EXIT:") }
+        XCTAssertTrue(screen.contains("EXIT:0"), screen)
+        XCTAssertFalse(screen.contains("le-heart-rate.btsnoop"), "the alternate screen was left:\n\(screen)")
+    }
+
+    /// Colours as `show` uses them (an error row red), none with NO_COLOR; SIGTERM gives the
+    /// terminal back and exits as SIGTERM says (143).
+    func testColoursAndSIGTERM() throws {
+        let tmux = try tmux()
+        // (swift test sets NO_COLOR for the tests it runs: the coloured browser runs without it.)
+        let coloured = try Pane(tmux: tmux, command: "unset NO_COLOR; '\(Tool.btlog)' browse '\(Self.fixture("le-heart-rate.btsnoop"))'",
+                                environment: ["LANG": "C.UTF-8", "TERM": "xterm-256color"])
+        try coloured.wait(for: "the capture read") { $0.contains("Packet 1: ") && $0.contains("141 packets") }
+        try coloured.keys(":")
+        try coloured.type("135")
+        try coloured.keys("Enter", "Down")
+        let escapes = try coloured.wait(for: "packet 136 selected", escapes: true) { $0.contains("Packet 136") }
+        let errorRow = try XCTUnwrap(escapes.components(separatedBy: "\n").first { $0.contains("Pairing Failed - Reason") })
+        XCTAssertTrue(errorRow.contains("\u{1B}[31m"), "an error row is red: \(errorRow.debugDescription)")
+
+        let plain = try Pane(tmux: tmux, command: "'\(Tool.btlog)' browse '\(Self.fixture("le-heart-rate.btsnoop"))'",
+                             environment: ["LANG": "C.UTF-8", "TERM": "xterm-256color", "NO_COLOR": "1"])
+        let text = try plain.wait(for: "the list", escapes: true) { $0.contains("Packet 1: ") }
+        XCTAssertFalse(text.contains("\u{1B}[31m") || text.contains("\u{1B}[34m") || text.contains("\u{1B}[35m"), "NO_COLOR: no colour")
+        XCTAssertNotNil(text.range(of: "\u{1B}\\[([0-9]+;)*7(;[0-9]+)*m", options: .regularExpression), "the selection is still shown, in reverse video")
+
+        // SIGTERM to btlog (the shell's child).
+        let shell = try XCTUnwrap(coloured.panePID)
+        let children = try Tool.run("/usr/bin/pgrep", ["-P", "\(shell)", "btlog"]).out.split(separator: "\n")
+        let browser = try XCTUnwrap(children.first.flatMap { Int32($0) }, "btlog's pid")
+        kill(browser, SIGTERM)
+        let after = try coloured.wait(for: "btlog's exit") { $0.contains("EXIT:") }
+        XCTAssertTrue(after.contains("EXIT:143"), after)
+        XCTAssertFalse(after.contains("le-heart-rate.btsnoop"), "the terminal was given back:\n\(after)")
+    }
+
+    /// Without a terminal, browse says so instead of drawing into a pipe.
+    func testBrowseNeedsATerminal() throws {
+        let result = try Tool.run(Tool.btlog, ["browse", Self.fixture("le-heart-rate.btsnoop")])
+        XCTAssertEqual(result.status, 2)
+        XCTAssertTrue(result.err.contains("browse needs a terminal"), result.err)
+        let bad = try Tool.run(Tool.btlog, ["browse", "-f", "att.opcod == 1", Self.fixture("le-heart-rate.btsnoop")])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.err.contains("^~~~~~~~~"), bad.err)
+        let missing = try Tool.run(Tool.btlog, ["browse", "/nonexistent.btsnoop"])
+        XCTAssertNotEqual(missing.status, 0)
+    }
+}
