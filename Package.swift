@@ -47,7 +47,7 @@ let package = Package(
         ], swiftSettings: fast),
         .executableTarget(name: "btlog-fixtures", dependencies: ["BTFixtures", "BTCapture", "BTFuzz"]),
         // What untrusted bytes reach, one entry point per fuzz target (Scripts/fuzz.sh).
-        .target(name: "BTFuzz", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTRender", "BTFixtures"]),
+        .target(name: "BTFuzz", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTRender", "BTBrowse", "BTFixtures"]),
         .executableTarget(name: "btlog-fuzz", dependencies: ["BTFuzz"]),
         .testTarget(name: "BTCaptureTests", dependencies: ["BTCapture", "BTFixtures"]),
         .testTarget(name: "BTDecodeTests", dependencies: ["BTCapture", "BTDecode", "BTFixtures"], exclude: ["Captures"]),

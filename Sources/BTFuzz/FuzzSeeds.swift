@@ -156,6 +156,12 @@ public enum FuzzSeeds {
                 if start / max(runLength, frames.count / 60) % 3 == 0 {
                     try save(.redact, "\(name)-\(start).bin", DecoderInput.encode(run))
                 }
+                // The browser over the longer runs too, with key scripts a user would press.
+                if start / max(runLength, frames.count / 60) % 3 == 2 {
+                    let long = Array(frames[start ..< min(start + 3 * runLength, frames.count)])
+                    let script = ["jjjG\nkk-+\tjj", "fatt.op\t\n", "/ack\nnnN:10\n", "AOEHTDcgGjjjc", "fhat{0x1 \njj\tc?x"][(start / max(runLength, frames.count / 60)) % 5]
+                    try save(.browse, "\(name)-\(start).bin", BrowseInput.encode(keys: script, frames: long))
+                }
                 // Statistics follow links over longer runs: a third of them, three runs long.
                 if start / max(runLength, frames.count / 60) % 3 == 1 {
                     try save(.stats, "\(name)-\(start).bin", DecoderInput.encode(Array(frames[start ..< min(start + 3 * runLength, frames.count)])))

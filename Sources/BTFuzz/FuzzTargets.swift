@@ -1,3 +1,4 @@
+import BTBrowse
 import BTCapture
 import Foundation
 import BTDecode
@@ -69,6 +70,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// mutations reach the record headers and timestamps of real captures (a timestamp years
     /// from the others, lengths at their limits).
     case capture
+    /// `btlog browse` driven by keys over a capture: [key count][keys, a byte each][DecoderInput
+    /// records]. Every key (movement, the filter field and its completion, quick filters,
+    /// search, go to, folding, clicks, resizes) is handed to the model and the screen drawn;
+    /// the selection stays within the rows and the tree, the grid is the screen's size.
+    case browse
 
     /// Runs the input; returns normally for every input (errors are the expected outcome of
     /// most inputs), crashes only on a bug.
@@ -120,6 +126,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             StatsInput.run(input)
         case .capture:
             CaptureFileInput.run(input)
+        case .browse:
+            BrowseInput.run(input)
         case .notes:
             guard let document = try? NotesDocument.parse(Data(input)) else { return }
             guard let again = try? NotesDocument.parse(document.serialized()), again == document else {

@@ -41,6 +41,9 @@ struct Capture: ParsableCommand {
     @Flag(help: "List the controllers (index, address, type, bus, manufacturer, name, state) and exit.")
     var list = false
 
+    @Flag(help: "Browse the packets as they arrive, in btlog browse's window, instead of printing them; -w still writes every frame (and F and C annotate that file). q ends the capture.")
+    var browse = false
+
     /// Read monitor datagrams from this descriptor instead of the kernel (tests feed a socketpair).
     @Option(name: .customLong("monitor-fd"), help: ArgumentHelp(visibility: .private))
     var monitorFD: Int32?
@@ -59,6 +62,12 @@ struct Capture: ParsableCommand {
         }
         if let user, user.isEmpty { throw ValidationError("--user takes a user name") }
         if format != nil && writePath == nil { throw ValidationError("--format applies to the -w file; give -w FILE") }
+        if browse {
+            if quiet || writePath == "-" { throw ValidationError("--browse shows the packets; not with -q or -w -") }
+            if display.tree || display.fields != nil || display.collapse || limit.count != nil || selection.packets != nil {
+                throw ValidationError("--browse has its own views and filters; not with -V, --fields, --collapse, -c or --packets")
+            }
+        }
     }
 
     func run() throws {

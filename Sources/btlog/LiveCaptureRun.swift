@@ -1,7 +1,9 @@
+import BTBrowse
 import BTCapture
 import BTDecode
 import BTQuery
 import BTRender
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -59,6 +61,7 @@ final class LiveCaptureRun {
         announce()
 
         let decoders = try command.decoding.prepare()
+        if command.browse { return try browse(decoders: decoders) }
         var run = PrintedRun(decoders: decoders, stages: try command.selection.stages(count: command.limit.count), mode: command.display.mode,
                              options: command.display.renderOptions(for: out))
         run.quiet = command.quiet || toStdout
@@ -90,6 +93,41 @@ final class LiveCaptureRun {
             StandardError.error(failure)
             throw Failure(code: 1)
         }
+    }
+
+    /// `capture --browse`: the frames go to the -w file and to the browser as they arrive; the
+    /// capture ends when the browser does, and the status line is printed once the terminal is back.
+    private func browse(decoders: DecoderFactory) throws {
+        let index = PacketIndex(decoder: decoders.make(buildsDisplayText: false))
+        let loader = CaptureLoader(index: index)
+        loader.tap = { [self] frame in try record(frame) }
+        loader.start(LiveFrameReader(receiver: receiver, name: "monitor"), live: true)
+        let notes = command.writePath.map { NotesStore.path(forCapture: $0, notes: nil) }
+        var browseError: Error?
+        do {
+            try BrowseLoop.run(index: index, loader: loader, source: command.writePath.map { ($0 as NSString).lastPathComponent } ?? "HCI monitor",
+                               time: command.display.time, follows: true, colours: command.display.color != .never
+                                   && (command.display.color == .always || getenv("NO_COLOR").map { $0.pointee == 0 } ?? true),
+                               filter: command.selection.filter ?? "", quick: command.selection.quickFilters,
+                               notesPath: notes, capturePath: command.writePath)
+        } catch {
+            browseError = error
+        }
+        receiver.requestStop()
+        loader.waitUntilFinished()
+        receiver.waitUntilFinished()
+        var failure = loader.error
+        if failure == nil {
+            do { try writer?.close() } catch let error as CaptureError { failure = error.message }
+        }
+        if let message = failure, let kept = outputFile?.abandon(), !kept.isEmpty { failure = "\(message); \(kept)" }
+        if case .failed(let message) = receiver.stopReason { failure = failure ?? "capture: \(message)" }
+        StandardError.write(statusLine(index.statistics) + "\n")
+        if let failure {
+            StandardError.error(failure)
+            throw Failure(code: 1)
+        }
+        if let browseError { throw browseError }
     }
 
     private func record(_ frame: Frame) throws {

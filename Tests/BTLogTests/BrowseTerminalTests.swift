@@ -1,5 +1,6 @@
 import XCTest
 import Foundation
+import BTCapture
 
 /// `btlog browse` in a real terminal: tmux plays it (terminfo, keys, resizes), as a user's
 /// terminal over ssh would. What the screen shows after each key is read back from tmux; the
@@ -154,6 +155,94 @@ final class BrowseTerminalTests: XCTestCase {
         XCTAssertTrue(after.contains("EXIT:143"), after)
         XCTAssertFalse(after.contains("le-heart-rate.btsnoop"), "the terminal was given back:\n\(after)")
     }
+
+    /// `--follow`: packets another program appends join the list; the list follows them while
+    /// its last row is selected, and leaves a user reading an older packet where they are.
+    func testFollowAGrowingFile() throws {
+        let tmux = try tmux()
+        let path = temporaryPath("growing.btsnoop")
+        let writer = try CaptureWriters.make(.btsnoopMonitor, sink: try OutputFile(path: path))
+        var time: Int64 = 1_700_000_000_000_000
+        func append(_ count: Int) throws {
+            for _ in 0 ..< count {
+                time += 1000
+                try writer.write(Frame(timestamp: time, kind: .command, direction: .sent, bytes: [0x03, 0x0C, 0x00]))
+                time += 1000
+                try writer.write(Frame(timestamp: time, kind: .event, direction: .received, bytes: [0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00]))
+            }
+            try writer.flush()
+        }
+        try append(5)
+        let pane = try Pane(tmux: tmux, command: "'\(Tool.btlog)' browse --follow '\(path)'", environment: ["LANG": "C.UTF-8"])
+        try pane.wait(for: "the first packets") { $0.contains("10 packets (0 errors)") }
+        // The last row selected: new packets are followed.
+        try pane.keys("End")
+        try pane.wait(for: "packet 10 selected") { $0.contains("Packet 10: HCI Event") }
+        try append(10)
+        try pane.wait(for: "the list following the new packets") { $0.contains("30 packets") && $0.contains("Packet 30: HCI Event") }
+        // An older packet selected: the list grows, the selection stays.
+        try pane.keys("g")
+        try pane.wait(for: "packet 1 selected") { $0.contains("Packet 1: HCI Command") }
+        try append(5)
+        let screen = try pane.wait(for: "the new packets listed") { $0.contains("40 packets") }
+        XCTAssertTrue(screen.contains("Packet 1: HCI Command"), screen)
+        try pane.keys("q")
+        try pane.wait(for: "btlog's exit") { $0.contains("EXIT:0") }
+        try writer.close()
+    }
+
+    /// `capture --browse`: the monitor's frames (a socketpair standing in for the kernel's
+    /// socket, fed through a FIFO by a relay in the pane) listed as they arrive, written to -w;
+    /// q ends the capture and prints its status line once the terminal is back.
+    func testCaptureBrowse() throws {
+        let tmux = try tmux()
+        let folder = (temporaryPath("x") as NSString).deletingLastPathComponent
+        let fifo = folder + "/monitor.fifo", relay = folder + "/relay.py", written = folder + "/live.btsnoop"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        try Self.relay.write(toFile: relay, atomically: true, encoding: .utf8)
+        let pane = try Pane(tmux: tmux, command: "python3 '\(relay)' '\(fifo)' '\(Tool.btlog)' capture --browse --monitor-fd 3 -w '\(written)'",
+                            environment: ["LANG": "C.UTF-8"])
+        let feed = try XCTUnwrap(FileHandle(forWritingAtPath: fifo)) // opened once the relay reads it
+        func send(_ opcode: UInt16, _ index: UInt16, _ payload: [UInt8]) {
+            let datagram = MonitorDatagram.bytes(opcode: opcode, controller: index, payload: payload)
+            feed.write(Data((datagram.map { String(format: "%02x", $0) }.joined() + "\n").utf8))
+        }
+        send(0, 0, [0, 0, 0x55, 0x44, 0x33, 0x22, 0x11, 0x00] + Array("hci0".utf8) + [0, 0, 0, 0])
+        send(2, 0, [0x03, 0x0C, 0x00])
+        send(3, 0, [0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00])
+        try pane.wait(for: "the live packets") { $0.contains("3 packets (0 errors)") && $0.contains("Command Complete: Reset") }
+        try pane.keys("End")
+        send(2, 0, [0x14, 0x0C, 0x00])
+        try pane.wait(for: "a packet that arrived later, followed") { $0.contains("Packet 4: HCI Command") && $0.contains("Read Local Name") }
+        try pane.keys("q")
+        try feed.close() // the relay waits for the FIFO's end, then for btlog
+        let after = try pane.wait(for: "the capture's end") { $0.contains("EXIT:") }
+        XCTAssertTrue(after.contains("EXIT:0"), after)
+        XCTAssertTrue(after.contains("btlog: 4 frames captured"), after)
+        let frames = try CaptureInput.open(written)
+        var count = 0
+        while try frames.next() != nil { count += 1 }
+        XCTAssertEqual(count, 4, "every frame in the -w file")
+    }
+
+    /// Runs btlog with a socketpair's end as descriptor 3 and relays hex lines read from a FIFO
+    /// to the other end as datagrams (a shell has no socketpair to give).
+    static let relay = """
+    import os, socket, sys
+    fifo, btlog, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    pid = os.fork()
+    if pid == 0:
+        ours.close()
+        os.dup2(theirs.fileno(), 3)
+        os.execv(btlog, [btlog] + args)
+    theirs.close()
+    with open(fifo, "rb") as lines:
+        for line in lines:
+            ours.send(bytes.fromhex(line.decode().strip()))
+    status = os.waitpid(pid, 0)[1]
+    sys.exit(os.waitstatus_to_exitcode(status))
+    """
 
     /// Without a terminal, browse says so instead of drawing into a pipe.
     func testBrowseNeedsATerminal() throws {

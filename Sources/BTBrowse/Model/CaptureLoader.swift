@@ -12,6 +12,10 @@ public final class CaptureLoader: @unchecked Sendable { // the mutable state is 
     private var failure: String?
     private var warnings: [String] = []
     private var stopRequested = false
+    private let finished = NSCondition()
+
+    /// Sees every frame before the index does (`capture --browse` writes the -w file there).
+    public var tap: ((Frame) throws -> Void)?
 
     public init(index: PacketIndex) {
         self.index = index
@@ -47,7 +51,11 @@ public final class CaptureLoader: @unchecked Sendable { // the mutable state is 
         })
         pipeline.live = live
         pipeline.oneThread = true
-        pipeline.tap = { index.record($0) }
+        let tap = self.tap
+        pipeline.tap = { frame in
+            try tap?(frame)
+            index.record(frame)
+        }
         var sink = Sink(loader: self)
         do {
             try pipeline.run(reader, into: &sink)
@@ -56,7 +64,17 @@ public final class CaptureLoader: @unchecked Sendable { // the mutable state is 
         } catch {
             lock.withLock { failure = "\(error)" }
         }
+        finished.lock()
         lock.withLock { done = true }
+        finished.broadcast()
+        finished.unlock()
+    }
+
+    /// Waits until the reading has ended.
+    public func waitUntilFinished() {
+        finished.lock()
+        while !isFinished { finished.wait() }
+        finished.unlock()
     }
 
     private struct Sink: PacketSink {
