@@ -250,8 +250,15 @@ def main():
 
     report = render(args, results, scale)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    # The browser's section (Scripts/browse-bench.py writes it) is kept as it is.
+    kept = ""
+    if os.path.exists(args.out):
+        previous = open(args.out).read()
+        at = previous.find("## btlog browse against termshark")
+        if at >= 0:
+            kept = "\n" + previous[at:]
     with open(args.out, "w") as handle:
-        handle.write(report)
+        handle.write(report.rstrip("\n") + "\n" + kept if kept else report)
     print(report)
     print(f"bench: wrote {args.out}", file=sys.stderr)
 

@@ -277,8 +277,8 @@ public final class Browser {
         case .character("E"):
             quick.errorsOnly.toggle()
             applyFilters()
-        case .character("D"): toggleDevice()
-        case .character("H"): toggleHandle()
+        case .character("D"): toggle(\.devices, to: openPacket?.peer, lacking: "device address")
+        case .character("H"): toggle(\.handles, to: openPacket?.handle, lacking: "connection handle")
         case .character("T"): toggleType()
         case .character("F"): annotate { $0.flagged.toggle() }
         case .character("C"):
@@ -524,25 +524,15 @@ public final class Browser {
         applyFilters()
     }
 
-    private func toggleDevice() {
-        if !quick.devices.isEmpty {
-            quick.devices = []
-        } else if let peer = openPacket?.peer {
-            quick.devices = [peer]
+    /// A quick filter on one value of the selected packet (its device, its handle): on with
+    /// that value, or off when it was on.
+    private func toggle<Value>(_ filter: WritableKeyPath<QuickFilters, [Value]>, to value: Value?, lacking: String) {
+        if !quick[keyPath: filter].isEmpty {
+            quick[keyPath: filter] = []
+        } else if let value {
+            quick[keyPath: filter] = [value]
         } else {
-            message = "the selected packet names no device"
-            return
-        }
-        applyFilters()
-    }
-
-    private func toggleHandle() {
-        if !quick.handles.isEmpty {
-            quick.handles = []
-        } else if let handle = openPacket?.handle {
-            quick.handles = [handle]
-        } else {
-            message = "the selected packet has no connection handle"
+            message = "the selected packet has no \(lacking)"
             return
         }
         applyFilters()
