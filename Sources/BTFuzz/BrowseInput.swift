@@ -6,7 +6,7 @@ import BTDecode
 public enum BrowseInput {
     /// What a key byte presses: characters the browser and its fields use, the special keys,
     /// and (from the byte's high values) clicks, wheel turns and resizes placed by the byte.
-    static let characters = Array(#"jkgGbnN/:fAOEDHTcFC?-+= lhat.op0x1{}"("#)
+    static let characters = Array(#"jkgGbnN/:fAOEDHTcFC?-+= lhat.op0x1{}"(sd"#)
 
     static func key(_ byte: UInt8) -> BrowserKey {
         let special: [BrowserKey] = [.up, .down, .left, .right, .pageUp, .pageDown, .home, .end, .enter, .tab, .backTab,

@@ -314,6 +314,59 @@ final class BrowserTests: XCTestCase {
         XCTAssertTrue(live.message?.hasPrefix("no notes file") ?? false)
     }
 
+    /// s, a and d: `btlog stats`, `btlog gatt` and `btlog diagnose` of the capture, line for
+    /// line as the commands make them, scrolled and closed with the usual keys.
+    func testWholeCaptureReports() throws {
+        let fixture = "le-heart-rate.btsnoop"
+        let path = PacketIndexTests.root.appendingPathComponent("Fixtures/" + fixture).path
+        // What the commands make, from a first pass of their own.
+        let decoder = Decoder(options: DecodeOptions(buildsDisplayText: false, keepsLastValues: true))
+        var pipeline = PacketPipeline(decoder: decoder, onWarning: { _ in })
+        var collector = StatisticsCollector()
+        collector.beginFile(fixture)
+        try pipeline.run(try CaptureInput.open(path), into: &collector)
+        collector.endFile(session: decoder.session)
+        let report = collector.finish(vendors: VendorNames.system)
+        let statistics = StatisticsReport(report, style: Style(enabled: false)).lines
+        let problems = Diagnosis.problems(in: report)
+        XCTAssertFalse(problems.isEmpty)
+        let diagnosis = DiagnosisReport(problems, packets: report.totals.packets, files: [fixture], style: Style(enabled: false)).lines
+        let out = OutputWriter(fd: -1, capacity: 1 << 24)
+        try GATTReport(session: decoder.session, style: Style(enabled: false)).render(to: out)
+        let gatt = out.drain { String(decoding: $0, as: UTF8.self) }.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        XCTAssertGreaterThan(gatt.count, 10)
+
+        let browser = try Self.browser(fixture, height: 30)
+        func shown(_ key: Character) throws -> [String] {
+            Self.press(browser, [.character(key)])
+            let deadline = Date().addingTimeInterval(20)
+            while browser.report?.lines == nil && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            return try XCTUnwrap(browser.report?.lines)
+        }
+        XCTAssertEqual(try shown("s"), statistics)
+        // On screen: the title and the first lines, in place of the tree; scrolled a page.
+        var grid = BrowserScreen().draw(browser)
+        XCTAssertTrue(grid.lines[browser.layout.treeTop - 1].contains("Statistics · lines 1-"), grid.lines[browser.layout.treeTop - 1])
+        XCTAssertEqual(grid.lines[browser.layout.treeTop], statistics[0].replacingOccurrences(of: " +$", with: "", options: .regularExpression))
+        Self.press(browser, [.pageDown])
+        XCTAssertGreaterThan(browser.reportTop, 0)
+        grid = BrowserScreen().draw(browser)
+        XCTAssertEqual(grid.lines[browser.layout.treeTop],
+                       statistics[browser.reportTop].replacingOccurrences(of: " +$", with: "", options: .regularExpression))
+        Self.press(browser, [.end])
+        XCTAssertEqual(browser.reportTop, statistics.count - (browser.layout.statusRow - browser.layout.treeTop))
+        XCTAssertEqual(try shown("a"), gatt)
+        XCTAssertEqual(try shown("d"), diagnosis)
+        // Keys the report does not take still work: the go-to field opens over it.
+        Self.press(browser, [.character(":")])
+        XCTAssertEqual(browser.input?.purpose, .goTo)
+        Self.press(browser, [.escape])
+        XCTAssertNotNil(browser.report)
+        Self.press(browser, [.escape])
+        XCTAssertNil(browser.report)
+        XCTAssertTrue(BrowserScreen().draw(browser).lines[browser.layout.treeTop - 1].contains("Packet "))
+    }
+
     /// Clicks select, a double click opens a layer or folds it, the wheel scrolls what is under it.
     func testTheMouse() throws {
         let browser = try Self.browser("le-heart-rate.btsnoop")

@@ -49,6 +49,9 @@ public final class Browser {
     /// A line for the user: what a key did, a search that found nothing, a completion's choices.
     public private(set) var message: String?
     public private(set) var showsHelp = false
+    /// A whole-capture report shown in place of the tree and bytes (s, a, d), and its first line on screen.
+    public private(set) var report: CaptureReports?
+    public private(set) var reportTop = 0
     public private(set) var quits = false
     /// The bytes pane's first line on screen.
     public private(set) var bytesTop = 0
@@ -262,7 +265,11 @@ public final class Browser {
             return
         }
         message = nil
+        if report != nil, reportKey(key) { return tick() }
         switch key {
+        case .character("s"): showReport(.statistics)
+        case .character("a"): showReport(.gatt)
+        case .character("d"): showReport(.diagnosis)
         case .character("q"), .control("c"): quits = true
         case .character("?"): showsHelp = true
         case .tab: focus = Pane.allCases[(Pane.allCases.firstIndex(of: focus)! + 1) % Pane.allCases.count]
@@ -302,6 +309,35 @@ public final class Browser {
             }
         }
         tick()
+    }
+
+    /// Opens a whole-capture report over the packets loaded so far (again: made anew).
+    private func showReport(_ kind: CaptureReports.Kind) {
+        report = CaptureReports(kind, index: index, source: source)
+        reportTop = 0
+    }
+
+    /// Keys while a report is shown: scrolling it, and closing it (Esc, or its own key);
+    /// false for a key the report leaves to the browser.
+    private func reportKey(_ key: BrowserKey) -> Bool {
+        let lines = report?.lines?.count ?? 0
+        let page = max(1, layout.statusRow - layout.treeTop)
+        switch key {
+        case .escape, .character("s") where report?.kind == .statistics, .character("a") where report?.kind == .gatt,
+             .character("d") where report?.kind == .diagnosis:
+            report = nil
+            return true
+        case .up, .character("k"): reportTop -= 1
+        case .down, .character("j"): reportTop += 1
+        case .pageUp, .character("b"): reportTop -= page
+        case .pageDown, .character(" "): reportTop += page
+        case .home, .character("g"): reportTop = 0
+        case .end, .character("G"): reportTop = lines
+        case .wheel(let row, _, let down) where row >= layout.treeTop - 1 && row < layout.statusRow: reportTop += down ? 3 : -3
+        default: return false
+        }
+        reportTop = max(0, min(reportTop, lines - page))
+        return true
     }
 
     private func listKey(_ key: BrowserKey) {
@@ -740,6 +776,7 @@ public final class Browser {
         ("c", "clear the filter and every toggle"),
         ("/  n N", "search the rows (a regular expression) · next / previous match"),
         ("F  C", "flag / unflag the packet · comment on it (kept beside the capture, as btlog annotate)"),
+        ("s a d", "statistics · GATT databases · diagnosis of the capture, in place of the tree (Esc closes)"),
         (":", "go to a packet number"),
         ("mouse", "click selects, double-click opens or folds, wheel scrolls"),
         ("?", "this help (any key closes it)"),

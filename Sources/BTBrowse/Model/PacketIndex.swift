@@ -131,6 +131,25 @@ public final class PacketIndex: @unchecked Sendable { // every stored property i
         replay.session.upcoming = nil
     }
 
+    /// Every recorded packet decoded again in order by a decoder of its own with `options`
+    /// (`btlog gatt` keeps each handle's last value), from an empty Session, as the first pass
+    /// decoded them; returns the Session at the end (what the whole-capture reports read).
+    public func decodeAll(options: DecodeOptions, _ body: (inout Packet) throws -> Void) rethrows -> Session {
+        let replay = Decoder(options: options)
+        let cursor = ReplayCursor()
+        replay.session.upcoming = { [weak self, cursor] distance in self?.frame(at: cursor.index + distance) }
+        var packet = replay.blankPacket()
+        var position = 0
+        while let frame = frame(at: position) {
+            cursor.index = position
+            replay.decode(frame, into: &packet)
+            try body(&packet)
+            position += 1
+        }
+        replay.session.upcoming = nil
+        return replay.session
+    }
+
     /// One packet, decoded again with its display text (the tree of the selected packet).
     public func packet(at index: Int) -> Packet? {
         guard index >= 0, index < count else { return nil }

@@ -26,8 +26,12 @@ public struct BrowserScreen {
         }
         let layout = browser.layout
         drawList(browser, into: &grid)
-        drawTree(browser, into: &grid, layout: layout)
-        drawBytes(browser, into: &grid, layout: layout)
+        if let report = browser.report {
+            drawReport(report, top: browser.reportTop, into: &grid, layout: layout)
+        } else {
+            drawTree(browser, into: &grid, layout: layout)
+            drawBytes(browser, into: &grid, layout: layout)
+        }
         drawStatus(browser, into: &grid, layout: layout)
         return grid
     }
@@ -127,6 +131,25 @@ public struct BrowserScreen {
                 grid.clear(row: y, look: look)
             }
             grid.put(text, row: y, column: 0, look: look)
+        }
+    }
+
+    // MARK: A report
+
+    /// A whole-capture report in the rows of the tree and the bytes.
+    func drawReport(_ report: CaptureReports, top: Int, into grid: inout CellGrid, layout: Browser.Layout) {
+        let first = layout.treeTop - 1
+        for row in first ..< layout.statusRow { grid.clear(row: row) }
+        guard let lines = report.lines else {
+            title(report.kind.rawValue + " (reading the capture…)", row: first, focused: true, into: &grid)
+            return
+        }
+        let shown = layout.statusRow - layout.treeTop
+        let end = min(lines.count, top + shown)
+        let position = lines.count > shown ? " · lines \(top + 1)-\(end) of \(lines.count)" : ""
+        title(report.kind.rawValue + position + " · Esc closes", row: first, focused: true, into: &grid)
+        for (offset, line) in lines[min(top, lines.count) ..< end].enumerated() {
+            grid.put(line, row: layout.treeTop + offset, column: 0)
         }
     }
 
