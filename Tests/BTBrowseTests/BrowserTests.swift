@@ -215,6 +215,14 @@ final class BrowserTests: XCTestCase {
         XCTAssertEqual(browser.openPacket?.frame.number, 141)
         Self.press(browser, [.character("N")])
         XCTAssertEqual(browser.openPacket?.frame.number, hits.last)
+        // Tab: the search reads every line of the tree. SMP's "Code: Pairing Failed (0x05)" is
+        // a line of packet 135's tree, in no row.
+        Self.press(browser, [.character("g"), .character("/"), .control("u")] + Self.type("Code: Pairing Failed") + [.enter])
+        XCTAssertEqual(browser.message, "\"Code: Pairing Failed\" not found below", "not in any row")
+        Self.press(browser, [.character("/"), .tab, .enter])
+        XCTAssertTrue(browser.searchesTree)
+        XCTAssertEqual(browser.openPacket?.frame.number, 135)
+        XCTAssertTrue(browser.filterSummary.contains("search (tree): "))
         Self.press(browser, [.character("/"), .control("u")] + Self.type("(unclosed") + [.enter])
         XCTAssertTrue(browser.message?.hasPrefix("search: ") ?? false, browser.message ?? "")
     }
@@ -392,7 +400,11 @@ final class BrowserTests: XCTestCase {
             Self.press(browser, [key])
             _ = BrowserScreen().draw(browser)
         }
-        Self.press(browser, [.resize(width: 40, height: 10)])
+        // A field open on a screen too small to show it (the fuzzer's find: the cursor's cell
+        // was read outside the grid).
+        Self.press(browser, [.resize(width: 40, height: 3), .character("f"), .character("x")])
+        _ = BrowserScreen().draw(browser)
+        Self.press(browser, [.escape, .resize(width: 40, height: 10)])
         XCTAssertTrue(BrowserScreen().draw(browser).lines.contains { $0.contains("The capture holds no packet.") })
     }
 }

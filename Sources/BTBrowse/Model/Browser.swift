@@ -46,6 +46,8 @@ public final class Browser {
     public private(set) var scan: MatchScan?
     /// The search applied (n and N find its next and previous match; rows it matches are marked).
     public private(set) var searchPattern: TextPattern?
+    /// Whether the search reads every line of each packet's tree (as `grep -V`), not its row alone.
+    public private(set) var searchesTree = false
     /// A line for the user: what a key did, a search that found nothing, a completion's choices.
     public private(set) var message: String?
     public private(set) var showsHelp = false
@@ -214,7 +216,7 @@ public final class Browser {
 
     /// Whether the search marks this row.
     public func searchMatches(_ row: Row) -> Bool {
-        searchPattern?.matches(row.text) ?? false
+        !searchesTree && (searchPattern?.matches(row.text) ?? false)
     }
 
     // MARK: Status
@@ -242,7 +244,7 @@ public final class Browser {
         if !quick.devices.isEmpty { parts.append("device \(quick.devices.map(\.description).joined(separator: ","))") }
         if !quick.handles.isEmpty { parts.append("handle \(quick.handles.map { Hex.format(UInt64($0), width: 4) }.joined(separator: ","))") }
         if !quick.types.isEmpty { parts.append("type \(quick.types.joined(separator: ","))") }
-        if let searchPattern { parts.append("search: \(searchPattern.source)") }
+        if let searchPattern { parts.append("search\(searchesTree ? " (tree)" : ""): \(searchPattern.source)") }
         return parts.joined(separator: " · ")
     }
 
@@ -275,7 +277,9 @@ public final class Browser {
         case .tab: focus = Pane.allCases[(Pane.allCases.firstIndex(of: focus)! + 1) % Pane.allCases.count]
         case .backTab: focus = Pane.allCases[(Pane.allCases.firstIndex(of: focus)! + 2) % Pane.allCases.count]
         case .character("f"): input = InputLine(.filter, text: filterText); validateInput()
-        case .character("/"): input = InputLine(.search, text: searchPattern?.source ?? "")
+        case .character("/"):
+            input = InputLine(.search, text: searchPattern?.source ?? "")
+            input?.searchesTree = searchesTree
         case .character(":"): input = InputLine(.goTo)
         case .character("n"): findMatch(forward: true)
         case .character("N"): findMatch(forward: false)
@@ -464,6 +468,7 @@ public final class Browser {
         case .enter:
             submit(line)
             return
+        case .tab where line.purpose == .search: line.searchesTree.toggle()
         case .tab where line.purpose == .filter:
             let found = FilterCompletion.complete(&line)
             message = found.count > 1 ? found.prefix(40).joined(separator: " ") + (found.count > 40 ? " …" : "") : nil
@@ -520,6 +525,7 @@ public final class Browser {
             }
             do {
                 searchPattern = try TextPattern(text)
+                searchesTree = line.searchesTree
                 findMatch(forward: true, includingSelected: true)
             } catch let error as TextPattern.CompileError {
                 message = "search: \(error.message) at offset \(error.offset)"
@@ -712,8 +718,8 @@ public final class Browser {
 
     // MARK: Search
 
-    /// Selects the next (or previous) listed packet whose row the search matches, decoding a
-    /// run of packets at a time from the saved Sessions.
+    /// Selects the next (or previous) listed packet whose row (or a line of whose tree) the
+    /// search matches, decoding a run of packets at a time from the saved Sessions.
     private func findMatch(forward: Bool, includingSelected: Bool = false) {
         guard let pattern = searchPattern else {
             message = "no search: press / to search"
@@ -726,6 +732,13 @@ public final class Browser {
         let several = index.severalControllers
         let step = index.interval
         var row = includingSelected ? selectedRow : selectedRow + (forward ? 1 : -1)
+        let tree = searchesTree
+        // The row, and with the tree scope every line of the packet's tree.
+        func matches(_ packet: Packet, at position: Int) -> Bool {
+            renderer.prepare(first: first, previous: position > 0 ? index.frame(at: position - 1)?.timestamp : nil, severalControllers: several)
+            if pattern.matches(renderer.plainRow(packet)) { return true }
+            return tree && PacketTree(packet, collapsed: []).lines.contains { pattern.matches($0.text) }
+        }
         // Rows in runs of `step`, each run's packets decoded from one saved Session.
         while row >= 0 && row < rows.count {
             let runRows = forward ? row ..< min(rows.count, row + step) : max(0, row - step + 1) ..< row + 1
@@ -735,18 +748,14 @@ public final class Browser {
             var hits: [Int] = []
             if high - low <= step * 8 {
                 var position = low
-                index.decode(low ..< high + 1, buildsDisplayText: false) { packet in
+                index.decode(low ..< high + 1, buildsDisplayText: tree) { packet in
                     defer { position += 1 }
-                    guard let r = wantedRows[position] else { return }
-                    renderer.prepare(first: first, previous: position > 0 ? index.frame(at: position - 1)?.timestamp : nil,
-                                     severalControllers: several)
-                    if pattern.matches(renderer.plainRow(packet)) { hits.append(r) }
+                    if let r = wantedRows[position], matches(packet, at: position) { hits.append(r) }
                 }
             } else {
                 for (p, r) in wantedRows.sorted(by: { $0.key < $1.key }) {
-                    index.decode(p ..< p + 1, buildsDisplayText: false) { packet in
-                        renderer.prepare(first: first, previous: p > 0 ? index.frame(at: p - 1)?.timestamp : nil, severalControllers: several)
-                        if pattern.matches(renderer.plainRow(packet)) { hits.append(r) }
+                    index.decode(p ..< p + 1, buildsDisplayText: tree) { packet in
+                        if matches(packet, at: p) { hits.append(r) }
                     }
                 }
             }
@@ -774,7 +783,7 @@ public final class Browser {
         ("A O E", "hide advertising · hide flow control · errors only (toggles)"),
         ("D H T", "only the selected packet's device · handle · type (toggles)"),
         ("c", "clear the filter and every toggle"),
-        ("/  n N", "search the rows (a regular expression) · next / previous match"),
+        ("/  n N", "search the rows (a regular expression; Tab: every tree line) · next / previous match"),
         ("F  C", "flag / unflag the packet · comment on it (kept beside the capture, as btlog annotate)"),
         ("s a d", "statistics · GATT databases · diagnosis of the capture, in place of the tree (Esc closes)"),
         (":", "go to a packet number"),

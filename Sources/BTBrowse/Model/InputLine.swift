@@ -13,6 +13,8 @@ public struct InputLine: Equatable {
     public private(set) var characters: [Character]
     /// Where the next character goes: 0 ... characters.count.
     public private(set) var cursor: Int
+    /// A search's scope: every line of each packet's tree, not its row alone (Tab toggles it).
+    public var searchesTree = false
 
     public init(_ purpose: Purpose, text: String = "") {
         self.purpose = purpose
@@ -26,7 +28,7 @@ public struct InputLine: Equatable {
     public var prompt: String {
         switch purpose {
         case .filter: return "Filter: "
-        case .search: return "Search: "
+        case .search: return searchesTree ? "Search tree: " : "Search rows: "
         case .goTo: return "Go to packet: "
         case .comment: return "Comment: "
         }

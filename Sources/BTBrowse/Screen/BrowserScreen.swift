@@ -219,7 +219,7 @@ public struct BrowserScreen {
         let first = max(0, input.cursor - room)
         grid.put(String(input.characters[first...]), row: row, column: start, look: Look(error != nil && colours ? .red : .plain))
         let cursorColumn = start + CellWidth.columns(String(input.characters[first ..< input.cursor]))
-        if cursorColumn < grid.width {
+        if cursorColumn < grid.width && row < grid.height { // a screen too small shows no field
             var cell = grid[row, cursorColumn]
             cell.look.reverse = true
             grid.put(cell.text.isEmpty ? " " : cell.text, row: row, column: cursorColumn, look: cell.look)
@@ -243,6 +243,9 @@ public struct BrowserScreen {
             grid.put(message, row: below, column: 0, look: Look(dim: true))
         } else if input.purpose == .filter {
             grid.put("Enter applies · Esc cancels · Tab completes field and value names", row: below, column: 0, look: Look(dim: true))
+        } else if input.purpose == .search {
+            grid.put("Enter searches · Esc cancels · Tab: search \(input.searchesTree ? "the rows" : "every line of the tree") instead",
+                     row: below, column: 0, look: Look(dim: true))
         }
     }
 
