@@ -21,15 +21,7 @@ struct Browse: ParsableCommand {
     @Flag(help: "Keep reading as another program writes the file (like tail -f); new packets join the list, which follows them while its last packet is selected.")
     var follow = false
 
-    @Option(name: [.customShort("f"), .customShort("Y"), .long],
-            help: ArgumentHelp("Start with this filter expression (the -f language of show; f changes it inside).", valueName: "EXPR"))
-    var filter: String?
-
-    @Option(help: ArgumentHelp("Start with these classes of bulk traffic hidden: nocp, adv, media, iso, sco (A and O toggle advertising and flow control inside).", valueName: "CLASS,..."))
-    var hide: [String] = []
-
-    @Flag(help: "Start listing only packets with an error (E toggles it inside).")
-    var errors = false
+    @OptionGroup(title: "Selection") var selection: SelectionOptionGroup
 
     @Option(help: ArgumentHelp("Time column: abs, rel, delta or epoch, as in show.", valueName: "abs|rel|delta|epoch"))
     var time: TimeFormatter.Mode = .abs
@@ -43,20 +35,11 @@ struct Browse: ParsableCommand {
 
     func validate() throws {
         if file == "-" { throw ValidationError("browse reads a capture file, not standard input (the keyboard is read from the terminal)") }
-        for word in hide.flatMap(CommaList.items) where QuickFilters.HiddenClass(rawValue: word.lowercased()) == nil {
-            throw ValidationError("--hide takes \(QuickFilters.HiddenClass.allCases.map(\.rawValue).joined(separator: ", ")), not '\(word)'")
-        }
-    }
-
-    var quickFilters: QuickFilters {
-        var quick = QuickFilters()
-        quick.errorsOnly = errors
-        quick.hidden = hide.flatMap(CommaList.items).compactMap { QuickFilters.HiddenClass(rawValue: $0.lowercased()) }
-        return quick
+        if selection.packets != nil { throw ValidationError("--packets does not apply to browse: ':' goes to a packet, f filters") }
     }
 
     func run() throws {
-        if let filter { _ = try PacketFilter(filter) } // a bad filter is a usage error, before the screen is taken
+        _ = try selection.stages() // a bad filter is a usage error, before the screen is taken
         guard isatty(0) != 0, isatty(1) != 0 else {
             StandardError.error("browse needs a terminal on standard input and output; 'btlog show' prints to a pipe or file")
             throw Failure(code: 2)
@@ -76,8 +59,8 @@ struct Browse: ParsableCommand {
         loader.start(reader, live: follow)
         let notesPath = NotesStore.path(forCapture: file, notes: notes.notes)
         try BrowseLoop.run(index: index, loader: loader, source: (file as NSString).lastPathComponent, time: time, follows: follow,
-                           colours: color != .never && (color == .always || getenv("NO_COLOR").map { $0.pointee == 0 } ?? true),
-                           filter: filter ?? "", quick: quickFilters, notesPath: notesPath, capturePath: file)
+                           colours: color.enabledOnTerminal, filter: selection.filter ?? "", quick: selection.quickFilters,
+                           notesPath: notesPath, capturePath: file)
     }
 }
 

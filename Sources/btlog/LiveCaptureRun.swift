@@ -106,8 +106,7 @@ final class LiveCaptureRun {
         var browseError: Error?
         do {
             try BrowseLoop.run(index: index, loader: loader, source: command.writePath.map { ($0 as NSString).lastPathComponent } ?? "HCI monitor",
-                               time: command.display.time, follows: true, colours: command.display.color != .never
-                                   && (command.display.color == .always || getenv("NO_COLOR").map { $0.pointee == 0 } ?? true),
+                               time: command.display.time, follows: true, colours: command.display.color.enabledOnTerminal,
                                filter: command.selection.filter ?? "", quick: command.selection.quickFilters,
                                notesPath: notes, capturePath: command.writePath)
         } catch {

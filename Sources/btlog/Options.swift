@@ -144,10 +144,15 @@ enum ColorChoice: String, ExpressibleByArgument, CaseIterable {
 
     /// auto: only on a terminal, and not when NO_COLOR is set to something.
     func enabled(for out: OutputWriter) -> Bool {
+        self == .auto ? out.isTerminal && enabledOnTerminal : enabledOnTerminal
+    }
+
+    /// For a view that owns the terminal (browse): auto means unless NO_COLOR is set to something.
+    var enabledOnTerminal: Bool {
         switch self {
         case .always: return true
         case .never: return false
-        case .auto: return out.isTerminal && !(getenv("NO_COLOR").map { $0.pointee != 0 } ?? false)
+        case .auto: return !(getenv("NO_COLOR").map { $0.pointee != 0 } ?? false)
         }
     }
 }

@@ -252,6 +252,9 @@ final class BrowseTerminalTests: XCTestCase {
         let bad = try Tool.run(Tool.btlog, ["browse", "-f", "att.opcod == 1", Self.fixture("le-heart-rate.btsnoop")])
         XCTAssertEqual(bad.status, 2)
         XCTAssertTrue(bad.err.contains("^~~~~~~~~"), bad.err)
+        let range = try Tool.run(Tool.btlog, ["browse", "--packets", "1-2", Self.fixture("le-heart-rate.btsnoop")])
+        XCTAssertEqual(range.status, 2)
+        XCTAssertTrue(range.err.contains("--packets does not apply to browse"), range.err)
         let missing = try Tool.run(Tool.btlog, ["browse", "/nonexistent.btsnoop"])
         XCTAssertNotEqual(missing.status, 0)
     }

@@ -241,6 +241,10 @@ public final class Browser {
         if quick.hidden.contains(.adv) { parts.append("advertising hidden") }
         if quick.hidden.contains(.nocp) { parts.append("flow control hidden") }
         if quick.errorsOnly { parts.append("errors only") }
+        if quick.flaggedOnly { parts.append("flagged only") }
+        if !quick.hidden.filter({ $0 != .adv && $0 != .nocp }).isEmpty {
+            parts.append("hidden: " + quick.hidden.filter { $0 != .adv && $0 != .nocp }.map(\.rawValue).joined(separator: ","))
+        }
         if !quick.devices.isEmpty { parts.append("device \(quick.devices.map(\.description).joined(separator: ","))") }
         if !quick.handles.isEmpty { parts.append("handle \(quick.handles.map { Hex.format(UInt64($0), width: 4) }.joined(separator: ","))") }
         if !quick.types.isEmpty { parts.append("type \(quick.types.joined(separator: ","))") }
