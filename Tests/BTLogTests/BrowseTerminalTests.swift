@@ -186,9 +186,15 @@ final class BrowseTerminalTests: XCTestCase {
         try append(5)
         let screen = try pane.wait(for: "the new packets listed") { $0.contains("40 packets") }
         XCTAssertTrue(screen.contains("Packet 1: HCI Command"), screen)
+        try writer.close()
+        // The file shrinks under the browser: reading stops and says why; what was read stays.
+        XCTAssertEqual(truncate(path, 100), 0)
+        let stopped = try pane.wait(for: "the reading stopped") { $0.contains("Reading stopped: ") }
+        XCTAssertTrue(stopped.contains("40 packets") && stopped.contains("Packet 1: HCI Command"), stopped)
+        try pane.keys("G")
+        try pane.wait(for: "the last packet read still opens") { $0.contains("Packet 40: HCI Event") }
         try pane.keys("q")
         try pane.wait(for: "btlog's exit") { $0.contains("EXIT:0") }
-        try writer.close()
     }
 
     /// `capture --browse`: the monitor's frames (a socketpair standing in for the kernel's

@@ -230,7 +230,6 @@ public final class Browser {
         }
         if let loader, !loader.isFinished { parts.append("loading…") }
         if let scan, !scan.isFinished { parts.append("filtering \(scan.scanned * 100 / max(1, index.count))%") }
-        if let error = loader?.error { parts.append(error) }
         return parts.joined(separator: " · ")
     }
 

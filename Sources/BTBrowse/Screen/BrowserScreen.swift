@@ -203,6 +203,10 @@ public struct BrowserScreen {
         }
         if let message = browser.message {
             grid.put(message, row: layout.inputRow, column: 0, look: Look(bold: true))
+        } else if let error = browser.loader?.error {
+            // Reading stopped (a followed file that shrank, a capture socket closed): what was
+            // read stays browsable.
+            grid.put("Reading stopped: " + error, row: layout.inputRow, column: 0, look: Look(colours ? .red : .plain, bold: true))
         } else {
             grid.put(browser.filterSummary, row: layout.inputRow, column: 0, look: Look(dim: true))
         }
