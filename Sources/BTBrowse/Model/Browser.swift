@@ -272,9 +272,7 @@ public final class Browser {
         message = nil
         if report != nil, reportKey(key) { return tick() }
         switch key {
-        case .character("s"): showReport(.statistics)
-        case .character("a"): showReport(.gatt)
-        case .character("d"): showReport(.diagnosis)
+        case .character(let pressed) where Self.reportKeys[pressed] != nil: showReport(Self.reportKeys[pressed]!)
         case .character("q"), .control("c"): quits = true
         case .character("?"): showsHelp = true
         case .tab: focus = Pane.allCases[(Pane.allCases.firstIndex(of: focus)! + 1) % Pane.allCases.count]
@@ -318,6 +316,9 @@ public final class Browser {
         tick()
     }
 
+    /// The keys of the whole-capture reports (each closes its own report too).
+    static let reportKeys: [Character: CaptureReports.Kind] = ["s": .statistics, "a": .gatt, "d": .diagnosis]
+
     /// Opens a whole-capture report over the packets loaded so far (again: made anew).
     private func showReport(_ kind: CaptureReports.Kind) {
         report = CaptureReports(kind, index: index, source: source)
@@ -330,8 +331,10 @@ public final class Browser {
         let lines = report?.lines?.count ?? 0
         let page = max(1, layout.statusRow - layout.treeTop)
         switch key {
-        case .escape, .character("s") where report?.kind == .statistics, .character("a") where report?.kind == .gatt,
-             .character("d") where report?.kind == .diagnosis:
+        case .escape:
+            report = nil
+            return true
+        case .character(let pressed) where Self.reportKeys[pressed] == report?.kind:
             report = nil
             return true
         case .up, .character("k"): reportTop -= 1

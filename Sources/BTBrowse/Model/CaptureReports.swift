@@ -21,7 +21,7 @@ public final class CaptureReports: @unchecked Sendable { // `result` is behind `
     /// Starts making the report of `kind` over what `index` holds now.
     public init(_ kind: Kind, index: PacketIndex, source: String, runsNow: Bool = false) {
         self.kind = kind
-        let work = { [self] in
+        let work: @Sendable () -> Void = { [self] in
             let lines = Self.lines(kind, index: index, source: source)
             lock.withLock { result = lines }
         }
