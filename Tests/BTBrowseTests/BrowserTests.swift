@@ -375,6 +375,32 @@ final class BrowserTests: XCTestCase {
         XCTAssertTrue(BrowserScreen().draw(browser).lines[browser.layout.treeTop - 1].contains("Packet "))
     }
 
+    /// w and W hand `btlog export` what the list shows: the filter and quick filters, or the
+    /// selected packet alone (the command line runs it; the tmux test checks the files).
+    func testExportArguments() throws {
+        let browser = try Self.browser("le-heart-rate.btsnoop", notes: "/tmp/elsewhere.json")
+        let capture = PacketIndexTests.root.appendingPathComponent("Fixtures/le-heart-rate.btsnoop").path
+        var asked: [String] = []
+        browser.exporter = { arguments, done in
+            asked = arguments
+            done("Exported")
+        }
+        Self.press(browser, [.character("f")] + Self.type("att") + [.enter, .character("A"), .character("E")])
+        Self.press(browser, [.character("w")] + Self.type("out.csv") + [.enter])
+        XCTAssertEqual(asked, ["export", capture, "-o", "out.csv", "-f", "att", "--errors", "--hide", "adv", "--notes", "/tmp/elsewhere.json"])
+        XCTAssertEqual(browser.message, "Exported")
+        Self.press(browser, [.character("c"), .character(":")] + Self.type("17") + [.enter, .character("H"), .character("W")] + Self.type("one.jsonl") + [.enter])
+        XCTAssertEqual(asked, ["export", capture, "-o", "one.jsonl", "--packets", "17-17"])
+        Self.press(browser, [.character("w")] + Self.type("x.txt") + [.enter])
+        XCTAssertEqual(asked, ["export", capture, "-o", "x.txt", "--handle", "64", "--notes", "/tmp/elsewhere.json"])
+        // A live capture not written to a file has nothing to export.
+        let live = Browser(index: browser.index, loader: nil, source: "live")
+        live.exporter = browser.exporter
+        Self.press(live, [.character("w")])
+        XCTAssertNil(live.input)
+        XCTAssertTrue(live.message?.hasPrefix("nothing to export from") ?? false)
+    }
+
     /// Clicks select, a double click opens a layer or folds it, the wheel scrolls what is under it.
     func testTheMouse() throws {
         let browser = try Self.browser("le-heart-rate.btsnoop")

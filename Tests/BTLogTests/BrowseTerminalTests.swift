@@ -156,6 +156,43 @@ final class BrowseTerminalTests: XCTestCase {
         XCTAssertFalse(after.contains("le-heart-rate.btsnoop"), "the terminal was given back:\n\(after)")
     }
 
+    /// w exports what the list shows, through `btlog export` itself: the file holds `show -f`'s
+    /// packets; W the selected packet alone.
+    func testExportFromInside() throws {
+        let tmux = try tmux()
+        let folder = (temporaryPath("x") as NSString).deletingLastPathComponent
+        let fixture = Self.fixture("le-heart-rate.btsnoop")
+        let expected = try Tool.run(Tool.btlog, ["show", "-f", "smp", "--fields", "frame.time,type,smp.code", fixture]).out
+        let count = expected.split(separator: "\n").count
+        XCTAssertGreaterThan(count, 4)
+        let pane = try Pane(tmux: tmux, command: "cd '\(folder)' && '\(Tool.btlog)' browse -f smp '\(fixture)'", environment: ["LANG": "C.UTF-8"])
+        try pane.wait(for: "the filtered list") { $0.contains("\(count) packets (") && !$0.contains("filtering") }
+        try pane.keys("w")
+        try pane.type("smp.btsnoop")
+        try pane.keys("Enter")
+        try pane.wait(for: "the export's end") { $0.contains("Exported to smp.btsnoop (") }
+        // The same bytes as the command writes; and the packets `show -f` lists (their times).
+        XCTAssertEqual(try Tool.run(Tool.btlog, ["export", fixture, "-f", "smp", "-o", folder + "/cli.btsnoop"]).status, 0)
+        XCTAssertEqual(FileManager.default.contents(atPath: folder + "/smp.btsnoop"), FileManager.default.contents(atPath: folder + "/cli.btsnoop"))
+        let times = try Tool.run(Tool.btlog, ["show", "--fields", "frame.time", folder + "/smp.btsnoop"]).out
+        XCTAssertEqual(times, expected.split(separator: "\n").map { $0.split(separator: "\t")[0] + "\n" }.joined())
+        // W: the selected packet alone, as JSON Lines.
+        try pane.keys("End", "W")
+        try pane.type("one.jsonl")
+        try pane.keys("Enter")
+        try pane.wait(for: "the second export's end") { $0.contains("Exported to one.jsonl (") }
+        let lines = try String(contentsOfFile: folder + "/one.jsonl", encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.count, 1)
+        XCTAssertTrue(lines.first?.contains("\"number\":135") ?? false, String(lines.first ?? ""))
+        // An export that fails: its message, the browser still running.
+        try pane.keys("w")
+        try pane.type("/nonexistent-folder/out.jsonl")
+        try pane.keys("Enter")
+        try pane.wait(for: "the failure") { $0.contains("Export failed: /nonexistent-folder/out.jsonl: cannot write") }
+        try pane.keys("q")
+        try pane.wait(for: "btlog's exit") { $0.contains("EXIT:0") }
+    }
+
     /// `--follow`: packets another program appends join the list; the list follows them while
     /// its last row is selected, and leaves a user reading an older packet where they are.
     func testFollowAGrowingFile() throws {

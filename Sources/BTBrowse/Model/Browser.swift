@@ -62,6 +62,10 @@ public final class Browser {
     public private(set) var height: Int
 
     private var rowCache: [Int: Row] = [:]
+    /// Runs `btlog export` with these arguments (set by the command line, which knows its own
+    /// executable and decoding options), calling back with what to tell the user once done.
+    public var exporter: (([String], @escaping @Sendable (String) -> Void) -> Void)?
+    private let exportOutcome = ExportOutcome()
     /// The capture's notes (`btlog annotate`'s sidecar), and where they are kept; nil: the
     /// browser cannot annotate (a live capture not written to a file).
     public private(set) var notes: NotesDocument
@@ -131,6 +135,7 @@ public final class Browser {
     /// Takes in the packets loaded and the matches found since the last call; opens the
     /// selected packet when it changed. Call before drawing.
     public func tick() {
+        if let outcome = exportOutcome.take() { message = outcome }
         if let notesPath, Self.modified(notesPath) != notesModified { reloadNotes() }
         let total = index.count
         if let scan {
@@ -299,6 +304,12 @@ public final class Browser {
                 break
             }
             input = InputLine(.comment, text: notes.notes[frame.number]?.comment ?? "")
+        case .character("w"), .character("W"):
+            guard capturePath != nil, exporter != nil else {
+                message = "nothing to export from: a live capture is exported once written (-w FILE)"
+                break
+            }
+            input = InputLine(.export(selectedOnly: key == .character("W")))
         case .character("c") where !filterText.isEmpty || !quick.isEmpty:
             filterText = ""
             quick = QuickFilters()
@@ -503,7 +514,7 @@ public final class Browser {
             if !text.isEmpty {
                 do { _ = try PacketFilter(text) } catch let error as FilterError { inputError = error } catch {}
             }
-        case .search, .goTo, .comment: break
+        case .search, .goTo, .comment, .export: break
         }
     }
 
@@ -539,6 +550,12 @@ public final class Browser {
         case .comment:
             input = nil
             annotate { $0.comment = text.isEmpty ? nil : text }
+        case .export(let selectedOnly):
+            input = nil
+            guard !text.isEmpty, let arguments = exportArguments(to: text, selectedOnly: selectedOnly), let exporter else { return }
+            message = "Exporting to \(text)…"
+            let outcome = exportOutcome
+            exporter(arguments) { outcome.put($0) }
         case .goTo:
             input = nil
             guard let number = Int(text), number >= 1 else {
@@ -638,6 +655,33 @@ public final class Browser {
         scan = newScan
         newScan.start()
         list.replace(with: .matches(newScan.matches))
+    }
+
+    // MARK: Export
+
+    /// `btlog export`'s arguments for what the list shows (its filter and quick filters, or the
+    /// selected packet alone) to `output` (the format from its extension, as export decides);
+    /// nil when there is nothing to export.
+    public func exportArguments(to output: String, selectedOnly: Bool) -> [String]? {
+        guard let capturePath else { return nil }
+        var arguments = ["export", capturePath, "-o", output]
+        if selectedOnly {
+            guard let position = list.selectedPacket, let frame = index.frame(at: position) else {
+                message = "no packet selected"
+                return nil
+            }
+            arguments += ["--packets", "\(frame.number)-\(frame.number)"]
+            return arguments
+        }
+        if !filterText.isEmpty { arguments += ["-f", filterText] }
+        if !quick.types.isEmpty { arguments += ["--type", quick.types.joined(separator: ",")] }
+        for device in quick.devices { arguments += ["--device", device.description] }
+        for handle in quick.handles { arguments += ["--handle", "\(handle)"] }
+        if quick.errorsOnly { arguments.append("--errors") }
+        if quick.flaggedOnly { arguments.append("--flagged") }
+        if !quick.hidden.isEmpty { arguments += ["--hide", quick.hidden.map(\.rawValue).joined(separator: ",")] }
+        if notesPath != nil && notesPath != NotesStore.path(forCapture: capturePath, notes: nil) { arguments += ["--notes", notesPath!] }
+        return arguments
     }
 
     // MARK: Notes
@@ -791,10 +835,24 @@ public final class Browser {
         ("c", "clear the filter and every toggle"),
         ("/  n N", "search the rows (a regular expression; Tab: every tree line) · next / previous match"),
         ("F  C", "flag / unflag the packet · comment on it (kept beside the capture, as btlog annotate)"),
+        ("w  W", "export the listed packets · the selected packet (the format from the file's extension, as btlog export)"),
         ("s a d", "statistics · GATT databases · diagnosis of the capture, in place of the tree (Esc closes)"),
         (":", "go to a packet number"),
         ("mouse", "click selects, double-click opens or folds, wheel scrolls"),
         ("?", "this help (any key closes it)"),
         ("q  Ctrl-C", "quit"),
     ]
+}
+
+/// What an export running on another thread has to say, for the next tick.
+private final class ExportOutcome: @unchecked Sendable { // `text` is behind `lock`
+    private let lock = NSLock()
+    private var text: String?
+    func put(_ message: String) { lock.withLock { text = message } }
+    func take() -> String? {
+        lock.withLock {
+            defer { text = nil }
+            return text
+        }
+    }
 }

@@ -6,6 +6,8 @@ public struct InputLine: Equatable {
         case search
         case goTo
         case comment
+        /// A file to export to: the packets listed, or the selected one alone.
+        case export(selectedOnly: Bool)
     }
 
     public let purpose: Purpose
@@ -31,6 +33,7 @@ public struct InputLine: Equatable {
         case .search: return searchesTree ? "Search tree: " : "Search rows: "
         case .goTo: return "Go to packet: "
         case .comment: return "Comment: "
+        case .export(let selectedOnly): return selectedOnly ? "Export the selected packet to: " : "Export the listed packets to: "
         }
     }
 
