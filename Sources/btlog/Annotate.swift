@@ -78,10 +78,8 @@ struct Annotate: ParsableCommand {
             throw NotesStore.Failure(description: "\(file) has \(prints.count) packet\(prints.count == 1 ? "" : "s"); there is no packet \(packet)")
         }
         try NotesStore.update(path, capture: file) { document in
-            for (number, note) in document.notes {
-                if let actual = prints.found[number], actual != note.fingerprint {
-                    throw NotesStore.Failure(description: "\(path) was written for another capture: its note on packet \(number) is for a packet with \(note.fingerprint), this one has \(actual); nothing was changed (give --notes for a separate notes file)")
-                }
+            if let foreign = document.foreignNote(path: path, fingerprint: { prints.found[$0] }) {
+                throw NotesStore.Failure(description: foreign)
             }
             var note = document.notes[packet] ?? PacketNote(packet: packet, fingerprint: target)
             if clear { note.comment = nil; note.flagged = false }

@@ -80,6 +80,13 @@ final class LiveCaptureRun {
         }
         receiver.requestStop()
         receiver.waitUntilFinished()
+        try end(failure: failure, statistics: run.statistics)
+    }
+
+    /// After the receiver stopped: the -w file closed (or, on a failure, an existing file it was
+    /// to replace kept), the status line, and the failure if any (exit status 1).
+    private func end(failure readFailure: String?, statistics: CaptureStatistics) throws {
+        var failure = readFailure
         if failure == nil {
             do { try writer?.close() } catch let error as CaptureError { failure = error.message }
         }
@@ -88,7 +95,7 @@ final class LiveCaptureRun {
             failure = "\(message); \(kept)"
         }
         if case .failed(let message) = receiver.stopReason { failure = failure ?? "capture: \(message)" }
-        StandardError.write(statusLine(run.statistics) + "\n")
+        StandardError.write(statusLine(statistics) + "\n")
         if let failure {
             StandardError.error(failure)
             throw Failure(code: 1)
@@ -115,17 +122,7 @@ final class LiveCaptureRun {
         receiver.requestStop()
         loader.waitUntilFinished()
         receiver.waitUntilFinished()
-        var failure = loader.error
-        if failure == nil {
-            do { try writer?.close() } catch let error as CaptureError { failure = error.message }
-        }
-        if let message = failure, let kept = outputFile?.abandon(), !kept.isEmpty { failure = "\(message); \(kept)" }
-        if case .failed(let message) = receiver.stopReason { failure = failure ?? "capture: \(message)" }
-        StandardError.write(statusLine(index.statistics) + "\n")
-        if let failure {
-            StandardError.error(failure)
-            throw Failure(code: 1)
-        }
+        try end(failure: loader.error, statistics: index.statistics)
         if let browseError { throw browseError }
     }
 

@@ -41,6 +41,13 @@ final class BrowseTerminalTests: XCTestCase {
             try Tool.run(tmux, ["-L", name, "send-keys", "-t", name] + keys)
         }
 
+        /// A key that opens a field, the text typed into it, then Enter.
+        func answer(_ key: String, _ text: String) throws {
+            try keys(key)
+            try type(text)
+            try keys("Enter")
+        }
+
         /// Text typed as is (no key names).
         func type(_ text: String) throws {
             try Tool.run(tmux, ["-L", name, "send-keys", "-t", name, "-l", text])
@@ -106,9 +113,8 @@ final class BrowseTerminalTests: XCTestCase {
         XCTAssertEqual(screen.components(separatedBy: "\n").filter { $0.range(of: #"^ +\d+ .*Read Request - Handle"#, options: .regularExpression) != nil }.count,
                        14, screen)
         // Search, then the tree of what it found.
-        try pane.keys("c", "g", "/")
-        try pane.type("Pairing Failed")
-        try pane.keys("Enter")
+        try pane.keys("c", "g")
+        try pane.answer("/", "Pairing Failed")
         screen = try pane.wait(for: "the search's match") { $0.contains("Packet 135: SMP Receive") }
         try pane.keys("Enter", "Down")
         screen = try pane.wait(for: "a field selected") { $0.contains("    Code: Pairing Failed") || $0.contains("Code:") }
@@ -133,9 +139,8 @@ final class BrowseTerminalTests: XCTestCase {
         let coloured = try Pane(tmux: tmux, command: "unset NO_COLOR; '\(Tool.btlog)' browse '\(Self.fixture("le-heart-rate.btsnoop"))'",
                                 environment: ["LANG": "C.UTF-8", "TERM": "xterm-256color"])
         try coloured.wait(for: "the capture read") { $0.contains("Packet 1: ") && $0.contains("141 packets") }
-        try coloured.keys(":")
-        try coloured.type("135")
-        try coloured.keys("Enter", "Down")
+        try coloured.answer(":", "135")
+        try coloured.keys("Down")
         let escapes = try coloured.wait(for: "packet 136 selected", escapes: true) { $0.contains("Packet 136") }
         let errorRow = try XCTUnwrap(escapes.components(separatedBy: "\n").first { $0.contains("Pairing Failed - Reason") })
         XCTAssertTrue(errorRow.contains("\u{1B}[31m"), "an error row is red: \(errorRow.debugDescription)")
@@ -167,9 +172,7 @@ final class BrowseTerminalTests: XCTestCase {
         XCTAssertGreaterThan(count, 4)
         let pane = try Pane(tmux: tmux, command: "cd '\(folder)' && '\(Tool.btlog)' browse -f smp '\(fixture)'", environment: ["LANG": "C.UTF-8"])
         try pane.wait(for: "the filtered list") { $0.contains("\(count) packets (") && !$0.contains("filtering") }
-        try pane.keys("w")
-        try pane.type("smp.btsnoop")
-        try pane.keys("Enter")
+        try pane.answer("w", "smp.btsnoop")
         try pane.wait(for: "the export's end") { $0.contains("Exported to smp.btsnoop (") }
         // The same bytes as the command writes; and the packets `show -f` lists (their times).
         XCTAssertEqual(try Tool.run(Tool.btlog, ["export", fixture, "-f", "smp", "-o", folder + "/cli.btsnoop"]).status, 0)
@@ -177,17 +180,14 @@ final class BrowseTerminalTests: XCTestCase {
         let times = try Tool.run(Tool.btlog, ["show", "--fields", "frame.time", folder + "/smp.btsnoop"]).out
         XCTAssertEqual(times, expected.split(separator: "\n").map { $0.split(separator: "\t")[0] + "\n" }.joined())
         // W: the selected packet alone, as JSON Lines.
-        try pane.keys("End", "W")
-        try pane.type("one.jsonl")
-        try pane.keys("Enter")
+        try pane.keys("End")
+        try pane.answer("W", "one.jsonl")
         try pane.wait(for: "the second export's end") { $0.contains("Exported to one.jsonl (") }
         let lines = try String(contentsOfFile: folder + "/one.jsonl", encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(lines.count, 1)
         XCTAssertTrue(lines.first?.contains("\"number\":135") ?? false, String(lines.first ?? ""))
         // An export that fails: its message, the browser still running.
-        try pane.keys("w")
-        try pane.type("/nonexistent-folder/out.jsonl")
-        try pane.keys("Enter")
+        try pane.answer("w", "/nonexistent-folder/out.jsonl")
         try pane.wait(for: "the failure") { $0.contains("Export failed: /nonexistent-folder/out.jsonl: cannot write") }
         try pane.keys("q")
         try pane.wait(for: "btlog's exit") { $0.contains("EXIT:0") }

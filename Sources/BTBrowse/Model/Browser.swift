@@ -181,15 +181,17 @@ public final class Browser {
         let wanted = list.visibleRows.compactMap { row in list.rows.packet(atRow: row).map { (row, $0) } }
         let missing = wanted.map(\.1).filter { rowCache[$0] == nil }
         if !missing.isEmpty { fillRows(missing) }
-        if rowCache.count > 20_000 { rowCache = rowCache.filter { key, _ in wanted.contains { $0.1 == key } } }
+        if rowCache.count > 20_000 {
+            let onScreen = Set(wanted.map(\.1))
+            rowCache = rowCache.filter { onScreen.contains($0.key) }
+        }
         return wanted.compactMap { row, packet in rowCache[packet].map { (row, packet, $0) } }
     }
 
     /// Decodes the packets at `indices` (ascending) in runs, each run from one saved Session.
     private func fillRows(_ indices: [Int]) {
         var renderer = TableRenderer(options: rowOptions)
-        let first = index.frame(at: 0)?.timestamp
-        let several = index.severalControllers
+        let first = index.timestamp(at: 0)
         var start = 0
         while start < indices.count {
             var end = start + 1
@@ -201,8 +203,8 @@ public final class Browser {
                 defer { position += 1 }
                 guard next < run.count, run[next] == position else { return }
                 next += 1
-                renderer.prepare(first: first, previous: position > 0 ? index.frame(at: position - 1)?.timestamp : nil,
-                                 severalControllers: several)
+                renderer.prepare(first: first, previous: position > 0 ? index.timestamp(at: position - 1) : nil,
+                                 severalControllers: index.namesController(at: position))
                 attachNote(to: &packet)
                 rowCache[position] = Row(text: renderer.plainRow(packet), tint: Style.Tint(for: packet),
                                          comment: packet.comment, flagged: packet.flagged)
@@ -686,15 +688,16 @@ public final class Browser {
 
     // MARK: Notes
 
-    /// The notes as the annotation stage attaches them (a note whose packet differs is not shown).
+    /// The notes as show's chain attaches them (a note whose packet differs is not shown).
     private var annotationStage: AnnotationStage {
         AnnotationStage(notes) { _, _ in }
     }
 
+    /// A packet decoded again gets its note as the pipeline's annotation stage gives it.
     private func attachNote(to packet: inout Packet) {
-        guard let note = notes.notes[packet.frame.number], note.fingerprint == PacketFingerprint(packet.frame) else { return }
-        if let comment = note.comment { packet.comment = comment }
-        packet.flagged = note.flagged
+        guard notes.notes[packet.frame.number] != nil else { return }
+        var stage = annotationStage
+        _ = stage.process(&packet, context: StageContext())
     }
 
     /// Which version of the notes file is there: each write renames a new file into place (a
@@ -734,10 +737,11 @@ public final class Browser {
             var written: NotesDocument?
             try NotesStore.update(notesPath, capture: capturePath) { document in
                 // Notes written for another capture of this name are never mixed with these.
-                for (other, note) in document.notes {
-                    if let actual = index.frame(at: other - 1), actual.number == other, PacketFingerprint(actual) != note.fingerprint {
-                        throw NotesStore.Failure(description: "\(notesPath) was written for another capture: its note on packet \(other) is for a packet with \(note.fingerprint), this one has \(PacketFingerprint(actual)); nothing was changed")
-                    }
+                let frames = index
+                if let foreign = document.foreignNote(path: notesPath, fingerprint: { number in
+                    frames.frame(at: number - 1).flatMap { $0.number == number ? PacketFingerprint($0) : nil }
+                }) {
+                    throw NotesStore.Failure(description: foreign)
                 }
                 var note = document.notes[number] ?? PacketNote(packet: number, fingerprint: fingerprint)
                 change(&note)
@@ -778,16 +782,15 @@ public final class Browser {
         guard let selectedRow = list.selected else { return }
         let rows = list.rows
         var renderer = TableRenderer(options: rowOptions)
-        let first = index.frame(at: 0)?.timestamp
-        let several = index.severalControllers
+        let first = index.timestamp(at: 0)
         let step = index.interval
         var row = includingSelected ? selectedRow : selectedRow + (forward ? 1 : -1)
         let tree = searchesTree
         // The row, and with the tree scope every line of the packet's tree.
         func matches(_ packet: Packet, at position: Int) -> Bool {
-            renderer.prepare(first: first, previous: position > 0 ? index.frame(at: position - 1)?.timestamp : nil, severalControllers: several)
+            renderer.prepare(first: first, previous: position > 0 ? index.timestamp(at: position - 1) : nil, severalControllers: index.namesController(at: position))
             if pattern.matches(renderer.plainRow(packet)) { return true }
-            return tree && PacketTree(packet, collapsed: []).lines.contains { pattern.matches($0.text) }
+            return tree && PacketTree.anyLine(of: packet) { pattern.matches($0) }
         }
         // Rows in runs of `step`, each run's packets decoded from one saved Session.
         while row >= 0 && row < rows.count {

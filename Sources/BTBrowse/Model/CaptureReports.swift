@@ -19,19 +19,14 @@ public final class CaptureReports: @unchecked Sendable { // `result` is behind `
     private var result: [String]?
 
     /// Starts making the report of `kind` over what `index` holds now.
-    public init(_ kind: Kind, index: PacketIndex, source: String, runsNow: Bool = false) {
+    public init(_ kind: Kind, index: PacketIndex, source: String) {
         self.kind = kind
-        let work: @Sendable () -> Void = { [self] in
+        let thread = Thread { [self] in
             let lines = Self.lines(kind, index: index, source: source)
             lock.withLock { result = lines }
         }
-        if runsNow {
-            work()
-        } else {
-            let thread = Thread(block: work)
-            thread.stackSize = 1 << 24
-            thread.start()
-        }
+        thread.stackSize = 1 << 24
+        thread.start()
     }
 
     /// The report's lines once made; nil while it is being made.

@@ -57,6 +57,12 @@ public struct FrameStore {
     /// The frame at `index` (0-based), as it was appended. A frame of a chunk no longer appended
     /// to shares the chunk's storage; one of the last chunk gets its own copy, so that a packet
     /// kept while frames are still appended (a followed capture) never makes the chunk copy itself.
+    /// The capture time of the frame at `index`, without making the Frame (a row's relative
+    /// and delta times read the packet before it).
+    public func timestamp(at index: Int) -> Int64? {
+        index >= 0 && index < records.count ? records[index].timestamp : nil
+    }
+
     public func frame(at index: Int) -> Frame? {
         guard index >= 0, index < records.count else { return nil }
         let record = records[index]

@@ -89,7 +89,7 @@ public final class MatchScan: @unchecked Sendable { // the mutable state is behi
 
     /// Scans on the calling thread (what `start` runs).
     public func run() {
-        let context = StageContext(captureStart: index.frame(at: 0)?.timestamp ?? 0)
+        let context = StageContext(captureStart: index.timestamp(at: 0) ?? 0)
         // A run of packets at a time, each starting at a saved Session: nothing decoded twice,
         // and a cancel or a new filter waits at most one run.
         let run = index.interval

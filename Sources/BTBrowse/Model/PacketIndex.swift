@@ -23,7 +23,8 @@ public final class PacketIndex: @unchecked Sendable { // every stored property i
     private var severities: [UInt8] = []
     private var counts = CaptureStatistics()
     private var firstController: UInt16?
-    private var controllersSeen = false
+    /// The index of the first frame of a second controller, if one appeared.
+    private var secondControllerAt: Int?
     /// The first pass's decoder, whose Session is saved as frames are recorded.
     public let decoder: Decoder
 
@@ -52,16 +53,16 @@ public final class PacketIndex: @unchecked Sendable { // every stored property i
         }
         frames.append(frame)
         severities.append(0)
-        if frame.controller != Frame.systemController && !controllersSeen {
+        if frame.controller != Frame.systemController && secondControllerAt == nil {
             if firstController == nil { firstController = frame.controller }
-            controllersSeen = frame.controller != firstController
+            if frame.controller != firstController { secondControllerAt = frames.count - 1 }
         }
     }
 
-    /// Whether frames of more than one controller were recorded (the list then names each
-    /// row's controller, as `show` does once it has seen a second).
-    public var severalControllers: Bool {
-        lock.withLock { controllersSeen }
+    /// Whether the row of the packet at `index` names its controller: as `show` does, from the
+    /// first frame of a second controller on.
+    public func namesController(at index: Int) -> Bool {
+        lock.withLock { secondControllerAt.map { index >= $0 } ?? false }
     }
 
     /// The counts of every packet decoded so far (the status line).
@@ -85,6 +86,11 @@ public final class PacketIndex: @unchecked Sendable { // every stored property i
         defer { lock.unlock() }
         guard index >= 0, index < severities.count, severities[index] > 0 else { return nil }
         return Issue.Severity(rawValue: Int(severities[index]) - 1)
+    }
+
+    /// The capture time of the frame at `index` (0-based).
+    public func timestamp(at index: Int) -> Int64? {
+        lock.withLock { frames.timestamp(at: index) }
     }
 
     /// The frame at `index` (0-based), as read.

@@ -37,26 +37,45 @@ public struct PacketTree: Equatable {
     public init(_ packet: Packet, collapsed: Set<String>) {
         frameBytes = Array(packet.frame.bytes)
         reassembled = packet.reassembled.map { Array($0) }
+        var lines: [Line] = []
+        Self.forEachLine(of: packet, collapsed: collapsed) { lines.append($0); return true }
+        self.lines = lines
+    }
+
+    /// Whether any line of the packet's whole tree satisfies `test` (a search over the tree),
+    /// without the bytes a PacketTree keeps; stops at the first.
+    public static func anyLine(of packet: Packet, _ test: (String) -> Bool) -> Bool {
+        var found = false
+        forEachLine(of: packet, collapsed: []) { line in
+            found = test(line.text)
+            return !found
+        }
+        return found
+    }
+
+    /// The tree's lines in order, each handed to `body` until it returns false: each layer
+    /// (highest first) and its fields unless folded, then the issues, then the comment.
+    static func forEachLine(of packet: Packet, collapsed: Set<String>, _ body: (Line) -> Bool) {
         for index in packet.layers.indices.reversed() {
             let layer = packet.layers[index]
             let expanded = !collapsed.contains(layer.name)
-            lines.append(Line(kind: .layer(expanded: expanded), text: TreeRenderer.layerLine(layer), layer: index,
-                              layerName: layer.name, bytes: layer.range, source: layer.source))
+            guard body(Line(kind: .layer(expanded: expanded), text: TreeRenderer.layerLine(layer), layer: index,
+                            layerName: layer.name, bytes: layer.range, source: layer.source)) else { return }
             guard expanded else { continue }
             for field in layer.fields {
-                lines.append(Line(kind: .field, text: TreeRenderer.fieldLine(field), layer: index, layerName: layer.name,
-                                  bytes: field.range, source: layer.source))
+                guard body(Line(kind: .field, text: TreeRenderer.fieldLine(field), layer: index, layerName: layer.name,
+                                bytes: field.range, source: layer.source)) else { return }
             }
         }
         for layer in packet.layers {
             for issue in layer.issues {
                 let owner = issue.layer >= 0 && issue.layer < packet.layers.count ? packet.layers[issue.layer] : nil
-                lines.append(Line(kind: .issue(issue.severity), text: TreeRenderer.issueLine(issue), layer: nil,
-                                  layerName: owner?.name ?? "", bytes: nil, source: .frame))
+                guard body(Line(kind: .issue(issue.severity), text: TreeRenderer.issueLine(issue), layer: nil,
+                                layerName: owner?.name ?? "", bytes: nil, source: .frame)) else { return }
             }
         }
         if let comment = packet.comment {
-            lines.append(Line(kind: .comment, text: "Comment: " + comment, layer: nil, layerName: "", bytes: nil, source: .frame))
+            _ = body(Line(kind: .comment, text: "Comment: " + comment, layer: nil, layerName: "", bytes: nil, source: .frame))
         }
     }
 

@@ -207,6 +207,9 @@ public struct BrowserScreen {
             // Reading stopped (a followed file that shrank, a capture socket closed): what was
             // read stays browsable.
             grid.put("Reading stopped: " + error, row: layout.inputRow, column: 0, look: Look(colours ? .red : .plain, bold: true))
+        } else if let warning = browser.loader?.readWarnings.last, browser.filterSummary.isEmpty {
+            // What show writes to standard error (a truncated last record) has this line here.
+            grid.put("Warning: " + warning, row: layout.inputRow, column: 0, look: Look(colours ? .yellow : .plain, bold: true))
         } else {
             grid.put(browser.filterSummary, row: layout.inputRow, column: 0, look: Look(dim: true))
         }

@@ -112,6 +112,20 @@ public struct NotesDocument: Equatable, Sendable {
         return document
     }
 
+    /// Why these notes cannot be about the capture whose packets `fingerprint(number)` gives
+    /// (nil for a packet it does not have): the first note whose packet differs, said so that
+    /// the person can act; nil when every note's packet matches. `btlog annotate` and the
+    /// browser refuse to change such a notes file.
+    public func foreignNote(path: String, fingerprint: (Int) -> PacketFingerprint?) -> String? {
+        for number in notes.keys.sorted() {
+            if let actual = fingerprint(number), let note = notes[number], actual != note.fingerprint {
+                return "\(path) was written for another capture: its note on packet \(number) is for a packet with \(note.fingerprint), "
+                    + "this one has \(actual); nothing was changed (give --notes for a separate notes file)"
+            }
+        }
+        return nil
+    }
+
     /// The document as JSON, notes in packet order, one per line.
     public func serialized() -> Data {
         var text = "{\n  \"format\": \"\(NotesDocument.format)\",\n  \"version\": \(NotesDocument.version),\n"
