@@ -67,6 +67,11 @@ try save("le-throughput-phases.btsnoop", try FixtureContainers.encode(Scenarios.
 ]), as: .btsnoopH4))
 // One of each problem btlog diagnose finds (Scenarios.troubleSession).
 try save("trouble.btsnoop", try FixtureContainers.encode(Scenarios.troubleSession().frames, as: .btsnoopH4))
+// Vendor HCI: Android's extensions and quality reports on a Broadcom controller, a Broadcom
+// firmware download, an Intel boot (VendorScenarios.swift).
+try save("android-vendor.btsnoop", try FixtureContainers.encode(Scenarios.androidVendorSession().frames, as: .btsnoopH4))
+try save("broadcom-firmware.btsnoop", try FixtureContainers.encode(Scenarios.broadcomFirmwareSession().frames, as: .btsnoopH4))
+try save("intel-boot.btsnoop", try FixtureContainers.encode(Scenarios.intelBootSession().frames, as: .btsnoopH4))
 // The same connection taken from the air, in the three link types sniffers write.
 try save("le-air-ll.pcap", try FixtureContainers.encode(AirScenario.frames(.leLL), as: .pcapLELL))
 try save("le-air-radio.pcap", try FixtureContainers.encode(AirScenario.frames(.leLLWithRadioHeader), as: .pcapLELLWithRadioHeader))

@@ -104,6 +104,12 @@ public enum ProtocolCatalog {
     public static let all: [ProtocolDescriptor] = [
         FrameFields.descriptor,
         HCIProtocol.descriptor,
+        AndroidHCI.descriptor,
+        BluetoothQualityReport.descriptor,
+        BroadcomHCI.descriptor,
+        IntelHCI.descriptor,
+        RealtekHCI.descriptor,
+        QualcommHCI.descriptor,
         AdvertisingData.descriptor,
         AppleAdvertising.descriptor,
         SnifferHeaders.nordicDescriptor,

@@ -4,9 +4,12 @@ enum HCICommandDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
         let start = c.offset
         var layer = packet.makeLayer(.hciCommand, over: c)
-        defer { packet.append(taking: &layer) }
+        var appended = false
+        defer { if !appended { packet.append(taking: &layer) } }
         let opcode = try c.u16()
-        let name = HCICommandNames.name(opcode)
+        let isVendor = opcode >> 10 == 0x3F
+        let name = isVendor ? VendorDecoders.commandName(opcode, controller: packet.frame.controller, session: session) ?? "Vendor"
+                            : HCICommandNames.name(opcode)
         let ogf = UInt8(opcode >> 10), ocf = opcode & 0x3FF
         layer.add(HCIFields.opcode, .u16(opcode), named: name ?? "Unknown", at: start ..< start + 2)
         layer.add(HCIFields.ogf, .u8(ogf), at: start ..< start + 2)
@@ -19,6 +22,18 @@ enum HCICommandDecoder {
             layer.addIssue(.warning, "Parameter length \(length) but \(c.remaining) bytes follow")
         }
         var params = try c.cursor(min(Int(length), c.remaining))
+        if isVendor {
+            layer.summary.set("Vendor Command \(hex: opcode)")
+            VendorDecoders.recognise(opcode, controller: packet.frame.controller, &session)
+            if let vendor = VendorDecoders.vendor(for: opcode, controller: packet.frame.controller, session: session) {
+                // The vendor's layer stands on the HCI layer, which is complete without the parameters.
+                packet.append(taking: &layer)
+                appended = true
+                try VendorDecoders.decodeCommand(vendor, opcode, &params, &packet, &session)
+                return
+            }
+            layer.addIssue(.note, "Vendor command: parameters are specific to the controller's manufacturer, which the capture does not name")
+        }
         if opcode == 0x2064 { SynchronousLinks.learn(command: opcode, params.bytes[params.index...], controller: packet.frame.controller, &session) }
         try decodeParameters(opcode, &params, &layer, &packet, &session)
         if !params.isAtEnd {
@@ -31,10 +46,6 @@ enum HCICommandDecoder {
     /// Every command's parameters come from its layout; none changes Session state.
     static func decodeParameters(_ opcode: UInt16, _ c: inout ByteCursor, _ layer: inout Layer,
                                  _ packet: inout Packet, _ session: inout Session) throws {
-        if opcode >> 10 == 0x3F {
-            layer.addIssue(.note, "Vendor command: parameters are specific to the controller's manufacturer")
-            return
-        }
         guard let params = HCIParameterTables.commands[opcode] else { return }
         var reader = HCIParameterReader(names: session.names)
         try reader.read(params, &c, into: &layer)

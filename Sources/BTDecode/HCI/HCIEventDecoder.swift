@@ -3,7 +3,8 @@ import BTCapture
 enum HCIEventDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
         var layer = packet.makeLayer(.hciEvent, over: c)
-        defer { packet.append(taking: &layer) }
+        var appended = false
+        defer { if !appended { packet.append(taking: &layer) } }
         let code = try c.u8()
         let name = HCIEventNames.name(code)
         layer.add(HCIFields.event, .u8(code), named: name ?? "Unknown", at: 0 ..< 1)
@@ -22,9 +23,19 @@ enum HCIEventDecoder {
         switch code {
         case 0x0E: // Command Complete
             try layer.read(HCIFields.numCommands, &params, as: UInt8.self)
-            let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: Self.commandName)
-            let command = Self.commandName(opcode)
+            let vendorName = peekVendorName(params, at: 1, controller: controller, session)
+            let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: { vendorName ?? Self.commandName($0) })
+            let command = vendorName ?? Self.commandName(opcode)
             layer.summary.set("Command Complete: \(command)")
+            if opcode >> 10 == 0x3F, !params.isAtEnd, let vendor = VendorDecoders.vendor(for: opcode, controller: controller, session: session) {
+                packet.append(taking: &layer)
+                appended = true
+                try VendorDecoders.decodeReturn(vendor, opcode, &params, &packet, &session)
+                return
+            }
+            if opcode == 0x1001, params.remaining > 1, params.bytes[params.index] == 0 {
+                VendorDecoders.learnVersion(params.bytes[(params.index + 1)...], controller: controller, &session)
+            }
             if !params.isAtEnd {
                 if opcode == 0x2062 || opcode == 0x2063 {
                     SynchronousLinks.learn(return: opcode, params.bytes[params.index...], controller: controller, &session)
@@ -42,8 +53,9 @@ enum HCIEventDecoder {
         case 0x0F: // Command Status
             let status = try layer.reading(&params) { try $0.u8() }
             try layer.read(HCIFields.numCommands, &params, as: UInt8.self)
-            let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: Self.commandName)
-            layer.summary.set("Command Status: \(Self.commandName(opcode))")
+            let vendorName = peekVendorName(params, at: 0, controller: controller, session)
+            let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: { vendorName ?? Self.commandName($0) })
+            layer.summary.set("Command Status: \(vendorName ?? Self.commandName(opcode))")
             addStatus(status, &layer)
         case 0x03: // Connection Complete
             let status = try layer.reading(&params) { try $0.u8() }
@@ -51,6 +63,9 @@ enum HCIEventDecoder {
             let handle = try readHandle(&params, &layer)
             let address = try layer.read(HCIFields.address, &params, as: BDAddr.self)
             try layer.read(HCIFields.linkType, &params, as: UInt8.self, display: { $0 == 0 ? "SCO" : $0 == 1 ? "ACL" : $0 == 2 ? "eSCO" : "Reserved" })
+            if !params.isAtEnd {
+                try layer.read(HCIFields.encryption, &params, as: UInt8.self, display: { $0 == 0 ? "Disabled" : $0 == 1 ? "Enabled" : "Reserved" })
+            }
             layer.summary += " - Handle: \(hex: handle) - \(address)"
             packet.handle = handle
             packet.peer = address
@@ -106,6 +121,18 @@ enum HCIEventDecoder {
             }
         case 0x3E:
             try decodeLEMeta(&params, &layer, &packet, &session)
+        case 0xFF:
+            // A vendor's layer stands on the HCI layer when the vendor is known.
+            packet.append(taking: &layer)
+            appended = true
+            let before = packet.layers.count
+            try VendorDecoders.decodeEvent(&params, &packet, &session)
+            if packet.layers.count == before, !params.isAtEnd {
+                let at = params.offset + 2
+                let rest = params.rest()
+                packet.layers[before - 1].add(HCIFields.parameters, .bytes(rest), at: at ..< at + rest.count)
+            }
+            return
         default:
             guard let spec = HCIParameterTables.events[code] else { break }
             var reader = HCIParameterReader(names: session.names)
@@ -120,6 +147,14 @@ enum HCIEventDecoder {
     }
 
     static func commandName(_ opcode: UInt16) -> String { HCICommandNames.name(opcode) ?? "Unknown \(Hex.u16(opcode))" }
+
+    /// The vendor's name for the opcode `offset` bytes into `params`, when it is a vendor's command.
+    static func peekVendorName(_ params: ByteCursor, at offset: Int, controller: UInt16, _ session: Session) -> String? {
+        guard params.remaining >= offset + 2 else { return nil }
+        let i = params.index + offset
+        let opcode = UInt16(params.bytes[i]) | UInt16(params.bytes[i + 1]) << 8
+        return VendorDecoders.commandName(opcode, controller: controller, session: session)
+    }
 
     /// A connection handle: the low twelve bits of its two bytes.
     static func readHandle(_ c: inout ByteCursor, _ layer: inout Layer) throws -> UInt16 {

@@ -4,7 +4,7 @@ import BTCapture
 /// that every command, return and event is decoded by one interpreter instead of by hand.
 ///
 /// A layout is a comma-separated list of "kind Name". Kinds: u8 u16 u24 u32 u64 i8 i16 (plain
-/// integers), bN (N raw bytes), H (Connection_Handle), A (BD_ADDR), S (Status), R (Reason),
+/// integers), x8 x16 x32 (integers read in hex: addresses, masks), bN (N raw bytes), H (Connection_Handle), A (BD_ADDR), S (Status), R (Reason),
 /// at (address type), en (enable), t625/t625x3/t1250/t10/t128/s (time units: 0.625 ms as u16
 /// or u24, 1.25 ms, 10 ms, 1.28 s as u8, seconds), phy, phys (PHY mask), cod (Class of
 /// Device), name (248-byte name), eir (240-byte EIR), ad (u8 length then advertising data),
@@ -12,8 +12,11 @@ import BTCapture
 /// "[ ... ]" repeats its items as many times as the integer read just before says.
 struct HCIParam {
     enum Kind: String {
-        case u8, u16, u24, u32, u64, i8, i16, H, A, S, R, at, en, t625, t625x3, t1250, t10, t128, s
+        case u8, u16, u24, u32, u64, i8, i16, x8, x16, x32, H, A, S, R, at, en, t625, t625x3, t1250, t10, t128, s
         case phy, phys, cod, name, eir, ad, io, auth, role, rest
+        /// Vendor forms: t625l (0.625 ms as u32), ad31 (a length, then 31 bytes of which that
+        /// many are advertising data), dm (the rest: data, then a mask of the same length).
+        case t625l, ad31, dm
         case bytes
     }
     var kind: Kind
@@ -25,21 +28,27 @@ struct HCIParam {
     var inSummary = false
     var group: [HCIParam] = []
     var field: FieldDefinition
+    /// A `dm` parameter's mask field, made once with the layout.
+    var companion: FieldDefinition?
     /// Where the value's name comes from, looked up once with the layout, not per packet.
     var valueNames: HCIValueNames.Source = .none
 
-    static func parse(_ spec: String) -> [HCIParam] {
+    static func parse(_ spec: String) -> [HCIParam] { parse(spec, in: .hci) }
+
+    /// A layout whose fields belong to `namespace`: the core's ("hci.") or a vendor's
+    /// ("android.", "broadcom."), with that vendor's value names.
+    static func parse(_ spec: String, in namespace: HCIParameterFields.Namespace) -> [HCIParam] {
         var tokens = spec.split(separator: ",").map { String($0).trimmingWhitespace }[...]
-        return parseList(&tokens)
+        return parseList(&tokens, namespace)
     }
 
-    private static func parseList(_ tokens: inout ArraySlice<String>) -> [HCIParam] {
+    private static func parseList(_ tokens: inout ArraySlice<String>, _ namespace: HCIParameterFields.Namespace) -> [HCIParam] {
         var params: [HCIParam] = []
         while let token = tokens.popFirst() {
             if token == "]" { break }
             if token.hasPrefix("[") {
                 var inner = ([String(token.dropFirst()).trimmingWhitespace] + tokens)[...]
-                let group = parseList(&inner)
+                let group = parseList(&inner, namespace)
                 tokens = inner
                 params.append(HCIParam(kind: .rest, name: "group", label: "group", group: group, field: HCIFields.parameters))
                 continue
@@ -57,8 +66,9 @@ struct HCIParam {
             guard let kind else { preconditionFailure("bad HCI parameter kind \(kindText) in \(token)") }
             let name = parts.count > 1 ? parts[1] : defaultName(kind)
             params.append(HCIParam(kind: kind, name: name, label: HCIParam.label(name), byteCount: count,
-                                   inSummary: summarised, field: HCIParameterFields.field(name, kind),
-                                   valueNames: HCIValueNames.source(name)))
+                                   inSummary: summarised, field: HCIParameterFields.field(name, kind, in: namespace),
+                                   valueNames: namespace.valueNames[name].map { .table($0) } ?? HCIValueNames.source(name)))
+            if kind == .dm { params[params.count - 1].companion = HCIParameterFields.maskField(of: params[params.count - 1].field) }
             if closes { break }
         }
         return params
@@ -83,6 +93,9 @@ struct HCIParam {
 
     /// This parameter and those of its repeated group, depth first.
     var flattened: [HCIParam] { group.isEmpty ? [self] : group.flatMap(\.flattened) }
+
+    /// The fields this parameter adds: its own, and a `dm` parameter's mask.
+    var fields: [FieldDefinition] { [field] + (companion.map { [$0] } ?? []) }
 }
 
 /// The field each parameter name becomes: "hci." + the name in lower case; the common ones
@@ -94,29 +107,49 @@ enum HCIParameterFields {
 
     /// Pure: the same name and kind always make the same definition, so the tables need no
     /// shared cache and the registry collects the fields by walking the parsed layouts.
-    static func field(_ name: String, _ kind: HCIParam.Kind) -> FieldDefinition {
+    static func field(_ name: String, _ kind: HCIParam.Kind, in namespace: Namespace = .hci) -> FieldDefinition {
         switch kind {
         case .H: return HCIFields.handle
-        case .A: return HCIFields.address
+        case .A where namespace.prefix == "hci": return HCIFields.address
         case .S: return HCIFields.status
         case .R: return HCIFields.reason
         default: break
         }
-        let key = "hci." + name.lowercased()
+        let key = namespace.prefix + "." + name.lowercased()
         if let known = HCIFields.byName[key] { return known }
         var type: FieldType
         switch kind {
-        case .u8, .at, .en, .t128, .phy, .phys, .io, .auth, .role: type = .uint8
-        case .u16, .t625, .t1250, .t10, .s: type = .uint16
-        case .u24, .t625x3, .cod, .u32: type = .uint32
+        case .u8, .x8, .at, .en, .t128, .phy, .phys, .io, .auth, .role: type = .uint8
+        case .u16, .x16, .t625, .t1250, .t10, .s: type = .uint16
+        case .u24, .t625x3, .cod, .u32, .x32, .t625l: type = .uint32
         case .u64: type = .uint64
         case .i8, .i16: type = .int
         case .name: type = .string
+        case .A: type = .address
         default: type = .bytes
         }
         // One type per name, whichever layout is parsed first.
         type = widerThanSomeLayouts[name] ?? type
-        return FieldDefinition(key, HCIParam.label(name), type, "HCI parameter " + name)
+        return FieldDefinition(key, HCIParam.label(name), type, namespace.describe(name))
+    }
+
+    /// The mask that follows a `dm` parameter's data: pure, like `field`, so the registry lists it.
+    static func maskField(of field: FieldDefinition) -> FieldDefinition {
+        FieldDefinition(field.name + "_mask", field.label + " Mask", .bytes, "Which bits of \(field.label) must match (1) or are ignored (0)")
+    }
+
+    /// Whose parameters a layout reads: the field prefix, how a field is described in
+    /// `btlog fields`, and the names of enumerated values that belong to that owner.
+    struct Namespace {
+        var prefix: String
+        var owner: String
+        var valueNames: [String: [UInt64: String]] = [:]
+        /// Descriptions written by the vendor's table, by parameter name.
+        var descriptions: [String: String] = [:]
+
+        static let hci = Namespace(prefix: "hci", owner: "HCI")
+
+        func describe(_ name: String) -> String { descriptions[name] ?? "\(owner) parameter \(name)" }
     }
 }
 
@@ -191,10 +224,14 @@ struct HCIParameterReader {
         case .u24: let v = try c.u24(); add(.unsigned(UInt64(v), width: 6)); return UInt64(v)
         case .u32: let v = try c.u32(); add(.u32(v), String(v)); return UInt64(v)
         case .u64: let v = try c.u64(); add(.unsigned(v, width: 16)); return v
+        case .x8: let v = try c.u8(); add(.u8(v)); return UInt64(v)
+        case .x16: let v = try c.u16(); add(.u16(v)); return UInt64(v)
+        case .x32: let v = try c.u32(); add(.u32(v)); return UInt64(v)
         case .i8:
             let v = try c.i8()
-            layer.add(p.field, .signed(Int64(v)), p.name.contains("RSSI") || p.name.contains("Power") ? "\(v) dBm" : nil, at: read())
-            if p.inSummary { layer.summary += " - \(p.label): \(v) dBm" }
+            let unit = p.name.contains("RSSI") || p.name.contains("Power") ? " dBm" : p.name.hasSuffix("SNR") ? " dB" : ""
+            layer.add(p.field, .signed(Int64(v)), unit.isEmpty ? nil : "\(v)\(unit)", at: read())
+            if p.inSummary { layer.summary += " - \(p.label): \(v)\(unit)" }
             return 0
         case .i16: let v = Int16(bitPattern: try c.u16()); layer.add(p.field, .signed(Int64(v)), at: read()); return 0
         case .bytes: layer.add(p.field, .bytes(try c.slice(p.byteCount)), at: read()); return 0
@@ -231,6 +268,25 @@ struct HCIParameterReader {
             return UInt64(v)
         case .t625: return time(UInt64(try c.u16()), 0.625, 4)
         case .t625x3: return time(UInt64(try c.u24()), 0.625, 6)
+        case .t625l: return time(UInt64(try c.u32()), 0.625, 8)
+        case .ad31:
+            let length = try c.u8()
+            let blockStart = c.index
+            let block = try c.slice(31)
+            let bytes = block.prefix(Int(length))
+            layer.add(p.field, .bytes(bytes), at: layer.range(at: blockStart, count: bytes.count))
+            if length > 31 { layer.addIssue(.warning, "\(p.label) length \(length) exceeds the 31 bytes it is carried in") }
+            let digest = AdvertisingData.decode(bytes, into: &layer, names: names)
+            if let name = digest.name { layer.summary += " - \"\(name)\"" }
+            return UInt64(length)
+        case .dm:
+            let rest = c.rest()
+            let half = rest.count / 2
+            layer.add(p.field, .bytes(rest.prefix(half)), at: layer.range(at: start, count: half))
+            if let mask = p.companion { layer.add(mask, .bytes(rest.suffix(rest.count - half)), at: layer.range(at: start + half, count: rest.count - half)) }
+            if rest.count % 2 != 0 { layer.addIssue(.warning, "\(p.label) and its mask differ in length (\(rest.count) bytes in all)") }
+            if p.inSummary { layer.summary += " - \(p.label): \(Hex.bytes(rest.prefix(half)))" }
+            return 0
         case .t1250: return time(UInt64(try c.u16()), 1.25, 4)
         case .t10: return time(UInt64(try c.u16()), 10, 4)
         case .t128: return time(UInt64(try c.u8()), 1280, 2)
