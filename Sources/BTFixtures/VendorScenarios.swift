@@ -56,14 +56,20 @@ extension Scenarios {
         b.commandComplete(0xFD57, [0x00, 0x06, 0x00, 12])
         b.command(0xFD57, [0x05, 0x00, 0x04] + Array("Polar H10".utf8))
         b.commandComplete(0xFD57, [0x00, 0x05, 0x00, 11])
-        // Batch scan: storage, full-mode parameters (interval 5.12 s, window 1.28 s), enable.
+        // Batch scan: storage, full-mode parameters (window 1.28 s, then interval 5.12 s), enable.
         b.exchange(0xFD56, [0x02, 50, 50, 95], returns: [0x00, 0x02])
-        b.command(0xFD56, [0x03, 0x02] + le32(8192) + le32(2048) + [0x00, 0x00]); mark("batchScanParameters")
+        b.command(0xFD56, [0x03, 0x02] + le32(2048) + le32(8192) + [0x00, 0x00]); mark("batchScanParameters")
         b.commandComplete(0xFD56, [0x00, 0x03])
         b.exchange(0xFD56, [0x01, 0x01], returns: [0x00, 0x01])
         b.event(0xFF, [0x54]); mark("batchThreshold")
         b.command(0xFD56, [0x04, 0x02]); mark("batchRead")
-        b.commandComplete(0xFD56, [0x00, 0x04, 0x02, 0x00])
+        // Two full records: the heart-rate strap (its service UUID and name) and the tag.
+        let strap: [UInt8] = [0x02, 0x01, 0x06, 0x03, 0x03, 0x0D, 0x18], strapName: [UInt8] = [0x0A, 0x09] + Array("Polar H10".utf8)
+        b.commandComplete(0xFD56, [0x00, 0x04, 0x02, 0x02]
+            + addressBytes("A0:9E:1A:12:34:56") + [0x00, UInt8(bitPattern: 4), UInt8(bitPattern: -61)] + le16(0x0123)
+            + [UInt8(strap.count)] + strap + [UInt8(strapName.count)] + strapName
+            + addressBytes(tag) + [0x01, UInt8(bitPattern: 0), UInt8(bitPattern: -77)] + le16(0x0130) + [0x03, 0x02, 0x01, 0x04, 0x00])
+        mark("batchResults")
         // Multi-advertising instance 1: parameters, data, enable.
         b.command(0xFD54, [0x01] + le16(160) + le16(240) + [0x00, 0x01] + addressBytes("7A:11:22:33:44:55") + [0x00]
             + [UInt8](repeating: 0, count: 6) + [0x07, 0x00, 0x01, UInt8(bitPattern: -7)]); mark("multiAdvParameters")
@@ -184,7 +190,7 @@ extension Scenarios {
         b.event(0xFF, [0x02, 0x00, 0x01, 0x01, 0x02, 0x02, 0x02]); mark("bootup")
         b.command(0xFC05)
         b.commandComplete(0xFC05, [0x00, 0x37, 0x0B, 0x10, 0x23, 0x10, 0x27, 0x19, 0x21, 0x03]); mark("operationalVersion")
-        b.command(0xFC8B, [0x03] + le16(0x0144) + [0x02, 0x04] + le16(0x0123) + [0x01])
+        b.command(0xFC8B, [0x03] + le16(0x0144) + [0x02, 0x04] + le16(0x0123) + [0x01, 0x00])
         b.commandComplete(0xFC8B, [0x00] + le16(0x0144)); mark("ddcConfig")
         b.exchange(0xFC52, le32(0x0000_0087) + le32(0))
         b.exchange(0xFC11, [0x01, 0x00])

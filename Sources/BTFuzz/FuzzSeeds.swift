@@ -114,6 +114,17 @@ public enum FuzzSeeds {
         try save(.zip, "bugreport.zip", [UInt8](try Data(contentsOf: zipURL)))
         try? FileManager.default.removeItem(at: zipURL)
 
+        // Vendor HCI: runs of each vendor fixture's session under its manufacturer, and under none.
+        for (name, company, frames) in [("android", UInt16(0x000F), Scenarios.androidVendorSession().frames),
+                                         ("broadcom", UInt16(0x000F), Scenarios.broadcomFirmwareSession().frames),
+                                         ("intel", UInt16(0x0002), Scenarios.intelBootSession().frames)] {
+            for start in stride(from: 0, to: frames.count, by: 12) {
+                let run = Array(frames[start ..< min(start + 16, frames.count)])
+                try save(.vendor, "\(name)-\(start).bin", VendorInput.encode(company: company, version: 0x0104, run))
+                if start % 24 == 0 { try save(.vendor, "\(name)-\(start)-unnamed.bin", VendorInput.encode(company: nil, version: 0x0098, run)) }
+            }
+        }
+
         // The decoder: runs of consecutive packets, so a seed holds a request and its
         // response, or every fragment of a PDU.
         var sessions: [(String, [Frame])] = [("wwdc", dual), ("monitor", monitor), ("heart-rate", heartRate),

@@ -75,6 +75,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// search, go to, folding, clicks, resizes) is handed to the model and the screen drawn;
     /// the selection stays within the rows and the tree, the grid is the screen's size.
     case browse
+    /// Vendor HCI (Android's extensions and quality reports, Broadcom, Intel, Realtek,
+    /// Qualcomm): [selector][DecoderInput records]. The selector names the controller's
+    /// manufacturer (none, or one of the vendors) and the Android capabilities version that
+    /// lays out quality reports, as Command Completes decoded before the records.
+    case vendor
 
     /// Runs the input; returns normally for every input (errors are the expected outcome of
     /// most inputs), crashes only on a bug.
@@ -128,6 +133,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             CaptureFileInput.run(input)
         case .browse:
             BrowseInput.run(input)
+        case .vendor:
+            FuzzDecoder.shared.run(VendorInput.frames(from: input))
         case .notes:
             guard let document = try? NotesDocument.parse(Data(input)) else { return }
             guard let again = try? NotesDocument.parse(document.serialized()), again == document else {
@@ -266,6 +273,38 @@ public enum DecoderInput {
                                    frame.bytes, to: &bytes)
         }
         return bytes
+    }
+}
+
+/// The vendor target's input: [selector][DecoderInput records]. The selector's low bits pick the
+/// manufacturer Read Local Version Information reports, the high bits the Android vendor
+/// capabilities version; both are decoded before the records, on controller 0.
+public enum VendorInput {
+    static let companies: [UInt16?] = [nil, 0x000F, 0x0002, 0x005D, 0x001D, 0x0131]
+    static let versions: [UInt16] = [0x0095, 0x0098, 0x0100, 0x0101, 0x0103, 0x0104]
+
+    public static func frames(from input: [UInt8]) -> [Frame] {
+        guard let selector = input.first else { return [] }
+        var setup: [[UInt8]] = []
+        if let company = companies[Int(selector & 0x0F) % companies.count] {
+            setup.append([0x0E, 0x0C, 0x01, 0x01, 0x10, 0x00, 0x09, 0x00, 0x01, 0x09, UInt8(company & 0xFF), UInt8(company >> 8), 0x00, 0x01])
+        }
+        let version = versions[Int(selector >> 4) % versions.count]
+        setup.append([0x0E, 0x12, 0x01, 0x53, 0xFD, 0x00, 4, 1, 0, 4, 8, 1, 8, 1, UInt8(version & 0xFF), UInt8(version >> 8), 8, 0, 1, 1])
+        let head = setup.enumerated().map { i, bytes in
+            Frame(number: i + 1, timestamp: Int64(i), kind: .event, direction: .received, bytes: bytes)
+        }
+        let records = DecoderInput.frames(from: Array(input.dropFirst()))
+        return head + records.enumerated().map { i, frame in
+            Frame(number: head.count + i + 1, timestamp: Int64(head.count + i) * 1000, kind: frame.kind, direction: frame.direction,
+                  controller: 0, bytes: frame.bytes)
+        }
+    }
+
+    /// A seed: the frames of a vendor fixture with the selector naming its manufacturer.
+    public static func encode(company: UInt16?, version: UInt16, _ frames: [Frame]) -> [UInt8] {
+        let c = companies.firstIndex(of: company) ?? 0, v = versions.firstIndex(of: version) ?? 0
+        return [UInt8(v << 4 | c)] + DecoderInput.encode(frames)
     }
 }
 

@@ -165,7 +165,7 @@ final class VendorDecoderTests: XCTestCase {
         XCTAssertEqual(int(at("bqrConfig"), "android.quality_event_mask"), 0x8F)
         XCTAssertEqual(int(at("bqrConfig"), "android.minimum_report_interval"), 1000)
         let parameters = at("apcfParameters")
-        XCTAssertEqual(int(parameters, "android.subcommand"), 1)
+        XCTAssertEqual(int(parameters, "android.apcf_subcommand"), 1)
         XCTAssertEqual(int(parameters, "android.feature_selection"), 0x0004)
         XCTAssertEqual(int(parameters, "android.rssi_high_threshold"), -70)
         XCTAssertEqual(int(parameters, "android.onlost_timeout"), 3000)
@@ -177,6 +177,13 @@ final class VendorDecoderTests: XCTestCase {
         XCTAssertEqual(int(at("batchScanParameters"), "android.scan_interval"), 8192)
         XCTAssertEqual(int(at("batchScanParameters"), "android.scan_mode"), 2)
         XCTAssertEqual(at("batchThreshold").summary, "Batch Scan Storage Threshold")
+        // Full records: address, type, TX power, RSSI, timestamp, advertising data, scan response.
+        let results = at("batchResults")
+        let addresses = results.layers.last!.fields.filter { $0.definition.name == "android.address" }.map { $0.value.displayText }
+        XCTAssertEqual(addresses, ["A0:9E:1A:12:34:56", "C8:FD:19:00:11:22"])
+        XCTAssertEqual(results.layers.last!.fields.filter { $0.definition.name == "android.rssi" }.map(\.value), [.signed(-61), .signed(-77)])
+        XCTAssertEqual(value(results, "adv.name"), .text("Polar H10"))
+        XCTAssertTrue(results.issues.isEmpty, "\(results.issues.map(\.message))")
         XCTAssertEqual(int(at("multiAdvParameters"), "android.instance"), 1)
         XCTAssertEqual(int(at("multiAdvParameters"), "android.tx_power"), -7)
         XCTAssertEqual(value(at("multiAdvData"), "adv.name"), .text("Pixel"))
@@ -261,10 +268,37 @@ final class VendorDecoderTests: XCTestCase {
         XCTAssertEqual(bootup.summary, "Bootup - Operational Firmware - Intel Reset Command")
         XCTAssertEqual(int(bootup, "intel.ddc_status"), 2)
         XCTAssertEqual(int(at("ddcConfig"), "intel.identifier"), 0x0144)
+        // DDC Config Write's entries: length, identifier, data, as btmon reads them.
+        let ddc = packets[marks["ddcConfig"]! - 2].layers.last!.fields.filter { $0.definition.name == "intel.identifier" }.map(\.value)
+        XCTAssertEqual(ddc, [.u16(0x0144), .u16(0x0123)])
+        XCTAssertTrue(packets[marks["ddcConfig"]! - 2].issues.isEmpty)
         XCTAssertEqual(int(at("fatalException"), "intel.line"), 0x0312)
         XCTAssertTrue(at("fatalException").hasError)
         XCTAssertEqual(at("undocumentedEvent").summary, "Intel Vendor Event 0x42")
         XCTAssertEqual(value(at("undocumentedEvent"), "intel.data"), .bytes([0x01, 0x02]))
+    }
+
+    func testRealtekAndQualcommFirmwareDownload() {
+        // Read Local Version Information naming Realtek (0x005D), then a firmware fragment
+        // (index 0x81: the last, fragment 1) and its return; then Qualcomm's EDL TLV download.
+        func version(_ company: UInt16) -> Frame {
+            Frame(number: 1, timestamp: 0, kind: .event, direction: .received,
+                  bytes: [0x0E, 0x0C, 0x01, 0x01, 0x10, 0x00, 0x0A, 0x00, 0x00, 0x0A] + le16(company) + [0x00, 0x00])
+        }
+        let realtek = decodeAll([version(0x005D),
+                                 Frame(number: 2, timestamp: 1, kind: .command, direction: .sent, bytes: [0x20, 0xFC, 0x05, 0x81, 0xAA, 0xBB, 0xCC, 0xDD]),
+                                 Frame(number: 3, timestamp: 2, kind: .event, direction: .received, bytes: [0x0E, 0x05, 0x01, 0x20, 0xFC, 0x00, 0x81]),
+                                 Frame(number: 4, timestamp: 3, kind: .command, direction: .sent, bytes: [0x6D, 0xFC, 0x00])])
+        XCTAssertEqual(realtek[1].typeLabel, "Realtek HCI")
+        XCTAssertEqual(int(realtek[1], "realtek.index"), 0x81)
+        XCTAssertEqual(value(realtek[1], "realtek.firmware_data"), .bytes([0xAA, 0xBB, 0xCC, 0xDD]))
+        XCTAssertEqual(int(realtek[2], "realtek.index"), 0x81)
+        XCTAssertEqual(realtek[3].summary, "Read ROM Version", "0xFC6D is Realtek's, not Broadcom's I2S command, on a Realtek controller")
+        let qualcomm = decodeAll([version(0x001D),
+                                  Frame(number: 2, timestamp: 1, kind: .command, direction: .sent, bytes: [0x00, 0xFC, 0x05, 0x1E, 0x03, 0x01, 0x02, 0x03])])
+        XCTAssertEqual(qualcomm[1].summary, "EDL Patch - TLV Download - Segment Length: 3")
+        XCTAssertEqual(int(qualcomm[1], "qualcomm.subcommand"), 0x1E)
+        XCTAssertEqual(value(qualcomm[1], "qualcomm.segment"), .bytes([1, 2, 3]))
     }
 
     func testUnknownManufacturerKeepsTheBytes() {

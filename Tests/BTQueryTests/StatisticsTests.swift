@@ -319,3 +319,51 @@ final class AddressPseudonymTests: XCTestCase {
         XCTAssertEqual(pseudonyms.all.count, 1)
     }
 }
+
+/// Link quality from Android's Bluetooth Quality Reports: the samples on the link their handle
+/// names, the connect failure, and the diagnosis rules over them, against what the scenario built.
+final class LinkQualityTests: XCTestCase {
+    func report() throws -> (CaptureReport, [String: Int]) {
+        let (frames, marks) = Scenarios.androidVendorSession()
+        let decoder = Decoder()
+        var collector = StatisticsCollector()
+        for frame in frames { try collector.consume(decoder.decode(frame)) }
+        return (collector.finish(), marks)
+    }
+
+    func testSamplesFollowTheReports() throws {
+        let (report, marks) = try report()
+        let link = try XCTUnwrap(report.connections.first { $0.handle == 0x000B })
+        XCTAssertEqual(link.quality.map(\.frame), (0 ..< 6).map { marks["monitor\($0)"]! }
+                       + [marks["a2dpChoppy"]!, marks["scoChoppy"]!, marks["approachingLSTO"]!])
+        XCTAssertEqual(link.quality.prefix(6).map(\.rssi), [-58, -63, -71, -79, -86, -91])
+        XCTAssertEqual(link.quality.prefix(6).map(\.retransmissions), [2, 5, 14, 40, 118, 260])
+        // v6 reports count the packets sent: 260 of 1100 were sent again.
+        XCTAssertEqual(link.quality[5].retransmissionRate!, 260.0 / 1100.0, accuracy: 1e-9)
+        XCTAssertEqual(link.quality[6].glitches, 7)
+        XCTAssertEqual(link.quality[6].coexistenceDenials, 4, "3 TX and 1 RX denials")
+        XCTAssertEqual(link.quality[7].detail, "Transparent (mSBC)")
+        XCTAssertEqual(report.connectFailures, [ConnectFailure(frame: marks["connectFail"]!, time: report.connectFailures.first?.time ?? 0,
+                                                               controller: 0, address: BDAddr("00:1B:66:AA:BB:CC"), reason: 0x04)])
+    }
+
+    func testDiagnosisOverTheReports() throws {
+        let (report, marks) = try report()
+        let problems = Diagnosis.problems(in: report)
+        func find(_ text: String) -> Problem? { problems.first { $0.summary.contains(text) } }
+        let lsto = try XCTUnwrap(find("approached its supervision timeout"))
+        XCTAssertEqual(lsto.severity, .error, "the link was then lost to a supervision timeout")
+        XCTAssertEqual(lsto.frames, [marks["approachingLSTO"]!, marks["supervisionTimeout"]!])
+        let weak = try XCTUnwrap(find("Weak signal"))
+        XCTAssertEqual(weak.frames, [marks["monitor4"]!, marks["monitor5"]!, marks["a2dpChoppy"]!, marks["scoChoppy"]!, marks["approachingLSTO"]!],
+                       "the reports below -85 dBm")
+        let retransmissions = try XCTUnwrap(find("Retransmissions above 10%"))
+        XCTAssertEqual(retransmissions.frames, [marks["monitor4"]!, marks["monitor5"]!], "118/1060 and 260/1100 are above 10%, 40/1020 is not")
+        let a2dp = try XCTUnwrap(find("A2DP audio choppy"))
+        XCTAssertTrue(a2dp.summary.contains("coexistence denied the radio 4 times"), a2dp.summary)
+        XCTAssertEqual(a2dp.category, .audio)
+        XCTAssertNotNil(find("SCO voice choppy"))
+        let failed = try XCTUnwrap(find("Connection failed (quality report): Page Timeout (0x04)"))
+        XCTAssertEqual(failed.frames, [marks["connectFail"]!])
+    }
+}

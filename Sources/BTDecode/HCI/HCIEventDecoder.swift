@@ -23,7 +23,7 @@ enum HCIEventDecoder {
         switch code {
         case 0x0E: // Command Complete
             try layer.read(HCIFields.numCommands, &params, as: UInt8.self)
-            let vendorName = peekVendorName(params, at: 1, controller: controller, session)
+            let vendorName = peekVendorName(params, at: 0, controller: controller, session)
             let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: { vendorName ?? Self.commandName($0) })
             let command = vendorName ?? Self.commandName(opcode)
             layer.summary.set("Command Complete: \(command)")

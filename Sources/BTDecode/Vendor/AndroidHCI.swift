@@ -40,9 +40,16 @@ enum AndroidHCI {
     }
 
     /// A command whose first parameter picks a sub-command, whose return echoes it.
-    static func withSubcommands(_ name: String, _ subcommands: [UInt8: VendorCommand]) -> VendorCommand {
-        VendorCommand(name: name, subcommands: subcommands, returnEchoesSubcommand: true)
+    static func withSubcommands(_ name: String, _ key: String, _ subcommands: [UInt8: VendorCommand]) -> VendorCommand {
+        VendorCommand(name: name, subcommands: subcommands,
+                      subcommandField: FieldDefinition("android.\(key)_subcommand", "\(name) Sub-command", .uint8, "Sub-command (sub-opcode) of \(name)"),
+                      returnEchoesSubcommand: true)
     }
+
+    /// Batch scan records (AOSP's ScanManager reads them): 11 bytes each when truncated; with the
+    /// advertising data and scan response when full.
+    static let truncatedRecords = layout("!u8 Num_Records, [A Address, at Address_Type, i8 TX_Power, i8 RSSI, u16 Timestamp]")
+    static let fullRecords = layout("!u8 Num_Records, [A Address, at Address_Type, i8 TX_Power, i8 RSSI, u16 Timestamp, ad Advertising_Data, ad Scan_Response_Data]")
 
     static let apcfReturn = "u8 Action, u8 Available_Spaces"
     static func apcf(_ name: String, _ parameters: String) -> VendorCommand {
@@ -57,7 +64,7 @@ enum AndroidHCI {
             u8 LE_Address_Generation_Offloading_Support, x32 A2DP_Source_Offload_Capability_Mask, \
             u8 Bluetooth_Quality_Report_Support, x32 Dynamic_Audio_Buffer_Support
             """),
-        0xFD54: withSubcommands("LE Multi-Advertising", [
+        0xFD54: withSubcommands("LE Multi-Advertising", "multi_adv", [
             0x01: command("Set Parameters", """
                 t625 Advertising_Interval_Min, t625 Advertising_Interval_Max, !u8 Advertising_Type, at Own_Address_Type, \
                 A Own_Address, at Peer_Address_Type, A Peer_Address, x8 Advertising_Channel_Map, u8 Advertising_Filter_Policy, \
@@ -68,13 +75,15 @@ enum AndroidHCI {
             0x04: command("Set Random Address", "A Random_Address, !u8 Instance"),
             0x05: command("Set Enable", "en Advertising_Enable, !u8 Instance"),
         ]),
-        0xFD56: withSubcommands("LE Batch Scan", [
+        0xFD56: withSubcommands("LE Batch Scan", "batch_scan", [
             0x01: command("Enable Customer Specific Feature", "en Enable"),
             0x02: command("Set Storage Parameters", "u8 Full_Max, u8 Truncated_Max, !u8 Notify_Threshold"),
-            0x03: command("Set Scan Parameters", "!u8 Scan_Mode, !t625l Scan_Interval, t625l Scan_Window, at Own_Address_Type, u8 Discard_Rule"),
-            0x04: command("Read Results", "!u8 Scan_Mode", returns: "!u8 Report_Format, !u8 Num_Records, rest Records"),
+            // The window before the interval (AOSP's btm_ble_set_batchscan_param).
+            0x03: command("Set Scan Parameters", "!u8 Scan_Mode, t625l Scan_Window, !t625l Scan_Interval, at Own_Address_Type, u8 Discard_Rule"),
+            0x04: VendorCommand(name: "Read Results", parameters: layout("!u8 Scan_Mode"), returns: layout("!u8 Report_Format"),
+                                returnsAfter: { format in format == 1 ? truncatedRecords : format == 2 ? fullRecords : nil }),
         ]),
-        0xFD57: withSubcommands("LE Advertising Packet Content Filter", [
+        0xFD57: withSubcommands("LE Advertising Packet Content Filter", "apcf", [
             0x00: command("Set Enable", "en Enable", returns: "u8 Enable_State"),
             0x01: apcf("Set Filtering Parameters", """
                 x16 Feature_Selection, x16 List_Logic_Type, u8 Filter_Logic_Type, i8 RSSI_High_Threshold, !u8 Delivery_Mode, \
@@ -93,7 +102,7 @@ enum AndroidHCI {
         0xFD59: command("LE Energy Info", returns: "u32 Total_TX_Time, u32 Total_RX_Time, u32 Total_Idle_Time, u32 Total_Energy_Used"),
         0xFD5A: command("LE Extended Scan Parameters", "!u8 Scan_Type, !t625l Scan_Interval, !t625l Scan_Window, at Own_Address_Type, u8 Scan_Filter_Policy"),
         0xFD5B: command("Controller Debug Info"),
-        0xFD5D: withSubcommands("A2DP Hardware Offload", [
+        0xFD5D: withSubcommands("A2DP Hardware Offload", "a2dp_offload", [
             0x01: command("Start", """
                 !x32 Codec_Type, u16 Max_Latency, x16 SCMS_T_Enable, !u32 Sampling_Frequency, u8 Bits_Per_Sample, u8 Channel_Mode, \
                 u32 Encoded_Audio_Bitrate, H, x16 L2CAP_CID, u16 L2CAP_MTU, b32 Codec_Information
@@ -102,7 +111,7 @@ enum AndroidHCI {
         ]),
         0xFD5E: command("BQR Configuration", "!u8 Report_Action, !x32 Quality_Event_Mask, u16 Minimum_Report_Interval, x32 Vendor_Quality_Mask, x32 Vendor_Trace_Mask",
                         returns: "x32 Current_Quality_Event_Mask, x32 Current_Vendor_Quality_Mask, x32 Current_Vendor_Trace_Mask"),
-        0xFD5F: withSubcommands("Dynamic Audio Buffer", [
+        0xFD5F: withSubcommands("Dynamic Audio Buffer", "dab", [
             0x01: command("Get Buffer Time", returns: "x32 Audio_Codec_Type_Supported, rest Buffer_Times"),
             0x02: command("Set Buffer Time", "!u16 Buffer_Time"),
         ]),
@@ -113,7 +122,6 @@ enum AndroidHCI {
     static let growingLayouts: Set<String> = ["LE Get Vendor Capabilities", "BQR Configuration", "Set Filtering Parameters", "Broadcaster Address",
                                               "Service UUID", "Solicitation UUID", "Local Name", "Manufacturer Data", "Service Data", "AD Type"]
 
-    static let subcommand = FieldDefinition("android.subcommand", "Sub-command", .uint8, "Android vendor command's sub-command (sub-opcode)")
     static let subevent = FieldDefinition("android.subevent", "Sub-event", .uint8, "Android vendor event's sub-event code (0x58 Bluetooth Quality Report)")
 
     static let eventNames: [UInt8: String] = [
@@ -127,8 +135,9 @@ enum AndroidHCI {
     ]
 
     static let vendor = VendorHCI(
-        name: "Android", layer: .androidHCI, namespace: namespace, commands: commands, subcommandField: subcommand,
-        event: decodeEvent, eventFields: [subevent] + eventLayouts.keys.sorted().flatMap { eventLayouts[$0]!.flatMap(\.flattened).flatMap(\.fields) })
+        name: "Android", layer: .androidHCI, namespace: namespace, commands: commands,
+        event: decodeEvent, eventFields: [subevent] + (Array(eventLayouts.keys.sorted().map { eventLayouts[$0]! }) + [fullRecords])
+            .flatMap { $0.flatMap(\.flattened).flatMap(\.fields) })
 
     /// An Android vendor event: its sub-event, then the sub-event's parameters.
     static func decodeEvent(_ c: inout ByteCursor, _ layer: inout Layer, _ packet: inout Packet, _ session: inout Session) throws -> VendorHCI.UpperLayer? {

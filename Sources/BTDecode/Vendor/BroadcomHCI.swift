@@ -52,7 +52,7 @@ enum BroadcomHCI {
     ]
 
     static let vendor = VendorHCI(name: "Broadcom", layer: .broadcomHCI, namespace: namespace, commands: commands,
-                                  subcommandField: nil, event: nil, eventFields: [])
+                                  event: nil, eventFields: [])
 }
 
 /// Realtek controllers' vendor commands whose layouts are public (the Linux driver's firmware
@@ -69,7 +69,7 @@ enum RealtekHCI {
     ]
 
     static let vendor = VendorHCI(name: "Realtek", layer: .realtekHCI, namespace: namespace, commands: commands,
-                                  subcommandField: nil, event: nil, eventFields: [])
+                                  event: nil, eventFields: [])
 }
 
 /// Qualcomm (QCA) controllers' vendor commands whose layouts are public (the Linux driver's
@@ -85,11 +85,11 @@ enum QualcommHCI {
             0x1E: VendorCommand(name: "TLV Download", parameters: VendorHCI.layout("!u8 Segment_Length, rest Segment", namespace)),
             0x20: VendorCommand(name: "Get Build Info"),
             0x23: VendorCommand(name: "Get Board ID"),
-        ]),
+        ], subcommandField: subcommand),
     ]
 
     static let vendor = VendorHCI(name: "Qualcomm", layer: .qualcommHCI, namespace: namespace, commands: commands,
-                                  subcommandField: subcommand, event: nil, eventFields: [])
+                                  event: nil, eventFields: [])
 }
 
 extension LayerKind {

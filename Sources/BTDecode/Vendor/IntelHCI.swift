@@ -66,11 +66,33 @@ enum IntelHCI {
         0xFC53: command("Config Link Controller"),
         0xFC89: command("DDC Write"),
         0xFC8A: command("DDC Read"),
-        0xFC8B: command("DDC Config Write", "rest DDC_Entries", returns: "!x16 Identifier"),
+        0xFC8B: VendorCommand(name: "DDC Config Write", returns: layout("!x16 Identifier"), parametersAfter: ddcEntries),
         0xFC8C: command("DDC Config Read"),
         0xFC8D: command("Memory Read", "!x32 Memory_Address, u8 Memory_Mode, u8 Memory_Length"),
         0xFC8E: command("Memory Write", "!x32 Memory_Address, u8 Memory_Mode, u8 Memory_Length, rest Memory_Data"),
     ]
+
+    static let ddcLength = FieldDefinition("intel.ddc_length", "DDC Entry Length", .uint8, "Length of a DDC entry: its identifier and data")
+    /// The same field DDC Config Write's return names with its layout.
+    static let ddcIdentifier = HCIParameterFields.field("Identifier", .x16, in: namespace)
+    static let ddcData = FieldDefinition("intel.ddc_data", "DDC Data", .bytes, "A DDC parameter's value")
+
+    /// DDC Config Write's entries: a length (of the identifier and data), a 16-bit identifier,
+    /// the data; as many as the parameters hold.
+    static func ddcEntries(_ c: inout ByteCursor, _ layer: inout Layer) throws {
+        while !c.isAtEnd {
+            let length = try layer.reading(&c) { try $0.u8() }
+            layer.add(ddcLength, .u8(length.value), inDecimal: true, at: length.range)
+            guard length.value >= 2 else {
+                layer.addIssue(.warning, "DDC entry length \(length.value) is shorter than its identifier")
+                return
+            }
+            let identifier = try layer.reading(&c) { try $0.u16() }
+            layer.add(ddcIdentifier, .u16(identifier.value), at: identifier.range)
+            let data = try layer.reading(&c) { try $0.slice(Int(length.value) - 2) }
+            layer.add(ddcData, .bytes(data.value), at: data.range)
+        }
+    }
 
     static let eventCode = FieldDefinition("intel.event", "Intel Event", .uint8, "Intel vendor event code (the first byte of event 0xFF)")
 
@@ -93,8 +115,8 @@ enum IntelHCI {
     ]
 
     static let vendor = VendorHCI(
-        name: "Intel", layer: .intelHCI, namespace: namespace, commands: commands, subcommandField: nil, event: decodeEvent,
-        eventFields: [eventCode] + events.keys.sorted().flatMap { events[$0]!.params.flatMap(\.flattened).flatMap(\.fields) })
+        name: "Intel", layer: .intelHCI, namespace: namespace, commands: commands, event: decodeEvent,
+        eventFields: [eventCode, ddcLength, ddcIdentifier, ddcData] + events.keys.sorted().flatMap { events[$0]!.params.flatMap(\.flattened).flatMap(\.fields) })
 
     static func decodeEvent(_ c: inout ByteCursor, _ layer: inout Layer, _ packet: inout Packet, _ session: inout Session) throws -> VendorHCI.UpperLayer? {
         let code = try layer.reading(&c) { try $0.u8() }

@@ -9,8 +9,6 @@ struct VendorHCI {
     let layer: LayerKind
     let namespace: HCIParameterFields.Namespace
     let commands: [UInt16: VendorCommand]
-    /// The field a sub-command code is read into, for vendors whose commands have them.
-    let subcommandField: FieldDefinition?
     /// The vendor event (0xFF) after its code and length, onto the vendor's layer; nil when the
     /// vendor documents none (its events stay bytes). It may hand back the decoder of a layer
     /// above (Android's quality report), which runs once the vendor's layer is appended.
@@ -22,7 +20,7 @@ struct VendorHCI {
 
     /// Every field the layouts and the event decoder make, once each, for the registry.
     var fields: [FieldDefinition] {
-        var all: [FieldDefinition] = subcommandField.map { [$0] } ?? []
+        var all: [FieldDefinition] = []
         for opcode in commands.keys.sorted() { all += commands[opcode]!.fields }
         all += eventFields
         var seen = Set<String>()
@@ -42,14 +40,23 @@ struct VendorCommand {
     var parameters: [HCIParam] = []
     var returns: [HCIParam] = []
     var subcommands: [UInt8: VendorCommand] = [:]
+    /// The field the sub-command code is read into: one per command, since a code means
+    /// something else under another command (tshark's bthci_vendor fields do the same).
+    var subcommandField: FieldDefinition?
     /// Whether the return parameters repeat the sub-command code after the status (Android's do).
     var returnEchoesSubcommand = false
     /// Whether shorter forms end at a parameter's boundary (later parameters came with later
     /// versions, or belong to one action only): stopping there is no truncation.
     var grows = false
+    /// Parameters no layout can say (entries sized by their own length byte): read by hand
+    /// after the layout, onto the vendor's layer.
+    var parametersAfter: ((inout ByteCursor, inout Layer) throws -> Void)?
+    /// Return parameters whose layout depends on one read before (batch scan records by report
+    /// format): given the return layout's last integer, the layout of what follows.
+    var returnsAfter: ((UInt64) -> [HCIParam]?)?
 
     var fields: [FieldDefinition] {
-        (parameters + returns).flatMap(\.flattened).flatMap(\.fields)
+        (subcommandField.map { [$0] } ?? []) + (parameters + returns).flatMap(\.flattened).flatMap(\.fields)
             + subcommands.keys.sorted().flatMap { subcommands[$0]!.fields }
     }
 }
@@ -153,7 +160,7 @@ enum VendorDecoders {
         }
         layer.summary.set("\(command.name)")
         var reader = HCIParameterReader(names: session.names)
-        if !command.subcommands.isEmpty, let field = vendor.subcommandField {
+        if let field = command.subcommandField {
             let code = try layer.reading(&c) { try $0.u8() }
             let sub = command.subcommands[code.value]
             layer.add(field, .u8(code.value), named: sub?.name ?? "Unknown", at: code.range)
@@ -168,6 +175,11 @@ enum VendorDecoders {
             try read(sub.parameters, &c, &reader, &layer, vendor, sub.name, grows: sub.grows)
         } else {
             try read(command.parameters, &c, &reader, &layer, vendor, command.name, grows: command.grows)
+            do {
+                try command.parametersAfter?(&c, &layer)
+            } catch DecodeError.truncated(let needed, let available, let at) {
+                layer.addIssue(.warning, "\(vendor.name) \(command.name) stops short of its parameters: \(needed) bytes needed at offset \(at), \(available) left")
+            }
         }
         reader.apply(to: &packet, session: session)
         addRest(&c, vendor, &layer)
@@ -187,8 +199,8 @@ enum VendorDecoders {
         let status = try layer.reading(&c) { try $0.u8() }
         HCIEventDecoder.addStatus(status, &layer)
         var reader = HCIParameterReader(names: session.names)
-        var returns = command.returns, name = command.name, grows = command.grows
-        if !command.subcommands.isEmpty, let field = vendor.subcommandField {
+        var returns = command.returns, name = command.name, grows = command.grows, after = command.returnsAfter
+        if let field = command.subcommandField {
             let key = UInt32(controller) << 16 | UInt32(opcode)
             var code = session.vendor.pendingSubcommand.removeValue(forKey: key)
             if command.returnEchoesSubcommand, !c.isAtEnd {
@@ -201,12 +213,16 @@ enum VendorDecoders {
                 returns = sub.returns
                 name = sub.name
                 grows = sub.grows
+                after = sub.returnsAfter
             } else {
                 returns = []
             }
         }
         if status.value == 0 {
             try read(returns, &c, &reader, &layer, vendor, name, grows: grows)
+            if let after, case .unsigned(let chosen, _)? = layer.fields.last?.value, let more = after(chosen) {
+                try read(more, &c, &reader, &layer, vendor, name, grows: false)
+            }
         }
         if opcode == AndroidHCI.vendorCapabilities, status.value == 0,
            case .unsigned(let version, _)? = layer.fields.first(where: { $0.definition.name == "android.version_supported" })?.value {
@@ -310,13 +326,9 @@ extension VendorHCI {
             for code in command.subcommands.keys.sorted() { walk(command.subcommands[code]!) }
         }
         for opcode in commands.keys.sorted() { walk(commands[opcode]!) }
-        if let subcommandField, seen.insert(subcommandField.name).inserted {
-            var names: [UInt8: String] = [:]
-            for command in commands.values { for (code, sub) in command.subcommands { names[code] = names[code] ?? sub.name } }
-            // Sub-command codes mean different things under different commands: only the
-            // names one code always has are offered.
-            let unambiguous = names.filter { code, name in commands.values.allSatisfy { $0.subcommands[code].map { $0.name == name } ?? true } }
-            result.append((subcommandField, FieldValueNames.from(unambiguous)))
+        for opcode in commands.keys.sorted() {
+            guard let command = commands[opcode], let field = command.subcommandField, seen.insert(field.name).inserted else { continue }
+            result.append((field, FieldValueNames.from(command.subcommands.mapValues(\.name))))
         }
         return result
     }

@@ -12,6 +12,7 @@ public enum Diagnosis {
         found += audio(report)
         found += hci(report)
         found += air(report)
+        found += linkQuality(report)
         return merged(found).sorted { ($0.frames.first ?? 0, $0.severity == .error ? 0 : 1) < ($1.frames.first ?? 0, $1.severity == .error ? 0 : 1) }
     }
 
@@ -295,5 +296,74 @@ public enum Diagnosis {
             }
         }
         return found
+    }
+
+    // MARK: The controller's quality reports
+
+    /// RSSI below this on a link's quality reports is a weak link.
+    public static let weakRSSI = -85
+    /// Retransmissions above this share of the packets sent (BQR v4 counts both) is a poor link.
+    public static let retransmissionThreshold = 0.10
+
+    static func linkQuality(_ report: CaptureReport) -> [Problem] {
+        var found: [Problem] = []
+        for c in report.connections where !c.quality.isEmpty {
+            let place = on(c.handle, c.address)
+            let lsto = c.quality.filter { $0.report == 0x02 }
+            if !lsto.isEmpty {
+                if c.disconnectReason == 0x08, let end = c.endFrame {
+                    found.append(Problem(.error, .radio, "Link approached its supervision timeout (quality report), then timed out\(place)",
+                                         advice: "the controller stopped hearing the peer before the link was lost: the quality reports before it say why (RSSI and SNR falling: range or an obstacle; unused AFH channels rising: interference); move closer, check coexistence, or lengthen the supervision timeout",
+                                         frames: lsto.map(\.frame) + [end], count: 1, handle: c.handle, address: c.address))
+                } else {
+                    found.append(Problem(.warning, .radio, "Link approached its supervision timeout (quality report)\(place)",
+                                         advice: "the controller went most of the supervision timeout without hearing the peer; the link survived this time: look at RSSI, SNR and AFH channels in the reports before it",
+                                         frames: lsto.map(\.frame), count: lsto.count, handle: c.handle, address: c.address))
+                }
+            }
+            for (id, kind) in [(0x03, "A2DP audio"), (0x04, "SCO voice")] {
+                let choppy = c.quality.filter { $0.report == id }
+                guard let first = choppy.first else { continue }
+                let glitches = choppy.compactMap(\.glitches).reduce(0, +)
+                found.append(Problem(.warning, .audio, "\(kind) choppy (quality report\(choppy.count == 1 ? "" : "s")), \(glitches) glitch\(glitches == 1 ? "" : "es"): \(choppyCause(first))\(place)",
+                                     advice: choppyAdvice(first),
+                                     frames: choppy.map(\.frame), count: choppy.count, handle: c.handle, address: c.address))
+            }
+            let weak = c.quality.filter { ($0.rssi ?? 0) < weakRSSI }
+            if !weak.isEmpty, let lowest = weak.compactMap(\.rssi).min() {
+                found.append(Problem(.warning, .radio, "Weak signal: RSSI down to \(lowest) dBm, below \(weakRSSI) dBm in \(weak.count) of \(c.quality.count) quality reports\(place)",
+                                     advice: "the devices are near the edge of range or something absorbs the signal (a body, a pocket, a wall): retransmissions and dropouts follow; move them closer or check the antenna",
+                                     frames: weak.map(\.frame), count: 1, handle: c.handle, address: c.address))
+            }
+            let poor = c.quality.filter { ($0.retransmissionRate ?? 0) > retransmissionThreshold }
+            if !poor.isEmpty, let worst = poor.compactMap(\.retransmissionRate).max() {
+                found.append(Problem(.warning, .radio, "Retransmissions above \(percent(Int(retransmissionThreshold * 1000), of: 1000)) of packets sent in \(poor.count) of \(c.quality.count) quality reports (up to \(percent(Int((worst * 1000).rounded()), of: 1000)))\(place)",
+                                     advice: "packets are sent again because the peer did not acknowledge them: interference or range; throughput falls and latency rises; compare unused AFH channels (interference) with RSSI (range)",
+                                     frames: poor.map(\.frame), count: 1, handle: c.handle, address: c.address))
+            }
+        }
+        for failure in report.connectFailures {
+            found.append(Problem(.warning, .hci, "Connection failed (quality report): \(status(failure.reason))\(on(nil, failure.address))",
+                                 advice: Advice.status[failure.reason] ?? "the controller could not make the connection",
+                                 frames: [failure.frame], address: failure.address))
+        }
+        return found
+    }
+
+    /// What a choppy report says caused it, from its own counters.
+    static func choppyCause(_ sample: LinkQualitySample) -> String {
+        if let denials = sample.coexistenceDenials, denials > 0 { return "coexistence denied the radio \(denials) time\(denials == 1 ? "" : "s")" }
+        if let rssi = sample.rssi, rssi < weakRSSI { return "weak signal (RSSI \(rssi) dBm)" }
+        if let queue = sample.aclQueue, queue > 8 { return "\(queue) ACL packets queued in the controller" }
+        if let detail = sample.detail { return "link quality \(detail)" }
+        return "cause not reported"
+    }
+
+    static func choppyAdvice(_ sample: LinkQualitySample) -> String {
+        if let denials = sample.coexistenceDenials, denials > 0 {
+            return "the controller's coexistence arbiter gave the antenna to Wi-Fi or LTE: check Wi-Fi traffic on 2.4 GHz at that time, or the coexistence configuration"
+        }
+        if let rssi = sample.rssi, rssi < weakRSSI { return "the link is too weak to carry the stream: move the devices closer, or lower the bit rate (bitpool, codec)" }
+        return "the link could not carry the audio in time: look at retransmissions and unused AFH channels around it; lower the bit rate or reduce other traffic"
     }
 }

@@ -8,6 +8,8 @@ extension StatisticsCollector {
         let frame = packet.frame
         let status = layer.integer(F.status) ?? 0
         switch code {
+        case 0xFF: // Vendor: Android's quality reports
+            if let last = packet.layers.last, last.kind == .bqr { quality(last, packet) }
         case 0x03, 0x2C: // Connection Complete, Synchronous Connection Complete
             guard status == 0, let handle = layer.integer(F.handle) else { return }
             guard code == 0x03, layer.integer(F.linkType) == 1 else {

@@ -22,6 +22,7 @@ public struct StatisticsCollector: PacketSink {
     var audio = AudioTracker()
     var airLinks = AirLinkTracker()
     var security = SecurityReport()
+    var connectFailures: [ConnectFailure] = []
     /// Every link in order of appearance, and the index of each one still up.
     var connections: [ConnectionReport] = []
     var openConnections: [LinkKey: Int] = [:]
@@ -80,6 +81,7 @@ public struct StatisticsCollector: PacketSink {
         (report.a2dpStreams, report.synchronousStreams, report.avdtpRejects) = (audio.a2dpStreams, audio.synchronousStreams, audio.rejects)
         report.hci = commands.finish()
         report.security = security
+        report.connectFailures = connectFailures
         return report
     }
 

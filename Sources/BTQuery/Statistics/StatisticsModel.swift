@@ -24,6 +24,8 @@ public struct CaptureReport {
     public var hci = HCIReport()
     /// Pairings that failed and links whose encryption could not start.
     public var security = SecurityReport()
+    /// Connection attempts the controller's quality reports said failed.
+    public var connectFailures: [ConnectFailure] = []
 }
 
 public struct HCIReport {
@@ -191,6 +193,8 @@ public struct ConnectionReport {
     public var trafficSent = TrafficKinds(), trafficReceived = TrafficKinds()
     /// A link taken from the air: how its packets fared (nil for a link in an HCI capture).
     public var air: AirLinkQuality?
+    /// What the controller's quality reports said of the link, in order.
+    public var quality: [LinkQualitySample] = []
 
     public var key: Session.LinkKey { Session.LinkKey(controller: controller, handle: handle) }
 

@@ -35,6 +35,7 @@ struct StatisticsDocument: Encodable {
     var audio: AudioDocument
     var hci: HCIDocument
     var security: SecurityDocument
+    var connectFailures: Omittable<[ConnectFailureDocument]>
     var throughput: Omittable<ThroughputDocument>
 }
 
@@ -107,6 +108,7 @@ struct ConnectionDocument: Encodable {
     var applicationBytesReceived: Int
     var parameters: ParametersDocument
     var air: Omittable<AirDocument>
+    var linkQuality: Omittable<[LinkQualityDocument]>
     var timeline: [TimelineEventDocument]
     var channels: [ChannelDocument]
     var refusedChannels: [RefusedChannelDocument]
@@ -127,6 +129,32 @@ struct ParametersDocument: Encodable {
     var keySize: Int?
     var mode: String?
     var modeIntervalMs: Double?
+}
+
+/// One Bluetooth Quality Report on the link (Android's vendor event 0xFF, sub-event 0x58).
+struct LinkQualityDocument: Encodable {
+    var frame: Int
+    var time: UTCTime
+    var report: Int
+    var reportName: String?
+    var rssiDbm: Int?
+    var snrDb: Int?
+    var unusedAfhChannels: Int?
+    var retransmissions: Int?
+    var nak: Int?
+    var txTotal: Int?
+    var txFlushed: Int?
+    var glitches: Int?
+    var detail: String?
+}
+
+struct ConnectFailureDocument: Encodable {
+    var frame: Int
+    var time: UTCTime
+    var controller: Int
+    var address: String?
+    var reason: Int
+    var reasonName: String?
 }
 
 struct AirDocument: Encodable {

@@ -44,7 +44,12 @@ public struct StatisticsJSON: ReportRenderer {
                                        writeCommands: $0.writeCommands, notifications: $0.notifications, indications: $0.indications,
                                        reads: $0.reads, bytes: $0.bytes)
             },
-            audio: audio, hci: hci, security: security, throughput: Omittable(throughput.map(throughputDocument)))
+            audio: audio, hci: hci, security: security,
+            connectFailures: Omittable(report.connectFailures.isEmpty ? nil : report.connectFailures.map {
+                ConnectFailureDocument(frame: $0.frame, time: UTCTime($0.time), controller: Int($0.controller), address: $0.address?.description,
+                                       reason: Int($0.reason), reasonName: FieldValueNames.name(of: UInt64($0.reason), for: StatisticsText.reasonField))
+            }),
+            throughput: Omittable(throughput.map(throughputDocument)))
     }
 
     static func device(_ d: DeviceReport) -> DeviceDocument {
@@ -69,6 +74,11 @@ public struct StatisticsJSON: ReportRenderer {
                 AirDocument(dataPdus: $0.dataPDUs, badCrc: $0.badCRC, retransmissions: $0.retransmissions, micFailures: $0.micFailures,
                             undecrypted: $0.undecrypted, keySource: Omittable($0.keySource),
                             leSecureConnections: Omittable($0.secureConnections ? true : nil))
+            }),
+            linkQuality: Omittable(c.quality.isEmpty ? nil : c.quality.map {
+                LinkQualityDocument(frame: $0.frame, time: UTCTime($0.time), report: $0.report, reportName: StatisticsText.qualityReport($0.report),
+                                    rssiDbm: $0.rssi, snrDb: $0.snr, unusedAfhChannels: $0.unusedChannels, retransmissions: $0.retransmissions,
+                                    nak: $0.nak, txTotal: $0.txTotal, txFlushed: $0.txFlushed, glitches: $0.glitches, detail: $0.detail)
             }),
             timeline: c.timeline.map {
                 TimelineEventDocument(frame: $0.frame, time: UTCTime($0.time), event: $0.event, values: $0.values, failure: $0.failure)

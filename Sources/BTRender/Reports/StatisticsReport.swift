@@ -52,6 +52,9 @@ public struct StatisticsReport: ReportRenderer {
             try emit(heading("Connections"))
             try connectionLines(&clock, emit)
         }
+        try section(emit, "Connect failures (Bluetooth Quality Report)", report.connectFailures.map {
+            "  #\($0.frame) \(clock.format($0.time))  \($0.address?.description ?? "-")  \(StatisticsText.reason($0.reason))"
+        })
         try section(emit, "ATT", attLines())
         try section(emit, "GATT characteristics", characteristicLines())
         try section(emit, "Audio", audioLines())
@@ -95,7 +98,7 @@ public struct StatisticsReport: ReportRenderer {
             table.add(row)
         }
         for line in table.lines { try emit(line) }
-        for c in report.connections where !c.timeline.isEmpty || !c.channels.isEmpty || c.air != nil {
+        for c in report.connections where !c.timeline.isEmpty || !c.channels.isEmpty || c.air != nil || !c.quality.isEmpty {
             try emit("")
             let name = c.address.flatMap { address in report.devices.first { $0.address == address }?.name }
             try emit("  \(Hex.u16(c.handle)) \(c.address?.description ?? "-")\(name.map { " (\($0))" } ?? "")"
@@ -106,6 +109,7 @@ public struct StatisticsReport: ReportRenderer {
                          + (air.keySource.map { "; key: \($0)" } ?? "")
                          + (air.secureConnections ? "; paired with LE Secure Connections: no sniffer can recover its key, give the LTK with --ltk" : ""))
             }
+            for line in StatisticsText.qualityLines(c.quality) { try emit(line) }
             let origin = c.start ?? c.firstSeen
             for event in c.timeline {
                 var text = "    " + StatisticsText.offset(event.time.saturatingSubtract(origin)).padded(to: 10) + ("#\(event.frame)").padded(to: 8) + event.event
@@ -205,6 +209,56 @@ public struct StatisticsReport: ReportRenderer {
 
 /// How the reports write numbers, sizes, durations and coded values for a person.
 public enum StatisticsText {
+    static let qualityField = FieldRegistry.lookup("bqr.report_id")!
+
+    /// A quality report's name ("Quality Monitor", "A2DP Choppy").
+    public static func qualityReport(_ id: Int) -> String? { FieldValueNames.name(of: UInt64(id), for: qualityField) }
+
+    /// One character per value, ▁ at `low` (or below) to █ at `high` (or above): a fixed scale, so
+    /// that RSSI reads the same on every link (-100 dBm to -30 dBm).
+    public static func sparkline(_ values: [Int], low: Int, high: Int, width: Int = 48) -> String {
+        guard !values.isEmpty, high > low else { return "" }
+        let group = (values.count + width - 1) / width
+        var text = ""
+        var index = 0
+        while index < values.count {
+            let slice = values[index ..< min(index + group, values.count)]
+            let mean = Double(slice.reduce(0, +)) / Double(slice.count)
+            let level = Int(((mean - Double(low)) / Double(high - low) * 8).rounded(.up)) - 1
+            text.append(ThroughputReport.blocks[min(7, max(0, level))])
+            index += group
+        }
+        return text
+    }
+
+    /// The link quality lines of a connection: each measure's first and last value with its
+    /// sparkline, then the reports of trouble.
+    public static func qualityLines(_ quality: [LinkQualitySample]) -> [String] {
+        guard !quality.isEmpty else { return [] }
+        var lines = ["    link quality: \(quality.count) report\(quality.count == 1 ? "" : "s") (Bluetooth Quality Report), #\(quality[0].frame)-#\(quality[quality.count - 1].frame)"]
+        func measure(_ name: String, _ unit: String, _ values: [Int], low: Int, high: Int?) {
+            guard let first = values.first, let last = values.last else { return }
+            let range = "\(first)\(unit) → \(last)\(unit)", lowest = values.min()!, highest = values.max()!
+            lines.append("      " + name.padded(to: 22) + range.padded(to: 22) + "min \(lowest), max \(highest)".padded(to: 22)
+                         + sparkline(values, low: low, high: high ?? max(highest, low + 1)))
+        }
+        measure("RSSI", " dBm", quality.compactMap(\.rssi), low: -100, high: -30)
+        measure("SNR", " dB", quality.compactMap(\.snr), low: 0, high: 40)
+        measure("retransmissions", "", quality.compactMap(\.retransmissions), low: 0, high: nil)
+        measure("unused AFH channels", "", quality.compactMap(\.unusedChannels), low: 0, high: 79)
+        let rates = quality.compactMap(\.retransmissionRate)
+        if !rates.isEmpty { measure("retransmission rate", "%", rates.map { Int(($0 * 100).rounded()) }, low: 0, high: 100) }
+        for sample in quality where sample.report != 0x01 {
+            var text = "      #\(sample.frame) \(qualityReport(sample.report) ?? "report \(sample.report)")"
+            var parts: [String] = []
+            if let glitches = sample.glitches { parts.append("\(glitches) glitch\(glitches == 1 ? "" : "es")") }
+            if let detail = sample.detail { parts.append(detail) }
+            if let rssi = sample.rssi { parts.append("RSSI \(rssi) dBm") }
+            if !parts.isEmpty { text += ": " + parts.joined(separator: ", ") }
+            lines.append(text)
+        }
+        return lines
+    }
     public static func number(_ value: Double, decimals: Int) -> String { JSONWriter.decimal(value, decimals: decimals) }
 
     public static func bytes(_ count: Int) -> String {

@@ -44,9 +44,11 @@ public struct ThroughputPlot {
         func x(_ t: Double) -> Double { Self.left + t / seconds * plotWidth }
         func y(_ v: Double) -> Double { Self.top + plotHeight - v / yMax * plotHeight }
 
+        let qualityLinks = report.connections.indices.filter { !report.connections[$0].quality.isEmpty }
+        let totalHeight = Self.height + (qualityLinks.isEmpty ? 0 : Self.qualityHeight)
         var s = """
         <?xml version="1.0" encoding="UTF-8"?>
-        <svg xmlns="http://www.w3.org/2000/svg" width="\(Self.width)" height="\(Self.height)" viewBox="0 0 \(Self.width) \(Self.height)" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(Self.width)" height="\(totalHeight)" viewBox="0 0 \(Self.width) \(totalHeight)" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">
         <rect width="100%" height="100%" fill="white"/>
         <text x="\(Self.left)" y="28" font-size="16" font-weight="bold">\(Self.escape(title))</text>
 
@@ -137,7 +139,59 @@ public struct ThroughputPlot {
         if keys.isEmpty {
             s += "<text x=\"\(f(Self.left + plotWidth / 2))\" y=\"\(f(Self.top + plotHeight / 2))\" text-anchor=\"middle\">no application data</text>\n"
         }
+        if !qualityLinks.isEmpty, let origin = series.origin {
+            s += qualityPanel(qualityLinks, origin: origin, x: x, seconds: seconds, colours: colours)
+        }
         return s + "</svg>\n"
+    }
+
+    /// The panel under the throughput plot when controllers sent Bluetooth Quality Reports: each
+    /// link's RSSI over the same time axis (-100 to -30 dBm, the -85 dBm line dashed), its
+    /// reports of trouble marked and named in the legend.
+    static let qualityHeight = 300
+
+    func qualityPanel(_ links: [Int], origin: Int64, x: (Double) -> Double, seconds: Double, colours: [Int: String]) -> String {
+        let top = Double(Self.height) + 20, height = Double(Self.qualityHeight) - 70
+        let plotWidth = Double(Self.width) - Self.left - Self.right
+        let low = -100.0, high = -30.0
+        func y(_ dBm: Double) -> Double { top + height - (min(max(dBm, low), high) - low) / (high - low) * height }
+        var s = "<text x=\"\(f(Self.left))\" y=\"\(f(top - 6))\" font-weight=\"bold\">Link quality (Bluetooth Quality Reports)</text>\n"
+        var tick = low
+        while tick <= high {
+            s += "<line x1=\"\(f(Self.left))\" y1=\"\(f(y(tick)))\" x2=\"\(f(Self.left + plotWidth))\" y2=\"\(f(y(tick)))\" stroke=\"#e0e0e0\"/>\n"
+            s += "<text x=\"\(f(Self.left - 8))\" y=\"\(f(y(tick) + 4))\" text-anchor=\"end\">\(Int(tick))</text>\n"
+            tick += 10
+        }
+        let weak = Double(Diagnosis.weakRSSI)
+        s += "<line x1=\"\(f(Self.left))\" y1=\"\(f(y(weak)))\" x2=\"\(f(Self.left + plotWidth))\" y2=\"\(f(y(weak)))\" stroke=\"#d62728\" stroke-dasharray=\"6 4\"/>\n"
+        s += "<line x1=\"\(f(Self.left))\" y1=\"\(f(top))\" x2=\"\(f(Self.left))\" y2=\"\(f(top + height))\" stroke=\"black\"/>\n"
+        s += "<line x1=\"\(f(Self.left))\" y1=\"\(f(top + height))\" x2=\"\(f(Self.left + plotWidth))\" y2=\"\(f(top + height))\" stroke=\"black\"/>\n"
+        s += "<text x=\"20\" y=\"\(f(top + height / 2))\" text-anchor=\"middle\" transform=\"rotate(-90 20 \(f(top + height / 2)))\">RSSI (dBm)</text>\n"
+        s += "<text x=\"\(f(Self.left + plotWidth / 2))\" y=\"\(f(top + height + 35))\" text-anchor=\"middle\">time since the first packet (s); dashed: \(Diagnosis.weakRSSI) dBm</text>\n"
+        var legendRow = 0
+        for (order, index) in links.enumerated() {
+            let c = report.connections[index]
+            let colour = colours[index] ?? Self.palette[order % Self.palette.count]
+            let points = c.quality.compactMap { sample -> (Double, Int, LinkQualitySample)? in
+                guard let rssi = sample.rssi else { return nil }
+                let t = Double(sample.time.saturatingSubtract(origin)) / 1_000_000
+                return t >= 0 && t <= seconds ? (t, rssi, sample) : nil
+            }
+            let line = points.map { "\(f(x($0.0))),\(f(y(Double($0.1))))" }.joined(separator: " ")
+            s += "<polyline fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2\" points=\"\(line)\"/>\n"
+            let legendX = Self.left + plotWidth + 15
+            s += "<text x=\"\(f(legendX))\" y=\"\(f(top + 10 + Double(legendRow) * 14))\" fill=\"\(colour)\">\(Self.escape("\(Hex.u16(c.handle)) \(c.address?.description ?? "")"))</text>\n"
+            legendRow += 1
+            for (t, rssi, sample) in points {
+                let trouble = sample.report != 0x01
+                s += "<circle cx=\"\(f(x(t)))\" cy=\"\(f(y(Double(rssi))))\" r=\"\(trouble ? 5 : 3)\" fill=\"\(trouble ? "white" : colour)\" stroke=\"\(colour)\" stroke-width=\"2\"/>\n"
+                guard trouble, legendRow < 14 else { continue }
+                let name = StatisticsText.qualityReport(sample.report) ?? "report \(sample.report)"
+                s += "<text x=\"\(f(legendX + 8))\" y=\"\(f(top + 10 + Double(legendRow) * 14))\" font-size=\"10\" fill=\"#333333\">\(Self.escape("#\(sample.frame) \(Self.label(t)) s \(name)"))</text>\n"
+                legendRow += 1
+            }
+        }
+        return s
     }
 
     /// How many numbered events the list under the legend has room for.
