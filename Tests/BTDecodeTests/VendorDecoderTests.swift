@@ -232,7 +232,7 @@ final class VendorDecoderTests: XCTestCase {
         XCTAssertEqual(undocumented.issues.map(\.severity), [.note])
     }
 
-    func testVendorRecognisedByItsFirmwareDownloadWithoutTheVersion() {
+    func testVendorRecognisedByItsFirmwareDownloadWithoutTheVersion() throws {
         // Without Read Local Version Information, 0xFC01 could be Broadcom's Write BD ADDR or
         // Intel's Reset: before the download it is left as bytes; Download Minidriver says Broadcom.
         let frames = Scenarios.broadcomFirmwareSession().frames.filter { frame in
@@ -246,6 +246,8 @@ final class VendorDecoderTests: XCTestCase {
         XCTAssertTrue(packets[0].issues.contains { $0.message.contains("does not name") })
         let later = packets.first { $0.summary.hasPrefix("Write BD ADDR") }
         XCTAssertNotNil(later, "Broadcom's Write BD ADDR once the download showed the vendor")
+        let recognising = try XCTUnwrap(packets.first { $0.summary == "Download Minidriver" })
+        XCTAssertEqual(recognising.issues.map(\.message), ["The capture does not name the controller's manufacturer (no Read Local Version Information): taken to be Broadcom from this firmware download command"])
     }
 
     func testIntelBoot() {
@@ -299,6 +301,25 @@ final class VendorDecoderTests: XCTestCase {
         XCTAssertEqual(qualcomm[1].summary, "EDL Patch - TLV Download - Segment Length: 3")
         XCTAssertEqual(int(qualcomm[1], "qualcomm.subcommand"), 0x1E)
         XCTAssertEqual(value(qualcomm[1], "qualcomm.segment"), .bytes([1, 2, 3]))
+    }
+
+    func testIntelReadVersionInTLVForm() {
+        // Newer Intel controllers answer Read Version (Requested_Type 0xFF) with TLVs: type,
+        // length, value. Image Type (0x1C) 0x03 is the operational firmware; OTP BD_ADDR (0x30).
+        let version = Frame(number: 1, timestamp: 0, kind: .event, direction: .received,
+                            bytes: [0x0E, 0x0C, 0x01, 0x01, 0x10, 0x00, 0x0A, 0x00, 0x00, 0x0A, 0x02, 0x00, 0x00, 0x00])
+        let tlvs: [UInt8] = [0x10, 0x04] + le32(0x0001_2B37) + [0x1C, 0x01, 0x03] + [0x30, 0x06, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01]
+        let command = Frame(number: 2, timestamp: 1, kind: .command, direction: .sent, bytes: [0x05, 0xFC, 0x01, 0xFF])
+        let answer = Frame(number: 3, timestamp: 2, kind: .event, direction: .received,
+                           bytes: [0x0E, UInt8(4 + tlvs.count), 0x01, 0x05, 0xFC, 0x00] + tlvs)
+        let packets = decodeAll([version, command, answer])
+        XCTAssertEqual(int(packets[1], "intel.requested_type"), 0xFF)
+        let types = packets[2].layers.last!.fields.filter { $0.definition.name == "intel.tlv_type" }.map(\.value)
+        XCTAssertEqual(types, [.u8(0x10), .u8(0x1C), .u8(0x30)])
+        XCTAssertEqual(int(packets[2], "intel.image_type"), 3)
+        XCTAssertEqual(packets[2].summary, "Command Complete: Read Version - Operational firmware")
+        XCTAssertNil(value(packets[2], "intel.hardware_platform"), "not read as the legacy form")
+        XCTAssertTrue(packets[2].issues.isEmpty)
     }
 
     func testUnknownManufacturerKeepsTheBytes() {

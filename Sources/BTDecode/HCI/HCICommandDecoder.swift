@@ -24,12 +24,15 @@ enum HCICommandDecoder {
         var params = try c.cursor(min(Int(length), c.remaining))
         if isVendor {
             layer.summary.set("Vendor Command \(hex: opcode)")
-            VendorDecoders.recognise(opcode, controller: packet.frame.controller, &session)
+            let recognised = VendorDecoders.recognise(opcode, controller: packet.frame.controller, &session)
             if let vendor = VendorDecoders.vendor(for: opcode, controller: packet.frame.controller, session: session) {
                 // The vendor's layer stands on the HCI layer, which is complete without the parameters.
                 packet.append(taking: &layer)
                 appended = true
                 try VendorDecoders.decodeCommand(vendor, opcode, &params, &packet, &session)
+                if let recognised {
+                    packet.addIssue(.note, "The capture does not name the controller's manufacturer (no Read Local Version Information): taken to be \(recognised) from this firmware download command")
+                }
                 return
             }
             layer.addIssue(.note, "Vendor command: parameters are specific to the controller's manufacturer, which the capture does not name")

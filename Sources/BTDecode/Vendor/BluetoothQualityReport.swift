@@ -74,6 +74,7 @@ enum BluetoothQualityReport {
     static let otherReports: [UInt8: [HCIParam]] = [
         0x05: layout("!x8 Error_Code, !x8 Vendor_Error_Code"),
         0x09: layout("u8 Extension_Info, u32 Period, u32 TX_Power_iPA_BF, u32 TX_Power_ePA_BF, u32 TX_Power_iPA_Div, u32 TX_Power_ePA_Div, u32 RSSI_Chain_Above_50, u32 RSSI_Chain_50_55, u32 RSSI_Chain_55_60, u32 RSSI_Chain_60_65, u32 RSSI_Chain_65_70, u32 RSSI_Chain_70_75, u32 RSSI_Chain_75_80, u32 RSSI_Chain_80_85, u32 RSSI_Chain_85_90, u32 RSSI_Chain_Below_90, u32 RSSI_Delta_Below_2, u32 RSSI_Delta_2_5, u32 RSSI_Delta_5_8, u32 RSSI_Delta_8_11, u32 RSSI_Delta_Above_11"),
+        0x0A: layout("u8 Extension_Info, u32 Period, u32 TX_Power_iPA_BF, u32 TX_Power_ePA_BF, u32 TX_Power_iPA_Div, u32 TX_Power_ePA_Div, u32 RSSI_Chain_Above_50, u32 RSSI_Chain_50_55, u32 RSSI_Chain_55_60, u32 RSSI_Chain_60_65, u32 RSSI_Chain_65_70, u32 RSSI_Chain_70_75, u32 RSSI_Chain_75_80, u32 RSSI_Chain_80_85, u32 RSSI_Chain_85_90, u32 RSSI_Chain_Below_90, u32 RSSI_Delta_Below_2, u32 RSSI_Delta_2_5, u32 RSSI_Delta_5_8, u32 RSSI_Delta_8_11, u32 RSSI_Delta_Above_11"),
         0x11: layout("H"), 0x12: layout("H"),
     ]
 

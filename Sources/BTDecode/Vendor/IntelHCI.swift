@@ -31,10 +31,10 @@ enum IntelHCI {
     static let commands: [UInt16: VendorCommand] = [
         0xFC01: command("Reset", "!u8 Reset_Type, u8 Patch_Enable, u8 DDC_Reload, u8 Boot_Option, x32 Boot_Address"),
         0xFC02: command("No Operation"),
-        0xFC05: command("Read Version", returns: """
+        0xFC05: VendorCommand(name: "Read Version", parameters: layout("x8 Requested_Type"), returns: layout("""
             x8 Hardware_Platform, !x8 Hardware_Variant, x8 Hardware_Revision, !x8 Firmware_Variant, x8 Firmware_Revision, \
             u8 Firmware_Build_Number, u8 Firmware_Build_Week, u8 Firmware_Build_Year, u8 Firmware_Patch_Number
-            """),
+            """), grows: true, returnsInOtherForm: versionTLVs),
         0xFC06: command("Set UART Baudrate", "x8 Baudrate"),
         0xFC07: command("Enable LPM"),
         0xFC08: command("PCM Write Configuration"),
@@ -94,6 +94,41 @@ enum IntelHCI {
         }
     }
 
+    static let tlvType = FieldDefinition("intel.tlv_type", "TLV Type", .uint8, "Type of an entry of Read Version's TLV form (newer controllers)")
+    static let tlvValue = FieldDefinition("intel.tlv_value", "TLV Value", .bytes, "Value of an entry of Read Version's TLV form")
+    static let imageType = FieldDefinition("intel.image_type", "Image Type", .uint8, "What the controller runs: 0x01 bootloader, 0x02 intermediate loader, 0x03 operational firmware")
+
+    /// Read Version's TLV entries' names (the types btmon names; BlueZ's and Linux's btintel).
+    static let tlvNames: [UInt8: String] = [
+        0x10: "CNVi TOP", 0x11: "CNVr TOP", 0x12: "CNVi BT", 0x13: "CNVr BT", 0x14: "CNVi OTP", 0x15: "CNVr OTP",
+        0x16: "Device Rev ID", 0x17: "USB VID", 0x18: "USB PID", 0x19: "PCIe VID", 0x1A: "PCIe DID", 0x1B: "PCIe Subsystem ID",
+        0x1C: "Image Type", 0x1D: "Time Stamp", 0x1E: "Build Type", 0x1F: "Build Num", 0x20: "FW Build Product",
+        0x21: "FW Build HW", 0x22: "FW Build Step", 0x23: "BT Spec", 0x24: "Manufacturer", 0x25: "HCI Revision",
+        0x26: "LMP SubVersion", 0x27: "OTP Patch Version", 0x28: "Secure Boot", 0x29: "Key From Header", 0x2A: "OTP Lock",
+        0x2B: "API Lock", 0x2C: "Debug Lock", 0x2D: "Minimum FW", 0x2E: "Limited CCE", 0x2F: "SBE Type", 0x30: "OTP BD_ADDR",
+        0x31: "Unlocked State",
+    ]
+
+    /// Read Version's return in TLV form (asked for with Requested_Type 0xFF): type, length,
+    /// value, as many as the parameters hold. The legacy form is 9 bytes after the status.
+    static func versionTLVs(_ c: inout ByteCursor, _ layer: inout Layer) throws -> Bool {
+        guard c.remaining != 9 else { return false }
+        while !c.isAtEnd {
+            let type = try layer.reading(&c) { try $0.u8() }
+            layer.add(tlvType, .u8(type.value), named: tlvNames[type.value] ?? "Unknown", at: type.range)
+            let length = try c.u8()
+            let value = try layer.reading(&c) { try $0.slice(Int(length)) }
+            let number = value.value.count <= 4 ? value.value.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } : nil
+            layer.add(tlvValue, .bytes(value.value), number.map { "\($0) (\(Hex.format($0, width: value.value.count * 2)))" }, at: value.range)
+            if type.value == 0x1C, let image = value.value.first {
+                layer.add(imageType, .u8(image), named: ["Bootloader", "Intermediate loader", "Operational firmware"][safe: Int(image) - 1] ?? "Unknown",
+                          at: value.range.lowerBound ..< value.range.lowerBound + 1)
+                layer.summary += " - \(["Bootloader", "Intermediate loader", "Operational firmware"][safe: Int(image) - 1] ?? "Image \(Hex.u8(image))")"
+            }
+        }
+        return true
+    }
+
     static let eventCode = FieldDefinition("intel.event", "Intel Event", .uint8, "Intel vendor event code (the first byte of event 0xFF)")
 
     static let events: [UInt8: (name: String, params: [HCIParam])] = [
@@ -116,7 +151,7 @@ enum IntelHCI {
 
     static let vendor = VendorHCI(
         name: "Intel", layer: .intelHCI, namespace: namespace, commands: commands, event: decodeEvent,
-        eventFields: [eventCode, ddcLength, ddcIdentifier, ddcData] + events.keys.sorted().flatMap { events[$0]!.params.flatMap(\.flattened).flatMap(\.fields) })
+        eventFields: [eventCode, ddcLength, ddcIdentifier, ddcData, tlvType, tlvValue, imageType] + events.keys.sorted().flatMap { events[$0]!.params.flatMap(\.flattened).flatMap(\.fields) })
 
     static func decodeEvent(_ c: inout ByteCursor, _ layer: inout Layer, _ packet: inout Packet, _ session: inout Session) throws -> VendorHCI.UpperLayer? {
         let code = try layer.reading(&c) { try $0.u8() }

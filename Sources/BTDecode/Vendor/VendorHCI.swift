@@ -51,6 +51,9 @@ struct VendorCommand {
     /// Parameters no layout can say (entries sized by their own length byte): read by hand
     /// after the layout, onto the vendor's layer.
     var parametersAfter: ((inout ByteCursor, inout Layer) throws -> Void)?
+    /// Return parameters in another form than the layout's (Intel's TLV version): read by hand
+    /// when it says so (true), else the layout is read.
+    var returnsInOtherForm: ((inout ByteCursor, inout Layer) throws -> Bool)?
     /// Return parameters whose layout depends on one read before (batch scan records by report
     /// format): given the return layout's last integer, the layout of what follows.
     var returnsAfter: ((UInt64) -> [HCIParam]?)?
@@ -142,10 +145,13 @@ enum VendorDecoders {
     /// The vendor layer of a vendor command, above the HCI Command layer already appended.
     /// A controller whose manufacturer the capture does not name is recognised by the firmware
     /// download it takes.
-    static func recognise(_ opcode: UInt16, controller: UInt16, _ session: inout Session) {
+    /// The vendor newly recognised, if this opcode recognised one.
+    @discardableResult
+    static func recognise(_ opcode: UInt16, controller: UInt16, _ session: inout Session) -> String? {
         guard let name = recognisingOpcodes[opcode], session.vendor.recognised[controller] == nil,
-              session.vendor.manufacturers[controller] == nil, session.controllers[controller]?.manufacturer == nil else { return }
+              session.vendor.manufacturers[controller] == nil, session.controllers[controller]?.manufacturer == nil else { return nil }
         session.vendor.recognised[controller] = name
+        return name
     }
 
     static func decodeCommand(_ vendor: VendorHCI, _ opcode: UInt16, _ c: inout ByteCursor, _ packet: inout Packet, _ session: inout Session) throws {
@@ -215,6 +221,14 @@ enum VendorDecoders {
                 grows = sub.grows
                 after = sub.returnsAfter
             } else {
+                returns = []
+            }
+        }
+        if status.value == 0, let other = command.returnsInOtherForm {
+            do {
+                if try other(&c, &layer) { returns = [] }
+            } catch DecodeError.truncated(let needed, let available, let at) {
+                layer.addIssue(.warning, "\(vendor.name) \(name) stops short of its return parameters: \(needed) bytes needed at offset \(at), \(available) left")
                 returns = []
             }
         }
@@ -358,6 +372,9 @@ extension BluetoothQualityReport {
 }
 
 extension BroadcomHCI { static let descriptor = vendor.descriptor() }
-extension IntelHCI { static let descriptor = vendor.descriptor(extraNames: [(eventCode, FieldValueNames.from(events.mapValues(\.name)))]) }
+extension IntelHCI {
+    static let descriptor = vendor.descriptor(extraNames: [(eventCode, FieldValueNames.from(events.mapValues(\.name))), (tlvType, FieldValueNames.from(tlvNames)),
+                                                           (imageType, [ValueName(1, "Bootloader"), ValueName(2, "Intermediate loader"), ValueName(3, "Operational firmware")])])
+}
 extension RealtekHCI { static let descriptor = vendor.descriptor() }
 extension QualcommHCI { static let descriptor = vendor.descriptor() }
