@@ -121,6 +121,30 @@ final class VendorDecoderTests: XCTestCase {
         XCTAssertEqual(value(trace, "bqr.data"), .bytes([1, 2, 3]))
     }
 
+    func testAdvanceRFStatsAndVendorReports() {
+        // Advance RF Stats (0x09, and 0x0A periodic): extension info, period, then 19 u32 counters
+        // (TX power by amplifier path, RSSI chain and delta histograms), as AOSP's HAL lays them out.
+        let counters = (1 ... 19).flatMap { le32(UInt32($0) * 100) }
+        for id: UInt8 in [0x09, 0x0A] {
+            let stats = event([0x58, id, 0x01] + le32(5000) + counters)
+            XCTAssertEqual(int(stats, "bqr.extension_info"), 1)
+            XCTAssertEqual(int(stats, "bqr.period"), 5000)
+            XCTAssertEqual(int(stats, "bqr.tx_power_ipa_bf"), 100)
+            XCTAssertEqual(int(stats, "bqr.rssi_chain_below_90"), 1400)
+            XCTAssertEqual(int(stats, "bqr.rssi_delta_above_11"), 1900)
+            XCTAssertNil(value(stats, "bqr.data"))
+            XCTAssertTrue(stats.issues.isEmpty)
+        }
+        // Reports whose content is the controller vendor's: named, their bytes kept.
+        for (id, name) in [(UInt8(0x13), "Controller Debug Info"), (0x10, "Vendor Specific Quality"), (0x20, "Vendor Specific Trace"),
+                           (0x06, "Energy Monitor"), (0x07, "LE Audio Choppy")] {
+            let packet = event([0x58, id, 0xAB, 0xCD])
+            XCTAssertEqual(packet.summary, "Bluetooth Quality Report - \(name)")
+            XCTAssertEqual(value(packet, "bqr.data"), .bytes([0xAB, 0xCD]))
+            XCTAssertTrue(packet.issues.isEmpty)
+        }
+    }
+
     func testShortAndUnknownReportsAreSaidAndKept() {
         // A quality monitor cut to 20 bytes: the fields read stand, the shortfall is a warning.
         let full = Scenarios.bqrCommon(id: 0x01, handle: 0x0003, rssi: -60, snr: 20, unusedChannels: 5, retransmissions: 1, peer: "00:00:00:00:00:01")
