@@ -98,7 +98,8 @@ enum AndroidHCI {
             0x08: apcf("Transport Discovery Data", "rest Transport_Discovery_Data"),
             0x09: apcf("AD Type", "!x8 AD_Type, u8 AD_Data_Length, dm AD_Data"),
         ]),
-        0xFD58: command("LE Track Advertiser"),
+        // AOSP defines the opcode but lays out no parameters for it.
+        0xFD58: VendorCommand(name: "LE Track Advertiser", parametersUnpublished: true),
         0xFD59: command("LE Energy Info", returns: "u32 Total_TX_Time, u32 Total_RX_Time, u32 Total_Idle_Time, u32 Total_Energy_Used"),
         0xFD5A: command("LE Extended Scan Parameters", "!u8 Scan_Type, !t625l Scan_Interval, !t625l Scan_Window, at Own_Address_Type, u8 Scan_Filter_Policy"),
         0xFD5B: command("Controller Debug Info"),

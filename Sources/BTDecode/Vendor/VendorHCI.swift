@@ -48,6 +48,9 @@ struct VendorCommand {
     /// Whether shorter forms end at a parameter's boundary (later parameters came with later
     /// versions, or belong to one action only): stopping there is no truncation.
     var grows = false
+    /// The owner names the command but publishes no layout for its parameters: they are
+    /// shown as bytes, and the packet says why.
+    var parametersUnpublished = false
     /// Parameters no layout can say (entries sized by their own length byte): read by hand
     /// after the layout, onto the vendor's layer.
     var parametersAfter: ((inout ByteCursor, inout Layer) throws -> Void)?
@@ -188,6 +191,9 @@ enum VendorDecoders {
             }
         }
         reader.apply(to: &packet, session: session)
+        if command.parametersUnpublished, !c.isAtEnd {
+            layer.addIssue(.note, "\(vendor.name) publishes no layout for \(command.name)'s parameters: shown as bytes")
+        }
         addRest(&c, vendor, &layer)
     }
 

@@ -239,7 +239,7 @@ public enum StatisticsText {
         func measure(_ name: String, _ unit: String, _ values: [Int], low: Int, high: Int?) {
             guard let first = values.first, let last = values.last else { return }
             let range = "\(first)\(unit) → \(last)\(unit)", lowest = values.min()!, highest = values.max()!
-            lines.append("      " + name.padded(to: 22) + range.padded(to: 22) + "min \(lowest), max \(highest)".padded(to: 22)
+            lines.append("      " + name.padded(to: 22) + range.padded(to: 22) + "min \(lowest)\(unit), max \(highest)\(unit)".padded(to: 28)
                          + sparkline(values, low: low, high: high ?? max(highest, low + 1)))
         }
         measure("RSSI", " dBm", quality.compactMap(\.rssi), low: -100, high: -30)
