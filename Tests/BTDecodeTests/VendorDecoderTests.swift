@@ -346,6 +346,46 @@ final class VendorDecoderTests: XCTestCase {
         XCTAssertTrue(packets[2].issues.isEmpty)
     }
 
+    func testQualcommEDLResponses() {
+        // With no version in the capture, the EDL patch command says Qualcomm; the controller
+        // answers with vendor events: response 0x00, type 0x02 (version: product, patch, ROM,
+        // SoC), type 0x04 (a TLV segment taken, 0x00), type 0x23 (board ID, big-endian).
+        func event(_ number: Int, _ bytes: [UInt8]) -> Frame {
+            Frame(number: number, timestamp: Int64(number), kind: .event, direction: .received, bytes: [0xFF, UInt8(bytes.count)] + bytes)
+        }
+        let packets = decodeAll([
+            Frame(number: 1, timestamp: 1, kind: .command, direction: .sent, bytes: [0x00, 0xFC, 0x01, 0x19]),
+            event(2, [0x00, 0x02] + le32(0x0000_0008) + le16(0x0044) + le16(0x0302) + le32(0x4001_0214)),
+            event(3, [0x00, 0x04, 0x00]),
+            event(4, [0x00, 0x04, 0x03]),
+            event(5, [0x00, 0x23, 0x02, 0x01, 0x0A]),
+            event(6, [0x00, 0x77, 0x01]),
+        ])
+        XCTAssertEqual(packets[0].summary, "EDL Patch - Get Version")
+        XCTAssertTrue(packets[0].issues.contains { $0.message.contains("taken to be Qualcomm") })
+        XCTAssertEqual(packets[1].typeLabel, "Qualcomm HCI")
+        XCTAssertEqual(int(packets[1], "qualcomm.product_id"), 8)
+        XCTAssertEqual(int(packets[1], "qualcomm.rom_version"), 0x0302)
+        XCTAssertEqual(int(packets[1], "qualcomm.soc_id"), 0x4001_0214)
+        XCTAssertTrue(packets[2].issues.isEmpty)
+        XCTAssertTrue(packets[3].hasError, "a TLV segment refused")
+        XCTAssertEqual(value(packets[4], "qualcomm.board_id"), .bytes([0x01, 0x0A]))
+        XCTAssertEqual(value(packets[5], "qualcomm.data"), .bytes([0x01]))
+        XCTAssertEqual(packets[5].issues.map(\.severity), [.note])
+    }
+
+    func testMonitorIndexInfoNamesTheManufacturer() {
+        // btmon -w captures: the monitor's Index Info (address, manufacturer 2: Intel) for hci0,
+        // then 0xFC01 is Intel's Reset, not Broadcom's Write BD ADDR.
+        let info = Frame(number: 1, timestamp: 0, kind: .indexInfo, direction: .none, controller: 0,
+                         bytes: addressBytes("00:11:22:33:44:55") + le16(0x0002))
+        let reset = Frame(number: 2, timestamp: 1, kind: .command, direction: .sent, controller: 0,
+                          bytes: [0x01, 0xFC, 0x08, 0x00, 0x01, 0x00, 0x01] + le32(0x0002_0000))
+        let packets = decodeAll([info, reset])
+        XCTAssertEqual(packets[1].summary, "Reset - Soft Software Reset")
+        XCTAssertEqual(int(packets[1], "intel.boot_address"), 0x0002_0000)
+    }
+
     func testUnknownManufacturerKeepsTheBytes() {
         let packets = decodeAll([Frame(number: 1, timestamp: 0, kind: .event, direction: .received, bytes: [0xFF, 0x03, 0x10, 0x20, 0x30])])
         XCTAssertEqual(packets[0].typeLabel, "HCI Event")

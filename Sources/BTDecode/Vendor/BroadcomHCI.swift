@@ -55,45 +55,6 @@ enum BroadcomHCI {
                                   event: nil, eventFields: [])
 }
 
-/// Realtek controllers' vendor commands whose layouts are public (the Linux driver's firmware
-/// loader): firmware download and the ROM version. Everything else stays bytes.
-enum RealtekHCI {
-    static let namespace = HCIParameterFields.Namespace(prefix: "realtek", owner: "Realtek vendor command", descriptions: [
-        "Index": "Firmware download fragment number; bit 7 set on the last fragment",
-    ])
-
-    static let commands: [UInt16: VendorCommand] = [
-        0xFC20: VendorCommand(name: "Download Firmware", parameters: VendorHCI.layout("!x8 Index, rest Firmware_Data", namespace),
-                              returns: VendorHCI.layout("!x8 Index", namespace)),
-        0xFC6D: VendorCommand(name: "Read ROM Version", returns: VendorHCI.layout("!u8 ROM_Version", namespace)),
-    ]
-
-    static let vendor = VendorHCI(name: "Realtek", layer: .realtekHCI, namespace: namespace, commands: commands,
-                                  event: nil, eventFields: [])
-}
-
-/// Qualcomm (QCA) controllers' vendor commands whose layouts are public (the Linux driver's
-/// patch and NVM loader): the EDL patch command and its sub-commands. Qualcomm answers them
-/// with vendor events whose layout is not public: those stay bytes.
-enum QualcommHCI {
-    static let namespace = HCIParameterFields.Namespace(prefix: "qualcomm", owner: "Qualcomm vendor command")
-    static let subcommand = FieldDefinition("qualcomm.subcommand", "Sub-command", .uint8, "Qualcomm EDL patch command's sub-command")
-
-    static let commands: [UInt16: VendorCommand] = [
-        0xFC00: VendorCommand(name: "EDL Patch", subcommands: [
-            0x19: VendorCommand(name: "Get Version"),
-            0x1E: VendorCommand(name: "TLV Download", parameters: VendorHCI.layout("!u8 Segment_Length, rest Segment", namespace)),
-            0x20: VendorCommand(name: "Get Build Info"),
-            0x23: VendorCommand(name: "Get Board ID"),
-        ], subcommandField: subcommand),
-    ]
-
-    static let vendor = VendorHCI(name: "Qualcomm", layer: .qualcommHCI, namespace: namespace, commands: commands,
-                                  event: nil, eventFields: [])
-}
-
 extension LayerKind {
     public static let broadcomHCI = LayerKind("Broadcom HCI", protocol: "broadcom")
-    public static let realtekHCI = LayerKind("Realtek HCI", protocol: "realtek")
-    public static let qualcommHCI = LayerKind("Qualcomm HCI", protocol: "qualcomm")
 }

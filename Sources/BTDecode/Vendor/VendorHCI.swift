@@ -109,7 +109,7 @@ enum VendorDecoders {
     static let recognisingOpcodes: [UInt16: String] = [
         0xFC2E: "Broadcom", 0xFC4C: "Broadcom", 0xFC4E: "Broadcom",
         0xFC05: "Intel", 0xFC09: "Intel", 0xFC0D: "Intel", 0xFC8B: "Intel",
-        0xFC20: "Realtek",
+        0xFC20: "Realtek", 0xFC00: "Qualcomm",
     ]
 
     /// The vendor a controller's vendor opcode belongs to: Android's host-defined commands on
