@@ -145,10 +145,8 @@ enum VendorDecoders {
 
     // MARK: Commands
 
-    /// The vendor layer of a vendor command, above the HCI Command layer already appended.
     /// A controller whose manufacturer the capture does not name is recognised by the firmware
-    /// download it takes.
-    /// The vendor newly recognised, if this opcode recognised one.
+    /// download it takes: the vendor newly recognised, if this opcode recognised one.
     @discardableResult
     static func recognise(_ opcode: UInt16, controller: UInt16, _ session: inout Session) -> String? {
         guard let name = recognisingOpcodes[opcode], session.vendor.recognised[controller] == nil,
@@ -157,6 +155,7 @@ enum VendorDecoders {
         return name
     }
 
+    /// The vendor layer of a vendor command, above the HCI Command layer already appended.
     static func decodeCommand(_ vendor: VendorHCI, _ opcode: UInt16, _ c: inout ByteCursor, _ packet: inout Packet, _ session: inout Session) throws {
         let controller = packet.frame.controller
         var layer = packet.makeLayer(vendor.layer, over: c)
