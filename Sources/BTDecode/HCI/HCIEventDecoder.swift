@@ -23,7 +23,7 @@ enum HCIEventDecoder {
         switch code {
         case 0x0E: // Command Complete
             try layer.read(HCIFields.numCommands, &params, as: UInt8.self)
-            let vendorName = peekVendorName(params, at: 0, controller: controller, session)
+            let vendorName = vendorName(next: params, controller: controller, session)
             let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: { vendorName ?? Self.commandName($0) })
             let command = vendorName ?? Self.commandName(opcode)
             layer.summary.set("Command Complete: \(command)")
@@ -32,9 +32,6 @@ enum HCIEventDecoder {
                 appended = true
                 try VendorDecoders.decodeReturn(vendor, opcode, &params, &packet, &session)
                 return
-            }
-            if opcode == 0x1001, params.remaining > 1, params.bytes[params.index] == 0 {
-                VendorDecoders.learnVersion(params.bytes[(params.index + 1)...], controller: controller, &session)
             }
             if !params.isAtEnd {
                 if opcode == 0x2062 || opcode == 0x2063 {
@@ -53,7 +50,7 @@ enum HCIEventDecoder {
         case 0x0F: // Command Status
             let status = try layer.reading(&params) { try $0.u8() }
             try layer.read(HCIFields.numCommands, &params, as: UInt8.self)
-            let vendorName = peekVendorName(params, at: 0, controller: controller, session)
+            let vendorName = vendorName(next: params, controller: controller, session)
             let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: { vendorName ?? Self.commandName($0) })
             layer.summary.set("Command Status: \(vendorName ?? Self.commandName(opcode))")
             addStatus(status, &layer)
@@ -148,11 +145,9 @@ enum HCIEventDecoder {
 
     static func commandName(_ opcode: UInt16) -> String { HCICommandNames.name(opcode) ?? "Unknown \(Hex.u16(opcode))" }
 
-    /// The vendor's name for the opcode `offset` bytes into `params`, when it is a vendor's command.
-    static func peekVendorName(_ params: ByteCursor, at offset: Int, controller: UInt16, _ session: Session) -> String? {
-        guard params.remaining >= offset + 2 else { return nil }
-        let i = params.index + offset
-        let opcode = UInt16(params.bytes[i]) | UInt16(params.bytes[i + 1]) << 8
+    /// The vendor's name for the opcode `params` reads next, when it is a vendor's command.
+    static func vendorName(next params: ByteCursor, controller: UInt16, _ session: Session) -> String? {
+        guard let opcode = try? params.peekU16() else { return nil }
         return VendorDecoders.commandName(opcode, controller: controller, session: session)
     }
 
@@ -188,6 +183,10 @@ enum HCIEventDecoder {
             var reader = HCIParameterReader(names: session.names)
             try reader.read(params, &c, into: &layer)
             reader.apply(to: &packet, session: session)
+            if opcode == 0x1001, case .unsigned(let company, _)? = layer.fields.last(where: { $0.definition == VendorDecoders.companyIdentifier })?.value {
+                // The manufacturer, as the layout read it: which vendor's commands this controller takes.
+                session.vendor.manufacturers[controller] = UInt16(truncatingIfNeeded: company)
+            }
         }
     }
 

@@ -30,6 +30,9 @@ struct HCIParam {
     var field: FieldDefinition
     /// A `dm` parameter's mask field, made once with the layout.
     var companion: FieldDefinition?
+    /// A signed parameter's unit (" dBm" for an RSSI or a power, " dB" for an SNR), from its
+    /// name once with the layout rather than searched for in the name at every packet.
+    var unit = ""
     /// Where the value's name comes from, looked up once with the layout, not per packet.
     var valueNames: HCIValueNames.Source = .none
 
@@ -69,6 +72,7 @@ struct HCIParam {
                                    inSummary: summarised, field: HCIParameterFields.field(name, kind, in: namespace),
                                    valueNames: namespace.valueNames[name].map { .table($0) } ?? HCIValueNames.source(name)))
             if kind == .dm { params[params.count - 1].companion = HCIParameterFields.maskField(of: params[params.count - 1].field) }
+            if kind == .i8 { params[params.count - 1].unit = name.contains("RSSI") || name.contains("Power") ? " dBm" : name.hasSuffix("SNR") ? " dB" : "" }
             if closes { break }
         }
         return params
@@ -229,9 +233,8 @@ struct HCIParameterReader {
         case .x32: let v = try c.u32(); add(.u32(v)); return UInt64(v)
         case .i8:
             let v = try c.i8()
-            let unit = p.name.contains("RSSI") || p.name.contains("Power") ? " dBm" : p.name.hasSuffix("SNR") ? " dB" : ""
-            layer.add(p.field, .signed(Int64(v)), unit.isEmpty ? nil : "\(v)\(unit)", at: read())
-            if p.inSummary { layer.summary += " - \(p.label): \(v)\(unit)" }
+            layer.add(p.field, .signed(Int64(v)), p.unit.isEmpty ? nil : "\(v)\(p.unit)", at: read())
+            if p.inSummary { layer.summary += " - \(p.label): \(v)\(p.unit)" }
             return 0
         case .i16: let v = Int16(bitPattern: try c.u16()); layer.add(p.field, .signed(Int64(v)), at: read()); return 0
         case .bytes: layer.add(p.field, .bytes(try c.slice(p.byteCount)), at: read()); return 0

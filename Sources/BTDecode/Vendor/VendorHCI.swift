@@ -135,13 +135,8 @@ enum VendorDecoders {
         return command.name
     }
 
-    /// Learns the manufacturer from Read Local Version Information's return parameters.
-    static func learnVersion(_ params: ArraySlice<UInt8>, controller: UInt16, _ session: inout Session) {
-        // HCI_Version(1) HCI_Subversion(2) LMP_Version(1) Company_Identifier(2) LMP_Subversion(2)
-        guard params.count >= 6 else { return }
-        let i = params.startIndex
-        session.vendor.manufacturers[controller] = UInt16(params[i + 4]) | UInt16(params[i + 5]) << 8
-    }
+    /// Read Local Version Information's Company_Identifier, as its return layout names it.
+    static let companyIdentifier = HCIParameterFields.field("Company_Identifier", .u16)
 
     // MARK: Commands
 
@@ -287,7 +282,7 @@ enum VendorDecoders {
         // Android's sub-events come from any controller vendor that implements Android's
         // extensions, Intel's events from Intel's: the manufacturer decides where both could.
         let vendor: VendorHCI
-        if let first = c.peekU8(), AndroidHCI.eventNames[first] != nil, owner?.name != "Intel" {
+        if let first = try? c.peekU8(), AndroidHCI.eventNames[first] != nil, owner?.name != "Intel" {
             vendor = AndroidHCI.vendor
         } else if let owner {
             vendor = owner
@@ -320,11 +315,6 @@ enum VendorFields {
     static let data: [String: FieldDefinition] = Dictionary(uniqueKeysWithValues: ["android", "bqr", "broadcom", "intel", "realtek", "qualcomm"].map {
         ($0, FieldDefinition("\($0).data", "Data", .bytes, "Vendor parameters no public source documents, as bytes"))
     })
-}
-
-extension ByteCursor {
-    /// The next byte without reading it; nil at the end.
-    func peekU8() -> UInt8? { isAtEnd ? nil : bytes[index] }
 }
 
 extension VendorHCI {

@@ -9,7 +9,8 @@ extension StatisticsCollector {
         let status = layer.integer(F.status) ?? 0
         switch code {
         case 0xFF: // Vendor: Android's quality reports
-            if let last = packet.layers.last, last.kind == .bqr { quality(last, packet) }
+            // Read in place: a copy of the Layer would retain each of its arrays.
+            if let top = packet.layers.indices.last, packet.layers[top].kind == .bqr { quality(packet.layers[top], packet) }
         case 0x03, 0x2C: // Connection Complete, Synchronous Connection Complete
             guard status == 0, let handle = layer.integer(F.handle) else { return }
             guard code == 0x03, layer.integer(F.linkType) == 1 else {

@@ -25,6 +25,9 @@ public struct LinkQualitySample: Equatable, Sendable {
     public var coexistenceDenials: Int?
     public var aclQueue: Int?
 
+    /// The report's name ("Quality Monitor", "A2DP Choppy"), as the decoder names the ID.
+    public var reportName: String? { FieldValueNames.name(of: UInt64(report), for: QualityFields.reportID) }
+
     /// Retransmissions as a share of the packets sent, when the report counts both.
     public var retransmissionRate: Double? {
         guard let retransmissions, let txTotal, txTotal > 0 else { return nil }

@@ -76,7 +76,7 @@ public struct StatisticsJSON: ReportRenderer {
                             leSecureConnections: Omittable($0.secureConnections ? true : nil))
             }),
             linkQuality: Omittable(c.quality.isEmpty ? nil : c.quality.map {
-                LinkQualityDocument(frame: $0.frame, time: UTCTime($0.time), report: $0.report, reportName: StatisticsText.qualityReport($0.report),
+                LinkQualityDocument(frame: $0.frame, time: UTCTime($0.time), report: $0.report, reportName: $0.reportName,
                                     rssiDbm: $0.rssi, snrDb: $0.snr, unusedAfhChannels: $0.unusedChannels, retransmissions: $0.retransmissions,
                                     nak: $0.nak, txTotal: $0.txTotal, txFlushed: $0.txFlushed, glitches: $0.glitches, detail: $0.detail)
             }),

@@ -209,28 +209,6 @@ public struct StatisticsReport: ReportRenderer {
 
 /// How the reports write numbers, sizes, durations and coded values for a person.
 public enum StatisticsText {
-    static let qualityField = FieldRegistry.lookup("bqr.report_id")!
-
-    /// A quality report's name ("Quality Monitor", "A2DP Choppy").
-    public static func qualityReport(_ id: Int) -> String? { FieldValueNames.name(of: UInt64(id), for: qualityField) }
-
-    /// One character per value, ▁ at `low` (or below) to █ at `high` (or above): a fixed scale, so
-    /// that RSSI reads the same on every link (-100 dBm to -30 dBm).
-    public static func sparkline(_ values: [Int], low: Int, high: Int, width: Int = 48) -> String {
-        guard !values.isEmpty, high > low else { return "" }
-        let group = (values.count + width - 1) / width
-        var text = ""
-        var index = 0
-        while index < values.count {
-            let slice = values[index ..< min(index + group, values.count)]
-            let mean = Double(slice.reduce(0, +)) / Double(slice.count)
-            let level = Int(((mean - Double(low)) / Double(high - low) * 8).rounded(.up)) - 1
-            text.append(ThroughputReport.blocks[min(7, max(0, level))])
-            index += group
-        }
-        return text
-    }
-
     /// The link quality lines of a connection: each measure's first and last value with its
     /// sparkline, then the reports of trouble.
     public static func qualityLines(_ quality: [LinkQualitySample]) -> [String] {
@@ -240,7 +218,7 @@ public enum StatisticsText {
             guard let first = values.first, let last = values.last else { return }
             let range = "\(first)\(unit) → \(last)\(unit)", lowest = values.min()!, highest = values.max()!
             lines.append("      " + name.padded(to: 22) + range.padded(to: 22) + "min \(lowest)\(unit), max \(highest)\(unit)".padded(to: 28)
-                         + sparkline(values, low: low, high: high ?? max(highest, low + 1)))
+                         + ThroughputReport.sparkline(values.map(Double.init), width: 48, scale: Double(low) ... Double(high ?? max(highest, low + 1))))
         }
         measure("RSSI", " dBm", quality.compactMap(\.rssi), low: -100, high: -30)
         measure("SNR", " dB", quality.compactMap(\.snr), low: 0, high: 40)
@@ -249,7 +227,7 @@ public enum StatisticsText {
         let rates = quality.compactMap(\.retransmissionRate)
         if !rates.isEmpty { measure("retransmission rate", "%", rates.map { Int(($0 * 100).rounded()) }, low: 0, high: 100) }
         for sample in quality where sample.report != 0x01 {
-            var text = "      #\(sample.frame) \(qualityReport(sample.report) ?? "report \(sample.report)")"
+            var text = "      #\(sample.frame) \(sample.reportName ?? "report \(sample.report)")"
             var parts: [String] = []
             if let glitches = sample.glitches { parts.append("\(glitches) glitch\(glitches == 1 ? "" : "es")") }
             if let detail = sample.detail { parts.append(detail) }

@@ -186,7 +186,7 @@ public struct ThroughputPlot {
                 let trouble = sample.report != 0x01
                 s += "<circle cx=\"\(f(x(t)))\" cy=\"\(f(y(Double(rssi))))\" r=\"\(trouble ? 5 : 3)\" fill=\"\(trouble ? "white" : colour)\" stroke=\"\(colour)\" stroke-width=\"2\"/>\n"
                 guard trouble, legendRow < 14 else { continue }
-                let name = StatisticsText.qualityReport(sample.report) ?? "report \(sample.report)"
+                let name = sample.reportName ?? "report \(sample.report)"
                 s += "<text x=\"\(f(legendX + 8))\" y=\"\(f(top + 10 + Double(legendRow) * 14))\" font-size=\"10\" fill=\"#333333\">\(Self.escape("#\(sample.frame) \(Self.label(t)) s \(name)"))</text>\n"
                 legendRow += 1
             }

@@ -106,9 +106,10 @@ public struct ThroughputReport: ReportRenderer {
     static let blocks: [Character] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
 
     /// One character per bin (bins averaged in groups when there are more than `width`): a
-    /// space for nothing, then ▁ to █ in eighths of the series' peak.
-    public static func sparkline(_ values: [Double], width: Int) -> String {
-        guard !values.isEmpty else { return "" }
+    /// space for nothing, then ▁ to █ in eighths of the series' peak; or, given a `scale`, ▁ at
+    /// its lower end (or below) to █ at its upper end (or above), the same on every series.
+    public static func sparkline(_ values: [Double], width: Int, scale: ClosedRange<Double>? = nil) -> String {
+        guard !values.isEmpty, width > 0 else { return "" }
         let group = (values.count + width - 1) / width
         var columns: [Double] = []
         var index = 0
@@ -116,6 +117,12 @@ public struct ThroughputReport: ReportRenderer {
             let slice = values[index ..< min(index + group, values.count)]
             columns.append(slice.reduce(0, +) / Double(slice.count))
             index += group
+        }
+        if let scale, scale.upperBound > scale.lowerBound {
+            return String(columns.map { value -> Character in
+                let level = Int(((min(max(value, scale.lowerBound), scale.upperBound) - scale.lowerBound) / (scale.upperBound - scale.lowerBound) * 8).rounded(.up)) - 1
+                return blocks[min(7, max(0, level))]
+            })
         }
         let peak = columns.max() ?? 0
         return String(columns.map { value -> Character in
