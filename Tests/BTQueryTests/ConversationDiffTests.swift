@@ -78,3 +78,45 @@ final class ConversationDiffTests: XCTestCase {
         XCTAssertEqual(diff.same, a.count - 2)
     }
 }
+
+/// `btlog diff`'s comparison of two whole captures (issue 34, first part).
+final class CaptureDiffTests: XCTestCase {
+    func side(_ frames: [Frame]) throws -> DiffSide {
+        let decoder = Decoder()
+        var recorder = DiffRecorder()
+        for frame in frames { try recorder.consume(decoder.decode(frame)) }
+        return recorder.finish()
+    }
+
+    func testACaptureAgainstItselfShiftedInTimeHasNoDifference() throws {
+        let frames = Scenarios.heartRateSession()
+        let shifted = frames.map { frame -> Frame in
+            var moved = frame
+            moved.timestamp += 86_400_000_000 * 3 + 123_456
+            return moved
+        }
+        let diff = CaptureDiff(try side(frames), try side(shifted))
+        XCTAssertTrue(diff.isEmpty, "\(diff.aspects)")
+        XCTAssertFalse(diff.peers.isEmpty)
+    }
+
+    func testOneExchangeLeftOutIsExactlyWhatDiffers() throws {
+        // Without the first Body Sensor Location read and its Insufficient Authentication error:
+        // the conversation lacks two steps, and the diagnosis's ATT error is only in A.
+        let frames = Scenarios.heartRateSession()
+        let decoder = Decoder()
+        let packets = frames.map { decoder.decode($0) }
+        let read = try XCTUnwrap(packets.firstIndex { ConversationRecord.of($0)?.step.target.contains("Body Sensor Location") == true })
+        let b = frames.enumerated().filter { $0.offset != read && $0.offset != read + 1 }.enumerated().map { index, element -> Frame in
+            var frame = element.element
+            frame.number = index + 1
+            return frame
+        }
+        let diff = CaptureDiff(try side(frames), try side(b))
+        let byName = Dictionary(uniqueKeysWithValues: diff.aspects.map { ($0.name, $0.items) })
+        XCTAssertEqual(byName["conversations"]?.count, 1)
+        XCTAssertTrue(byName["conversations"]?.first?.summary.contains("2 steps only in A, 0 only in B") == true, "\(byName["conversations"] ?? [])")
+        XCTAssertEqual(byName["diagnosis"]?.map(\.summary), ["only in A: warning att: Insufficient Authentication (0x05) for Read Request"])
+        XCTAssertEqual(byName["connections"], [], "the links are the same")
+    }
+}
