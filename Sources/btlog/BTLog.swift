@@ -15,7 +15,7 @@ struct BTLog: ParsableCommand {
         found from the content. `btlog FILE` is short for `btlog show FILE`.
         """,
         version: "0.1.0",
-        subcommands: [Show.self, Browse.self, Grep.self, Annotate.self, Export.self, Stats.self, Diagnose.self, Capture.self, Gatt.self, Fields.self],
+        subcommands: [Show.self, Browse.self, Grep.self, Annotate.self, Export.self, Stats.self, Diagnose.self, Diff.self, Capture.self, Gatt.self, Fields.self],
         defaultSubcommand: Show.self
     )
 

@@ -1,36 +1,65 @@
 import BTCapture
 import BTDecode
 
-/// One ATT operation as `btlog diff` compares two runs of a scenario: what was done to which
-/// characteristic, with the value, never a handle, a time or a transaction label (they differ
-/// between runs that behave the same).
+/// One step of a conversation as `btlog diff` compares two runs of a scenario: what was done
+/// (an ATT operation on a characteristic, an SMP command with its features, an AT command...),
+/// never a handle, a channel, a time or a transaction label: they differ between runs that
+/// behave the same.
 public struct ConversationStep: Hashable, Sendable {
-    /// The opcode's name ("Write Request", "Handle Value Notification").
+    /// The operation's name ("Write Request", "Pairing Request", "AT+BRSF=959").
     public var operation: String
-    /// The characteristic by the name (or UUID) discovery gave it; the UUID a discovery request
-    /// asks for; empty for operations on no attribute (Exchange MTU).
+    /// ATT: the characteristic by the name (or UUID) discovery gave it, or the UUID a discovery
+    /// request asks for; empty for other protocols and operations on no attribute.
     public var target: String
-    /// The value written, read or notified; nil when values are ignored (`--ignore values`).
-    public var value: [UInt8]?
+    /// The operation's other parameters, "name=value", in the order the packet has them.
+    public var parameters: [String]
+    /// What a value compares by (a 64-bit FNV-1a of its bytes; nil when values are ignored),
+    /// and the first bytes for the reader: the whole value is never kept, so memory stays
+    /// bounded whatever a capture notifies.
+    public var valueDigest: UInt64?
+    public var valuePreview: [UInt8]
     /// The value's length, compared even when the value is not.
     public var length: Int
+    /// The value is text (an AT command's parameters), shown as text rather than hex.
+    public var valueIsText = false
 
-    public init(operation: String, target: String, value: [UInt8]?, length: Int) {
+    public static let previewLength = 24
+
+    public init(operation: String, target: String = "", parameters: [String] = [], value: [UInt8]?, length: Int? = nil, valueIsText: Bool = false) {
         self.operation = operation
+        self.valueIsText = valueIsText
         self.target = target
-        self.value = value
-        self.length = length
+        self.parameters = parameters
+        valueDigest = value.map(Self.digest)
+        valuePreview = Array((value ?? []).prefix(Self.previewLength))
+        self.length = length ?? value?.count ?? 0
+    }
+
+    /// FNV-1a, 64 bits: the same in every run (Swift's Hasher is seeded per process).
+    static func digest(_ bytes: [UInt8]) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return hash
     }
 
     /// The step with its value left out of the comparison.
-    public var withoutValue: ConversationStep { ConversationStep(operation: operation, target: target, value: nil, length: length) }
+    public var withoutValue: ConversationStep {
+        var step = self
+        step.valueDigest = nil
+        step.valuePreview = []
+        return step
+    }
 
     /// How a line of the diff shows it.
     public var text: String {
         var text = operation
         if !target.isEmpty { text += "  " + target }
-        if let value, !value.isEmpty { text += "  " + Hex.bytes(value.prefix(24)) + (value.count > 24 ? " ... (\(value.count) bytes)" : "") }
-        else if value == nil, length > 0 { text += "  (\(length) bytes)" }
+        if !parameters.isEmpty { text += "  " + parameters.joined(separator: ", ") }
+        if valueDigest != nil, !valuePreview.isEmpty {
+            text += "  " + (valueIsText ? "\"" + String(decoding: valuePreview, as: UTF8.self) + "\"" : Hex.bytes(valuePreview[...])) + (length > valuePreview.count ? " ... (\(length) bytes)" : "")
+        } else if valueDigest == nil, length > 0 {
+            text += "  (\(length) bytes)"
+        }
         return text
     }
 }
@@ -45,23 +74,147 @@ public struct ConversationRecord: Equatable, Sendable {
         self.step = step
     }
 
-    /// The ATT step a decoded packet carries, if it carries one (its ATT layer read by field).
+    /// The ATT step a decoded packet carries, if it carries one.
     public static func of(_ packet: Packet, values: Bool = true) -> ConversationRecord? {
-        guard let att = packet.layers.last(where: { $0.kind == .att }),
-              let opcode = att.fields.first(where: { $0.definition == ATTFields.opcode }) else { return nil }
-        let operation = opcode.text.components(separatedBy: " (0x").first ?? opcode.text
-        var target = ""
-        if let characteristic = att.fields.first(where: { $0.definition == GATTFields.characteristic }) {
-            target = characteristic.text
-        } else if let uuid = att.fields.first(where: { $0.definition == ATTFields.uuid }) {
-            target = uuid.text
+        steps(of: packet, values: values).first { $0.protocolName == ConversationProtocol.att.name }?.record
+    }
+
+    /// Every conversation step a decoded packet carries, with the protocol each belongs to
+    /// (an RFCOMM frame carrying an AT command gives none for RFCOMM and one for HFP).
+    public static func steps(of packet: Packet, values: Bool = true) -> [(protocolName: String, record: ConversationRecord)] {
+        var steps: [(String, ConversationRecord)] = []
+        for layer in packet.layers {
+            for conversation in ConversationProtocol.all {
+                guard let step = conversation.step(of: layer, values: values) else { continue }
+                steps.append((conversation.name, ConversationRecord(frame: packet.frame.number, step: step)))
+                break
+            }
         }
-        var bytes: [UInt8] = []
-        for field in att.fields where field.definition == ATTFields.value {
-            if case .bytes(let value) = field.value { bytes += value }
+        return steps
+    }
+}
+
+/// A protocol whose exchanges `btlog diff` aligns: the field that names each operation, and
+/// the fields left out because they differ between runs of the same scenario (handles, channel
+/// identifiers, transaction labels, nonces and keys, packet numbers and times).
+struct ConversationProtocol {
+    let name: String
+    /// The operation's field; the first of them a layer has names it.
+    let operations: [FieldDefinition]
+    /// Added to the operation's name ("Set Configuration" + "Response Accept").
+    let qualifier: FieldDefinition?
+    let ignored: Set<FieldDefinition>
+    /// Fields compared as the step's value (`--ignore values` leaves them out, keeping their length).
+    let values: Set<FieldDefinition>
+    /// Which operations are not steps (credits given, data frames): returns false for them.
+    let keeps: (Layer) -> Bool
+
+    init(_ name: String, operations: [String], qualifier: String? = nil, ignored: [String], values: [String] = [],
+         keeps: @escaping (Layer) -> Bool = { _ in true }) {
+        self.name = name
+        self.operations = operations.map(Self.field)
+        self.qualifier = qualifier.map(Self.field)
+        self.ignored = Set(ignored.map(Self.field))
+        self.values = Set(values.map(Self.field))
+        self.keeps = keeps
+    }
+
+    static func field(_ name: String) -> FieldDefinition {
+        guard let field = FieldRegistry.lookup(name) else { preconditionFailure("btlog diff reads an unregistered field \(name)") }
+        return field
+    }
+
+    static let att = ConversationProtocol("ATT", operations: ["att.opcode"], ignored: [
+        "att.handle", "att.start_handle", "att.end_handle", "att.group_end_handle", "att.value_handle", "att.offset",
+        "att.length", "att.format", "att.request_in", "att.response_time", "att.name", "att.signature",
+        "gatt.service", "gatt.characteristic", "gatt.cccd", "gatt.value", "att.uuid", "att.properties",
+    ], values: ["att.value"])
+    /// Find Information, Find By Type Value, Read By Type and Read By Group Type responses.
+    static let discoveryResponses: Set<Int> = [0x05, 0x07, 0x09, 0x11]
+    static let smp = ConversationProtocol("SMP", operations: ["smp.code"], ignored: [
+        "smp.confirm", "smp.random", "smp.ltk", "smp.ediv", "smp.rand", "smp.irk", "smp.csrk",
+        "smp.public_key_x", "smp.public_key_y", "smp.dhkey_check", "smp.authreq",
+    ])
+    static let l2capSignaling = ConversationProtocol("L2CAP", operations: ["l2cap.code"], ignored: [
+        "l2cap.length", "l2cap.cid", "l2cap.ident", "l2cap.cmd_length", "l2cap.scid", "l2cap.dcid", "l2cap.fragment",
+        "l2cap.fragments", "l2cap.payload", "l2cap.protocol", "l2cap.data",
+    ], keeps: { layer in layer.integer(field("l2cap.code")) != 0x16 }) // credits given as they are used: timing, not behaviour
+    static let sdp = ConversationProtocol("SDP", operations: ["sdp.pdu"], ignored: [
+        "sdp.transaction", "sdp.length", "sdp.record_handle", "sdp.max_bytes", "sdp.byte_count", "sdp.continuation",
+        "sdp.fragments", "sdp.max_records", "sdp.attribute",
+    ])
+    static let rfcomm = ConversationProtocol("RFCOMM", operations: ["rfcomm.mcc.cmd", "rfcomm.frame_type"], qualifier: "rfcomm.mcc.cr", ignored: [
+        "rfcomm.dlci", "rfcomm.direction", "rfcomm.cr", "rfcomm.pf", "rfcomm.len", "rfcomm.credits", "rfcomm.fcs",
+        "rfcomm.fcs_valid", "rfcomm.payload", "rfcomm.text", "rfcomm.mcc.len", "rfcomm.mcc.dlci", "rfcomm.frame_type",
+    ], keeps: { layer in
+        // Data and credits travel in UIH frames on the data channels: the protocol above (HFP)
+        // has those steps. The multiplexer's commands (on DLCI 0) and the channel's
+        // opening and closing are RFCOMM's own.
+        layer.integer(field("rfcomm.frame_type")) != 0xEF || layer.integer(field("rfcomm.mcc.cmd")) != nil
+    })
+    static let hfp = ConversationProtocol("HFP", operations: ["hfp.command", "hfp.response"], qualifier: "hfp.type", ignored: [
+        "hfp.line", "hfp.joined",
+    ], values: ["hfp.parameters", "hfp.number"])
+    static let avdtp = ConversationProtocol("AVDTP", operations: ["avdtp.signal"], qualifier: "avdtp.message_type", ignored: [
+        "avdtp.transaction", "avdtp.packet_type", "avdtp.signal_packets", "avdtp.seid", "avdtp.int_seid",
+    ], values: ["avdtp.delay"])
+
+    static let all = [att, smp, l2capSignaling, sdp, rfcomm, hfp, avdtp]
+
+    /// The layer's step, when it has this protocol's operation.
+    func step(of layer: Layer, values compared: Bool) -> ConversationStep? {
+        guard let operationField = operations.lazy.compactMap({ definition in layer.fields.first { $0.definition == definition } }).first,
+              keeps(layer) else { return nil }
+        var operation = Self.name(operationField.text)
+        if let qualifier, let field = layer.fields.first(where: { $0.definition == qualifier }) {
+            operation += " (" + Self.name(field.text) + ")"
         }
-        return ConversationRecord(frame: packet.frame.number,
-                                  step: ConversationStep(operation: operation, target: target, value: values ? bytes : nil, length: bytes.count))
+        var target = "", parameters: [String] = [], value: [UInt8] = [], hasValue = false, textual = false
+        if name == Self.att.name {
+            let uuids = layer.fields.filter { $0.definition == ATTFields.uuid }
+            if let characteristic = layer.fields.first(where: { $0.definition == GATTFields.characteristic }) {
+                target = characteristic.text
+            } else if uuids.count == 1, !Self.discoveryResponses.contains(operationField.value.integer ?? -1) {
+                target = uuids[0].text // the type a request asks for
+            }
+            if target.isEmpty, !uuids.isEmpty {
+                // A discovery response lists what it found: types (and a characteristic's
+                // properties), never handles.
+                var found: [String] = [], properties: String?
+                for field in layer.fields {
+                    if field.definition == ATTFields.properties {
+                        properties = field.text.firstIndex(of: "(").map { String(field.text[field.text.index(after: $0)...].dropLast()) } ?? field.text
+                    } else if field.definition == ATTFields.uuid {
+                        found.append(field.text + (properties.map { " [\($0)]" } ?? ""))
+                        properties = nil
+                    }
+                }
+                parameters.append("found: " + found.joined(separator: "; "))
+            }
+        }
+        for field in layer.fields where field.definition != operationField.definition && field.definition != qualifier
+            && !ignored.contains(field.definition) && !operations.contains(field.definition) {
+            if values.contains(field.definition) {
+                hasValue = true
+                switch field.value {
+                case .bytes(let bytes): value += bytes
+                default:
+                    value += Array(field.text.utf8)
+                    textual = true
+                }
+                continue
+            }
+            let short = field.definition.name.split(separator: ".", maxSplits: 1).last.map(String.init) ?? field.definition.name
+            parameters.append(short + "=" + field.text)
+        }
+        return ConversationStep(operation: operation, target: target, parameters: parameters,
+                                value: compared ? (hasValue ? value : []) : nil, length: value.count, valueIsText: textual)
+    }
+
+    /// A named value's name without its number: "Write Request (0x12)" → "Write Request".
+    static func name(_ text: String) -> String {
+        guard text.hasSuffix(")"), let open = text.range(of: " (", options: .backwards) else { return text }
+        return String(text[..<open.lowerBound])
     }
 }
 
@@ -149,20 +302,62 @@ public struct ConversationDiff: Equatable, Sendable {
     }
 
     /// The hunks as `diff -u` prints them, with each side's packet numbers.
-    public var unifiedText: [String] {
+    public var unifiedText: [String] { unifiedText(showsFrames: true) }
+
+    /// The hunks as `diff -u` prints them; `showsFrames` false for lines no packet carries
+    /// (a database's tree).
+    public func unifiedText(showsFrames: Bool) -> [String] {
         var lines: [String] = []
         for hunk in hunks {
             let framesA = hunk.lines.compactMap(\.frameA), framesB = hunk.lines.compactMap(\.frameB)
             func span(_ frames: [Int]) -> String { frames.isEmpty ? "-" : frames.count == 1 ? "#\(frames[0])" : "#\(frames.first!)-#\(frames.last!)" }
-            lines.append("@@ A \(span(framesA)) B \(span(framesB)) @@")
+            lines.append(showsFrames ? "@@ A \(span(framesA)) B \(span(framesB)) @@" : "@@")
             for line in hunk.lines {
                 let mark = line.kind == .same ? " " : line.kind == .removed ? "-" : "+"
-                let a = line.frameA.map { "#\($0)" } ?? "", b = line.frameB.map { "#\($0)" } ?? ""
-                lines.append("\(mark) \(a.padded(to: 7)) \(b.padded(to: 7)) \(line.step.text)")
+                if showsFrames {
+                    let a = line.frameA.map { "#\($0)" } ?? "", b = line.frameB.map { "#\($0)" } ?? ""
+                    lines.append("\(mark) \(a.padded(to: 7)) \(b.padded(to: 7)) \(line.step.text)")
+                } else {
+                    lines.append("\(mark) \(line.step.text)")
+                }
             }
         }
         return lines
     }
+
+    /// For a line only B has, the packet of A's step just before it (where A went another way).
+    func nearestFrameA(to line: Line) -> [Int] {
+        let all = hunks.flatMap(\.lines)
+        guard let index = all.firstIndex(of: line) else { return [] }
+        return all[..<index].last { $0.frameA != nil }?.frameA.map { [$0] } ?? []
+    }
+
+    /// For a line only A has, the packet of B's step just before it.
+    func nearestFrameB(to line: Line) -> [Int] {
+        let all = hunks.flatMap(\.lines)
+        guard let index = all.firstIndex(of: line) else { return [] }
+        return all[..<index].last { $0.frameB != nil }?.frameB.map { [$0] } ?? []
+    }
+}
+
+/// Lines of text (a link's parameter changes, its channels, a database's tree) aligned as
+/// conversations are.
+struct LineDiff {
+    let diff: ConversationDiff
+    let showsFrames: Bool
+
+    init(_ a: [(Int, String)], _ b: [(Int, String)], showsFrames: Bool = true) {
+        func records(_ lines: [(Int, String)]) -> [ConversationRecord] {
+            lines.map { ConversationRecord(frame: $0.0, step: ConversationStep(operation: $0.1, value: nil)) }
+        }
+        diff = ConversationDiff(records(a), records(b))
+        self.showsFrames = showsFrames
+    }
+
+    var isEmpty: Bool { diff.isEmpty }
+    var unifiedText: [String] { diff.unifiedText(showsFrames: showsFrames) }
+    var removedLines: [String] { diff.hunks.flatMap(\.lines).filter { $0.kind == .removed }.map(\.step.operation) }
+    var addedLines: [String] { diff.hunks.flatMap(\.lines).filter { $0.kind == .added }.map(\.step.operation) }
 }
 
 extension String {

@@ -1,0 +1,212 @@
+import BTCapture
+import BTDecode
+
+/// A conversation: one protocol's exchanges with one peer, over all its connections.
+public struct ConversationKey: Hashable, Comparable, Sendable {
+    public var peer: BDAddr
+    public var protocolName: String
+
+    public static func < (a: ConversationKey, b: ConversationKey) -> Bool {
+        (a.peer.description, ConversationKey.order(a.protocolName)) < (b.peer.description, ConversationKey.order(b.protocolName))
+    }
+
+    /// Protocols in the order a link uses them.
+    static func order(_ name: String) -> Int { ConversationProtocol.all.firstIndex { $0.name == name } ?? .max }
+}
+
+/// What `btlog diff` keeps of one capture: the statistics report (devices, connections and their
+/// parameters, audio streams), its diagnosis, each peer's conversations by protocol, the GATT
+/// databases discovery built, what the controllers said of themselves, and when each link
+/// reached the milestones of its set-up. Memory is the collector's plus at most `stepLimit`
+/// steps per conversation (values kept as a digest and a preview), whatever the capture's size.
+public struct DiffRecorder: PacketSink {
+    public var statistics = StatisticsCollector()
+    public private(set) var conversations: [ConversationKey: [ConversationRecord]] = [:]
+    /// Steps past `stepLimit` not kept, by conversation.
+    public private(set) var stepsNotKept: [ConversationKey: Int] = [:]
+    public private(set) var databases: [BDAddr: [GATTTreeLine]] = [:]
+    public private(set) var controllers: [UInt16: [ControllerFact]] = [:]
+    var milestones: [Milestone] = []
+    let values: Bool
+
+    /// Steps aligned per conversation: enough for any set-up and minutes of traffic; the
+    /// alignment is quadratic in the differences, and a stream of millions of notifications
+    /// would otherwise be kept whole.
+    public static let stepLimit = 20_000
+
+    public init(values: Bool = true) { self.values = values }
+
+    public mutating func beginFile(_ name: String) { statistics.beginFile(name) }
+
+    /// The end of the capture: the GATT databases its discovery built, tree by tree.
+    public mutating func endFile(session: Session) {
+        statistics.endFile(session: session)
+        for (key, database) in session.gatt.databases where key.isRemote {
+            guard case .address(let address) = key.device, !database.attributes.isEmpty else { continue }
+            databases[address] = GATTTreeLine.lines(of: database, names: session.names)
+        }
+    }
+
+    public mutating func consume(_ packet: Packet) throws {
+        try statistics.consume(packet)
+        if let peer = packet.peer {
+            for (protocolName, record) in ConversationRecord.steps(of: packet, values: values) {
+                let key = ConversationKey(peer: peer, protocolName: protocolName)
+                if conversations[key, default: []].count < Self.stepLimit {
+                    conversations[key, default: []].append(record)
+                } else {
+                    stepsNotKept[key, default: 0] += 1
+                }
+            }
+        }
+        if packet.frame.kind == .event { controllerFacts(packet) }
+        if let milestone = Milestone.of(packet) { milestones.append(milestone) }
+    }
+
+    /// Returns what the controller said of itself (version, features, buffers, address, name).
+    mutating func controllerFacts(_ packet: Packet) {
+        guard let hci = packet.layers.first, let opcode = hci.integer(StatisticsFields.commandOpcode),
+              ControllerFact.commands.contains(opcode), hci.integer(StatisticsFields.status) ?? 0 == 0 else { return }
+        let command = HCICommandNames.name(UInt16(truncatingIfNeeded: opcode)) ?? Hex.u16(UInt16(truncatingIfNeeded: opcode))
+        var facts = controllers[packet.frame.controller, default: []]
+        for field in hci.fields where !ControllerFact.ignored.contains(field.definition) {
+            let fact = ControllerFact(command: command, name: field.definition.name, text: field.text)
+            if let index = facts.firstIndex(where: { $0.command == fact.command && $0.name == fact.name }) {
+                facts[index] = fact
+            } else {
+                facts.append(fact)
+            }
+        }
+        controllers[packet.frame.controller] = facts
+    }
+
+    public mutating func finish(vendors: () -> VendorNames? = { nil }) -> DiffSide {
+        let report = statistics.finish(vendors: vendors)
+        return DiffSide(report: report, problems: Diagnosis.problems(in: report), conversations: conversations,
+                        stepsNotKept: stepsNotKept, databases: databases, controllers: controllers,
+                        setups: SetupTimes.of(report.connections, milestones))
+    }
+}
+
+/// One capture as the comparison reads it.
+public struct DiffSide {
+    public var report: CaptureReport
+    public var problems: [Problem]
+    public var conversations: [ConversationKey: [ConversationRecord]]
+    public var stepsNotKept: [ConversationKey: Int] = [:]
+    public var databases: [BDAddr: [GATTTreeLine]] = [:]
+    public var controllers: [UInt16: [ControllerFact]] = [:]
+    /// By index into `report.connections`.
+    public var setups: [Int: SetupTimes] = [:]
+}
+
+/// A value a controller returned about itself.
+public struct ControllerFact: Equatable, Sendable {
+    public var command: String
+    public var name: String
+    public var text: String
+
+    /// Read Local Version Information, Read Local Supported Commands and Features, Read Buffer
+    /// Size, Read BD_ADDR, Read Local Name, LE Read Buffer Size (v1, v2), LE Read Local
+    /// Supported Features, LE Read Maximum Data Length, LE Read Number of Supported Advertising Sets.
+    static let commands: Set<Int> = [0x1001, 0x1003, 0x1004, 0x1005, 0x1009, 0x0C14, 0x2002, 0x2060, 0x2003, 0x202F, 0x203B]
+    static let ignored: Set<FieldDefinition> = [StatisticsFields.event, StatisticsFields.commandOpcode, StatisticsFields.status,
+                                                ConversationProtocol.field("hci.ncmd"), ConversationProtocol.field("hci.plen")]
+}
+
+/// An attribute of a GATT database as the comparison reads it: its place in the tree (service,
+/// characteristic, descriptor), its type and a characteristic's properties; never its handle,
+/// so a database renumbered by a firmware that added a service before it compares the same.
+public struct GATTTreeLine: Hashable, Sendable {
+    public var depth: Int
+    public var text: String
+
+    static func lines(of database: GATTDatabase, names: UUIDNames) -> [GATTTreeLine] {
+        var lines: [GATTTreeLine] = []
+        for handle in database.attributes.keys.sorted() {
+            switch database.attributes[handle]!.role {
+            case .service(let uuid, _, let primary):
+                lines.append(GATTTreeLine(depth: 0, text: "\(primary ? "Primary" : "Secondary") Service \(named(uuid, names.name(uuid, as: .service)))"))
+            case .include(_, _, let uuid):
+                lines.append(GATTTreeLine(depth: 1, text: "Include \(uuid.map { named($0, names.name($0, as: .service)) } ?? "?")"))
+            case .declaration(let uuid, let properties, _):
+                lines.append(GATTTreeLine(depth: 1, text: "Characteristic \(named(uuid, names.name(uuid, as: .characteristic))) [\(GATTNames.properties(properties))]"))
+            case .descriptor(let uuid, _):
+                lines.append(GATTTreeLine(depth: 2, text: "Descriptor \(named(uuid, names.name(uuid, as: .descriptor)))"))
+            case .value, .typed:
+                continue // the declaration stands for its value; a lone type read says nothing of the tree
+            }
+        }
+        return lines
+    }
+
+    static func named(_ uuid: BTUUID, _ name: String?) -> String { name.map { "\($0) (\(uuid))" } ?? uuid.description }
+}
+
+/// A moment of a link's set-up, for the timing comparison.
+struct Milestone {
+    enum Kind: Hashable { case encrypted, discoveryDone, firstNotification }
+    var controller: UInt16
+    var handle: UInt16
+    var frame: Int
+    var time: Int64
+    var kind: Kind
+
+    /// ATT requests that discover the database, and the responses that answer them.
+    static let discoveryRequests: Set<Int> = [0x04, 0x06, 0x08, 0x10]
+    static let discoveryResponses: Set<Int> = [0x05, 0x07, 0x09, 0x11]
+
+    static func of(_ packet: Packet) -> Milestone? {
+        let frame = packet.frame
+        func at(_ handle: UInt16, _ kind: Kind) -> Milestone {
+            Milestone(controller: frame.controller, handle: handle, frame: frame.number, time: frame.timestamp, kind: kind)
+        }
+        switch frame.kind {
+        case .event:
+            guard let hci = packet.layers.first, let event = hci.integer(StatisticsFields.event), event == 0x08 || event == 0x30,
+                  hci.integer(StatisticsFields.status) == 0, let handle = hci.integer(StatisticsFields.handle),
+                  event == 0x30 || (hci.integer(StatisticsFields.encryption) ?? 0) != 0 else { return nil }
+            return at(UInt16(truncatingIfNeeded: handle), .encrypted)
+        case .aclData:
+            guard let handle = packet.handle, let att = packet.layers.last(where: { $0.kind == .att }),
+                  let opcode = att.integer(ATTFields.opcode) else { return nil }
+            if opcode == 0x1B || opcode == 0x1D { return at(handle, .firstNotification) }
+            if discoveryResponses.contains(opcode) { return at(handle, .discoveryDone) }
+            if opcode == 0x01, let request = att.integer(ConversationProtocol.field("att.request_opcode")), discoveryRequests.contains(request) {
+                return at(handle, .discoveryDone)
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+}
+
+/// How long a link took from its connection to each milestone of its set-up (microseconds).
+public struct SetupTimes: Equatable, Sendable {
+    public var toEncryption: Int64?
+    public var toDiscoveryDone: Int64?
+    public var toFirstNotification: Int64?
+
+    /// Each milestone given to the connection whose handle it names and whose span holds it:
+    /// the first encryption and notification, the last discovery answer.
+    static func of(_ connections: [ConnectionReport], _ milestones: [Milestone]) -> [Int: SetupTimes] {
+        var setups: [Int: SetupTimes] = [:]
+        for milestone in milestones {
+            guard let index = connections.indices.last(where: {
+                let c = connections[$0]
+                return c.controller == milestone.controller && c.handle == milestone.handle
+                    && (c.startFrame ?? 0) <= milestone.frame && milestone.frame <= (c.endFrame ?? .max)
+            }), let start = connections[index].start else { continue }
+            let elapsed = milestone.time.saturatingSubtract(start)
+            var setup = setups[index] ?? SetupTimes()
+            switch milestone.kind {
+            case .encrypted: if setup.toEncryption == nil { setup.toEncryption = elapsed }
+            case .discoveryDone: setup.toDiscoveryDone = elapsed
+            case .firstNotification: if setup.toFirstNotification == nil { setup.toFirstNotification = elapsed }
+            }
+            setups[index] = setup
+        }
+        return setups
+    }
+}
