@@ -23,12 +23,33 @@ extension Scenarios {
     static let uartRX = uuid128("6E400002-B5A3-F393-E0A9-E50E24DCCA9E")
     static let uartTX = uuid128("6E400003-B5A3-F393-E0A9-E50E24DCCA9E")
 
+    /// What differs in another run of the heart-rate session (`btlog diff`'s scenario pairs):
+    /// the defaults give the session the fixtures hold.
+    public struct HeartRateRun: Sendable {
+        /// The MTU the sensor answers the phone's Exchange MTU with.
+        public var serverMTU: UInt16 = 65
+        /// The sensor's Generic Access service has its Peripheral Preferred Connection Parameters.
+        public var preferredParameters = true
+        /// The sensor refuses the phone's DHKey check: pairing fails, the link stays unencrypted.
+        public var pairingFails = false
+        /// The sensor's and the beacon's random addresses (a new run may rotate them).
+        public var sensorAddress = Scenarios.sensor
+        public var beaconAddress = "6A:0B:1C:2D:3E:4F"
+        /// Added to both connection handles (another controller numbers links otherwise).
+        public var handleOffset: UInt16 = 0
+        /// Added to every timestamp.
+        public var timeShift: Int64 = 0
+
+        public init() {}
+    }
+
     /// A phone (local host, GATT client) and a heart-rate sensor on LE handle 0x0040 with
     /// 27-byte ACL buffers, so longer PDUs arrive in fragments; then a smart lock on 0x0041
     /// whose legacy pairing fails and whose link is still open when the capture ends.
-    public static func heartRateSession() -> [Frame] {
-        var b = PacketBuilder(start: demoStart + 3_600_000_000)
-        let hr: UInt16 = 0x0040, lockLink: UInt16 = 0x0041
+    public static func heartRateSession(_ run: HeartRateRun = HeartRateRun()) -> [Frame] {
+        var b = PacketBuilder(start: demoStart + 3_600_000_000 + run.timeShift)
+        let hr: UInt16 = 0x0040 + run.handleOffset, lockLink: UInt16 = 0x0041 + run.handleOffset
+        let sensor = run.sensorAddress
         func att(_ pdu: [UInt8], sent: Bool, on handle: UInt16 = hr) {
             b.l2cap(handle: handle, cid: 0x0004, pdu, sent: sent, fragment: 27)
         }
@@ -50,7 +71,7 @@ extension Scenarios {
         b.leAdvertisingReport(eventType: 4, addressType: 1, address: sensor, data:
             [0x11, 0x07] + uartService                           // Complete 128-bit UUIDs: Nordic UART
             + [0x05, 0xFF, 0x59, 0x00, 0x01, 0x02], rssi: -59)   // Manufacturer Specific: Nordic, 01 02
-        b.leAdvertisingReport(eventType: 3, addressType: 1, address: "6A:0B:1C:2D:3E:4F", data:
+        b.leAdvertisingReport(eventType: 3, addressType: 1, address: run.beaconAddress, data:
             [0x02, 0x01, 0x1A]
             + [0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15] + uuid128("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0").reversed() // big-endian here
             + [0x00, 0x01, 0x00, 0x02, 0xC5], rssi: -77)         // Apple iBeacon, major 1, minor 2, -59 dBm
@@ -66,7 +87,7 @@ extension Scenarios {
         b.commandStatus(0x200D)
         b.leConnectionComplete(handle: hr, role: 0, peerType: 1, peer: sensor)
         att([0x02, 0xF7, 0x00], sent: true)                                   // Exchange MTU Request 247
-        att([0x03, 0x41, 0x00], sent: false)                                  // Exchange MTU Response 65
+        att([0x03] + le16(run.serverMTU), sent: false)                        // Exchange MTU Response 65
 
         // Primary services.
         att([0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28], sent: true)
@@ -85,7 +106,7 @@ extension Scenarios {
         }
         att([0x08, 0x01, 0x00, 0x07, 0x00, 0x03, 0x28], sent: true)
         att([0x09, 0x07] + declaration(0x0002, 0x0A, 0x0003, [0x00, 0x2A]) + declaration(0x0004, 0x02, 0x0005, [0x01, 0x2A])
-            + declaration(0x0006, 0x02, 0x0007, [0x04, 0x2A]), sent: false)
+            + (run.preferredParameters ? declaration(0x0006, 0x02, 0x0007, [0x04, 0x2A]) : []), sent: false)
         att([0x08, 0x08, 0x00, 0x0B, 0x00, 0x03, 0x28], sent: true)
         att([0x09, 0x07] + declaration(0x0009, 0x20, 0x000A, [0x05, 0x2A]), sent: false)
         att([0x08, 0x0C, 0x00, 0x11, 0x00, 0x03, 0x28], sent: true)
@@ -108,7 +129,8 @@ extension Scenarios {
         for (handle, value) in [(UInt16(0x0003), Array("HRM-01".utf8)), (0x0005, [0x41, 0x03]),
                                 (0x0007, [0x18, 0x00, 0x28, 0x00, 0x00, 0x00, 0x90, 0x01]), (0x0014, [0x57]),
                                 (0x001E, Array("Acme Sensors".utf8)), (0x0020, Array("HRM-01".utf8)),
-                                (0x0022, Array("1.2.3".utf8)), (0x0024, [0x01, 0x59, 0x00, 0x01, 0x00, 0x00, 0x01])] {
+                                (0x0022, Array("1.2.3".utf8)), (0x0024, [0x01, 0x59, 0x00, 0x01, 0x00, 0x00, 0x01])]
+            where run.preferredParameters || handle != 0x0007 {
             att([0x0A] + le16(handle), sent: true)
             att([0x0B] + value, sent: false)
         }
@@ -126,17 +148,23 @@ extension Scenarios {
         smp([0x04] + [UInt8](repeating: 0x11, count: 16), sent: true)         // Random
         smp([0x04] + [UInt8](repeating: 0x22, count: 16), sent: false)
         smp([0x0D] + [UInt8](repeating: 0xD1, count: 16), sent: true)         // DHKey Check
-        smp([0x0D] + [UInt8](repeating: 0xD2, count: 16), sent: false)
-        b.command(0x2019, le16(hr) + [UInt8](repeating: 0, count: 10) + [UInt8](repeating: 0x5A, count: 16)) // LE Enable Encryption
-        b.commandStatus(0x2019)
-        b.event(0x08, [0x00] + le16(hr) + [0x01])                             // Encryption Change: on
-        smp([0x08] + [UInt8](repeating: 0x1B, count: 16), sent: false)        // Identity Information
-        smp([0x09, 0x00] + addressBytes("00:1B:DC:0F:AA:01"), sent: false)    // Identity Address Information
-        smp([0x08] + [UInt8](repeating: 0x2B, count: 16), sent: true)
-        smp([0x09, 0x00] + addressBytes(phoneController), sent: true)
+        if run.pairingFails {
+            smp([0x05, 0x0B], sent: false)                                    // Pairing Failed: DHKey Check Failed
+            att([0x0A, 0x11, 0x00], sent: true)
+            att([0x01, 0x0A, 0x11, 0x00, 0x05], sent: false)                  // Insufficient Authentication, again
+        } else {
+            smp([0x0D] + [UInt8](repeating: 0xD2, count: 16), sent: false)
+            b.command(0x2019, le16(hr) + [UInt8](repeating: 0, count: 10) + [UInt8](repeating: 0x5A, count: 16)) // LE Enable Encryption
+            b.commandStatus(0x2019)
+            b.event(0x08, [0x00] + le16(hr) + [0x01])                         // Encryption Change: on
+            smp([0x08] + [UInt8](repeating: 0x1B, count: 16), sent: false)    // Identity Information
+            smp([0x09, 0x00] + addressBytes("00:1B:DC:0F:AA:01"), sent: false) // Identity Address Information
+            smp([0x08] + [UInt8](repeating: 0x2B, count: 16), sent: true)
+            smp([0x09, 0x00] + addressBytes(phoneController), sent: true)
 
-        att([0x0A, 0x11, 0x00], sent: true)
-        att([0x0B, 0x01], sent: false)                                        // Body Sensor Location: Chest
+            att([0x0A, 0x11, 0x00], sent: true)
+            att([0x0B, 0x01], sent: false)                                    // Body Sensor Location: Chest
+        }
         att([0x12, 0x0F, 0x00, 0x01, 0x00], sent: true)                       // CCCD: notifications on
         att([0x13], sent: false)
         att([0x12, 0x0B, 0x00, 0x02, 0x00], sent: true)                       // Service Changed CCCD: indications

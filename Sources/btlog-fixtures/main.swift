@@ -7,6 +7,7 @@ import Foundation
 // Run: swift run btlog-fixtures [Fixtures]
 //  or: btlog-fixtures bench FOLDER [--le N] [--audio N]   (the benchmark's large captures)
 //  or: btlog-fixtures fuzz-seeds FOLDER [FIXTURES]        (seed corpora for Scripts/fuzz.sh)
+//  or: btlog-fixtures diff-pairs FOLDER                   (btlog diff's scenario pairs)
 if CommandLine.arguments.dropFirst().first == "bench" {
     try BenchmarkFiles.write(arguments: Array(CommandLine.arguments.dropFirst(2)))
     exit(0)
@@ -15,6 +16,15 @@ if CommandLine.arguments.dropFirst().first == "fuzz-seeds", CommandLine.argument
     let count = try FuzzSeeds.write(to: CommandLine.arguments[2],
                                     fixtures: CommandLine.arguments.count > 3 ? CommandLine.arguments[3] : nil)
     print("wrote \(count) seeds under \(CommandLine.arguments[2])")
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "diff-pairs", CommandLine.arguments.count >= 3 {
+    let folder = URL(fileURLWithPath: CommandLine.arguments[2])
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    for pair in DiffPairs.all {
+        try Data(try FixtureContainers.encode(pair.frames(), as: .btsnoopH4)).write(to: folder.appendingPathComponent(pair.name))
+        print("wrote \(folder.path)/\(pair.name)")
+    }
     exit(0)
 }
 let folder = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "Fixtures"

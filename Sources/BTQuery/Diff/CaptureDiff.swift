@@ -174,12 +174,12 @@ public struct CaptureDiff {
             guard !diff.isEmpty else { continue }
             let who = "\(key.protocolName) with \(label(key.peer, other))"
             if stepsB.isEmpty {
-                items.append(DiffItem(summary: "\(who): only in A (\(stepsA.count) step\(stepsA.count == 1 ? "" : "s"), first: \(stepsA[0].step.text))",
+                items.append(DiffItem(summary: "\(who): only in A (\(stepsA.count) step\(stepsA.count == 1 ? "" : "s"), first: \(Self.short(stepsA[0].step.text)))",
                                       framesA: [stepsA[0].frame], details: diff.unifiedText))
                 continue
             }
             guard let first = diff.hunks.first?.firstChange else { continue }
-            let what = first.kind == .removed ? "A has \(first.step.text)" : "B has \(first.step.text)"
+            let what = (first.kind == .removed ? "A has " : "B has ") + Self.short(first.step.text)
             items.append(DiffItem(summary: "\(who): \(diff.removed) step\(diff.removed == 1 ? "" : "s") only in A, \(diff.added) only in B; first: \(what)",
                                   framesA: first.frameA.map { [$0] } ?? diff.nearestFrameA(to: first), framesB: first.frameB.map { [$0] } ?? diff.nearestFrameB(to: first),
                                   details: diff.unifiedText))
@@ -187,11 +187,14 @@ public struct CaptureDiff {
         for key in b.conversations.keys.sorted() where !comparedB.contains(key) {
             let steps = b.conversations[key] ?? []
             guard let first = steps.first else { continue }
-            items.append(DiffItem(summary: "\(key.protocolName) with \(key.peer): only in B (\(steps.count) step\(steps.count == 1 ? "" : "s"), first: \(first.step.text))",
+            items.append(DiffItem(summary: "\(key.protocolName) with \(key.peer): only in B (\(steps.count) step\(steps.count == 1 ? "" : "s"), first: \(Self.short(first.step.text)))",
                                   framesB: [first.frame], details: ConversationDiff([], steps).unifiedText))
         }
         return items
     }
+
+    /// A step as a summary line names it: its first 100 characters (the details have it whole).
+    static func short(_ text: String) -> String { text.count <= 100 ? text : String(text.prefix(99)) + "…" }
 
     // MARK: Devices and controllers
 
@@ -279,7 +282,7 @@ public struct CaptureDiff {
             compare("TX PHY", c.parameters.txPHY, d.parameters.txPHY) { PHYName.of($0) }
             compare("RX PHY", c.parameters.rxPHY, d.parameters.rxPHY) { PHYName.of($0) }
             compare("data length", c.parameters.maxTxOctets, d.parameters.maxTxOctets)
-            compare("encrypted", c.parameters.encrypted, d.parameters.encrypted) { $0 ? "yes" : "no" }
+            compare("encrypted", c.parameters.encrypted ?? false, d.parameters.encrypted ?? false) { $0 ? "yes" : "no" }
             compare("key size", c.parameters.keySize, d.parameters.keySize)
             compare("pairing", pairing(a, c), pairing(b, d))
             compare("end", c.disconnectReason, d.disconnectReason) { FieldValueNames.name(of: UInt64($0), for: StatisticsFields.reason) ?? Hex.u8($0) }

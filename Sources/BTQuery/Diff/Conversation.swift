@@ -58,7 +58,7 @@ public struct ConversationStep: Hashable, Sendable {
         if valueDigest != nil, !valuePreview.isEmpty {
             text += "  " + (valueIsText ? "\"" + String(decoding: valuePreview, as: UTF8.self) + "\"" : Hex.bytes(valuePreview[...])) + (length > valuePreview.count ? " ... (\(length) bytes)" : "")
         } else if valueDigest == nil, length > 0 {
-            text += "  (\(length) bytes)"
+            text += "  (\(length) byte\(length == 1 ? "" : "s"))"
         }
         return text
     }
