@@ -79,25 +79,111 @@ final class ConversationDiffTests: XCTestCase {
     }
 }
 
-/// `btlog diff`'s comparison of two whole captures (issue 34, first part).
+/// `btlog diff`'s comparison of two whole captures: the scenario pairs (DiffPairs), each
+/// checked for exactly the differences its one change makes, and none other.
 final class CaptureDiffTests: XCTestCase {
-    func side(_ frames: [Frame]) throws -> DiffSide {
+    static func side(_ frames: [Frame], values: Bool = true) throws -> DiffSide {
         let decoder = Decoder()
-        var recorder = DiffRecorder()
+        var recorder = DiffRecorder(values: values)
+        recorder.beginFile("capture")
         for frame in frames { try recorder.consume(decoder.decode(frame)) }
+        recorder.endFile(session: decoder.session)
         return recorder.finish()
     }
 
-    func testACaptureAgainstItselfShiftedInTimeHasNoDifference() throws {
-        let frames = Scenarios.heartRateSession()
-        let shifted = frames.map { frame -> Frame in
-            var moved = frame
-            moved.timestamp += 86_400_000_000 * 3 + 123_456
-            return moved
+    static func pair(_ name: String) -> [Frame] { DiffPairs.all.first { $0.name == name }!.frames() }
+
+    /// The aspects that have differences, with their items' summaries.
+    func differing(_ diff: CaptureDiff) -> [String: [String]] {
+        Dictionary(uniqueKeysWithValues: diff.aspects.filter { !$0.items.isEmpty }.map { ($0.name, $0.items.map(\.summary)) })
+    }
+
+    func compare(_ a: String, _ b: String, ignoringValues: Bool = false) throws -> CaptureDiff {
+        CaptureDiff(try Self.side(Self.pair(a)), try Self.side(Self.pair(b)), ignoringValues: ignoringValues)
+    }
+
+    func testACaptureAgainstItselfLaterWithHandlesRenumberedHasNoDifference() throws {
+        let later = Self.pair("heart-rate-later.btsnoop")
+        XCTAssertNotEqual(later.first?.timestamp, Self.pair("heart-rate.btsnoop").first?.timestamp)
+        let diff = try compare("heart-rate.btsnoop", "heart-rate-later.btsnoop")
+        XCTAssertTrue(diff.isEmpty, "\(differing(diff))")
+        XCTAssertEqual(diff.peers.map(\.basis), [.address, .address])
+        let itself = try compare("heart-rate.btsnoop", "heart-rate.btsnoop")
+        XCTAssertTrue(itself.isEmpty)
+    }
+
+    func testRotatedRandomAddressesAreMatchedByNameAndMakeNoDifference() throws {
+        let diff = try compare("heart-rate.btsnoop", "heart-rate-new-addresses.btsnoop")
+        XCTAssertTrue(diff.isEmpty, "\(differing(diff))")
+        XCTAssertEqual(diff.peers.first, PeerMatch(a: BDAddr("C0:FF:EE:12:34:56"), b: BDAddr("D1:22:33:44:55:66"), basis: .name))
+    }
+
+    func testAChangedMTUIsTheExchangeAndTheLinkAndNothingElse() throws {
+        let diff = try compare("heart-rate.btsnoop", "heart-rate-mtu-100.btsnoop")
+        XCTAssertEqual(Set(differing(diff).keys), ["conversations", "connections"], "\(differing(diff))")
+        XCTAssertEqual(differing(diff)["conversations"], ["ATT with C0:FF:EE:12:34:56: 1 step only in A, 1 only in B; first: A has Exchange MTU Response  mtu=65"])
+        let conversation = try XCTUnwrap(diff.aspects.first { $0.name == "conversations" }?.items.first)
+        XCTAssertEqual(conversation.details.filter { $0.hasPrefix("-") || $0.hasPrefix("+") },
+                       ["- #19             Exchange MTU Response  mtu=65", "+         #19     Exchange MTU Response  mtu=100"])
+        XCTAssertEqual(differing(diff)["connections"], ["connection to C0:FF:EE:12:34:56: MTU 65 → 100, parameter changes differ"])
+    }
+
+    func testAMissingCharacteristicIsInTheDatabaseAndTheConversation() throws {
+        let diff = try compare("heart-rate.btsnoop", "heart-rate-no-ppcp.btsnoop")
+        XCTAssertEqual(Set(differing(diff).keys), ["conversations", "gatt"], "\(differing(diff))")
+        XCTAssertEqual(differing(diff)["gatt"], ["GATT database of C0:FF:EE:12:34:56: only in A: Characteristic Peripheral Preferred Connection Parameters (2A04) [Read]"])
+        let conversation = try XCTUnwrap(diff.aspects.first { $0.name == "conversations" }?.items.first)
+        let changed = conversation.details.filter { $0.hasPrefix("-") || $0.hasPrefix("+") }
+        XCTAssertEqual(changed.count, 4, changed.joined(separator: "\n"))
+        XCTAssertEqual(changed.filter { $0.contains("Peripheral Preferred Connection Parameters") }.count, 3,
+                       "the declaration in the discovery response, the read and its response")
+        XCTAssertTrue(changed.last?.hasPrefix("+") == false && changed.contains { $0.hasPrefix("+") && $0.contains("found: 2A00 (Device Name) [Read, Write]; 2A01 (Appearance) [Read]") })
+    }
+
+    func testAFailedPairingIsItsProblemItsConversationsItsLinkAndItsTiming() throws {
+        let diff = try compare("heart-rate.btsnoop", "heart-rate-pairing-fails.btsnoop")
+        let found = differing(diff)
+        XCTAssertEqual(Set(found.keys), ["diagnosis", "conversations", "connections", "timing"], "\(found)")
+        XCTAssertEqual(found["diagnosis"], ["only in B: error pairing: Pairing failed: DHKey Check Failed (0x0B), sent by the peer on 0x0040 C0:FF:EE:12:34:56"])
+        XCTAssertEqual(found["conversations"]?.count, 2)
+        XCTAssertTrue(found["conversations"]?[0].hasPrefix("ATT with C0:FF:EE:12:34:56: 1 step only in A, 1 only in B; first: A has Read Response  2A38 (Body Sensor Location)  01") == true)
+        XCTAssertTrue(found["conversations"]?[1].hasPrefix("SMP with C0:FF:EE:12:34:56: 5 steps only in A, 1 only in B") == true)
+        XCTAssertEqual(found["connections"], ["connection to C0:FF:EE:12:34:56: encrypted yes → no, pairing LE Secure Connections, Numeric Comparison, completed → "
+                                              + "LE Secure Connections, Numeric Comparison, failed (DHKey Check Failed), parameter changes differ"])
+        XCTAssertEqual(found["timing"], ["connection to C0:FF:EE:12:34:56: to encryption 89.4 ms → -"])
+        // Without values the read's answer still differs: a response and an error are other operations.
+        XCTAssertEqual(try compare("heart-rate.btsnoop", "heart-rate-pairing-fails.btsnoop", ignoringValues: true).aspects.first { $0.name == "conversations" }?.items.count, 2)
+    }
+
+    func testAnotherA2DPCodecIsTheConfigurationTheStreamAndItsRate() throws {
+        let diff = try compare("a2dp-sbc.btsnoop", "a2dp-aac.btsnoop")
+        let found = differing(diff)
+        XCTAssertEqual(Set(found.keys), ["conversations", "audio", "timing"], "\(found)")
+        XCTAssertEqual(found["conversations"]?.count, 1)
+        XCTAssertTrue(found["conversations"]?.first?.hasPrefix("AVDTP with 00:1B:66:AA:BB:CD: 1 step only in A, 1 only in B; first: A has Set Configuration") == true)
+        XCTAssertEqual(found["audio"], ["A2DP stream sent to 00:1B:66:AA:BB:CD: codec SBC → AAC, bit rate 242 → 328 kbit/s"])
+        XCTAssertEqual(found["timing"], ["connection to 00:1B:66:AA:BB:CD: throughput 231 → 312 kbit/s"])
+        XCTAssertTrue(try compare("a2dp-aac.btsnoop", "a2dp-aac.btsnoop").isEmpty)
+    }
+
+    /// The same capture with its clock running 10% slow is the same within the default 20%;
+    /// 60% slow, its set-up and its response times differ, and only in timing.
+    func testTimingDiffersOnlyBeyondTheTolerance() throws {
+        let frames = Self.pair("heart-rate.btsnoop")
+        func stretched(_ factor: Double) -> [Frame] {
+            let start = frames[0].timestamp
+            return frames.map { frame in
+                var moved = frame
+                moved.timestamp = start + Int64(Double(frame.timestamp - start) * factor)
+                return moved
+            }
         }
-        let diff = CaptureDiff(try side(frames), try side(shifted))
-        XCTAssertTrue(diff.isEmpty, "\(diff.aspects)")
-        XCTAssertFalse(diff.peers.isEmpty)
+        let a = try Self.side(frames)
+        XCTAssertTrue(CaptureDiff(a, try Self.side(stretched(1.1))).isEmpty)
+        let slow = CaptureDiff(a, try Self.side(stretched(1.6)))
+        XCTAssertEqual(Set(differing(slow).keys), ["timing"], "\(differing(slow))")
+        XCTAssertTrue(differing(slow)["timing"]?.first?.contains("to encryption 89.4 ms → 143.0 ms") == true, "\(differing(slow))")
+        XCTAssertTrue(CaptureDiff(a, try Self.side(stretched(1.6)), tolerance: DiffTolerance(ratio: 0.7)).isEmpty, "within 70%")
     }
 
     func testOneExchangeLeftOutIsExactlyWhatDiffers() throws {
@@ -112,11 +198,28 @@ final class CaptureDiffTests: XCTestCase {
             frame.number = index + 1
             return frame
         }
-        let diff = CaptureDiff(try side(frames), try side(b))
-        let byName = Dictionary(uniqueKeysWithValues: diff.aspects.map { ($0.name, $0.items) })
-        XCTAssertEqual(byName["conversations"]?.count, 1)
-        XCTAssertTrue(byName["conversations"]?.first?.summary.contains("2 steps only in A, 0 only in B") == true, "\(byName["conversations"] ?? [])")
-        XCTAssertEqual(byName["diagnosis"]?.map(\.summary), ["only in A: warning att: Insufficient Authentication (0x05) for Read Request"])
-        XCTAssertEqual(byName["connections"], [], "the links are the same")
+        let diff = CaptureDiff(try Self.side(frames), try Self.side(b))
+        let found = differing(diff)
+        XCTAssertEqual(Set(found.keys), ["conversations", "diagnosis"], "\(found)")
+        XCTAssertEqual(found["conversations"]?.count, 1)
+        XCTAssertTrue(found["conversations"]?.first?.contains("2 steps only in A, 0 only in B") == true, "\(found)")
+        XCTAssertEqual(found["diagnosis"], ["only in A: warning att: Insufficient Authentication (0x05) for Read Request"])
+    }
+
+    /// Each protocol's steps name operations by meaning: an SDP search, an AT command, an RFCOMM
+    /// channel opening, an L2CAP connection by PSM; never a CID, a DLCI's direction, a label.
+    func testClassicConversationsAreStepsByMeaning() throws {
+        let decoder = Decoder()
+        var steps: [String: [String]] = [:]
+        for frame in Scenarios.handsfreeSession() {
+            for (protocolName, record) in ConversationRecord.steps(of: decoder.decode(frame)) { steps[protocolName, default: []].append(record.step.text) }
+        }
+        XCTAssertEqual(Set(steps.keys), ["L2CAP", "SDP", "RFCOMM", "HFP"], "\(steps.keys)")
+        XCTAssertTrue(steps["L2CAP"]?.contains { $0.hasPrefix("Connection Request") && $0.contains("psm=") } == true, "\(steps["L2CAP"] ?? [])")
+        XCTAssertFalse(steps["L2CAP"]?.contains { $0.contains("scid") || $0.contains("dcid") || $0.contains("ident") } == true)
+        XCTAssertTrue(steps["HFP"]?.contains { $0.hasPrefix("+BRSF") || $0.hasPrefix("AT+BRSF") || $0.contains("BRSF") } == true, "\(steps["HFP"] ?? [])")
+        XCTAssertTrue(steps["RFCOMM"]?.contains("Set Asynchronous Balanced Mode  channel=3") == true, "\(steps["RFCOMM"] ?? [])")
+        XCTAssertFalse(steps["RFCOMM"]?.contains { $0.contains("dlci=") || $0.contains("direction=") } == true)
+        XCTAssertFalse(steps["SDP"]?.contains { $0.contains("transaction=") } == true)
     }
 }
