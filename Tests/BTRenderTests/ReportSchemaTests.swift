@@ -58,6 +58,31 @@ final class ReportSchemaTests: XCTestCase {
         XCTAssertEqual(declaredDiagnosis.subtracting(seenDiagnosis).sorted(), [], "members the diagnose schema declares that no document writes")
     }
 
+    /// docs/diff.schema.json and DiffJSON: every scenario pair's document (and a pair with a
+    /// conversation cut at the step limit is not needed: `not_compared` is an array of strings
+    /// either way) has the schema's members and no other, and every member is written.
+    func testTheDiffSchemaAndTheDocumentDeclareTheSameMembers() throws {
+        let schemaData = try Data(contentsOf: Self.root.appendingPathComponent("docs/diff.schema.json"))
+        let schema = try XCTUnwrap(JSONSerialization.jsonObject(with: schemaData) as? [String: Any])
+        let walker = SchemaWalker(definitions: schema["$defs"] as? [String: Any] ?? [:])
+        func side(_ frames: [Frame]) throws -> DiffSide {
+            let decoder = Decoder()
+            var recorder = DiffRecorder()
+            for frame in frames { try recorder.consume(decoder.decode(frame)) }
+            recorder.endFile(session: decoder.session)
+            return recorder.finish()
+        }
+        var seen = Set<String>(), failures: [String] = []
+        let base = try side(DiffPairs.all[0].frames())
+        for pair in DiffPairs.all.dropFirst() {
+            let diff = CaptureDiff(base, try side(pair.frames()))
+            let text = DiffJSON(diff, a: DiffInput(file: DiffPairs.all[0].name, packets: 1), b: DiffInput(file: pair.name, packets: 1)).text
+            walker.check(try JSONSerialization.jsonObject(with: Data(text.utf8)), against: schema, at: "", seen: &seen) { failures.append("\(pair.name): \($0)") }
+        }
+        for failure in failures.prefix(20) { XCTFail(failure) }
+        XCTAssertEqual(walker.declaredMembers(of: schema, at: "").subtracting(seen).sorted(), [], "members the diff schema declares that no document writes")
+    }
+
     /// `btlog stats --json --throughput` and `btlog diagnose --json` of the files, in-process.
     static func documents(of files: [String]) throws -> (stats: String, diagnosis: String) {
         var collector = StatisticsCollector(throughputInterval: 1_000_000)

@@ -1,0 +1,162 @@
+import XCTest
+import Foundation
+import BTCapture
+import BTFixtures
+
+/// `btlog diff` as a user runs it: the scenario pairs written as files, the exit status of
+/// diff(1), the text report's ranked summary and details, --stat, --json (the schema and
+/// DuckDB read it), --ignore, --tolerance, filters on both sides, and bad input.
+final class DiffTests: XCTestCase {
+    func btlog(_ arguments: String...) throws -> Tool.Result { try Tool.run(Tool.btlog, arguments) }
+
+    /// The pairs as btsnoop files (what `btlog-fixtures diff-pairs` writes), once per run.
+    static let pairs: Result<String, Error> = Result {
+        let folder = ExportTests.temporary("diff-pairs/")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for pair in DiffPairs.all {
+            try Data(try FixtureContainers.encode(pair.frames(), as: .btsnoopH4)).write(to: URL(fileURLWithPath: folder + pair.name))
+        }
+        return folder
+    }
+
+    func pair(_ name: String) throws -> String { try Self.pairs.get() + name }
+
+    func testTheSameScenarioExitsZeroAndADifferentOneOne() throws {
+        let same = try btlog("diff", try pair("heart-rate.btsnoop"), try pair("heart-rate-later.btsnoop"))
+        XCTAssertEqual(same.status, 0, same.err)
+        XCTAssertTrue(same.out.hasSuffix("\nNo differences.\n"), same.out)
+        let renamed = try btlog("diff", try pair("heart-rate.btsnoop"), try pair("heart-rate-new-addresses.btsnoop"))
+        XCTAssertEqual(renamed.status, 0, renamed.out)
+        XCTAssertTrue(renamed.out.contains("peer C0:FF:EE:12:34:56 in A is D1:22:33:44:55:66 in B (matched by name)"), renamed.out)
+        // A btsnoop file and the same session written by PacketLogger: the same.
+        XCTAssertEqual(try btlog("diff", "Fixtures/le-heart-rate.btsnoop", "Fixtures/le-heart-rate.pklg").status, 0)
+
+        let failed = try btlog("diff", "--color", "never", try pair("heart-rate.btsnoop"), try pair("heart-rate-pairing-fails.btsnoop"))
+        XCTAssertEqual(failed.status, 1, failed.err)
+        let lines = failed.out.components(separatedBy: "\n")
+        let summary = try XCTUnwrap(lines.firstIndex(of: "5 differences:"), failed.out)
+        XCTAssertEqual(lines[summary + 1], "  1. diagnosis: only in B: error pairing: Pairing failed: DHKey Check Failed (0x0B), sent by the peer on 0x0040 C0:FF:EE:12:34:56  [B #81]",
+                       "the problem first")
+        XCTAssertTrue(lines[summary + 2].hasPrefix("  2. conversations: ATT with C0:FF:EE:12:34:56: 1 step only in A, 1 only in B; first: A has Read Response  2A38 (Body Sensor Location)  01  [A #90, B #82]"),
+                      lines[summary + 2])
+        XCTAssertTrue(lines[summary + 3].hasPrefix("  3. conversations: SMP with C0:FF:EE:12:34:56"), lines[summary + 3])
+        // The details: the SMP conversation as diff -u, both captures' packet numbers.
+        XCTAssertTrue(failed.out.contains("    #80     #80     Pairing DHKey Check\n  - #81             Pairing DHKey Check\n"), failed.out)
+        XCTAssertTrue(failed.out.contains("  +         #81     Pairing Failed  reason=DHKey Check Failed (0x0B)\n"), failed.out)
+        // Packet #81 of B is the Pairing Failed: the numbers point at the packets.
+        let packet = try btlog("show", "--packets", "81-81", try pair("heart-rate-pairing-fails.btsnoop"))
+        XCTAssertTrue(packet.out.contains("Pairing Failed"), packet.out)
+    }
+
+    func testStatAndIgnoreAndTolerance() throws {
+        let stat = try btlog("diff", "--stat", try pair("a2dp-sbc.btsnoop"), try pair("a2dp-aac.btsnoop"))
+        XCTAssertEqual(stat.status, 1)
+        XCTAssertEqual(stat.out, """
+        diagnosis     same
+        conversations 1 difference
+        devices       same
+        connections   same
+        gatt          same
+        audio         1 difference
+        timing        1 difference
+        total         3 differences
+
+        """)
+        // Without timing and audio, the codec is still in the AVDTP conversation.
+        let ignored = try btlog("diff", "--stat", "--ignore", "timing,audio", try pair("a2dp-sbc.btsnoop"), try pair("a2dp-aac.btsnoop"))
+        XCTAssertEqual(ignored.status, 1)
+        XCTAssertEqual(ignored.out.components(separatedBy: "\n").filter { !$0.isEmpty }.count, 6, ignored.out)
+        XCTAssertFalse(ignored.out.contains("timing"))
+        // A tolerance of 50% takes the throughput out; the codec stays.
+        let tolerant = try btlog("diff", "--tolerance", "50%", "--ignore", "conversations", try pair("a2dp-sbc.btsnoop"), try pair("a2dp-aac.btsnoop"))
+        XCTAssertEqual(tolerant.status, 1)
+        XCTAssertTrue(tolerant.out.contains("audio: A2DP stream sent to 00:1B:66:AA:BB:CD: codec SBC → AAC\n") || tolerant.out.contains("codec SBC → AAC  ["), tolerant.out)
+        XCTAssertFalse(tolerant.out.contains("throughput"), tolerant.out)
+        // Filters apply to both captures: only ATT compared, the pairing's own problem is gone.
+        let attOnly = try btlog("diff", "--stat", "-f", "att", try pair("heart-rate.btsnoop"), try pair("heart-rate-mtu-100.btsnoop"))
+        XCTAssertTrue(attOnly.out.contains("conversations 1 difference"), attOnly.out)
+    }
+
+    func testJSONIsTheReportForCI() throws {
+        let result = try btlog("diff", "--json", try pair("heart-rate.btsnoop"), try pair("heart-rate-no-ppcp.btsnoop"))
+        XCTAssertEqual(result.status, 1)
+        let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
+        XCTAssertEqual(document["differences"] as? Int, 2)
+        let aspects = try XCTUnwrap(document["aspects"] as? [[String: Any]])
+        XCTAssertEqual(aspects.map { $0["name"] as? String }, ["diagnosis", "conversations", "devices", "connections", "gatt", "audio", "timing"])
+        let gatt = try XCTUnwrap((aspects[4]["items"] as? [[String: Any]])?.first)
+        XCTAssertEqual(gatt["summary"] as? String, "GATT database of C0:FF:EE:12:34:56: only in A: Characteristic Peripheral Preferred Connection Parameters (2A04) [Read]")
+        let a = try XCTUnwrap(document["a"] as? [String: Any]), b = try XCTUnwrap(document["b"] as? [String: Any])
+        XCTAssertEqual(a["file"] as? String, try pair("heart-rate.btsnoop"))
+        XCTAssertEqual(a["packets"] as? Int, 141)
+        XCTAssertEqual(b["file"] as? String, try pair("heart-rate-no-ppcp.btsnoop"))
+        XCTAssertEqual(b["packets"] as? Int, 139)
+
+        if let python = ExportTests.python(with: "jsonschema") {
+            let checker = """
+            import json, sys, jsonschema
+            validator = jsonschema.Draft202012Validator(json.load(open(sys.argv[1])))
+            for error in validator.iter_errors(json.load(sys.stdin)):
+                print(error.message[:300], list(error.path)); sys.exit(1)
+            """
+            for name in DiffPairs.all.map(\.name) {
+                let out = try btlog("diff", "--json", try pair("heart-rate.btsnoop"), try pair(name))
+                let checked = try Tool.run(python, ["-c", checker, "docs/diff.schema.json"], stdin: Data(out.out.utf8))
+                XCTAssertEqual(checked.status, 0, "\(name): \(checked.out) \(checked.err)")
+            }
+        }
+        if let python = ExportTests.python(with: "duckdb") {
+            // DuckDB reads the document: the differences per aspect, as btlog counts them.
+            let path = ExportTests.temporary("diff.json")
+            try Data(result.out.utf8).write(to: URL(fileURLWithPath: path))
+            let query = """
+            import duckdb, sys
+            rows = duckdb.sql(f"select a.name, a.differences from (select unnest(aspects) as a from read_json_auto('{sys.argv[1]}')) where a.differences > 0 order by a.name").fetchall()
+            print(" ".join(f"{n}:{d}" for n, d in rows))
+            """
+            let duck = try Tool.run(python, ["-c", query, path])
+            XCTAssertEqual(duck.status, 0, duck.err)
+            XCTAssertEqual(duck.out.trimmingCharacters(in: .whitespacesAndNewlines), "conversations:1 gatt:1")
+        }
+    }
+
+    func testBadInputExitsTwoWithAMessage() throws {
+        let missing = try btlog("diff", "Fixtures/le-heart-rate.btsnoop", "/nonexistent.btsnoop")
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.err.contains("/nonexistent.btsnoop"), missing.err)
+        XCTAssertEqual(missing.out, "", "no report when a capture cannot be read")
+        let garbage = ExportTests.temporary("garbage.log")
+        try Data("not a capture\n".utf8).write(to: URL(fileURLWithPath: garbage))
+        XCTAssertEqual(try btlog("diff", garbage, "Fixtures/le-heart-rate.btsnoop").status, 2)
+        XCTAssertEqual(try btlog("diff", "Fixtures/le-heart-rate.btsnoop").status, 2, "one capture")
+        XCTAssertEqual(try btlog("diff", "-", "-").status, 2)
+        XCTAssertEqual(try btlog("diff", "--ignore", "colours", "Fixtures/le-heart-rate.btsnoop", "Fixtures/le-heart-rate.pklg").status, 2)
+        XCTAssertEqual(try btlog("diff", "--tolerance", "lots", "Fixtures/le-heart-rate.btsnoop", "Fixtures/le-heart-rate.pklg").status, 2)
+        XCTAssertEqual(try btlog("diff", "--stat", "--json", "Fixtures/le-heart-rate.btsnoop", "Fixtures/le-heart-rate.pklg").status, 2)
+        let badFilter = try btlog("diff", "-f", "att.opcode ==", "Fixtures/le-heart-rate.btsnoop", "Fixtures/le-heart-rate.pklg")
+        XCTAssertEqual(badFilter.status, 2)
+        XCTAssertEqual(badFilter.out, "")
+        // A capture cut inside a record: a warning, the complete records compared. The record
+        // lost is the start of a PDU never completed: nothing of the scenario's meaning.
+        let whole = try Data(contentsOf: Tool.root.appendingPathComponent("Fixtures/le-heart-rate.btsnoop"))
+        let cut = ExportTests.temporary("cut.btsnoop")
+        try whole.prefix(whole.count - 3).write(to: URL(fileURLWithPath: cut))
+        let truncated = try btlog("diff", "Fixtures/le-heart-rate.btsnoop", cut)
+        XCTAssertEqual(truncated.status, 0, truncated.out)
+        XCTAssertTrue(truncated.err.contains("truncated"), truncated.err)
+        XCTAssertTrue(truncated.out.contains("B: \(cut) (140 packets)"), truncated.out)
+    }
+
+    /// Standard input in either place, and two very different captures (a small LE session
+    /// against the 600-packet A2DP stream): every aspect says what only one has.
+    func testStandardInputAndUnrelatedCaptures() throws {
+        let data = try Data(contentsOf: Tool.root.appendingPathComponent("Fixtures/le-heart-rate.btsnoop"))
+        let fromStdin = try Tool.run(Tool.btlog, ["diff", "-", "Fixtures/le-heart-rate.pklg"], stdin: data)
+        XCTAssertEqual(fromStdin.status, 0, fromStdin.err)
+        let unrelated = try btlog("diff", "--stat", "Fixtures/le-heart-rate.btsnoop", "Fixtures/a2dp-stream.btsnoop")
+        XCTAssertEqual(unrelated.status, 1)
+        for aspect in ["diagnosis", "conversations", "devices", "connections", "gatt", "audio"] {
+            XCTAssertFalse(unrelated.out.contains("\(aspect.padding(toLength: 14, withPad: " ", startingAt: 0))same"), "\(aspect): \(unrelated.out)")
+        }
+    }
+}
