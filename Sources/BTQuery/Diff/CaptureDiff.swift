@@ -119,12 +119,15 @@ public struct CaptureDiff {
         return matches.sorted { peersA.firstIndex(of: $0.a)! < peersA.firstIndex(of: $1.a)! }
     }
 
-    /// Connections paired in order per matched peer (indices into each report's connections).
+    /// Connections paired in order per matched peer and transport (indices into each report's
+    /// connections): a dual-mode device's BR/EDR link is never compared with its LE one.
     static func pairConnections(_ a: DiffSide, _ b: DiffSide, _ counterpart: [BDAddr: BDAddr]) -> (matched: [(Int, Int)], onlyA: [Int], onlyB: [Int]) {
         var matched: [(Int, Int)] = [], onlyA: [Int] = [], usedB = Set<Int>()
         for (index, c) in a.report.connections.enumerated() {
             guard let peer = c.address, let other = counterpart[peer],
-                  let partner = b.report.connections.indices.first(where: { !usedB.contains($0) && b.report.connections[$0].address == other }) else {
+                  let partner = b.report.connections.indices.first(where: {
+                      !usedB.contains($0) && b.report.connections[$0].address == other && b.report.connections[$0].transport == c.transport
+                  }) else {
                 onlyA.append(index)
                 continue
             }
@@ -302,15 +305,29 @@ public struct CaptureDiff {
             items.append(DiffItem(summary: "connection to \(label(c.address, d.address)): " + changes.joined(separator: ", "),
                                   framesA: c.startFrame.map { [$0] } ?? [], framesB: d.startFrame.map { [$0] } ?? [], details: details))
         }
-        for index in pairs.onlyA {
-            let c = a.report.connections[index]
-            items.append(DiffItem(summary: "connection to \(c.address?.description ?? "?") (\(c.transport?.rawValue ?? "?")): only in A", framesA: c.startFrame.map { [$0] } ?? []))
-        }
-        for index in pairs.onlyB {
-            let d = b.report.connections[index]
-            items.append(DiffItem(summary: "connection to \(d.address?.description ?? "?") (\(d.transport?.rawValue ?? "?")): only in B", framesB: d.startFrame.map { [$0] } ?? []))
-        }
+        items += unpaired(a.report.connections, pairs.onlyA, side: "A")
+        items += unpaired(b.report.connections, pairs.onlyB, side: "B")
         return items
+    }
+
+    /// Connections one side has and the other not, one item per peer and transport (a
+    /// capture that reconnected forty times is one line, with where the first three began).
+    static func unpaired(_ connections: [ConnectionReport], _ indices: [Int], side: String) -> [DiffItem] {
+        var groups: [(key: String, frames: [Int], count: Int)] = []
+        for index in indices {
+            let c = connections[index]
+            let key = "\(c.address?.description ?? "?") (\(c.transport?.rawValue ?? "?"))"
+            if let at = groups.firstIndex(where: { $0.key == key }) {
+                groups[at].count += 1
+                if let frame = c.startFrame { groups[at].frames.append(frame) }
+            } else {
+                groups.append((key, c.startFrame.map { [$0] } ?? [], 1))
+            }
+        }
+        return groups.map { group in
+            let what = group.count == 1 ? "connection to \(group.key): only in \(side)" : "\(group.count) connections to \(group.key): only in \(side)"
+            return DiffItem(summary: what, framesA: side == "A" ? Array(group.frames.prefix(20)) : [], framesB: side == "B" ? Array(group.frames.prefix(20)) : [])
+        }
     }
 
     /// A link's pairing: the method SMP's features chose and how it ended (failed with its
