@@ -114,6 +114,14 @@ public enum FuzzSeeds {
         try save(.zip, "bugreport.zip", [UInt8](try Data(contentsOf: zipURL)))
         try? FileManager.default.removeItem(at: zipURL)
 
+        // btlog diff: the scenario pairs' first runs, in windows that keep a connection's set-up.
+        for (index, pair) in DiffPairs.all.enumerated() {
+            let frames = pair.frames()
+            for start in stride(from: 0, to: frames.count, by: 40) {
+                try save(.diff, "\(pair.name)-\(start).bin", DiffFuzzInput.encode(every: UInt8(truncatingIfNeeded: index + start), Array(frames[start ..< min(start + 60, frames.count)])))
+            }
+        }
+
         // Vendor HCI: runs of each vendor fixture's session under its manufacturer, and under none.
         for (name, company, frames) in [("android", UInt16(0x000F), Scenarios.androidVendorSession().frames),
                                          ("broadcom", UInt16(0x000F), Scenarios.broadcomFirmwareSession().frames),

@@ -80,6 +80,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// manufacturer (none, or one of the vendors) and the Android capabilities version that
     /// lays out quality reports, as Command Completes decoded before the records.
     case vendor
+    /// `btlog diff`: [n][DecoderInput records]. The records are compared with themselves
+    /// decoded again (which must show no difference) and with the records less every n-th
+    /// (n = 2...9), renumbered; the text report, --stat and the JSON render.
+    case diff
 
     /// Runs the input; returns normally for every input (errors are the expected outcome of
     /// most inputs), crashes only on a bug.
@@ -135,6 +139,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             BrowseInput.run(input)
         case .vendor:
             FuzzDecoder.shared.run(VendorInput.frames(from: input))
+        case .diff:
+            DiffFuzzInput.run(input)
         case .notes:
             guard let document = try? NotesDocument.parse(Data(input)) else { return }
             guard let again = try? NotesDocument.parse(document.serialized()), again == document else {
@@ -548,6 +554,41 @@ public enum StatsInput {
         let problems = Diagnosis.problems(in: report)
         _ = DiagnosisReport(problems, packets: totals.packets, files: ["fuzz"], style: Style(enabled: true)).document
     }
+}
+
+/// The diff target: a capture against itself, and against itself with packets left out.
+public enum DiffFuzzInput {
+    public static func run(_ input: [UInt8]) {
+        guard let every = input.first else { return }
+        let frames = DecoderInput.frames(from: Array(input.dropFirst()))
+        let n = Int(every % 8) + 2
+        let fewer = frames.enumerated().filter { ($0.offset + 1) % n != 0 }.enumerated().map { index, element -> Frame in
+            var frame = element.element
+            frame.number = index + 1
+            return frame
+        }
+        let a = side(frames), again = side(frames), b = side(fewer)
+        let itself = CaptureDiff(a, again)
+        precondition(itself.isEmpty, "a capture differs from itself: \(itself.aspects.flatMap(\.items).first?.summary ?? "")")
+        for diff in [CaptureDiff(a, b), CaptureDiff(b, a, ignoringValues: true, tolerance: DiffTolerance(ratio: 0))] {
+            let inputA = BTRender.DiffInput(file: "a", packets: frames.count), inputB = BTRender.DiffInput(file: "b", packets: fewer.count)
+            var text = DiffReport(diff, a: inputA, b: inputB, style: Style(enabled: true)).lines
+            text += [DiffJSON(diff, a: inputA, b: inputB).text]
+            precondition(!text.isEmpty)
+        }
+    }
+
+    static func side(_ frames: [Frame]) -> DiffSide {
+        let decoder = Decoder()
+        var recorder = DiffRecorder()
+        recorder.beginFile("fuzz")
+        for frame in frames { try? recorder.consume(decoder.decode(frame)) }
+        recorder.endFile(session: decoder.session)
+        return recorder.finish()
+    }
+
+    /// A seed: the frames, and which to leave out.
+    public static func encode(every: UInt8, _ frames: [Frame]) -> [UInt8] { [every] + DecoderInput.encode(frames) }
 }
 
 /// The capture target: the input is a capture file; at most 20,000 of its records are read.

@@ -27,7 +27,7 @@ final class DiffTests: XCTestCase {
         XCTAssertTrue(same.out.hasSuffix("\nNo differences.\n"), same.out)
         let renamed = try btlog("diff", try pair("heart-rate.btsnoop"), try pair("heart-rate-new-addresses.btsnoop"))
         XCTAssertEqual(renamed.status, 0, renamed.out)
-        XCTAssertTrue(renamed.out.contains("peer C0:FF:EE:12:34:56 in A is D1:22:33:44:55:66 in B (matched by name)"), renamed.out)
+        XCTAssertTrue(renamed.out.contains("peer C0:FF:EE:12:34:56 in A is D1:22:33:44:55:66 in B (matched by identity address)"), renamed.out)
         // A btsnoop file and the same session written by PacketLogger: the same.
         XCTAssertEqual(try btlog("diff", "Fixtures/le-heart-rate.btsnoop", "Fixtures/le-heart-rate.pklg").status, 0)
 

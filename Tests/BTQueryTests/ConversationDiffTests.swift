@@ -112,10 +112,17 @@ final class CaptureDiffTests: XCTestCase {
         XCTAssertTrue(itself.isEmpty)
     }
 
-    func testRotatedRandomAddressesAreMatchedByNameAndMakeNoDifference() throws {
+    func testRotatedRandomAddressesAreMatchedByIdentityOrNameAndMakeNoDifference() throws {
         let diff = try compare("heart-rate.btsnoop", "heart-rate-new-addresses.btsnoop")
         XCTAssertTrue(diff.isEmpty, "\(differing(diff))")
-        XCTAssertEqual(diff.peers.first, PeerMatch(a: BDAddr("C0:FF:EE:12:34:56"), b: BDAddr("D1:22:33:44:55:66"), basis: .name))
+        XCTAssertEqual(diff.peers.first, PeerMatch(a: BDAddr("C0:FF:EE:12:34:56"), b: BDAddr("D1:22:33:44:55:66"), basis: .identity),
+                       "the identity address SMP distributed in both runs")
+        // Pairing fails in both runs: no identity was given, the sensor's name matches it.
+        let a = try Self.side(DiffPairs.heartRate { $0.pairingFails = true })
+        let b = try Self.side(DiffPairs.heartRate { $0.pairingFails = true; $0.sensorAddress = "D1:22:33:44:55:66" })
+        let byName = CaptureDiff(a, b)
+        XCTAssertTrue(byName.isEmpty, "\(differing(byName))")
+        XCTAssertEqual(byName.peers.first, PeerMatch(a: BDAddr("C0:FF:EE:12:34:56"), b: BDAddr("D1:22:33:44:55:66"), basis: .name))
     }
 
     func testAChangedMTUIsTheExchangeAndTheLinkAndNothingElse() throws {

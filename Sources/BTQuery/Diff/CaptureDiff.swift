@@ -25,7 +25,7 @@ public struct DiffAspect: Equatable, Sendable {
 
 /// A peer of A and its counterpart in B, and what matched them.
 public struct PeerMatch: Equatable, Sendable {
-    public enum Basis: String, Sendable { case address, name, order }
+    public enum Basis: String, Sendable { case address, identity, name, order }
     public var a: BDAddr
     public var b: BDAddr
     public var basis: Basis
@@ -91,8 +91,9 @@ public struct CaptureDiff {
 
     // MARK: Peers
 
-    /// Peers matched: the same address; else the same name; else the n-th peer connected to in
-    /// A with the n-th left in B.
+    /// Peers matched: the same address; else the same identity address (resolvable private
+    /// addresses that rotated, the identity SMP distributed); else the same name; else the n-th
+    /// peer connected to in A with the n-th left in B.
     static func matchPeers(_ a: DiffSide, _ b: DiffSide) -> [PeerMatch] {
         func order(_ side: DiffSide) -> [BDAddr] {
             var seen = Set<BDAddr>(), peers: [BDAddr] = []
@@ -105,6 +106,12 @@ public struct CaptureDiff {
         for peer in peersA where peersB.contains(peer) {
             matches.append(PeerMatch(a: peer, b: peer, basis: .address))
             taken.insert(peer)
+        }
+        for peer in peersA where !matches.contains(where: { $0.a == peer }) {
+            guard let identity = a.identities[peer],
+                  let other = peersB.first(where: { !taken.contains($0) && b.identities[$0] == identity }) else { continue }
+            matches.append(PeerMatch(a: peer, b: other, basis: .identity))
+            taken.insert(other)
         }
         func name(_ side: DiffSide, _ address: BDAddr) -> String? { side.report.devices.first { $0.address == address }?.name }
         for peer in peersA where !matches.contains(where: { $0.a == peer }) {

@@ -26,6 +26,8 @@ public struct DiffRecorder: PacketSink {
     public private(set) var stepsNotKept: [ConversationKey: Int] = [:]
     public private(set) var databases: [BDAddr: [GATTTreeLine]] = [:]
     public private(set) var controllers: [UInt16: [ControllerFact]] = [:]
+    /// A peer's identity address, as its SMP Identity Address Information gave it.
+    public private(set) var identities: [BDAddr: BDAddr] = [:]
     var milestones: [Milestone] = []
     let values: Bool
 
@@ -33,6 +35,8 @@ public struct DiffRecorder: PacketSink {
     /// alignment is quadratic in the differences, and a stream of millions of notifications
     /// would otherwise be kept whole.
     public static let stepLimit = 20_000
+
+    static let identityAddress = ConversationProtocol.field("smp.address")
 
     public init(values: Bool = true) { self.values = values }
 
@@ -50,6 +54,10 @@ public struct DiffRecorder: PacketSink {
     public mutating func consume(_ packet: Packet) throws {
         try statistics.consume(packet)
         if let peer = packet.peer {
+            if packet.frame.direction == .received, let smp = packet.layers.last(where: { $0.kind == .smp }),
+               let identity = smp.address(Self.identityAddress) {
+                identities[peer] = identity
+            }
             for (protocolName, record) in ConversationRecord.steps(of: packet, values: values) {
                 let key = ConversationKey(peer: peer, protocolName: protocolName)
                 if conversations[key, default: []].count < Self.stepLimit {
@@ -83,7 +91,7 @@ public struct DiffRecorder: PacketSink {
     public mutating func finish(vendors: () -> VendorNames? = { nil }) -> DiffSide {
         let report = statistics.finish(vendors: vendors)
         return DiffSide(report: report, problems: Diagnosis.problems(in: report), conversations: conversations,
-                        stepsNotKept: stepsNotKept, databases: databases, controllers: controllers,
+                        stepsNotKept: stepsNotKept, databases: databases, controllers: controllers, identities: identities,
                         setups: SetupTimes.of(report.connections, milestones))
     }
 }
@@ -96,6 +104,7 @@ public struct DiffSide {
     public var stepsNotKept: [ConversationKey: Int] = [:]
     public var databases: [BDAddr: [GATTTreeLine]] = [:]
     public var controllers: [UInt16: [ControllerFact]] = [:]
+    public var identities: [BDAddr: BDAddr] = [:]
     /// By index into `report.connections`.
     public var setups: [Int: SetupTimes] = [:]
 }

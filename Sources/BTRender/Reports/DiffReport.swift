@@ -32,10 +32,10 @@ public struct DiffReport: ReportRenderer {
         for line in lines { try out.line(line) }
     }
 
-    var lines: [String] {
+    public var lines: [String] {
         var lines = ["A: \(a.file) (\(a.packets) packet\(a.packets == 1 ? "" : "s"))", "B: \(b.file) (\(b.packets) packet\(b.packets == 1 ? "" : "s"))"]
         for peer in diff.peers where peer.basis != .address {
-            lines.append("peer \(peer.a) in A is \(peer.b) in B (matched by \(peer.basis == .name ? "name" : "order of connection"))")
+            lines.append("peer \(peer.a) in A is \(peer.b) in B (matched by \(Self.basis(peer.basis)))")
         }
         for note in diff.cutConversations { lines.append("note: " + note) }
         lines.append("")
@@ -61,6 +61,15 @@ public struct DiffReport: ReportRenderer {
             }
         }
         return lines
+    }
+
+    static func basis(_ basis: PeerMatch.Basis) -> String {
+        switch basis {
+        case .address: return "address"
+        case .identity: return "identity address"
+        case .name: return "name"
+        case .order: return "order of connection"
+        }
     }
 
     /// "  [A #12, B #14]": where to look on each side.
