@@ -115,6 +115,8 @@ struct CountingSink<Inner: PacketSink>: PacketSink {
         count += 1
         try inner.consume(packet)
     }
+
+    var runsOnItsOwnThread: Bool { inner.runsOnItsOwnThread }
 }
 
 /// `--tolerance 20%`: a share, given in percent.

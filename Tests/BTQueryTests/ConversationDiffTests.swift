@@ -53,6 +53,26 @@ final class ConversationDiffTests: XCTestCase {
         XCTAssertEqual(ConversationDiff(a, nearB).hunks.count, 1, "five unchanged steps between the changes: within twice the context, one hunk")
     }
 
+    /// The log keeps a step's shape once and its value as a digest and a preview: what comes
+    /// back is what went in; past the per-conversation limit steps are counted, not kept.
+    func testTheLogGivesBackItsStepsAndKeepsWithinItsLimits() {
+        var log = ConversationLog()
+        let key = ConversationKey(peer: BDAddr("C0:FF:EE:12:34:56"), protocolName: "ATT")
+        let long = Array(repeating: UInt8(0x5A), count: 40)
+        let records = [record(1, "Read Request", "Battery Level"), record(2, "Read Response", "Battery Level", [90]),
+                       record(3, "Handle Value Notification", "Data Out", long),
+                       ConversationRecord(frame: 4, step: ConversationStep(operation: "Handle Value Notification", target: "Data Out", value: nil, length: 40))]
+        for record in records { log.append(record, to: key) }
+        XCTAssertEqual(log[key], records)
+        XCTAssertEqual(log[key]?[2].step.valuePreview.count, ConversationStep.previewLength)
+        XCTAssertNil(log[ConversationKey(peer: BDAddr("C0:FF:EE:12:34:56"), protocolName: "SMP")])
+        let other = ConversationKey(peer: BDAddr("D4:3A:2C:11:22:33"), protocolName: "ATT")
+        for frame in 0 ..< ConversationLog.perConversation + 5 { log.append(record(frame, "Write Command", "Data In", [UInt8(truncatingIfNeeded: frame)]), to: other) }
+        XCTAssertEqual(log[other]?.count, ConversationLog.perConversation)
+        XCTAssertEqual(log.notKept, [other: 5])
+        XCTAssertEqual(log[other]?.last?.frame, ConversationLog.perConversation - 1, "the first steps are kept")
+    }
+
     func testARealConversationWithOneExchangeLeftOut() throws {
         // The heart-rate session twice: the second without the Body Sensor Location read and its
         // error (two ATT packets); its packets renumber after them. Exactly those two steps differ.

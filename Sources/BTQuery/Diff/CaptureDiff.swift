@@ -57,7 +57,7 @@ public struct DiffTolerance: Equatable, Sendable {
 public struct CaptureDiff {
     public var aspects: [DiffAspect]
     public var peers: [PeerMatch]
-    /// Conversations cut at `DiffRecorder.stepLimit` on either side (compared up to it).
+    /// Conversations cut at the log's limits on either side (compared up to them).
     public var cutConversations: [String] = []
 
     public static let aspectNames = ["diagnosis", "conversations", "devices", "connections", "gatt", "audio", "timing"]
@@ -78,8 +78,12 @@ public struct CaptureDiff {
             DiffAspect(name: "audio", items: Self.audio(a, b, counterpart, tolerance)),
             DiffAspect(name: "timing", items: Self.timing(a, b, pairs.matched, tolerance)),
         ]
-        for (key, count) in a.stepsNotKept.sorted(by: { $0.key < $1.key }) { cutConversations.append("A: \(key.protocolName) with \(key.peer): \(count) steps past the first \(DiffRecorder.stepLimit) not compared") }
-        for (key, count) in b.stepsNotKept.sorted(by: { $0.key < $1.key }) { cutConversations.append("B: \(key.protocolName) with \(key.peer): \(count) steps past the first \(DiffRecorder.stepLimit) not compared") }
+        for (name, side) in [("A", a), ("B", b)] {
+            for (key, count) in side.conversations.notKept.sorted(by: { $0.key < $1.key }) {
+                cutConversations.append("\(name): \(key.protocolName) with \(key.peer): its last \(count) step\(count == 1 ? "" : "s") not compared "
+                    + "(\(ConversationLog.perConversation) steps are kept per conversation, \(ConversationLog.total) in all)")
+            }
+        }
     }
 
     /// A peer as both sides name it: "C0:FF:EE:12:34:56", or "C0:… / D1:…" when matched otherwise.

@@ -84,11 +84,8 @@ public struct ConversationRecord: Equatable, Sendable {
     public static func steps(of packet: Packet, values: Bool = true) -> [(protocolName: String, record: ConversationRecord)] {
         var steps: [(String, ConversationRecord)] = []
         for layer in packet.layers {
-            for conversation in ConversationProtocol.all {
-                guard let step = conversation.step(of: layer, values: values) else { continue }
-                steps.append((conversation.name, ConversationRecord(frame: packet.frame.number, step: step)))
-                break
-            }
+            guard let conversation = ConversationProtocol.of(layer), let step = conversation.step(of: layer, values: values) else { continue }
+            steps.append((conversation.name, ConversationRecord(frame: packet.frame.number, step: step)))
         }
         return steps
     }
@@ -160,6 +157,20 @@ struct ConversationProtocol {
     ], values: ["avdtp.delay"])
 
     static let all = [att, smp, l2capSignaling, sdp, rfcomm, hfp, avdtp]
+
+    /// The protocol whose operation the layer carries, if any.
+    static func of(_ layer: Layer) -> ConversationProtocol? {
+        for field in layer.fields {
+            if let conversation = byOperation[field.definition] { return conversation }
+        }
+        return nil
+    }
+
+    static let byOperation: [FieldDefinition: ConversationProtocol] = {
+        var table: [FieldDefinition: ConversationProtocol] = [:]
+        for conversation in all { for operation in conversation.operations { table[operation] = conversation } }
+        return table
+    }()
 
     /// The layer's step, when it has this protocol's operation.
     func step(of layer: Layer, values compared: Bool) -> ConversationStep? {

@@ -17,26 +17,26 @@ public struct ConversationKey: Hashable, Comparable, Sendable {
 /// What `btlog diff` keeps of one capture: the statistics report (devices, connections and their
 /// parameters, audio streams), its diagnosis, each peer's conversations by protocol, the GATT
 /// databases discovery built, what the controllers said of themselves, and when each link
-/// reached the milestones of its set-up. Memory is the collector's plus at most `stepLimit`
-/// steps per conversation (values kept as a digest and a preview), whatever the capture's size.
+/// reached the milestones of its set-up. Memory is the collector's plus the steps the
+/// conversation log keeps (a bounded number, compactly), whatever the capture's size.
 public struct DiffRecorder: PacketSink {
     public var statistics = StatisticsCollector()
-    public private(set) var conversations: [ConversationKey: [ConversationRecord]] = [:]
-    /// Steps past `stepLimit` not kept, by conversation.
-    public private(set) var stepsNotKept: [ConversationKey: Int] = [:]
+    public private(set) var conversations = ConversationLog()
     public private(set) var databases: [BDAddr: [GATTTreeLine]] = [:]
     public private(set) var controllers: [UInt16: [ControllerFact]] = [:]
     /// A peer's identity address, as its SMP Identity Address Information gave it.
     public private(set) var identities: [BDAddr: BDAddr] = [:]
+    /// Milestones of links that ended, and of each open link the first encryption and
+    /// notification and the last discovery answer so far: a few per connection, whatever the
+    /// traffic.
     var milestones: [Milestone] = []
+    var openMilestones: [Session.LinkKey: [Milestone.Kind: Milestone]] = [:]
     let values: Bool
 
-    /// Steps aligned per conversation: enough for any set-up and minutes of traffic; the
-    /// alignment is quadratic in the differences, and a stream of millions of notifications
-    /// would otherwise be kept whole.
-    public static let stepLimit = 20_000
-
     static let identityAddress = ConversationProtocol.field("smp.address")
+
+    /// Its work per packet (statistics, steps) runs beside the decoding.
+    public var runsOnItsOwnThread: Bool { true }
 
     public init(values: Bool = true) { self.values = values }
 
@@ -58,17 +58,36 @@ public struct DiffRecorder: PacketSink {
                let identity = smp.address(Self.identityAddress) {
                 identities[peer] = identity
             }
-            for (protocolName, record) in ConversationRecord.steps(of: packet, values: values) {
-                let key = ConversationKey(peer: peer, protocolName: protocolName)
-                if conversations[key, default: []].count < Self.stepLimit {
-                    conversations[key, default: []].append(record)
-                } else {
-                    stepsNotKept[key, default: 0] += 1
+            for layer in packet.layers {
+                // A step is built only where the log will keep it: past its limits, a stream of
+                // notifications costs a field lookup per packet.
+                guard let conversation = ConversationProtocol.of(layer) else { continue }
+                let key = ConversationKey(peer: peer, protocolName: conversation.name)
+                guard conversations.accepts(key) else {
+                    conversations.refuse(key)
+                    continue
+                }
+                if let step = conversation.step(of: layer, values: values) {
+                    conversations.append(ConversationRecord(frame: packet.frame.number, step: step), to: key)
                 }
             }
         }
         if packet.frame.kind == .event { controllerFacts(packet) }
-        if let milestone = Milestone.of(packet) { milestones.append(milestone) }
+        if let milestone = Milestone.of(packet) {
+            let link = Session.LinkKey(controller: milestone.controller, handle: milestone.handle)
+            if milestone.kind == .discoveryDone || openMilestones[link]?[milestone.kind] == nil {
+                openMilestones[link, default: [:]][milestone.kind] = milestone
+            }
+        } else if packet.frame.kind == .event, let hci = packet.layers.first, hci.integer(StatisticsFields.event) == 0x05,
+                  hci.integer(StatisticsFields.status) == 0, let handle = hci.integer(StatisticsFields.handle) {
+            closeMilestones(of: Session.LinkKey(controller: packet.frame.controller, handle: UInt16(truncatingIfNeeded: handle)))
+        }
+    }
+
+    /// A link ended (Disconnection Complete): its milestones are final.
+    mutating func closeMilestones(of link: Session.LinkKey) {
+        guard let open = openMilestones.removeValue(forKey: link) else { return }
+        milestones += open.values.sorted { $0.frame < $1.frame }
     }
 
     /// Returns what the controller said of itself (version, features, buffers, address, name).
@@ -89,9 +108,10 @@ public struct DiffRecorder: PacketSink {
     }
 
     public mutating func finish(vendors: () -> VendorNames? = { nil }) -> DiffSide {
+        for link in Array(openMilestones.keys) { closeMilestones(of: link) }
         let report = statistics.finish(vendors: vendors)
         return DiffSide(report: report, problems: Diagnosis.problems(in: report), conversations: conversations,
-                        stepsNotKept: stepsNotKept, databases: databases, controllers: controllers, identities: identities,
+                        databases: databases, controllers: controllers, identities: identities,
                         setups: SetupTimes.of(report.connections, milestones))
     }
 }
@@ -100,8 +120,7 @@ public struct DiffRecorder: PacketSink {
 public struct DiffSide {
     public var report: CaptureReport
     public var problems: [Problem]
-    public var conversations: [ConversationKey: [ConversationRecord]]
-    public var stepsNotKept: [ConversationKey: Int] = [:]
+    public var conversations: ConversationLog
     public var databases: [BDAddr: [GATTTreeLine]] = [:]
     public var controllers: [UInt16: [ControllerFact]] = [:]
     public var identities: [BDAddr: BDAddr] = [:]
