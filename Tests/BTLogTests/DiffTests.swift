@@ -1,6 +1,8 @@
 import XCTest
 import Foundation
 import BTCapture
+import BTDecode
+import BTQuery
 import BTFixtures
 
 /// `btlog diff` as a user runs it: the scenario pairs written as files, the exit status of
@@ -145,6 +147,37 @@ final class DiffTests: XCTestCase {
         XCTAssertEqual(truncated.status, 0, truncated.out)
         XCTAssertTrue(truncated.err.contains("truncated"), truncated.err)
         XCTAssertTrue(truncated.out.contains("B: \(cut) (140 packets)"), truncated.out)
+    }
+
+    /// Captures this project did not make (the kernel harness's, crackle's air captures) and
+    /// every fixture: each against itself a day later has no difference; crackle's two
+    /// captures of different devices are told apart, their peers matched by connection order.
+    func testRealCapturesAgainstThemselvesShiftedInTime() throws {
+        let crackle = "Fixtures/third-party/crackle/"
+        let files = try ExportTests.fixtures() + ["known_ltk.pcap", "numeric_pin.pcap"].map { crackle + $0 }
+        func side(_ frames: [Frame]) throws -> DiffSide {
+            let decoder = Decoder()
+            var recorder = DiffRecorder()
+            for frame in frames { try recorder.consume(decoder.decode(frame)) }
+            recorder.endFile(session: decoder.session)
+            return recorder.finish()
+        }
+        for file in files {
+            let reader = try CaptureInput.open(Tool.root.appendingPathComponent(file).path)
+            var frames: [Frame] = []
+            while let frame = try reader.next() { frames.append(frame) }
+            let later = frames.map { frame -> Frame in
+                var moved = frame
+                moved.timestamp += 86_400_000_000 + 250_000
+                return moved
+            }
+            let diff = CaptureDiff(try side(frames), try side(later))
+            XCTAssertTrue(diff.isEmpty, "\(file): \(diff.aspects.flatMap(\.items).prefix(3).map(\.summary))")
+        }
+        let pair = try btlog("diff", crackle + "known_ltk.pcap", crackle + "numeric_pin.pcap")
+        XCTAssertEqual(pair.status, 1)
+        XCTAssertTrue(pair.out.contains("peer 78:C5:E5:6E:DD:E8 in A is 69:5B:FB:2C:3F:A7 in B (matched by order of connection)"), pair.out)
+        XCTAssertTrue(pair.out.contains("SMP with 69:5B:FB:2C:3F:A7: only in B"), "numeric_pin's pairing, decrypted from the air: \(pair.out)")
     }
 
     /// Standard input in either place, and two very different captures (a small LE session

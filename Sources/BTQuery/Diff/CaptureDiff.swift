@@ -135,7 +135,10 @@ public struct CaptureDiff {
     static func pairConnections(_ a: DiffSide, _ b: DiffSide, _ counterpart: [BDAddr: BDAddr]) -> (matched: [(Int, Int)], onlyA: [Int], onlyB: [Int]) {
         var matched: [(Int, Int)] = [], onlyA: [Int] = [], usedB = Set<Int>()
         for (index, c) in a.report.connections.enumerated() {
-            guard let peer = c.address, let other = counterpart[peer],
+            // A link whose peer the capture never named (an ISO link, a baseband piconet) pairs
+            // with the next such link of B on the same transport.
+            let other = c.address.flatMap { counterpart[$0] }
+            guard c.address == nil || other != nil,
                   let partner = b.report.connections.indices.first(where: {
                       !usedB.contains($0) && b.report.connections[$0].address == other && b.report.connections[$0].transport == c.transport
                   }) else {
