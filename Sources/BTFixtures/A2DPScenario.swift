@@ -1,6 +1,19 @@
 import BTCapture
 
 extension Scenarios {
+    /// The headphones' SDP record: Audio Sink, L2CAP PSM 0x0019 with AVDTP 1.3, A2DP 1.4.
+    static var audioSinkRecord: [UInt8] {
+        typealias E = DataElement
+        return E.attribute(0x0001, E.sequence(E.uuid16(0x110B)))
+            + E.attribute(0x0004, E.sequence(E.sequence(E.uuid16(0x0100) + E.uint16(0x0019)) + E.sequence(E.uuid16(0x0019) + E.uint16(0x0103))))
+            + E.attribute(0x0009, E.sequence(E.sequence(E.uuid16(0x110D) + E.uint16(0x0104))))
+    }
+
+    /// Media codec capabilities of the headphones' endpoints: SBC everything, bitpool 2-53;
+    /// MPEG-2 AAC LC, 44.1/48 kHz, mono and stereo, VBR, 320 kb/s.
+    static let sbcCapability: [UInt8] = [0x07, 0x06, 0x00, 0x00, 0xFF, 0xFF, 0x02, 0x35]
+    static let aacCapability: [UInt8] = [0x07, 0x08, 0x00, 0x02, 0x80, 0x01, 0x8C, 0x84, 0xE2, 0x00]
+
     /// A phone (the host, A2DP source) and headphones with three sink endpoints: SDP finds the
     /// Audio Sink; AVDTP Discover, Get All Capabilities of an SBC, an AAC (with SCMS-T content
     /// protection) and an aptX endpoint; a Set Configuration the headphones refuse (SEP in use),
@@ -12,10 +25,7 @@ extension Scenarios {
         let headphones = "00:1B:66:AA:BB:CC"
         var link = ClassicLink.connect(to: headphones, handle: 0x0021, at: demoStart + 27_000_000_000)
 
-        link.findService(0x110B, attributes: E.attribute(0x0001, E.sequence(E.uuid16(0x110B)))
-            + E.attribute(0x0004, E.sequence(E.sequence(E.uuid16(0x0100) + E.uint16(0x0019)) + E.sequence(E.uuid16(0x0019) + E.uint16(0x0103))))
-            + E.attribute(0x0009, E.sequence(E.sequence(E.uuid16(0x110D) + E.uint16(0x0104))))
-            + E.attribute(0x0311, E.uint16(0x0003)), sdp: (0x0040, 0x0070))
+        link.findService(0x110B, attributes: audioSinkRecord + E.attribute(0x0311, E.uint16(0x0003)), sdp: (0x0040, 0x0070))
 
         let signaling: (local: UInt16, remote: UInt16) = (0x0041, 0x0071), media: (local: UInt16, remote: UInt16) = (0x0042, 0x0072)
         link.open(psm: 0x0019, signaling)
@@ -27,8 +37,6 @@ extension Scenarios {
         func answer(_ signal: UInt8, _ body: [UInt8], reject: Bool = false) {
             link.send(signaling, [label << 4 | (reject ? 0x03 : 0x02), signal] + body, sent: false)
         }
-        let sbcCapability: [UInt8] = [0x07, 0x06, 0x00, 0x00, 0xFF, 0xFF, 0x02, 0x35]
-        let aacCapability: [UInt8] = [0x07, 0x08, 0x00, 0x02, 0x80, 0x01, 0x8C, 0x84, 0xE2, 0x00]
         let aptxCapability: [UInt8] = [0x07, 0x09, 0x00, 0xFF, 0x4F, 0x00, 0x00, 0x00, 0x01, 0x00, 0x22]
         command(0x01, [])
         answer(0x01, [0x04, 0x08, 0x08, 0x08, 0x0C, 0x08])                              // SEIDs 1-3, audio sinks
@@ -91,12 +99,9 @@ extension Scenarios {
     /// opens and starts; 50 media packets, one every 20 ms; suspend, close, disconnect.
     /// The pair of runs (SBC, AAC) is what `btlog diff` shows as "another codec".
     public static func a2dpStreamRun(codec: A2DPRunCodec) -> [Frame] {
-        typealias E = DataElement
         let headphones = "00:1B:66:AA:BB:CD"
         var link = ClassicLink.connect(to: headphones, handle: 0x0022, at: demoStart + 40_000_000_000)
-        link.findService(0x110B, attributes: E.attribute(0x0001, E.sequence(E.uuid16(0x110B)))
-            + E.attribute(0x0004, E.sequence(E.sequence(E.uuid16(0x0100) + E.uint16(0x0019)) + E.sequence(E.uuid16(0x0019) + E.uint16(0x0103))))
-            + E.attribute(0x0009, E.sequence(E.sequence(E.uuid16(0x110D) + E.uint16(0x0104)))), sdp: (0x0040, 0x0070))
+        link.findService(0x110B, attributes: audioSinkRecord, sdp: (0x0040, 0x0070))
         let signaling: (local: UInt16, remote: UInt16) = (0x0041, 0x0071), media: (local: UInt16, remote: UInt16) = (0x0042, 0x0072)
         link.open(psm: 0x0019, signaling)
         var label: UInt8 = 0
@@ -105,9 +110,6 @@ extension Scenarios {
             link.send(signaling, [label << 4, signal] + body, sent: true)
         }
         func answer(_ signal: UInt8, _ body: [UInt8]) { link.send(signaling, [label << 4 | 0x02, signal] + body, sent: false) }
-        // Capabilities: SBC everything, bitpool 2-53; MPEG-2 AAC LC, 44.1/48 kHz, stereo, VBR, 320 kb/s.
-        let sbcCapability: [UInt8] = [0x07, 0x06, 0x00, 0x00, 0xFF, 0xFF, 0x02, 0x35]
-        let aacCapability: [UInt8] = [0x07, 0x08, 0x00, 0x02, 0x80, 0x01, 0x8C, 0x84, 0xE2, 0x00]
         command(0x01, [])
         answer(0x01, [0x04, 0x08, 0x08, 0x08])                                          // SEIDs 1 and 2, audio sinks
         command(0x0C, [0x04]); answer(0x0C, [0x01, 0x00] + sbcCapability)

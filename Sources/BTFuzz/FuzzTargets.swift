@@ -567,7 +567,7 @@ public enum DiffFuzzInput {
             frame.number = index + 1
             return frame
         }
-        let a = side(frames), again = side(frames), b = side(fewer)
+        let a = DiffRecorder.side(of: frames), again = DiffRecorder.side(of: frames), b = DiffRecorder.side(of: fewer)
         let itself = CaptureDiff(a, again)
         precondition(itself.isEmpty, "a capture differs from itself: \(itself.aspects.flatMap(\.items).first?.summary ?? "")")
         for diff in [CaptureDiff(a, b), CaptureDiff(b, a, ignoringValues: true, tolerance: DiffTolerance(ratio: 0))] {
@@ -576,15 +576,6 @@ public enum DiffFuzzInput {
             text += [DiffJSON(diff, a: inputA, b: inputB).text]
             precondition(!text.isEmpty)
         }
-    }
-
-    static func side(_ frames: [Frame]) -> DiffSide {
-        let decoder = Decoder()
-        var recorder = DiffRecorder()
-        recorder.beginFile("fuzz")
-        for frame in frames { try? recorder.consume(decoder.decode(frame)) }
-        recorder.endFile(session: decoder.session)
-        return recorder.finish()
     }
 
     /// A seed: the frames, and which to leave out.

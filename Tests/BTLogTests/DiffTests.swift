@@ -155,13 +155,6 @@ final class DiffTests: XCTestCase {
     func testRealCapturesAgainstThemselvesShiftedInTime() throws {
         let crackle = "Fixtures/third-party/crackle/"
         let files = try ExportTests.fixtures() + ["known_ltk.pcap", "numeric_pin.pcap"].map { crackle + $0 }
-        func side(_ frames: [Frame]) throws -> DiffSide {
-            let decoder = Decoder()
-            var recorder = DiffRecorder()
-            for frame in frames { try recorder.consume(decoder.decode(frame)) }
-            recorder.endFile(session: decoder.session)
-            return recorder.finish()
-        }
         for file in files {
             let reader = try CaptureInput.open(Tool.root.appendingPathComponent(file).path)
             var frames: [Frame] = []
@@ -171,7 +164,7 @@ final class DiffTests: XCTestCase {
                 moved.timestamp += 86_400_000_000 + 250_000
                 return moved
             }
-            let diff = CaptureDiff(try side(frames), try side(later))
+            let diff = CaptureDiff(DiffRecorder.side(of: frames), DiffRecorder.side(of: later))
             XCTAssertTrue(diff.isEmpty, "\(file): \(diff.aspects.flatMap(\.items).prefix(3).map(\.summary))")
         }
         let pair = try btlog("diff", crackle + "known_ltk.pcap", crackle + "numeric_pin.pcap")

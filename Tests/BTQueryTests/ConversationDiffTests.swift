@@ -102,14 +102,7 @@ final class ConversationDiffTests: XCTestCase {
 /// `btlog diff`'s comparison of two whole captures: the scenario pairs (DiffPairs), each
 /// checked for exactly the differences its one change makes, and none other.
 final class CaptureDiffTests: XCTestCase {
-    static func side(_ frames: [Frame], values: Bool = true) throws -> DiffSide {
-        let decoder = Decoder()
-        var recorder = DiffRecorder(values: values)
-        recorder.beginFile("capture")
-        for frame in frames { try recorder.consume(decoder.decode(frame)) }
-        recorder.endFile(session: decoder.session)
-        return recorder.finish()
-    }
+    static func side(_ frames: [Frame]) throws -> DiffSide { DiffRecorder.side(of: frames) }
 
     static func pair(_ name: String) -> [Frame] { DiffPairs.all.first { $0.name == name }!.frames() }
 

@@ -65,17 +65,10 @@ final class ReportSchemaTests: XCTestCase {
         let schemaData = try Data(contentsOf: Self.root.appendingPathComponent("docs/diff.schema.json"))
         let schema = try XCTUnwrap(JSONSerialization.jsonObject(with: schemaData) as? [String: Any])
         let walker = SchemaWalker(definitions: schema["$defs"] as? [String: Any] ?? [:])
-        func side(_ frames: [Frame]) throws -> DiffSide {
-            let decoder = Decoder()
-            var recorder = DiffRecorder()
-            for frame in frames { try recorder.consume(decoder.decode(frame)) }
-            recorder.endFile(session: decoder.session)
-            return recorder.finish()
-        }
         var seen = Set<String>(), failures: [String] = []
-        let base = try side(DiffPairs.all[0].frames())
+        let base = DiffRecorder.side(of: DiffPairs.all[0].frames())
         for pair in DiffPairs.all.dropFirst() {
-            let diff = CaptureDiff(base, try side(pair.frames()))
+            let diff = CaptureDiff(base, DiffRecorder.side(of: pair.frames()))
             let text = DiffJSON(diff, a: DiffInput(file: DiffPairs.all[0].name, packets: 1), b: DiffInput(file: pair.name, packets: 1)).text
             walker.check(try JSONSerialization.jsonObject(with: Data(text.utf8)), against: schema, at: "", seen: &seen) { failures.append("\(pair.name): \($0)") }
         }

@@ -107,6 +107,16 @@ public struct DiffRecorder: PacketSink {
         controllers[packet.frame.controller] = facts
     }
 
+    /// One capture's frames decoded and recorded (the tests' and the fuzz target's way in;
+    /// `btlog diff` runs the pipeline with the filters).
+    public static func side(of frames: [Frame], values: Bool = true) -> DiffSide {
+        let decoder = Decoder()
+        var recorder = DiffRecorder(values: values)
+        for frame in frames { try? recorder.consume(decoder.decode(frame)) }
+        recorder.endFile(session: decoder.session)
+        return recorder.finish()
+    }
+
     public mutating func finish(vendors: () -> VendorNames? = { nil }) -> DiffSide {
         for link in Array(openMilestones.keys) { closeMilestones(of: link) }
         let report = statistics.finish(vendors: vendors)
