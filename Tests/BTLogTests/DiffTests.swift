@@ -173,6 +173,16 @@ final class DiffTests: XCTestCase {
         XCTAssertTrue(pair.out.contains("SMP with 69:5B:FB:2C:3F:A7: only in B"), "numeric_pin's pairing, decrypted from the air: \(pair.out)")
     }
 
+    /// What the controllers said of themselves: a Broadcom controller's Read Local Version
+    /// Information against an Intel one's, value by value.
+    func testControllersAreComparedByWhatTheyReturned() throws {
+        let result = try btlog("diff", "--ignore", "conversations,diagnosis,connections", "Fixtures/broadcom-firmware.btsnoop", "Fixtures/intel-boot.btsnoop")
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.out.contains("  1. devices: controller hci0: 3 values differ\n"), result.out)
+        XCTAssertTrue(result.out.contains("  hci.company_identifier: Broadcom Corporation (0x000F) → Intel Corp. (0x0002)\n"), result.out)
+        XCTAssertTrue(result.out.contains("  hci.lmp_subversion: 16910 (0x420E) → 256 (0x0100)\n"), result.out)
+    }
+
     /// Standard input in either place, and two very different captures (a small LE session
     /// against the 600-packet A2DP stream): every aspect says what only one has.
     func testStandardInputAndUnrelatedCaptures() throws {

@@ -90,7 +90,7 @@ public struct DiffRecorder: PacketSink {
         milestones += open.values.sorted { $0.frame < $1.frame }
     }
 
-    /// Returns what the controller said of itself (version, features, buffers, address, name).
+    /// Records what the controller said of itself (version, features, buffers, name).
     mutating func controllerFacts(_ packet: Packet) {
         guard let hci = packet.layers.first, let opcode = hci.integer(StatisticsFields.commandOpcode),
               ControllerFact.commands.contains(opcode), hci.integer(StatisticsFields.status) ?? 0 == 0 else { return }
