@@ -109,9 +109,13 @@ final class BrowseTerminalTests: XCTestCase {
         try pane.keys("BSpace", "BSpace")
         try pane.type("eq")
         try pane.keys("Enter")
-        screen = try pane.wait(for: "the filtered list") { $0.contains("14 packets (1 error)") && !$0.contains("filtering") }
-        XCTAssertEqual(screen.components(separatedBy: "\n").filter { $0.range(of: #"^ +\d+ .*Read Request - Handle"#, options: .regularExpression) != nil }.count,
-                       14, screen)
+        // The status line can say what the scan found a moment before the rows are drawn (a
+        // loaded machine shows it): wait for both.
+        func readRows(_ screen: String) -> Int {
+            screen.components(separatedBy: "\n").filter { $0.range(of: #"^ +\d+ .*Read Request - Handle"#, options: .regularExpression) != nil }.count
+        }
+        screen = try pane.wait(for: "the filtered list") { $0.contains("14 packets (1 error)") && !$0.contains("filtering") && readRows($0) == 14 }
+        XCTAssertEqual(readRows(screen), 14, screen)
         // Search, then the tree of what it found.
         try pane.keys("c", "g")
         try pane.answer("/", "Pairing Failed")
