@@ -84,9 +84,10 @@ struct DecoderFactory {
 
     /// `buildsDisplayText`: whether the view prints fields' display text (the tree).
     /// `keepsLastValues`: whether the view prints each GATT handle's last value (gatt).
-    func make(buildsDisplayText: Bool, keepsLastValues: Bool = false) -> Decoder {
+    func make(buildsDisplayText: Bool, keepsLastValues: Bool = false, keptFields: FieldMask = .all) -> Decoder {
         var options = options
         options.buildsDisplayText = buildsDisplayText
+        options.keptFields = keptFields
         options.keepsLastValues = keepsLastValues
         return Decoder(options: options)
     }

@@ -15,7 +15,8 @@ struct PrintedRun {
     var collapse = false
 
     init(decoders: DecoderFactory, stages: [any PacketStage], mode: RenderMode, options: RenderOptions) {
-        let decoder = decoders.make(buildsDisplayText: stages.needDisplayText(viewShowsFieldText: mode.showsFieldText))
+        let decoder = decoders.make(buildsDisplayText: stages.needDisplayText(viewShowsFieldText: mode.showsFieldText),
+                                    keptFields: stages.fieldsToKeep(viewReads: mode.fieldsRead))
         pipeline = PacketPipeline(decoder: decoder, stages: stages) { StandardError.warning($0.message) }
         self.mode = mode
         self.options = options

@@ -9,6 +9,10 @@ public struct DecodeOptions: Sendable {
     /// search will read them). Off, layers keep values and the top summary only, which is all
     /// the table and `--fields` print; building the text costs more than the rest of decoding.
     public var buildsDisplayText = true
+    /// The fields layers keep: all of them (the tree, JSON, statistics), or those the view and
+    /// its stages read (the table reads none above its columns). What the Session keeps is the
+    /// same either way: decoders keep state from the values they read, never from fields.
+    public var keptFields = FieldMask.all
     /// Names for vendor UUIDs (`--uuids`), ahead of the assigned numbers.
     public var uuidNames = UUIDNames.standard
     /// GATT databases known before the capture (BlueZ's cache), by peer address: a remote

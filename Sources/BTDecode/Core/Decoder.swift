@@ -11,14 +11,15 @@ public final class Decoder {
     public var options: DecodeOptions { session.options }
 
     public func decode(_ frame: Frame) -> Packet {
-        var packet = Packet(frame: frame, buildsDisplayText: session.options.buildsDisplayText)
+        var packet = Packet(frame: frame, buildsDisplayText: session.options.buildsDisplayText, keptFields: session.options.keptFields)
         decodeLayers(into: &packet)
         return packet
     }
 
     /// A packet holding nothing yet, with this decoder's options: storage for `decode(_:into:)`.
     public func blankPacket() -> Packet {
-        Packet(frame: Frame(timestamp: 0, kind: .note, direction: .none, bytes: []), buildsDisplayText: session.options.buildsDisplayText)
+        Packet(frame: Frame(timestamp: 0, kind: .note, direction: .none, bytes: []), buildsDisplayText: session.options.buildsDisplayText,
+               keptFields: session.options.keptFields)
     }
 
     /// Decodes `frame` into `packet`, replacing what it held but reusing its storage: the packet

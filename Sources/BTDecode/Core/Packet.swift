@@ -34,6 +34,8 @@ public struct Packet {
     /// Whether layers keep their fields' display text and every layer its summary
     /// (`DecodeOptions.buildsDisplayText`); otherwise only values and the top summary.
     public let buildsDisplayText: Bool
+    /// The fields its layers keep (`DecodeOptions.keptFields`).
+    public let keptFields: FieldMask
     /// The most severe issue's severity, kept as layers and issues are added, so the table,
     /// the colours and the counts need not walk every layer of every packet.
     public private(set) var worstSeverity: Issue.Severity?
@@ -41,10 +43,11 @@ public struct Packet {
     /// arrays' capacity, for `makeLayer` to hand out again (see `reset(for:)`).
     private var spareLayers: [Layer] = []
 
-    public init(frame: Frame, buildsDisplayText: Bool = true) {
+    public init(frame: Frame, buildsDisplayText: Bool = true, keptFields: FieldMask = .all) {
         self.frame = frame
         comment = frame.comment
         self.buildsDisplayText = buildsDisplayText
+        self.keptFields = keptFields
         // HCI, ACL, L2CAP, ATT: one allocation instead of three as the array grows.
         layers.reserveCapacity(4)
     }
@@ -101,10 +104,12 @@ public struct Packet {
     public mutating func makeLayer(_ kind: LayerKind, range: Range<Int>, showsDirection: Bool = false) -> Layer {
         let source: Layer.Source = reassembled.isEmpty ? .frame : .reassembled(reassembled.count - 1)
         if var layer = spareLayers.popLast() {
-            layer.reuse(kind: kind, range: range, source: source, showsDirection: showsDirection, keepsDisplays: buildsDisplayText)
+            layer.reuse(kind: kind, range: range, source: source, showsDirection: showsDirection, keepsDisplays: buildsDisplayText,
+                        keptFields: keptFields)
             return layer
         }
-        return Layer(kind: kind, range: range, source: source, showsDirection: showsDirection, keepsDisplays: buildsDisplayText)
+        return Layer(kind: kind, range: range, source: source, showsDirection: showsDirection, keepsDisplays: buildsDisplayText,
+                     keptFields: keptFields)
     }
 
     /// A new layer with its summary already written.
@@ -251,20 +256,25 @@ public struct Layer {
     /// Whether fields keep their display text: only the tree (and search) read it, and
     /// building it for every field costs more than the rest of decoding together.
     public private(set) var keepsDisplays: Bool
+    /// The fields it keeps (its first whatever this says): `add` and `read` store no other.
+    public internal(set) var keptFields: FieldMask
 
     /// Layers are made by `Packet.makeLayer`, which knows the decode options.
-    init(kind: LayerKind, range: Range<Int>, source: Source, showsDirection: Bool, keepsDisplays: Bool, reserving fieldCount: Int = 8) {
+    init(kind: LayerKind, range: Range<Int>, source: Source, showsDirection: Bool, keepsDisplays: Bool, keptFields: FieldMask = .all,
+         reserving fieldCount: Int = 8) {
         self.kind = kind
         self.range = range
         self.source = source
         self.showsDirection = showsDirection
         self.keepsDisplays = keepsDisplays
+        self.keptFields = keptFields
         if fieldCount > 0 { fields.reserveCapacity(fieldCount) }
     }
 
     /// The layer made new for another packet, keeping its arrays' capacity.
-    mutating func reuse(kind: LayerKind, range: Range<Int>, source: Source, showsDirection: Bool, keepsDisplays: Bool) {
+    mutating func reuse(kind: LayerKind, range: Range<Int>, source: Source, showsDirection: Bool, keepsDisplays: Bool, keptFields: FieldMask) {
         self.kind = kind
+        self.keptFields = keptFields
         summary.removeAll()
         self.range = range
         self.source = source
@@ -275,14 +285,24 @@ public struct Layer {
         issues.removeAll(keepingCapacity: true)
     }
 
+    /// Keep every field whatever the mask: for a layer whose decoder reads its own fields back
+    /// (a vendor's sub-command chosen by the field read last, the manufacturer Read Local
+    /// Version returns). Call it before the fields are added.
+    mutating func keepEveryField() { keptFields = .all }
+
+    /// Whether `add` stores a field of this definition: the mask's, and a layer's first.
+    @inline(__always) func keeps(_ definition: FieldDefinition) -> Bool { fields.isEmpty || keptFields.keeps(definition) }
+
     public mutating func add(_ definition: FieldDefinition, _ value: __owned FieldValue, _ display: @autoclosure () -> String? = nil,
                              at range: Range<Int>? = nil) {
+        guard keeps(definition) else { return }
         fields.append(Field(definition: definition, value: value, writtenDisplay: keepsDisplays ? display() : nil, range: range))
     }
 
     /// A code or length whose value is hex (`--fields` prints 0x0264) that a person reads in
     /// decimal ("612"): the tree writes the digits itself, no String made per packet.
     public mutating func add(_ definition: FieldDefinition, _ value: __owned FieldValue, inDecimal: Bool, at range: Range<Int>? = nil) {
+        guard keeps(definition) else { return }
         fields.append(Field(definition: definition, value: value, writtenDisplay: nil, range: range,
                             form: inDecimal && keepsDisplays ? .decimal : .text))
     }
@@ -291,6 +311,7 @@ public struct Layer {
     /// no String made per packet.
     public mutating func add(_ definition: FieldDefinition, _ value: __owned FieldValue, named name: @autoclosure () -> String,
                              at range: Range<Int>? = nil) {
+        guard keeps(definition) else { return }
         let shown = keepsDisplays
         fields.append(Field(definition: definition, value: value, writtenDisplay: shown ? name() : nil, range: range,
                             form: shown ? .named : .text))

@@ -61,6 +61,10 @@ public struct Session {
     /// decoding for the table decodes a packet's tree from there.
     public mutating func buildDisplayText(_ builds: Bool) { options.buildsDisplayText = builds }
 
+    /// Which fields the packets decoded from here on keep. What a session keeps is the same
+    /// whatever the mask: decoders keep state from the values they read.
+    public mutating func keepFields(_ mask: FieldMask) { options.keptFields = mask }
+
     /// The run's UUID names (assigned numbers and `--uuids`).
     public var names: UUIDNames { options.uuidNames }
 

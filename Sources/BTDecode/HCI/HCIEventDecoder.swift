@@ -180,6 +180,7 @@ enum HCIEventDecoder {
             session.controllerAddresses[controller] = address
         default:
             guard let params = HCIParameterTables.returns[opcode] else { return }
+            if opcode == 0x1001 { layer.keepEveryField() } // the company identifier is read back below
             var reader = HCIParameterReader(names: session.names)
             try reader.read(params, &c, into: &layer)
             reader.apply(to: &packet, session: session)

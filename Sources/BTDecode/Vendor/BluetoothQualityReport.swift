@@ -100,6 +100,7 @@ enum BluetoothQualityReport {
     /// The report as a layer of its own, above the Android vendor event that carries it.
     static func decode(_ c: inout ByteCursor, _ packet: inout Packet, _ session: inout Session) throws {
         var layer = packet.makeLayer(.bqr, over: c)
+        layer.keepEveryField() // rare, and the statistics read every report field
         defer { packet.append(taking: &layer) }
         layer.summary.set("Bluetooth Quality Report")
         try decode(&c, &layer, &packet, &session)

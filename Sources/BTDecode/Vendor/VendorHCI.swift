@@ -154,6 +154,7 @@ enum VendorDecoders {
     static func decodeCommand(_ vendor: VendorHCI, _ opcode: UInt16, _ c: inout ByteCursor, _ packet: inout Packet, _ session: inout Session) throws {
         let controller = packet.frame.controller
         var layer = packet.makeLayer(vendor.layer, over: c)
+        layer.keepEveryField() // fields read back: the sub-command, the capability version
         defer { packet.append(taking: &layer) }
         guard let command = vendor.commands[opcode] else {
             layer.summary.set("\(vendor.name) Command \(hex: opcode)")
@@ -195,6 +196,7 @@ enum VendorDecoders {
     static func decodeReturn(_ vendor: VendorHCI, _ opcode: UInt16, _ c: inout ByteCursor, _ packet: inout Packet, _ session: inout Session) throws {
         let controller = packet.frame.controller
         var layer = packet.makeLayer(vendor.layer, over: c)
+        layer.keepEveryField() // fields read back: the sub-command, the capability version
         defer { packet.append(taking: &layer) }
         guard let command = vendor.commands[opcode] else {
             layer.summary.set("Command Complete: \(vendor.name) Command \(hex: opcode)")
@@ -290,6 +292,7 @@ enum VendorDecoders {
             return
         }
         var layer = packet.makeLayer(vendor.layer, over: c)
+        layer.keepEveryField() // fields read back: the sub-command, the capability version
         guard let decode = vendor.event else {
             layer.summary.set("\(vendor.name) Vendor Event")
             layer.addIssue(.note, "\(vendor.name) does not document its vendor events publicly: shown as bytes")

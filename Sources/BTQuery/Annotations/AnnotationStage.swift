@@ -8,6 +8,9 @@ public struct AnnotationStage: PacketStage {
     let notes: [Int: PacketNote]
     let onMismatch: (PacketNote, PacketFingerprint) -> Void
 
+    /// The frame's bytes and time, no field.
+    public var fieldsRead: FieldMask { .only([]) }
+
     public init(_ document: NotesDocument, onMismatch: @escaping (PacketNote, PacketFingerprint) -> Void) {
         notes = document.notes
         self.onMismatch = onMismatch

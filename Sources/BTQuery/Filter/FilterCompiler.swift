@@ -52,6 +52,9 @@ struct FilterCompiler {
 
     let expression: String
     private(set) var readsAnnotations = false
+    /// The fields the expression reads (a bare protocol without a layer of its own reads all
+    /// of its fields): what the decoder must keep for it.
+    private(set) var fieldsRead: [FieldDefinition] = []
 
     init(expression: String) { self.expression = expression }
 
@@ -119,7 +122,7 @@ struct FilterCompiler {
     /// `att`, `smp`, `hci`: a protocol's name alone tests whether the packet has its layer (as
     /// tshark's `btatt`), or, for a protocol without a layer of its own (gatt, adv, apple...),
     /// any of its fields.
-    private func protocolPresence(_ test: FilterTest) throws -> Predicate? {
+    private mutating func protocolPresence(_ test: FilterTest) throws -> Predicate? {
         let name = test.name
         guard !name.contains("."), FieldRegistry.lookup(name) == nil, !PacketFilter.packetTerms.contains(name.lowercased()),
               FieldRegistry.protocols.contains(name) else { return nil }
@@ -134,6 +137,7 @@ struct FilterCompiler {
             }
         }
         let mask = FilterCompiler.protocolMask(name)
+        fieldsRead += FieldRegistry.all.filter { $0.protocolName == name }
         return { packet, _ in
             for l in packet.layers.indices {
                 let hit = packet.layers[l].fields.withUnsafeBufferPointer { fields in
@@ -170,7 +174,8 @@ struct FilterCompiler {
     }
 
     /// A registry field: its values in every layer, from the outermost up.
-    private func operand(for field: FieldDefinition) -> FilterOperand {
+    private mutating func operand(for field: FieldDefinition) -> FilterOperand {
+        fieldsRead.append(field)
         let id = field.id
         let visit: (Packet, StageContext, (FieldValue) -> Bool) -> Void
         if field.protocolName == "frame" {

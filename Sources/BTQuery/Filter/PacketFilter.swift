@@ -17,6 +17,8 @@ public struct PacketFilter {
     let predicate: (Packet, StageContext) -> Bool
     /// Whether the expression reads comments or flags (the annotation stage must run first).
     public let readsAnnotations: Bool
+    /// The fields it reads: the decoder keeps them (and what the view reads), no other.
+    public let fieldsRead: FieldMask
 
     /// Compiles an expression, or throws a `FilterError` pointing at what is wrong.
     public init(_ expression: String) throws {
@@ -25,13 +27,16 @@ public struct PacketFilter {
         var compiler = FilterCompiler(expression: expression)
         predicate = try compiler.compile(syntax)
         readsAnnotations = compiler.readsAnnotations
+        fieldsRead = .only(compiler.fieldsRead)
     }
 
-    /// A filter from a predicate already built (quick filters).
-    init(expression: String, readsAnnotations: Bool = false, predicate: @escaping (Packet, StageContext) -> Bool) {
+    /// A filter from a predicate already built (quick filters), reading the fields given
+    /// (all unless said).
+    init(expression: String, readsAnnotations: Bool = false, fieldsRead: FieldMask = .all, predicate: @escaping (Packet, StageContext) -> Bool) {
         self.expression = expression
         self.predicate = predicate
         self.readsAnnotations = readsAnnotations
+        self.fieldsRead = fieldsRead
     }
 
     public func matches(_ packet: Packet, context: StageContext = StageContext()) -> Bool { predicate(packet, context) }
@@ -39,7 +44,8 @@ public struct PacketFilter {
     /// Both filters.
     public static func && (a: PacketFilter, b: PacketFilter) -> PacketFilter {
         let (p, q) = (a.predicate, b.predicate)
-        return PacketFilter(expression: "(\(a.expression)) and (\(b.expression))", readsAnnotations: a.readsAnnotations || b.readsAnnotations) {
+        return PacketFilter(expression: "(\(a.expression)) and (\(b.expression))", readsAnnotations: a.readsAnnotations || b.readsAnnotations,
+                            fieldsRead: a.fieldsRead.union(b.fieldsRead)) {
             p($0, $1) && q($0, $1)
         }
     }
@@ -55,6 +61,8 @@ public struct FilterStage: PacketStage {
     public let filter: PacketFilter
 
     public init(_ filter: PacketFilter) { self.filter = filter }
+
+    public var fieldsRead: FieldMask { filter.fieldsRead }
 
     public mutating func process(_ packet: inout Packet, context: StageContext) -> StageVerdict {
         filter.matches(packet, context: context) ? .keep : .drop

@@ -54,41 +54,46 @@ public struct QuickFilters: Equatable {
     public func filter() throws -> PacketFilter? {
         var parts: [PacketFilter] = []
         if !types.isEmpty {
-            var tests: [(Packet, StageContext) -> Bool] = []
+            var tests: [(Packet, StageContext) -> Bool] = [], read = FieldMask.only([])
             for word in types {
                 let name = word.lowercased()
                 if let kind = QuickFilters.kindNames[name] {
                     tests.append { packet, _ in packet.frame.kind == kind }
                 } else if FieldRegistry.protocols.contains(name) {
-                    tests.append(try PacketFilter(name).predicate)
+                    let presence = try PacketFilter(name)
+                    tests.append(presence.predicate)
+                    read = read.union(presence.fieldsRead)
                 } else {
                     throw QuickFilterError("--type: unknown packet type or protocol '\(word)'; known: \(QuickFilters.typeNames.joined(separator: ", "))")
                 }
             }
-            parts.append(PacketFilter(expression: "--type \(types.joined(separator: ","))") { packet, context in
+            parts.append(PacketFilter(expression: "--type \(types.joined(separator: ","))", fieldsRead: read) { packet, context in
                 tests.contains { $0(packet, context) }
             })
         }
         if !devices.isEmpty {
             let wanted = Set(devices)
-            parts.append(PacketFilter(expression: "--device") { packet, _ in packet.peer.map(wanted.contains) ?? false })
+            parts.append(PacketFilter(expression: "--device", fieldsRead: .only([])) { packet, _ in packet.peer.map(wanted.contains) ?? false })
         }
         if !handles.isEmpty {
             let wanted = Set(handles)
-            parts.append(PacketFilter(expression: "--handle") { packet, _ in packet.handle.map(wanted.contains) ?? false })
+            parts.append(PacketFilter(expression: "--handle", fieldsRead: .only([])) { packet, _ in packet.handle.map(wanted.contains) ?? false })
         }
-        if errorsOnly { parts.append(PacketFilter(expression: "--errors") { packet, _ in packet.hasError }) }
-        if flaggedOnly { parts.append(PacketFilter(expression: "--flagged", readsAnnotations: true) { packet, _ in packet.flagged }) }
+        if errorsOnly { parts.append(PacketFilter(expression: "--errors", fieldsRead: .only([])) { packet, _ in packet.hasError }) }
+        if flaggedOnly { parts.append(PacketFilter(expression: "--flagged", readsAnnotations: true, fieldsRead: .only([])) { packet, _ in packet.flagged }) }
         if !hidden.isEmpty {
-            var tests: [(Packet, StageContext) -> Bool] = []
+            var tests: [(Packet, StageContext) -> Bool] = [], read = FieldMask.only([])
             for hiddenClass in hidden {
                 switch hiddenClass {
                 case .iso: tests.append { packet, _ in packet.frame.kind == .isoData }
                 case .sco: tests.append { packet, _ in packet.frame.kind == .scoData }
-                default: tests.append(try PacketFilter(hiddenClass.expression!).predicate)
+                default:
+                    let hiding = try PacketFilter(hiddenClass.expression!)
+                    tests.append(hiding.predicate)
+                    read = read.union(hiding.fieldsRead)
                 }
             }
-            parts.append(PacketFilter(expression: "--hide") { packet, context in
+            parts.append(PacketFilter(expression: "--hide", fieldsRead: read) { packet, context in
                 !tests.contains { $0(packet, context) }
             })
         }

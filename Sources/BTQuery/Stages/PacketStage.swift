@@ -8,18 +8,27 @@ public protocol PacketStage {
     /// does): the decoder then builds them whatever the view prints, so what is found never
     /// depends on what is shown.
     var readsDisplayText: Bool { get }
+    /// The fields the stage reads: the decoder keeps them whatever the view reads. All, unless
+    /// the stage says (a stage that does not know keeps decoding as it was).
+    var fieldsRead: FieldMask { get }
     /// May change the packet (an annotation stage attaches its comment and flag).
     mutating func process(_ packet: inout Packet, context: StageContext) -> StageVerdict
 }
 
 extension PacketStage {
     public var readsDisplayText: Bool { false }
+    public var fieldsRead: FieldMask { .all }
 }
 
 extension Array where Element == any PacketStage {
     /// Whether a decoder feeding these stages into a view must build display text.
     public func needDisplayText(viewShowsFieldText: Bool) -> Bool {
         viewShowsFieldText || contains { $0.readsDisplayText }
+    }
+
+    /// The fields a decoder feeding these stages into a view that reads `viewReads` must keep.
+    public func fieldsToKeep(viewReads: FieldMask) -> FieldMask {
+        reduce(viewReads) { $0.union($1.fieldsRead) }
     }
 
     /// Runs a decoded packet through the stages in order, as every chain does (the pipeline,
@@ -49,6 +58,9 @@ public enum StageVerdict: Equatable {
 }
 
 extension PacketSelection: PacketStage {
+    /// Frame numbers only.
+    public var fieldsRead: FieldMask { .only([]) }
+
     /// `--packets` and `-c`: the frame number against the range, then the count of packets kept.
     public mutating func process(_ packet: inout Packet, context: StageContext) -> StageVerdict {
         guard includes(number: packet.frame.number) else { return .drop }

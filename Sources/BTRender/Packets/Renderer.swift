@@ -53,6 +53,16 @@ public enum RenderMode {
         return false
     }
 
+    /// The fields this view reads: the table its radio columns, `--fields` its columns, the
+    /// tree every field.
+    public var fieldsRead: FieldMask {
+        switch self {
+        case .table: return TableRenderer.fieldsRead
+        case .tree: return .all
+        case .fields(let columns): return .only(columns)
+        }
+    }
+
     public func makeRenderer(_ options: RenderOptions) -> PacketRenderer {
         switch self {
         case .table: return TableRenderer(options: options)
