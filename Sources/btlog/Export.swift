@@ -187,7 +187,8 @@ struct ExportRun {
         var statistics = CaptureStatistics()
         (failedInputs, readInputs) = try forEachInput { reader, stages, file in
             if command.files.count > 1 { sink.beginFile(file) }
-            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: format.buildsDisplayText(tree: command.tree, columns: columns)),
+            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: format.buildsDisplayText(tree: command.tree, columns: columns),
+                                                                 keptFields: stages.fieldsToKeep(viewReads: Self.fieldsRead(format, columns: columns))),
                                           stages: stages) { StandardError.warning($0.message) }
             try pipeline.run(reader, into: &sink)
             statistics.merge(pipeline.statistics)
@@ -223,7 +224,9 @@ struct ExportRun {
             let spoolOut = OutputWriter(fd: spool.descriptor)
             var sink = RenderingSink(Self.renderer(format, columns: columns, several: true, writesHeader: false), out: spoolOut)
             sink.beginFile(file)
-            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: buildsDisplayText), stages: stages) {
+            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: buildsDisplayText,
+                                                                 keptFields: stages.fieldsToKeep(viewReads: Self.fieldsRead(format, columns: columns))),
+                                          stages: stages) {
                 spool.warnings.append($0.message)
             }
             pipeline.oneThread = true
@@ -255,7 +258,8 @@ struct ExportRun {
             var fileOptions = options
             if stages.contains(where: { $0 is AnnotationStage }) { fileOptions.flagColumn = NotesOptionGroup.flagMark }
             var sink = RenderingSink(mode.makeRenderer(fileOptions), out: out)
-            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: mode.showsFieldText), stages: stages) {
+            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: mode.showsFieldText,
+                                                                 keptFields: stages.fieldsToKeep(viewReads: mode.fieldsRead)), stages: stages) {
                 StandardError.warning($0.message)
             }
             try pipeline.run(reader, into: &sink)
@@ -276,6 +280,16 @@ struct ExportRun {
 
     func makeRenderer() -> PacketRenderer {
         Self.renderer(format, columns: command.columnNames.map { ExportColumn.resolve($0).columns }, several: command.files.count > 1)
+    }
+
+    /// The fields a line format reads: CSV and JSON with `--fields` their columns, JSON
+    /// without every field, hex every field (its layers' ranges).
+    static func fieldsRead(_ format: ExportFormat, columns: [ExportColumn]?) -> FieldMask {
+        switch format {
+        case .csv: return ExportColumn.fieldsRead(columns ?? ExportColumn.csvDefault)
+        case .jsonl, .json: return columns.map(ExportColumn.fieldsRead) ?? .all
+        default: return .all
+        }
     }
 
     /// The line format's renderer; `writesHeader` false continues a CSV table whose header

@@ -145,7 +145,9 @@ struct Grep: ParsableCommand {
             fileOptions.flagColumn = NotesOptionGroup.flagMark
         }
         let mode = display.mode
-        var pipeline = PacketPipeline(decoder: setup.decoders.make(buildsDisplayText: mode.showsFieldText), stages: stages, onWarning: warn)
+        // The search reads the text the view prints: the view's fields are all it needs.
+        var pipeline = PacketPipeline(decoder: setup.decoders.make(buildsDisplayText: mode.showsFieldText, keptFields: stages.fieldsToKeep(viewReads: mode.fieldsRead)),
+                                      stages: stages, onWarning: warn)
         pipeline.live = out.lineBuffered
         pipeline.oneThread = oneThread
         var sink = SearchingSink(

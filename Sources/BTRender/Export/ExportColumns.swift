@@ -44,6 +44,17 @@ public enum ExportColumn: Equatable, Sendable {
         }
     }
 
+    /// The fields these columns read (packet members read none: they are the packet's own
+    /// properties, its top summary and its issues).
+    public static func fieldsRead(_ columns: [ExportColumn]) -> FieldMask {
+        .only(columns.compactMap { column -> FieldDefinition? in
+            switch column {
+            case .member: return nil
+            case .field(let field), .valueName(let field): return field
+            }
+        })
+    }
+
     /// CSV's columns when `--fields` is not given.
     public static let csvDefault: [ExportColumn] = [.member(.number), .member(.time), .member(.direction), .member(.type),
                                                     .member(.handle), .member(.address), .member(.summary)]
