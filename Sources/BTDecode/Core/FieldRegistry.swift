@@ -19,10 +19,13 @@ public struct FieldDefinition: Hashable, Sendable {
         /// The same for every definition of the same name (see `FieldIdentity`): what equality
         /// and a filter compare, an integer instead of a string.
         let id: Int
+        /// A property of the frame (frame.number, frame.time...), not a layer's field.
+        let isFrameField: Bool
 
         init(name: String, label: String, type: FieldType, help: String) {
             self.name = name
             id = FieldIdentity.id(for: name)
+            isFrameField = name.hasPrefix("frame.")
             self.label = label
             self.type = type
             self.help = help
@@ -60,6 +63,8 @@ public struct FieldDefinition: Hashable, Sendable {
     /// A small integer naming the field: equal for two definitions of the same name, below
     /// `FieldIdentity.count` (a filter indexes tables by it).
     public var id: Int { description.id }
+    /// A property of the frame (`frame.number`...), which no layer holds.
+    public var isFrameField: Bool { description.isFrameField }
 
     /// The same name is the same field, even when declared twice.
     public static func == (a: FieldDefinition, b: FieldDefinition) -> Bool { a.description.id == b.description.id }

@@ -12,15 +12,19 @@ extension Packet {
 
     /// The same values, one at a time, without collecting them.
     public func forEachValue(of field: FieldDefinition, _ body: (FieldValue) throws -> Void) rethrows {
-        if field.name.utf8.starts(with: "frame.".utf8) {
+        if field.isFrameField {
             if let value = frameValue(field) { try body(value) }
             if field == FrameFields.issues {
                 for layer in layers { for issue in layer.issues { try body(.text("\(issue.severity): \(issue.message)")) } }
             }
             return
         }
-        for layer in layers {
-            for candidate in layer.fields where candidate.definition == field { try body(candidate.value) }
+        // In place: no Layer copied (and its arrays retained) per column of every row.
+        let id = field.id
+        for l in layers.indices {
+            try layers[l].fields.withUnsafeBufferPointer { fields in
+                for f in fields.indices where fields[f].definition.id == id { try body(fields[f].value) }
+            }
         }
     }
 
