@@ -285,9 +285,9 @@ public struct Layer {
         issues.removeAll(keepingCapacity: true)
     }
 
-    /// Keep every field whatever the mask: for a layer whose decoder reads its own fields back
-    /// (a vendor's sub-command chosen by the field read last, the manufacturer Read Local
-    /// Version returns). Call it before the fields are added.
+    /// Keep every field added from here on, whatever the mask: for a layer whose decoder reads
+    /// its own fields back (a vendor's sub-command chosen by the field read last, the
+    /// manufacturer Read Local Version returns), before the fields it reads are added.
     mutating func keepEveryField() { keptFields = .all }
 
     /// Whether `add` stores a field of this definition: the mask's, and a layer's first.
