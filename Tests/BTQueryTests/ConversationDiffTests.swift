@@ -206,6 +206,28 @@ final class CaptureDiffTests: XCTestCase {
         XCTAssertTrue(CaptureDiff(a, try Self.side(stretched(1.6)), tolerance: DiffTolerance(ratio: 0.7)).isEmpty, "within 70%")
     }
 
+    /// A problem is the same kind of problem whatever link it was on, how often and how much;
+    /// another request or another code is another problem.
+    func testProblemsAreComparedByKind() {
+        func key(_ summary: String, _ severity: Problem.Severity = .warning, _ category: Problem.Category = .audio) -> String {
+            CaptureDiff.problemKey(Problem(severity, category, summary, advice: "", frames: [1]))
+        }
+        XCTAssertEqual(key("A2DP stream on 0x0021 lost 1 RTP packet in 1 gap"), key("A2DP stream on 0x0033 lost 5 RTP packets in 3 gaps"))
+        XCTAssertEqual(key("SCO voice choppy (quality report), 1 glitch: coexistence denied the radio 1 time on 0x000B 00:1B:66:AA:BB:CC"),
+                       key("SCO voice choppy (quality report), 5 glitches: coexistence denied the radio 3 times on 0x000C 00:1B:66:AA:BB:CD"))
+        XCTAssertEqual(key("No stored link key: Link Key Request Negative Reply on 0x002A 00:AA:01:01:00:00 × 4", .warning, .encryption),
+                       key("No stored link key: Link Key Request Negative Reply on 0x000B 00:1B:DC:0F:00:01", .warning, .encryption))
+        XCTAssertEqual(key("Weak signal: RSSI down to -93 dBm, below -85 dBm in 5 of 9 quality reports on 0x000B 00:1B:66:AA:BB:CC", .warning, .radio),
+                       key("Weak signal: RSSI down to -90 dBm, below -85 dBm in 1 of 4 quality reports", .warning, .radio))
+        XCTAssertNotEqual(key("Response to Write Request 35 s after it, past ATT's 30 s timeout", .error, .att),
+                          key("Response to Read Request 35 s after it, past ATT's 30 s timeout", .error, .att))
+        XCTAssertNotEqual(key("Pairing failed: Confirm Value Failed (0x04), sent by the peer", .error, .pairing),
+                          key("Pairing failed: DHKey Check Failed (0x0B), sent by the peer", .error, .pairing))
+        XCTAssertNotEqual(key("L2CAP connection refused for PSM 0x1001: Connection refused - PSM not supported, by the peer", .warning, .l2cap),
+                          key("L2CAP connection refused for PSM 0x0019: Connection refused - PSM not supported, by the peer", .warning, .l2cap))
+        XCTAssertNotEqual(key("Pairing failed: Confirm Value Failed (0x04)", .error, .pairing), key("Pairing failed: Confirm Value Failed (0x04)", .warning, .pairing))
+    }
+
     func testOneExchangeLeftOutIsExactlyWhatDiffers() throws {
         // Without the first Body Sensor Location read and its Insufficient Authentication error:
         // the conversation lacks two steps, and the diagnosis's ATT error is only in A.

@@ -153,15 +153,34 @@ public struct CaptureDiff {
 
     // MARK: Diagnosis
 
-    /// Problems whose summary (handles, addresses and counts taken out) one side has and the other not.
-    static func problems(_ a: DiffSide, _ b: DiffSide) -> [DiffItem] {
-        func key(_ problem: Problem) -> String {
-            var text = problem.summary
-            for cut in [" on 0x", " with ", " × ", " to "] {
-                if let range = text.range(of: cut) { text = String(text[..<range.lowerBound]) }
-            }
-            return "\(problem.severity)|\(problem.category)|\(text)"
+    /// Problems whose kind one side has and the other not: the summary without the link it
+    /// happened on (" on 0x0040 C0:FF:..."), the device (" with ..."), how often (" × 3") and
+    /// its numbers ("lost 1 RTP packet" and "lost 5 RTP packets" are the same problem, more of
+    /// it; "Response to Write Request" and "to Read Request" are two).
+    static func problemKey(_ problem: Problem) -> String {
+        var text = problem.summary
+        for cut in [" on 0x", " with ", " × "] {
+            if let range = text.range(of: cut) { text = String(text[..<range.lowerBound]) }
         }
+        var words: [String] = []
+        for word in text.split(separator: " ").map(String.init) {
+            if word.contains(where: \.isNumber), !word.contains("0x"), !word.contains(where: \.isLetter) || word.hasSuffix("%") {
+                words.append("#")
+                continue
+            }
+            // The unit after a number, in the singular: "5 RTP packets", "2 times", "3 glitches:".
+            var stem = Substring(word), punctuation = ""
+            while let last = stem.last, ":,;.)".contains(last) { punctuation = String(last) + punctuation; stem.removeLast() }
+            if words.last == "#" || words.dropLast().last == "#" {
+                if stem.hasSuffix("ches") || stem.hasSuffix("shes") || stem.hasSuffix("xes") { stem.removeLast(2) } else if stem.hasSuffix("s") { stem.removeLast() }
+            }
+            words.append(String(stem) + punctuation)
+        }
+        return "\(problem.severity)|\(problem.category)|" + words.joined(separator: " ")
+    }
+
+    static func problems(_ a: DiffSide, _ b: DiffSide) -> [DiffItem] {
+        let key = problemKey
         let keysA = Set(a.problems.map(key)), keysB = Set(b.problems.map(key))
         var items: [DiffItem] = []
         for problem in a.problems where !keysB.contains(key(problem)) {
