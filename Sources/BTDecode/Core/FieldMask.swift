@@ -8,7 +8,7 @@ import Foundation
 ///
 /// A mask is a bit per field identity, interned: every mask with the same bits is one buffer,
 /// allocated once and never freed, so a Layer holds it without reference counting.
-public struct FieldMask: Equatable, Sendable {
+public struct FieldMask: Equatable, @unchecked Sendable { // its words are never written after they are interned, nor freed
     /// nil: every field.
     private let words: UnsafeBufferPointer<UInt64>?
 
