@@ -15,3 +15,14 @@ public enum ByteSearch {
 
     public static func contains(_ text: String, _ part: String) -> Bool { contains(text.utf8, part.utf8) }
 }
+
+/// FNV-1a, 64 bits, over bytes: the same in every run and on every machine (Swift's Hasher is
+/// seeded per process). What a notes file fingerprints a packet with, and what `btlog diff`
+/// compares a value by.
+public enum FNV1a {
+    public static func hash<C: Sequence>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return hash
+    }
+}

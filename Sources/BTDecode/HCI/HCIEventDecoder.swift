@@ -180,13 +180,12 @@ enum HCIEventDecoder {
             session.controllerAddresses[controller] = address
         default:
             guard let params = HCIParameterTables.returns[opcode] else { return }
-            if opcode == 0x1001 { layer.keepEveryField() } // the company identifier is read back below
             var reader = HCIParameterReader(names: session.names)
             try reader.read(params, &c, into: &layer)
             reader.apply(to: &packet, session: session)
-            if opcode == 0x1001, case .unsigned(let company, _)? = layer.fields.last(where: { $0.definition == VendorDecoders.companyIdentifier })?.value {
+            if opcode == 0x1001, let company = reader.companyIdentifier {
                 // The manufacturer, as the layout read it: which vendor's commands this controller takes.
-                session.vendor.manufacturers[controller] = UInt16(truncatingIfNeeded: company)
+                session.vendor.manufacturers[controller] = company
             }
         }
     }

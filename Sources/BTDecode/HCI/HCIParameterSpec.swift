@@ -162,6 +162,9 @@ enum HCIParameterFields {
 struct HCIParameterReader {
     var handle: UInt16?
     var address: BDAddr?
+    /// The Company_Identifier read (Read Local Version's): which vendor's commands the
+    /// controller takes. Kept as read, like the handle, so no decoder reads its field back.
+    var companyIdentifier: UInt16?
     /// The run's UUID names, for the UUIDs in EIR and advertising data.
     let names: UUIDNames
 
@@ -196,6 +199,7 @@ struct HCIParameterReader {
                 continue
             }
             lastInteger = try readOne(param, &c, &layer)
+            if param.field == VendorDecoders.companyIdentifier { companyIdentifier = UInt16(truncatingIfNeeded: lastInteger) }
         }
     }
 

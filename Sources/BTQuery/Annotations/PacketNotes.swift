@@ -33,12 +33,7 @@ public struct PacketFingerprint: Equatable, Sendable, CustomStringConvertible {
 
     public init(_ frame: Frame) {
         timestamp = frame.timestamp
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in frame.bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        digest = hash
+        digest = FNV1a.hash(frame.bytes)
     }
 
     /// "fnv1a64:0123456789abcdef", as the notes file stores it.

@@ -30,16 +30,9 @@ public struct ConversationStep: Hashable, Sendable {
         self.valueIsText = valueIsText
         self.target = target
         self.parameters = parameters
-        valueDigest = value.map(Self.digest)
+        valueDigest = value.map(FNV1a.hash)
         valuePreview = Array((value ?? []).prefix(Self.previewLength))
         self.length = length ?? value?.count ?? 0
-    }
-
-    /// FNV-1a, 64 bits: the same in every run (Swift's Hasher is seeded per process).
-    static func digest(_ bytes: [UInt8]) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        return hash
     }
 
     /// The step with its value left out of the comparison.

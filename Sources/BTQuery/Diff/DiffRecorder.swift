@@ -54,20 +54,21 @@ public struct DiffRecorder: PacketSink {
     public mutating func consume(_ packet: Packet) throws {
         try statistics.consume(packet)
         if let peer = packet.peer {
-            if packet.frame.direction == .received, let smp = packet.layers.last(where: { $0.kind == .smp }),
-               let identity = smp.address(Self.identityAddress) {
-                identities[peer] = identity
-            }
-            for layer in packet.layers {
+            // Layers read in place (no Layer copied per packet).
+            for index in packet.layers.indices {
+                if packet.frame.direction == .received, packet.layers[index].kind == .smp,
+                   let identity = packet.layers[index].address(Self.identityAddress) {
+                    identities[peer] = identity
+                }
                 // A step is built only where the log will keep it: past its limits, a stream of
                 // notifications costs a field lookup per packet.
-                guard let conversation = ConversationProtocol.of(layer) else { continue }
+                guard let conversation = ConversationProtocol.of(packet.layers[index]) else { continue }
                 let key = ConversationKey(peer: peer, protocolName: conversation.name)
                 guard conversations.accepts(key) else {
                     conversations.refuse(key)
                     continue
                 }
-                if let step = conversation.step(of: layer, values: values) {
+                if let step = conversation.step(of: packet.layers[index], values: values) {
                     conversations.append(ConversationRecord(frame: packet.frame.number, step: step), to: key)
                 }
             }
