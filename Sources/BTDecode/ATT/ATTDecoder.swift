@@ -130,7 +130,7 @@ enum ATTDecoder {
                         pdu: PDU(opcode: opcode, packet: packet, session: session, context: context))
         defer {
             c = body.c
-            packet.append(body.layer)
+            packet.append(taking: &body.layer)
             handoff = body.handoff
         }
         if !session.options.gattCache.isEmpty { session.gatt.seed(body.pdu.server, from: session.options.gattCache) }

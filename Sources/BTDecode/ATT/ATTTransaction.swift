@@ -89,15 +89,15 @@ extension ATTDecoder {
 
         /// A value written, read or notified: decoded when its type is well known.
         func describeValue(_ bytes: ArraySlice<UInt8>, _ naming: GATTDatabase.HandleNaming?, _ layer: inout Layer) {
-            guard let type = naming?.type else {
+            guard let naming else {
                 if !bytes.isEmpty { layer.summary += " - Value: \(preview: bytes)" }
                 return
             }
             let range = layer.range(at: bytes.startIndex, count: bytes.count)
-            if type.uuid16 == 0x2902, let bits = try? ByteCursor(bytes).peekU16() {
+            if naming.type.uuid16 == 0x2902, let bits = try? ByteCursor(bytes).peekU16() {
                 layer.add(GATTFields.cccd, .u16(bits), at: layer.range(at: bytes.startIndex, count: 2))
             }
-            if let decoded = GATTValues.describe(type, bytes) {
+            if let decoded = naming.describe(bytes) {
                 layer.add(GATTFields.value, .text(decoded), at: range)
                 layer.summary += " - \(decoded)"
             } else if !bytes.isEmpty {

@@ -57,8 +57,11 @@ public enum AdvertisingData {
             let first = layer.fields.count
             let text = describe(type, &v, &layer, &digest, uuidNames, ranged: ranged)
             // The structure's own line comes before the values decoded from it.
-            let display = layer.keepsDisplays ? "\(name) (\(Hex.u8(type))): \(text ?? Hex.bytes(value))" : nil
-            layer.fields.insert(Field(definition: AdvertisingFields.adType, value: .u8(type), writtenDisplay: display, range: typeRange), at: first)
+            // The mask's rule (Layer.keeps) as of before the structure's values: kept if the first.
+            if first == 0 || layer.keptFields.keeps(AdvertisingFields.adType) {
+                let display = layer.keepsDisplays ? "\(name) (\(Hex.u8(type))): \(text ?? Hex.bytes(value))" : nil
+                layer.fields.insert(Field(definition: AdvertisingFields.adType, value: .u8(type), writtenDisplay: display, range: typeRange), at: first)
+            }
             if !v.isAtEnd, type != 0xFF {
                 value = v.rest()
                 layer.addIssue(.warning, "\(name): \(value.count) unexpected bytes")

@@ -11,10 +11,16 @@ public struct LayerKind: Hashable, @unchecked Sendable {
     @usableFromInline final class Description { // immutable
         @usableFromInline let name: String
         @usableFromInline let protocolName: String?
+        /// The name's UTF-8, and the terminal columns it takes: the table writes the Type column
+        /// from these for every row, without touching the String.
+        @usableFromInline let nameBytes: [UInt8]
+        @usableFromInline let nameColumns: Int
 
         init(name: String, protocolName: String?) {
             self.name = name
             self.protocolName = protocolName
+            nameBytes = Array(name.utf8)
+            nameColumns = name.count
         }
     }
 
@@ -41,6 +47,12 @@ public struct LayerKind: Hashable, @unchecked Sendable {
 
     // Inlinable: views in other modules read a layer's name per packet.
     @inlinable public var name: String { description.name }
+
+    /// The name as UTF-8 bytes, read in place, and how many columns it takes on a terminal.
+    @inlinable public func withNameBytes<R>(_ body: (UnsafeBufferPointer<UInt8>, _ columns: Int) -> R) -> R {
+        let description = description
+        return description.nameBytes.withUnsafeBufferPointer { body($0, description.nameColumns) }
+    }
 
     /// The protocol the layer stands for, when its name always means it (the layer of ATT is
     /// ATT: a filter's bare `att` tests for it). Nil for a layer named after a record: its

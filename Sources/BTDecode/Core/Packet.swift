@@ -60,12 +60,14 @@ public struct Packet {
     mutating func reset(for frame: Frame) {
         self.frame = frame
         while let layer = layers.popLast() { spareLayers.append(layer) }
-        reassembled.removeAll(keepingCapacity: true)
+        // Only when there is something to clear: most packets reassemble and render nothing,
+        // and clearing an empty array still costs a call.
+        if !reassembled.isEmpty { reassembled.removeAll(keepingCapacity: true) }
         handle = nil
         peer = nil
         comment = frame.comment
         flagged = false
-        renderedText.removeAll(keepingCapacity: true)
+        if !renderedText.isEmpty { renderedText.removeAll(keepingCapacity: true) }
         worstSeverity = nil
     }
 
@@ -282,7 +284,7 @@ public struct Layer {
         self.keepsDisplays = keepsDisplays
         cursorBase = 0
         fields.removeAll(keepingCapacity: true)
-        issues.removeAll(keepingCapacity: true)
+        if !issues.isEmpty { issues.removeAll(keepingCapacity: true) }
     }
 
     /// Keep every field added from here on, whatever the mask: for a layer whose decoder reads

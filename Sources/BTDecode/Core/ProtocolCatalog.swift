@@ -192,6 +192,10 @@ enum DissectorTables {
     }()
     @inline(__always) static func psm(_ psm: UInt16) -> ChannelDecoder? { psm < 0x0100 ? psms[Int(psm)] : nil }
     static let gattValues: [BTUUID: GATTValueDescriber] = table { if case .gattValue(let uuid, let describe) = $0 { return (uuid, describe) } else { return nil } }
+    /// The same describers in a list, and each type's place in it: what a handle's naming keeps
+    /// (a place is Sendable, a closure is not) to describe its values without a lookup per value.
+    static let gattValueList: [GATTValueDescriber] = gattValues.map(\.value)
+    static let gattValuePlaces: [BTUUID: Int] = Dictionary(uniqueKeysWithValues: gattValues.keys.enumerated().map { ($1, $0) })
     static let manufacturerData: [UInt16: ManufacturerDataDescriber] = table {
         if case .manufacturerData(let company, let describe) = $0 { return (company, describe) } else { return nil }
     }

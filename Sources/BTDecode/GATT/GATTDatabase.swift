@@ -87,6 +87,13 @@ public struct GATTDatabase: Sendable {
         public var type: BTUUID
         /// A profile above GATT registered this type (ANCS, AMS, LE Audio): its values are handed on.
         var hasProfile: Bool
+        /// How values of this type read (GATTValues), found once per handle rather than per
+        /// value: its place in `DissectorTables.gattValueList`.
+        var valueFormat: Int?
+
+        func describe(_ value: ArraySlice<UInt8>) -> String? {
+            valueFormat.flatMap { DissectorTables.gattValueList[$0](value) }
+        }
     }
 
     public init() {}
@@ -104,7 +111,8 @@ public struct GATTDatabase: Sendable {
         guard let attribute = attributes[handle], let name = name(of: handle, names: names) else { return nil }
         let naming = HandleNaming(name: name, service: service(containing: handle)?.uuid,
                                   characteristic: characteristicUUID(of: handle), type: attribute.type,
-                                  hasProfile: DissectorTables.gattCharacteristics[attribute.type] != nil)
+                                  hasProfile: DissectorTables.gattCharacteristics[attribute.type] != nil,
+                                  valueFormat: DissectorTables.gattValuePlaces[attribute.type])
         namings[handle] = naming
         return naming
     }

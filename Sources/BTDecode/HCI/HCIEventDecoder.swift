@@ -295,7 +295,12 @@ enum HCIEventDecoder {
         return (interval, latency, timeout)
     }
 
-    static func extendedEventName(_ type: UInt16) -> String {
+    /// Every report's summary names its event type: made once for each type without reserved
+    /// bits (an unknown legacy type names every bit, so one with reserved bits is made anew).
+    static func extendedEventName(_ type: UInt16) -> String { type < 0x80 ? extendedEventNames[Int(type)] : makeExtendedEventName(type) }
+    private static let extendedEventNames: [String] = (0 ..< 0x80).map { makeExtendedEventName(UInt16($0)) }
+
+    private static func makeExtendedEventName(_ type: UInt16) -> String {
         if type & 0x10 != 0 {
             switch type & 0x1F {
             case 0x13: return "Normal"

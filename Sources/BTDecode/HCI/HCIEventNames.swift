@@ -1,7 +1,11 @@
 /// HCI event, LE Meta subevent and error code names, from the Core specification, Vol 4, Part E, 7.7 and Vol 1, Part F.
 public enum HCIEventNames {
-    public static func name(_ code: UInt8) -> String? { events[code] }
-    public static func subeventName(_ code: UInt8) -> String? { subevents[code] }
+    public static func name(_ code: UInt8) -> String? { eventsByCode[Int(code)] }
+    public static func subeventName(_ code: UInt8) -> String? { subeventsByCode[Int(code)] }
+
+    /// The same names indexed by code: asked for every event, so read without hashing.
+    private static let eventsByCode: [String?] = (0 ... 0xFF).map { events[UInt8($0)] }
+    private static let subeventsByCode: [String?] = (0 ... 0xFF).map { subevents[UInt8($0)] }
 
     static let events: [UInt8: String] = [
         0x01: "Inquiry Complete", 0x02: "Inquiry Result", 0x03: "Connection Complete",

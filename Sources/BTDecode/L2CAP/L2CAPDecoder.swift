@@ -49,7 +49,8 @@ enum L2CAPDecoder {
         }
 
         if pb == 1 { // continuing fragment
-            guard var pending = session.l2cap.reassembly[key] else {
+            // Taken out of the map while it grows: appended to in place, not copied per fragment.
+            guard var pending = session.l2cap.reassembly.removeValue(forKey: key) else {
                 var layer = packet.makeLayer(.l2cap, summary: "Continuation fragment without a start", range: base ..< base + payload.count, showsDirection: true)
                 layer.add(L2CAPFields.payload, .bytes(payload), at: base ..< base + payload.count)
                 layer.addIssue(.error, "ACL continuation fragment without a start: \(payload.count) bytes dropped")
@@ -62,12 +63,11 @@ enum L2CAPDecoder {
                 pending.expected = Int(length) + 4
             }
             guard let expected = pending.expected, pending.data.count >= expected else {
+                var layer = fragmentLayer(pending, range: base ..< base + payload.count, &packet)
                 session.l2cap.reassembly[key] = pending
-                let layer = fragmentLayer(pending, range: base ..< base + payload.count, &packet)
-                packet.append(layer)
+                packet.append(taking: &layer)
                 return
             }
-            session.l2cap.reassembly[key] = nil
             var issues: [Issue] = []
             if pending.data.count > expected {
                 issues.append(Issue(severity: .error, message: "L2CAP length mismatch: header says \(expected - 4) bytes, fragments carry \(pending.data.count - 4)", layer: -1))
@@ -81,8 +81,7 @@ enum L2CAPDecoder {
         // A start: 0 and 2 (non-flushable and flushable first fragments), 3 (a complete PDU).
         // Issues found before the L2CAP layer exists travel to it.
         var issues: [Issue] = []
-        if let stale = session.l2cap.reassembly[key] {
-            session.l2cap.reassembly[key] = nil
+        if let stale = session.l2cap.reassembly.removeValue(forKey: key) {
             let total = stale.expected.map { " of \($0)" } ?? ""
             issues.append(Issue(severity: .error, message: "New L2CAP PDU started before the one from packet \(stale.firstFrame) completed: \(stale.data.count)\(total) bytes lost", layer: -1))
         }
@@ -103,9 +102,9 @@ enum L2CAPDecoder {
     }
 
     static func fragmentLayer(_ pending: L2CAPState.PendingPDU, range: Range<Int>, _ packet: inout Packet) -> Layer {
-        let of = pending.expected.map { " - \(pending.data.count) of \($0) bytes" } ?? ""
-        let started = pending.fragments > 1 ? " (started in packet \(pending.firstFrame))" : ""
-        var layer = packet.makeLayer(.l2cap, summary: "Fragment \(pending.fragments) of an L2CAP PDU\(of)\(started)", range: range, showsDirection: true)
+        var layer = packet.makeLayer(.l2cap, summary: "Fragment \(pending.fragments) of an L2CAP PDU", range: range, showsDirection: true)
+        if let expected = pending.expected { layer.summary += " - \(pending.data.count) of \(expected) bytes" }
+        if pending.fragments > 1 { layer.summary += " (started in packet \(pending.firstFrame))" }
         layer.add(L2CAPFields.fragment, .u16(UInt16(clamping: pending.fragments)), String(pending.fragments))
         return layer
     }
@@ -293,7 +292,11 @@ public enum L2CAPProtocols {
     /// Every named PSM, decoded or not (what the filter language accepts for l2cap.psm).
     static var psmNames: [UInt16: String] { DissectorTables.psmNames.merging(undecodedPSMs) { decoded, _ in decoded } }
 
-    static func fixedName(cid: UInt16) -> String? { DissectorTables.fixedChannelNames[cid] ?? undecodedCIDs[cid] }
+    static func fixedName(cid: UInt16) -> String? {
+        cid < 0x0040 ? fixedNames[Int(cid)] : DissectorTables.fixedChannelNames[cid] ?? undecodedCIDs[cid]
+    }
+    /// The fixed channels' names by CID: asked for every PDU, so read without hashing.
+    private static let fixedNames: [String?] = (0 ..< 0x0040).map { DissectorTables.fixedChannelNames[UInt16($0)] ?? undecodedCIDs[UInt16($0)] }
 }
 
 /// The layers this decoder makes.

@@ -157,10 +157,19 @@ public struct TableRenderer: PacketRenderer {
 
     /// PacketLogger's Type column (Packet.typeLabel), padded to its width.
     func appendTypeLabel<O: ASCIIOutput>(_ packet: Packet, to line: inout O) {
-        let name = packet.typeName, suffix = packet.directionSuffix
-        ASCII.append(name, to: &line)
+        guard let top = packet.layers.indices.last else {
+            ASCII.append("Unknown", to: &line)
+            ASCII.appendSpaces(TableRenderer.typeWidth - 7, to: &line)
+            return
+        }
+        // The kind's bytes, not Packet.typeLabel: no String per row (the same text).
+        let suffix = packet.directionSuffix
+        let nameColumns = packet.layers[top].kind.withNameBytes { bytes, columns in
+            line.put(bytes)
+            return columns
+        }
         ASCII.append(suffix, to: &line)
-        ASCII.appendSpaces(TableRenderer.typeWidth - Self.columns(name) - Self.columns(suffix), to: &line)
+        ASCII.appendSpaces(TableRenderer.typeWidth - nameColumns - suffix.utf8.count, to: &line)
     }
 
     /// Columns, not bytes, should a name ever hold more than ASCII.
