@@ -1,3 +1,4 @@
+import Foundation
 /// Parameter layouts of HCI commands, their Command Complete return parameters (after the
 /// status), events and LE subevents, in the notation of HCIParam. Packets whose decoding
 /// changes Session state (connections, addresses, names) keep their hand-written decoders.
@@ -196,15 +197,40 @@ enum HCIParameterTables {
         0x23: "S, H, u16 Subrate_Factor, u16 Peripheral_Latency, u16 Continuation_Number, t10 Supervision_Timeout",
     ]
 
-    static let commands = commandSpecs.mapValues(HCIParam.parse)
-    static let returns = returnSpecs.mapValues(HCIParam.parse)
-    static let events = eventSpecs.mapValues(HCIParam.parse)
-    static let subevents = subeventSpecs.mapValues(HCIParam.parse)
+    static let commands = ParsedLayouts(commandSpecs)
+    static let returns = ParsedLayouts(returnSpecs)
+    static let events = ParsedLayouts(eventSpecs)
+    static let subevents = ParsedLayouts(subeventSpecs)
 
     /// Every field the layouts make, once each, in name order, for the registry.
     static let fields: [FieldDefinition] = {
-        func layouts<Key: Comparable>(_ table: [Key: [HCIParam]]) -> [[HCIParam]] { table.keys.sorted().map { table[$0]! } }
-        let all = (layouts(commands) + layouts(returns) + layouts(events) + layouts(subevents)).flatMap { $0.flatMap(\.flattened) }.map(\.field)
+        let all = (commands.all + returns.all + events.all + subevents.all).flatMap { $0.flatMap(\.flattened) }.map(\.field)
         return Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a }).values.sorted { $0.name < $1.name }
     }()
+}
+
+/// A table of layouts parsed from their specs the first time each is used: a capture meets a few
+/// dozen of the hundreds, and parsing them all made every run start about 5 ms later (25 million
+/// instructions). Shared by every decoder of the process, so guarded by a lock.
+final class ParsedLayouts<Key: Hashable & Comparable>: @unchecked Sendable { // `parsed` is only touched under `lock`
+    private let specs: [Key: String]
+    private let lock = NSLock()
+    private var parsed: [Key: [HCIParam]] = [:]
+
+    init(_ specs: [Key: String]) { self.specs = specs }
+
+    subscript(key: Key) -> [HCIParam]? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let known = parsed[key] { return known }
+        guard let spec = specs[key] else { return nil }
+        let layout = HCIParam.parse(spec)
+        parsed[key] = layout
+        return layout
+    }
+
+    /// Every layout, in key order.
+    var all: [[HCIParam]] { specs.keys.sorted().compactMap { self[$0] } }
+
+    var keys: Dictionary<Key, String>.Keys { specs.keys }
 }
