@@ -41,6 +41,33 @@ final class StatisticsTests: XCTestCase {
         XCTAssertEqual(rssi.median!, -69.5, accuracy: 1)
     }
 
+    /// Values with a bucket of their own (RSSI) move to the histogram early and lose nothing;
+    /// a wider value arriving before the exact limit takes them back out: under the limit every
+    /// answer is the sorted samples' own, whatever the order and mix.
+    func testEarlyFoldingIsExactUnderTheLimit() {
+        func exact(_ samples: [Int64]) -> (median: Double, p95: Int64, p50: Int64) {
+            let sorted = samples.sorted(), n = sorted.count
+            let median = n % 2 == 1 ? Double(sorted[n / 2]) : (Double(sorted[n / 2 - 1]) + Double(sorted[n / 2])) / 2
+            func rank(_ share: Double) -> Int64 { sorted[min(n, max(1, Int((share * Double(n)).rounded(.up)))) - 1] }
+            return (median, rank(0.95), rank(0.5))
+        }
+        var generator = SystemRandomNumberGenerator()
+        let rssiOnly = (0 ..< 5_000).map { _ in Int64.random(in: -100 ... -30, using: &generator) }
+        let widerLater = rssiOnly + [5_000, 123_456] + (0 ..< 3_000).map { _ in Int64.random(in: -255 ... 255, using: &generator) }
+        let widerAtTheLimit = Array(repeating: Int64(-60), count: Distribution.exactLimit) + [70_000, -61]
+        for samples in [rssiOnly, widerLater, widerAtTheLimit, Array(rssiOnly.prefix(Distribution.compactAfter))] {
+            var d = Distribution()
+            for value in samples { d.add(value) }
+            let reference = exact(samples)
+            XCTAssertEqual(d.count, samples.count)
+            XCTAssertEqual(d.median, reference.median, "\(samples.count) samples")
+            XCTAssertEqual(d.percentile(0.95), reference.p95)
+            XCTAssertEqual(d.percentile(0.5), reference.p50)
+            XCTAssertEqual(d.minimum, samples.min())
+            XCTAssertEqual(d.maximum, samples.max())
+        }
+    }
+
     func testBucketsRoundTrip() {
         for value: Int64 in [0, 1, 255, 256, 257, 1000, 65_535, 1 << 40, -1, -300, .max] {
             let middle = Distribution.middle(of: Distribution.bucket(of: value))

@@ -3,19 +3,29 @@
 /// `exactLimit`, then they are folded into a log-linear histogram whose buckets are less
 /// than 1 % wide (a value is reported as its bucket's middle).
 ///
+/// A value below 256 in magnitude (an RSSI, a small count) has a bucket of its own, so the
+/// histogram holds such samples exactly: a distribution of nothing else moves there from
+/// `compactAfter` samples on, and back to the list should a wider value arrive before
+/// `exactLimit`. It reports the same either way, in a few kilobytes instead of half a megabyte
+/// (a capture of 5 million packets had 54 advertisers with 65,536 RSSI samples each).
+///
 /// The median is the middle sample (the mean of the two middle ones for an even count); a
 /// percentile is by nearest rank: the smallest sample with at least that share of the
 /// samples at or below it.
 public struct Distribution: Sendable {
     public static let exactLimit = 65_536
+    public static let compactAfter = 1_024
 
     public private(set) var count = 0
     public private(set) var minimum: Int64 = .max
     public private(set) var maximum: Int64 = .min
     public private(set) var sum: Int64 = 0
     private var samples: [Int64] = []
-    /// Bucket → samples in it, once there were more than `exactLimit`.
+    /// Bucket → samples in it, once there were more than `exactLimit` (or `compactAfter`, all
+    /// of them with a bucket of their own).
     private var buckets: [Int64: Int]?
+    /// Every sample so far has a bucket of its own: the histogram holds them exactly.
+    private var onlyOwnBuckets = true
 
     public init() {}
 
@@ -26,17 +36,37 @@ public struct Distribution: Sendable {
         minimum = min(minimum, value)
         maximum = max(maximum, value)
         sum &+= value
+        let ownBucket = Self.hasOwnBucket(value)
         if buckets != nil {
-            buckets![Self.bucket(of: value), default: 0] += 1
-            return
+            if ownBucket || !onlyOwnBuckets || count > Self.exactLimit {
+                buckets![Self.bucket(of: value), default: 0] += 1
+                return
+            }
+            // Folded early, and now a value the histogram would round: back to the list.
+            unfold()
         }
+        if !ownBucket { onlyOwnBuckets = false }
         samples.append(value)
-        if samples.count > Self.exactLimit {
-            var folded: [Int64: Int] = [:]
-            for sample in samples { folded[Self.bucket(of: sample), default: 0] += 1 }
-            buckets = folded
-            samples = []
-        }
+        if samples.count > Self.exactLimit || (onlyOwnBuckets && samples.count >= Self.compactAfter) { fold() }
+    }
+
+    /// Whether a value's bucket holds that value alone (its middle is the value).
+    static func hasOwnBucket(_ value: Int64) -> Bool { value > -256 && value < 256 }
+
+    private mutating func fold() {
+        var folded: [Int64: Int] = [:]
+        for sample in samples { folded[Self.bucket(of: sample), default: 0] += 1 }
+        buckets = folded
+        samples = []
+    }
+
+    /// The samples back out of a histogram whose buckets each held one value.
+    private mutating func unfold() {
+        guard let folded = buckets else { return }
+        samples.reserveCapacity(count)
+        for (bucket, times) in folded { samples += repeatElement(Self.middle(of: bucket), count: times) }
+        buckets = nil
+        onlyOwnBuckets = false
     }
 
     public var mean: Double? { count == 0 ? nil : Double(sum) / Double(count) }
