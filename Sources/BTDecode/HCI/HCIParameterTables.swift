@@ -1,4 +1,5 @@
 import Foundation
+
 /// Parameter layouts of HCI commands, their Command Complete return parameters (after the
 /// status), events and LE subevents, in the notation of HCIParam. Packets whose decoding
 /// changes Session state (connections, addresses, names) keep their hand-written decoders.
@@ -231,6 +232,4 @@ final class ParsedLayouts<Key: Hashable & Comparable>: @unchecked Sendable { // 
 
     /// Every layout, in key order.
     var all: [[HCIParam]] { specs.keys.sorted().compactMap { self[$0] } }
-
-    var keys: Dictionary<Key, String>.Keys { specs.keys }
 }
