@@ -158,8 +158,9 @@ public struct TableRenderer: PacketRenderer {
     /// PacketLogger's Type column (Packet.typeLabel), padded to its width.
     func appendTypeLabel<O: ASCIIOutput>(_ packet: Packet, to line: inout O) {
         guard let top = packet.layers.indices.last else {
-            ASCII.append("Unknown", to: &line)
-            ASCII.appendSpaces(TableRenderer.typeWidth - 7, to: &line)
+            let name = packet.typeName // what a packet with no layer is called
+            ASCII.append(name, to: &line)
+            ASCII.appendSpaces(TableRenderer.typeWidth - Self.columns(name), to: &line)
             return
         }
         // The kind's bytes, not Packet.typeLabel: no String per row (the same text).
