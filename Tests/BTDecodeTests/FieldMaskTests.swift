@@ -4,7 +4,8 @@ import BTDecode
 import BTFixtures
 
 /// Decoding only the fields a view reads (`DecodeOptions.keptFields`): a packet decoded with a
-/// mask has the same layers, summaries and issues as decoded whole, and its fields are the
+/// mask has the same layers and issues as decoded whole, the same summaries if the mask keeps
+/// them and none if not, and its fields are the
 /// whole packet's, in order, with at least those the mask names (and each layer's first); and
 /// the Session it leaves is the same, so a later packet decoded whole reads exactly as
 /// without the mask.
@@ -19,6 +20,14 @@ final class FieldMaskTests: XCTestCase {
         XCTAssertEqual(mask.union(.all), .all)
         XCTAssertEqual(FieldMask.only([opcode]), mask, "interned: the same fields, the same mask")
         XCTAssertFalse(FieldMask.only([]).keeps(opcode))
+        // Summaries: every field's mask has them, a view's only if it says so, a union if either has.
+        XCTAssertTrue(FieldMask.all.keepsSummaries)
+        XCTAssertFalse(mask.keepsSummaries)
+        XCTAssertTrue(FieldMask.only([opcode], summaries: true).keepsSummaries)
+        XCTAssertNotEqual(FieldMask.only([opcode], summaries: true), mask)
+        XCTAssertEqual(mask.withSummaries, FieldMask.only([opcode], summaries: true))
+        XCTAssertTrue(mask.union(.only([handle], summaries: true)).keepsSummaries)
+        XCTAssertFalse(mask.union(.only([handle])).keepsSummaries)
     }
 
     func testMaskedPacketsAndTheSessionTheyLeaveAreTheUnmaskedOnes() throws {
@@ -28,10 +37,10 @@ final class FieldMaskTests: XCTestCase {
             .filter { name in [".btsnoop", ".pklg", ".pcap", ".pcapng"].contains { name.hasSuffix($0) } }
             + thirdParty.sorted().filter { $0.hasSuffix(".pcap") }.map { "third-party/crackle/" + $0 }
         XCTAssertGreaterThan(names.count, 30)
-        // The table's mask, no field at all, and a filter's: each by turns with whole packets.
-        let masks = [FieldMask.only([LinkLayerFields.channel, LinkLayerFields.rssi]), .only([]),
+        // The table's mask, no field nor summary at all, and a filter's: each by turns with whole packets.
+        let masks = [FieldMask.only([LinkLayerFields.channel, LinkLayerFields.rssi], summaries: true), .only([]),
                      .only([FieldRegistry.lookup("att.opcode")!, FieldRegistry.lookup("hci.status")!])]
-        var masked = 0, dropped = 0
+        var masked = 0, dropped = 0, unsummarised = 0
         for name in names {
             let reader = try CaptureInput.open(folder.appendingPathComponent(name).path)
             let whole = Decoder(), partly = Decoder()
@@ -47,7 +56,12 @@ final class FieldMaskTests: XCTestCase {
                 }
                 masked += 1
                 XCTAssertEqual(got.layers.map(\.name), expected.layers.map(\.name), "\(name) packet \(frame.number)")
-                XCTAssertEqual(got.summary, expected.summary, "\(name) packet \(frame.number)")
+                if mask.keepsSummaries {
+                    XCTAssertEqual(got.summary, expected.summary, "\(name) packet \(frame.number)")
+                } else {
+                    XCTAssertEqual(got.layers.map(\.summary.description).joined(), "", "\(name) packet \(frame.number): no summary written")
+                    unsummarised += 1
+                }
                 XCTAssertEqual(got.issues.map(\.message), expected.issues.map(\.message), "\(name) packet \(frame.number)")
                 XCTAssertEqual(got.handle, expected.handle)
                 XCTAssertEqual(got.peer, expected.peer)
@@ -72,5 +86,6 @@ final class FieldMaskTests: XCTestCase {
         }
         XCTAssertGreaterThan(masked, 10_000)
         XCTAssertGreaterThan(dropped, 50_000, "the masks left fields out")
+        XCTAssertGreaterThan(unsummarised, 5_000)
     }
 }

@@ -257,7 +257,8 @@ extension ATTDecoder {
                 if case .declaration? = role { isDeclaration = true }
                 if isDeclaration, c.remaining == 5 || c.remaining == 19 {
                     let bytes = try readValue()
-                    layer.summary += " - Handle: \(hex: handle) - Characteristic Declaration - \(try declaration(handle, bytes, &session))"
+                    let declared = try declaration(handle, bytes, &session)
+                    layer.summary += " - Handle: \(hex: handle) - Characteristic Declaration - \(declared)"
                     return
                 }
                 pdu.appendHandle(handle, naming(handle, &session), &layer)

@@ -197,7 +197,8 @@ enum AVDTPDecoder {
             }
             layer.summary += " - \(endpoints.joined(separator: ", "))"
         case (0x02, 0), (0x0C, 0), (0x04, 0), (0x06, 0), (0x08, 0), (0x0A, 0):
-            layer.summary += " - SEID \(try seid())"
+            let id = try seid()
+            layer.summary += " - SEID \(id)"
         case (0x02, 2), (0x0C, 2), (0x04, 2):
             let codecs = try capabilities(&c, &layer, ranged: ranged)
             if !codecs.isEmpty { layer.summary += " - \(codecs.joined(separator: ", "))" }
@@ -212,7 +213,8 @@ enum AVDTPDecoder {
             }
             if let codecType { session.avdtp.codecTypes[context.link] = codecType }
         case (0x05, 0):
-            layer.summary += " - SEID \(try seid())"
+            let id = try seid()
+            layer.summary += " - SEID \(id)"
             let codecs = try capabilities(&c, &layer, ranged: ranged)
             if let codec = codecs.first { layer.summary += " - \(codec)" }
         case (0x03, 3), (0x05, 3):
@@ -225,10 +227,12 @@ enum AVDTPDecoder {
             while !c.isAtEnd { ids.append(String(try seid())) }
             layer.summary += " - SEID \(ids.joined(separator: ", "))"
         case (0x07, 3), (0x09, 3):
-            layer.summary += " - SEID \(try seid())"
+            let id = try seid()
+            layer.summary += " - SEID \(id)"
             try error()
         case (0x0B, 0):
-            layer.summary += " - SEID \(try seid())"
+            let id = try seid()
+            layer.summary += " - SEID \(id)"
             _ = c.rest()
         case (0x0D, 0):
             let id = try seid()

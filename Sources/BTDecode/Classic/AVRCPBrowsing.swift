@@ -14,7 +14,8 @@ enum AVRCPBrowsing {
         if length != r.remaining { r.layer.addIssue(.warning, "AVRCP parameter length \(length) but \(r.remaining) bytes follow") }
         switch (pdu, context.isResponse) {
         case (0x70, false):
-            r.layer.summary += " - player \(try r.u16(AVRCPFields.playerID))"
+            let player = try r.u16(AVRCPFields.playerID)
+            r.layer.summary += " - player \(player)"
         case (0x70, true):
             guard try r.status() == 0x04 else { break }
             _ = try r.u16(AVRCPFields.uidCounter)
@@ -53,7 +54,8 @@ enum AVRCPBrowsing {
             r.layer.summary += direction == 0 ? " - up" : " - down into \(Hex.format(folder, width: 16))"
         case (0x72, true):
             guard try r.status() == 0x04 else { break }
-            r.layer.summary += " - \(try r.count32(AVRCPFields.numberOfItems)) items"
+            let items = try r.count32(AVRCPFields.numberOfItems)
+            r.layer.summary += " - \(items) items"
         case (0x73, false):
             let scope = try r.u8(AVRCPFields.scope) { AVRCPNames.scopes[safe: Int($0)] }
             let uid = try r.u64(AVRCPFields.uid)
@@ -64,18 +66,21 @@ enum AVRCPBrowsing {
         case (0x73, true):
             guard try r.status() == 0x04 else { break }
             let count = try r.count8(AVRCPFields.attributeCount)
-            r.layer.summary += ": \(try r.attributeValues(count).joined(separator: ", "))"
+            let values = try r.attributeValues(count)
+            r.layer.summary += ": \(values.joined(separator: ", "))"
         case (0x75, false):
             let scope = try r.u8(AVRCPFields.scope) { AVRCPNames.scopes[safe: Int($0)] }
             r.layer.summary += " - \(AVRCPNames.scopes[safe: Int(scope)] ?? "Scope \(scope)")"
         case (0x75, true), (0x80, true):
             guard try r.status() == 0x04 else { break }
             _ = try r.u16(AVRCPFields.uidCounter)
-            r.layer.summary += " - \(try r.count32(AVRCPFields.numberOfItems)) items"
+            let items = try r.count32(AVRCPFields.numberOfItems)
+            r.layer.summary += " - \(items) items"
         case (0x80, false):
             let charset = try r.u16(AVRCPFields.characterSet)
             let length = Int(try r.c.u16be())
-            r.layer.summary += " - \"\(ReadableText.clipped(try r.text(AVRCPFields.search, length: length, charset: charset)))\""
+            let search = try r.text(AVRCPFields.search, length: length, charset: charset)
+            r.layer.summary += " - \"\(ReadableText.clipped(search))\""
         case (0xA0, _):
             _ = try r.status()
         default:

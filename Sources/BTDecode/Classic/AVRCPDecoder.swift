@@ -290,7 +290,8 @@ enum AVRCPDecoder {
             r.layer.summary += " - \(names.joined(separator: ", "))"
         case (0x13, true), (0x14, false):
             let count = try r.count8(AVRCPFields.attributeCount)
-            r.layer.summary += " - \(try settingPairs(count, &r))"
+            let pairs = try settingPairs(count, &r)
+            r.layer.summary += " - \(pairs)"
         case (0x15, true), (0x16, true):
             let count = try r.count8(AVRCPFields.attributeCount)
             var texts: [String] = []
@@ -353,7 +354,8 @@ enum AVRCPDecoder {
             let volume = try r.u8(AVRCPFields.volume) { percent($0) } & 0x7F
             r.layer.summary += " - \(percent(volume))"
         case (0x60, false):
-            r.layer.summary += " - player \(try r.u16(AVRCPFields.playerID))"
+            let player = try r.u16(AVRCPFields.playerID)
+            r.layer.summary += " - player \(player)"
         case (0x74, false), (0x90, false):
             let scope = try r.u8(AVRCPFields.scope) { AVRCPNames.scopes[safe: Int($0)] }
             let uid = try r.u64(AVRCPFields.uid)

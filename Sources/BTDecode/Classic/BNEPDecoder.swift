@@ -97,7 +97,8 @@ enum BNEPDecoder {
             if destination != nil || source != nil {
                 layer.summary += " - \(source.map(\.description) ?? "peer") → \(destination.map(\.description) ?? "peer")"
             }
-            layer.summary += " - \(try network(ethertype, &c, &layer))"
+            let carried = try network(ethertype, &c, &layer)
+            layer.summary += " - \(carried)"
         default:
             layer.summary.set("\(typeName)")
             layer.addIssue(.warning, "Reserved BNEP type \(Hex.u8(type))")
@@ -197,10 +198,14 @@ enum BNEPDecoder {
             let body = try c.slice(length)
             if type == 0x00 {
                 var inner = ByteCursor(body)
-                let summary = layer.summary.description
+                // The extension's summary becomes an issue, which every view shows: it is
+                // written even when the layer's own summary is not.
+                let summary = layer.summary.description, written = layer.summary.isWritten
+                layer.summary.isWritten = true
                 try control(&inner, &layer)
                 let extensionSummary = layer.summary.description
                 layer.summary.set("\(summary)")
+                layer.summary.isWritten = written
                 layer.addIssue(.note, "Extension: \(extensionSummary)")
             }
         }

@@ -1,23 +1,32 @@
 import Foundation
 
-/// Which fields the layers of a packet keep (`DecodeOptions.keptFields`): every field, or only
-/// those a view and its stages read. A field no one reads is still read from the bytes (the
-/// decoder needs the value: lengths, state, the summary) but not stored: no Field made, copied
-/// and destroyed. Each layer keeps its first field whatever the mask says (a layer named after
-/// a record takes its protocol from it).
+/// What the layers of a packet keep (`DecodeOptions.keptFields`): every field, or only those a
+/// view and its stages read; and their summaries, or not when nothing will print or search one
+/// (`--fields`, CSV without a summary column, a filter, statistics that ask). A field no one
+/// reads is still read from the bytes (the decoder needs the value: lengths, state, the
+/// summary) but not stored: no Field made, copied and destroyed; a summary no one reads is not
+/// written (`SummaryText`'s `+=` does not even format its text). Each layer keeps its first
+/// field whatever the mask says (a layer named after a record takes its protocol from it).
 ///
 /// A mask is a bit per field identity, interned: every mask with the same bits is one buffer,
 /// allocated once and never freed, so a Layer holds it without reference counting.
 public struct FieldMask: Equatable, @unchecked Sendable { // its words are never written after they are interned, nor freed
     /// nil: every field.
     private let words: UnsafeBufferPointer<UInt64>?
+    /// Whether layers write their summaries (every layer's for the tree, the top one's for the
+    /// table: `Packet.setSummaryIfShown`). The Session is the same either way: no decoder keeps
+    /// state from its summary.
+    public let keepsSummaries: Bool
 
-    public static let all = FieldMask(words: nil)
+    public static let all = FieldMask(words: nil, keepsSummaries: true)
 
-    private init(words: UnsafeBufferPointer<UInt64>?) { self.words = words }
+    private init(words: UnsafeBufferPointer<UInt64>?, keepsSummaries: Bool) {
+        self.words = words
+        self.keepsSummaries = keepsSummaries
+    }
 
-    /// Only these fields (and every layer's first).
-    public static func only<S: Sequence>(_ definitions: S) -> FieldMask where S.Element == FieldDefinition {
+    /// Only these fields (and every layer's first); summaries only if `summaries`.
+    public static func only<S: Sequence>(_ definitions: S, summaries: Bool = false) -> FieldMask where S.Element == FieldDefinition {
         var bits: [UInt64] = []
         for definition in definitions {
             let id = definition.id
@@ -25,8 +34,11 @@ public struct FieldMask: Equatable, @unchecked Sendable { // its words are never
             if bits.count <= word { bits += Array(repeating: 0, count: word + 1 - bits.count) }
             bits[word] |= 1 << UInt64(id & 63)
         }
-        return FieldMask(words: Interned.words(bits))
+        return FieldMask(words: Interned.words(bits), keepsSummaries: summaries)
     }
+
+    /// This mask's fields, and summaries too.
+    public var withSummaries: FieldMask { FieldMask(words: words, keepsSummaries: true) }
 
     public var keepsAll: Bool { words == nil }
 
@@ -37,16 +49,19 @@ public struct FieldMask: Equatable, @unchecked Sendable { // its words are never
         return word < words.count && words[word] & (1 << UInt64(id & 63)) != 0
     }
 
-    /// Both masks' fields.
+    /// Both masks' fields, and summaries if either keeps them.
     public func union(_ other: FieldMask) -> FieldMask {
-        guard let words, let others = other.words else { return .all }
+        let summaries = keepsSummaries || other.keepsSummaries
+        guard let words, let others = other.words else { return FieldMask(words: nil, keepsSummaries: summaries) }
         var bits = Array(words)
         if bits.count < others.count { bits += Array(repeating: 0, count: others.count - bits.count) }
         for (index, word) in others.enumerated() { bits[index] |= word }
-        return FieldMask(words: Interned.words(bits))
+        return FieldMask(words: Interned.words(bits), keepsSummaries: summaries)
     }
 
-    public static func == (a: FieldMask, b: FieldMask) -> Bool { a.words?.baseAddress == b.words?.baseAddress }
+    public static func == (a: FieldMask, b: FieldMask) -> Bool {
+        a.words?.baseAddress == b.words?.baseAddress && a.keepsSummaries == b.keepsSummaries
+    }
 
     private enum Interned {
         static let lock = NSLock()

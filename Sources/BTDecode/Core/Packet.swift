@@ -270,6 +270,7 @@ public struct Layer {
         self.showsDirection = showsDirection
         self.keepsDisplays = keepsDisplays
         self.keptFields = keptFields
+        summary.isWritten = keptFields.keepsSummaries
         if fieldCount > 0 { fields.reserveCapacity(fieldCount) }
     }
 
@@ -278,6 +279,7 @@ public struct Layer {
         self.kind = kind
         self.keptFields = keptFields
         summary.removeAll()
+        summary.isWritten = keptFields.keepsSummaries
         self.range = range
         self.source = source
         self.showsDirection = showsDirection
@@ -292,6 +294,7 @@ public struct Layer {
     /// Keep every field added from here on, whatever the mask: for a layer whose decoder reads
     /// its own fields back (a vendor's sub-command chosen by the field read last, the
     /// manufacturer Read Local Version returns), before the fields it reads are added.
+    /// (Whether its summary is written stays as the layer was made.)
     mutating func keepEveryField() { keptFields = .all }
 
     /// Whether `add` stores a field of this definition: the mask's, and a layer's first.

@@ -6,6 +6,11 @@ import BTCapture
 /// bytes kept from the previous packet, and the renderers copy those bytes to the output line.
 public struct SummaryText: Equatable, CustomStringConvertible {
     public private(set) var bytes: [UInt8] = []
+    /// Whether anything will read this summary (`FieldMask.keepsSummaries`): when not, `+=`,
+    /// `set` and `append` do nothing, and the text of an interpolated literal is not even
+    /// formatted (they take it as an autoclosure). So a summary's text must never be where a
+    /// decoder reads its bytes or changes its state: read first, then write the summary.
+    public internal(set) var isWritten = true
 
     public init() {}
 
@@ -13,19 +18,24 @@ public struct SummaryText: Equatable, CustomStringConvertible {
     public var count: Int { bytes.count }
     public var description: String { String(decoding: bytes, as: UTF8.self) }
 
-    public static func += (text: inout SummaryText, piece: SummaryPiece) {
-        piece.write(to: &text.bytes)
+    @inline(__always)
+    public static func += (text: inout SummaryText, piece: @autoclosure () -> SummaryPiece) {
+        guard text.isWritten else { return }
+        piece().write(to: &text.bytes)
     }
 
     /// Appends a String made elsewhere (a joined list, a name from a table).
     public mutating func append(_ string: String) {
+        guard isWritten else { return }
         ASCII.append(string, to: &bytes)
     }
 
     /// Replaces the summary, keeping the buffer.
-    public mutating func set(_ piece: SummaryPiece) {
+    @inline(__always)
+    public mutating func set(_ piece: @autoclosure () -> SummaryPiece) {
+        guard isWritten else { return }
         bytes.removeAll(keepingCapacity: true)
-        piece.write(to: &bytes)
+        piece().write(to: &bytes)
     }
 
     public mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }

@@ -70,7 +70,8 @@ enum TBSDecoder {
             layer.add(TBSFields.uri, .text(uri), at: layer.range(at: start, count: c.index - start))
             layer.summary.set("Incoming Call \(index) from \(uri)")
         default:
-            layer.summary.set("Bearer Provider Name: \"\(String(decoding: c.rest(), as: UTF8.self))\"")
+            let name = String(decoding: c.rest(), as: UTF8.self)
+            layer.summary.set("Bearer Provider Name: \"\(name)\"")
         }
     }
 }

@@ -45,14 +45,14 @@ public enum ExportColumn: Equatable, Sendable {
     }
 
     /// The fields these columns read (packet members read none: they are the packet's own
-    /// properties, its top summary and its issues).
+    /// properties, its top summary and its issues), and summaries if a column is the summary.
     public static func fieldsRead(_ columns: [ExportColumn]) -> FieldMask {
         .only(columns.compactMap { column -> FieldDefinition? in
             switch column {
             case .member: return nil
             case .field(let field), .valueName(let field): return field
             }
-        })
+        }, summaries: columns.contains(.member(.summary)))
     }
 
     /// CSV's columns when `--fields` is not given.

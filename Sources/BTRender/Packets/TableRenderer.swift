@@ -117,7 +117,8 @@ public struct TableRenderer: PacketRenderer {
     }
 
     /// What a row reads besides the packet's layers, summaries and issues: the radio columns.
-    public static let fieldsRead = FieldMask.only([LinkLayerFields.channel, BasebandFields.rfChannel, LinkLayerFields.rssi, BasebandFields.signal])
+    public static let fieldsRead = FieldMask.only([LinkLayerFields.channel, BasebandFields.rfChannel, LinkLayerFields.rssi, BasebandFields.signal],
+                                                   summaries: true)
 
     /// "ch37  -58 dBm  " for a packet from the air: its channel index and RSSI; nothing when the
     /// capture says neither (link type 251 has no radio header), blanks for what one lacks.
