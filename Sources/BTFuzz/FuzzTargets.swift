@@ -458,6 +458,9 @@ final class FuzzDecoder {
         var statistics = CaptureStatistics()
         for frame in frames {
             let packet = decoder.decode(frame)
+            if let violation = ProtocolPlacement.violation(in: packet) {
+                preconditionFailure("ProtocolPlacement is wrong: \(violation)")
+            }
             statistics.add(packet)
             try? tree.render(packet, to: output)
             try? table.render(packet, to: output)
@@ -481,7 +484,10 @@ public enum FilterInput {
         do {
             let filter = try PacketFilter(expression)
             let context = StageContext(captureStart: packets.first?.frame.timestamp ?? 0)
-            for packet in packets { _ = filter.matches(packet, context: context) }
+            for packet in packets where filter.matches(packet, context: context) {
+                // What the filter foresaw from the frame's kind holds once decoded.
+                precondition(filter.mayMatch(packet.frame.kind), "filter '\(expression)' foresaw no match in a \(packet.frame.kind.word) frame, then matched")
+            }
         } catch let error as FilterError {
             let length = expression.unicodeScalars.count
             guard error.span.lowerBound >= 0, error.span.upperBound <= max(length, 1), !error.message.isEmpty else {

@@ -29,6 +29,16 @@ public final class Decoder {
         decodeLayers(into: &packet)
     }
 
+    /// `decode(_:into:)`, writing no summary when `writesSummaries` is false: for a packet the
+    /// stages know they will drop (`PacketStage.mayKeep`). Its fields, issues and the Session
+    /// it leaves are the same.
+    public func decode(_ frame: Frame, into packet: inout Packet, writesSummaries: Bool) {
+        let kept = session.options.keptFields
+        packet.keptFields = writesSummaries || !kept.keepsSummaries ? kept : kept.withoutSummaries
+        packet.reset(for: frame)
+        decodeLayers(into: &packet)
+    }
+
     private func decodeLayers(into packet: inout Packet) {
         var cursor = ByteCursor(packet.frame.bytes)
         do {

@@ -40,6 +40,9 @@ public struct FieldMask: Equatable, @unchecked Sendable { // its words are never
     /// This mask's fields, and summaries too.
     public var withSummaries: FieldMask { FieldMask(words: words, keepsSummaries: true) }
 
+    /// This mask's fields, and no summary.
+    public var withoutSummaries: FieldMask { FieldMask(words: words, keepsSummaries: false) }
+
     public var keepsAll: Bool { words == nil }
 
     @inline(__always)

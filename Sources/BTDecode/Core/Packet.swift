@@ -34,8 +34,9 @@ public struct Packet {
     /// Whether layers keep their fields' display text and every layer its summary
     /// (`DecodeOptions.buildsDisplayText`); otherwise only values and the top summary.
     public let buildsDisplayText: Bool
-    /// The fields its layers keep (`DecodeOptions.keptFields`).
-    public let keptFields: FieldMask
+    /// The fields its layers keep (`DecodeOptions.keptFields`), and whether they write summaries
+    /// (not for a packet no stage can keep: `Decoder.decode(_:into:writesSummaries:)`).
+    public internal(set) var keptFields: FieldMask
     /// The most severe issue's severity, kept as layers and issues are added, so the table,
     /// the colours and the counts need not walk every layer of every packet.
     public private(set) var worstSeverity: Issue.Severity?

@@ -19,6 +19,10 @@ public struct PacketFilter {
     public let readsAnnotations: Bool
     /// The fields it reads: the decoder keeps them (and what the view reads), no other.
     public let fieldsRead: FieldMask
+    /// Whether a packet decoded from a frame of this kind can match, known before decoding:
+    /// false when none of the fields that could make it match can be in such a frame
+    /// (`ProtocolPlacement`). nil: the filter cannot tell.
+    public let foresight: ((FrameKind) -> Bool)?
 
     /// Compiles an expression, or throws a `FilterError` pointing at what is wrong.
     public init(_ expression: String) throws {
@@ -28,26 +32,38 @@ public struct PacketFilter {
         predicate = try compiler.compile(syntax)
         readsAnnotations = compiler.readsAnnotations
         fieldsRead = .only(compiler.fieldsRead)
+        foresight = FilterForesight.make(syntax)
     }
 
     /// A filter from a predicate already built (quick filters), reading the fields given
     /// (all unless said).
-    init(expression: String, readsAnnotations: Bool = false, fieldsRead: FieldMask = .all, predicate: @escaping (Packet, StageContext) -> Bool) {
+    init(expression: String, readsAnnotations: Bool = false, fieldsRead: FieldMask = .all, foresight: ((FrameKind) -> Bool)? = nil,
+         predicate: @escaping (Packet, StageContext) -> Bool) {
         self.expression = expression
         self.predicate = predicate
+        self.foresight = foresight
         self.readsAnnotations = readsAnnotations
         self.fieldsRead = fieldsRead
     }
 
     public func matches(_ packet: Packet, context: StageContext = StageContext()) -> Bool { predicate(packet, context) }
 
+    /// False when no packet decoded from a frame of this kind can match.
+    public func mayMatch(_ kind: FrameKind) -> Bool { foresight?(kind) ?? true }
+
     /// Both filters.
     public static func && (a: PacketFilter, b: PacketFilter) -> PacketFilter {
         let (p, q) = (a.predicate, b.predicate)
         return PacketFilter(expression: "(\(a.expression)) and (\(b.expression))", readsAnnotations: a.readsAnnotations || b.readsAnnotations,
-                            fieldsRead: a.fieldsRead.union(b.fieldsRead)) {
+                            fieldsRead: a.fieldsRead.union(b.fieldsRead), foresight: both(a.foresight, b.foresight)) {
             p($0, $1) && q($0, $1)
         }
+    }
+
+    private static func both(_ a: ((FrameKind) -> Bool)?, _ b: ((FrameKind) -> Bool)?) -> ((FrameKind) -> Bool)? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return { a($0) && b($0) }
     }
 
     /// The names a filter may start a test with besides fields and protocols: properties of
@@ -63,6 +79,7 @@ public struct FilterStage: PacketStage {
     public init(_ filter: PacketFilter) { self.filter = filter }
 
     public var fieldsRead: FieldMask { filter.fieldsRead }
+    public var foresight: ((FrameKind) -> Bool)? { filter.foresight }
 
     public mutating func process(_ packet: inout Packet, context: StageContext) -> StageVerdict {
         filter.matches(packet, context: context) ? .keep : .drop

@@ -44,6 +44,9 @@ public struct PacketPipeline {
     /// Keep the sink on the decoding thread: the run is one of several inputs decoded at once
     /// (InputJobs), which already keep every CPU busy.
     public var oneThread = false
+    /// What the stages can tell before a frame is decoded (a filter): a frame they will drop is
+    /// decoded without summaries, which nothing would read.
+    private var foresight: ForesightByKind?
 
     public init(decoder: Decoder, stages: [any PacketStage] = [], onWarning: @escaping (CaptureWarning) -> Void) {
         self.decoder = decoder
@@ -52,6 +55,7 @@ public struct PacketPipeline {
     }
 
     public mutating func run<Sink: PacketSink>(_ plainReader: FrameReader, into sink: inout Sink) throws {
+        foresight = stages.foresight.map(ForesightByKind.init)
         // Looking ahead waits for the frames it looks at: not for input that arrives as it happens.
         var reader = plainReader
         if !live {
@@ -145,7 +149,11 @@ public struct PacketPipeline {
     /// ends the reading, even if a later stage dropped it).
     @inline(__always)
     private mutating func admit(_ frame: Frame, into packet: inout Packet, _ context: StageContext) -> (kept: Bool, stop: Bool) {
-        decoder.decode(frame, into: &packet)
+        if foresight != nil {
+            decoder.decode(frame, into: &packet, writesSummaries: foresight!.mayKeep(frame.kind))
+        } else {
+            decoder.decode(frame, into: &packet)
+        }
         let (kept, stop) = stages.admit(&packet, context: context)
         if kept { statistics.add(packet) }
         return (kept, stop)
@@ -161,5 +169,24 @@ public struct PacketPipeline {
         guard !reader.warnings.isEmpty else { return }
         for warning in reader.warnings { onWarning(warning) }
         reader.warnings.removeAll()
+    }
+}
+
+/// A stage chain's foresight, asked once per run of frames of one kind: captures come in runs
+/// (events, then data), and comparing kinds costs less than asking the filter.
+struct ForesightByKind {
+    let foresight: (FrameKind) -> Bool
+    private var lastKind: FrameKind?
+    private var lastAnswer = true
+
+    init(_ foresight: @escaping (FrameKind) -> Bool) { self.foresight = foresight }
+
+    @inline(__always)
+    mutating func mayKeep(_ kind: FrameKind) -> Bool {
+        if kind != lastKind {
+            lastKind = kind
+            lastAnswer = foresight(kind)
+        }
+        return lastAnswer
     }
 }

@@ -1,3 +1,4 @@
+import BTCapture
 import BTDecode
 
 /// One link of the packet chain: it sees every decoded packet that the links before it
@@ -13,11 +14,17 @@ public protocol PacketStage {
     var fieldsRead: FieldMask { get }
     /// May change the packet (an annotation stage attaches its comment and flag).
     mutating func process(_ packet: inout Packet, context: StageContext) -> StageVerdict
+    /// What the stage can tell before a frame is decoded, from its kind: false when it will
+    /// certainly drop the packet (a filter whose fields cannot be in such a frame), and the
+    /// decoder then writes none of its summaries. Only a promise: the stage still sees the
+    /// packet and decides as always. nil: it cannot tell.
+    var foresight: ((FrameKind) -> Bool)? { get }
 }
 
 extension PacketStage {
     public var readsDisplayText: Bool { false }
     public var fieldsRead: FieldMask { .all }
+    public var foresight: ((FrameKind) -> Bool)? { nil }
 }
 
 extension Array where Element == any PacketStage {
@@ -29,6 +36,17 @@ extension Array where Element == any PacketStage {
     /// The fields a decoder feeding these stages into a view that reads `viewReads` must keep.
     public func fieldsToKeep(viewReads: FieldMask) -> FieldMask {
         reduce(viewReads) { $0.union($1.fieldsRead) }
+    }
+
+    /// What the stages together can tell before a frame is decoded: false when one of them
+    /// will certainly drop it. nil: none can tell.
+    public var foresight: ((FrameKind) -> Bool)? {
+        let each = compactMap(\.foresight)
+        switch each.count {
+        case 0: return nil
+        case 1: return each[0]
+        default: return { kind in each.allSatisfy { $0(kind) } }
+        }
     }
 
     /// Runs a decoded packet through the stages in order, as every chain does (the pipeline,
