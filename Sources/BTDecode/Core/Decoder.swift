@@ -29,12 +29,12 @@ public final class Decoder {
         decodeLayers(into: &packet)
     }
 
-    /// `decode(_:into:)`, writing no summary when `writesSummaries` is false: for a packet the
-    /// stages know they will drop (`PacketStage.mayKeep`). Its fields, issues and the Session
-    /// it leaves are the same.
-    public func decode(_ frame: Frame, into packet: inout Packet, writesSummaries: Bool) {
-        let kept = session.options.keptFields
-        packet.keptFields = writesSummaries || !kept.keepsSummaries ? kept : kept.withoutSummaries
+    /// `decode(_:into:)` keeping other fields than the options say, and display text or not:
+    /// for a packet the stages know they will drop (`PacketStage.foresight`), only what the
+    /// stages read, and no summary. Its issues and the Session it leaves are the same.
+    public func decode(_ frame: Frame, into packet: inout Packet, keeping fields: FieldMask, buildsDisplayText: Bool) {
+        packet.keptFields = fields
+        packet.buildsDisplayText = buildsDisplayText
         packet.reset(for: frame)
         decodeLayers(into: &packet)
     }

@@ -33,9 +33,9 @@ public struct Packet {
     }
     /// Whether layers keep their fields' display text and every layer its summary
     /// (`DecodeOptions.buildsDisplayText`); otherwise only values and the top summary.
-    public let buildsDisplayText: Bool
+    public internal(set) var buildsDisplayText: Bool
     /// The fields its layers keep (`DecodeOptions.keptFields`), and whether they write summaries
-    /// (not for a packet no stage can keep: `Decoder.decode(_:into:writesSummaries:)`).
+    /// (other fields and no summary for a packet no stage can keep: `Decoder.decode(_:into:keeping:buildsDisplayText:)`).
     public internal(set) var keptFields: FieldMask
     /// The most severe issue's severity, kept as layers and issues are added, so the table,
     /// the colours and the counts need not walk every layer of every packet.
@@ -60,7 +60,13 @@ public struct Packet {
     /// before it is cleared.
     mutating func reset(for frame: Frame) {
         self.frame = frame
-        while let layer = layers.popLast() { spareLayers.append(layer) }
+        if spareLayers.isEmpty {
+            // Every spare was used again (the usual case): the layers become the spares whole,
+            // and the emptied spare list the layer list, instead of moving each layer over.
+            swap(&layers, &spareLayers)
+        } else {
+            while let layer = layers.popLast() { spareLayers.append(layer) }
+        }
         // Only when there is something to clear: most packets reassemble and render nothing,
         // and clearing an empty array still costs a call.
         if !reassembled.isEmpty { reassembled.removeAll(keepingCapacity: true) }

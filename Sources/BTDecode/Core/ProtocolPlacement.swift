@@ -5,7 +5,7 @@ import BTCapture
 /// SCO and ISO data and air captures go to the data and link-layer decoders, which never make
 /// an HCI command or event layer. A filter asks before a packet is decoded: a packet whose kind
 /// can hold none of the fields it tests cannot match, so its summary need not be written
-/// (`Decoder.decode(_:into:writesSummaries:)`). `ProtocolPlacementTests` checks the rule on
+/// (`Decoder.decode(_:into:keeping:buildsDisplayText:)`). `ForesightTests` checks the rule on
 /// every capture in Fixtures, and the decoder's fuzz target on every frame it makes.
 public enum ProtocolPlacement {
     /// Whether a field of the protocol named `protocolName` (FieldDefinition.protocolName) can

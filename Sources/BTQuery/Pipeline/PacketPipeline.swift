@@ -45,8 +45,16 @@ public struct PacketPipeline {
     /// (InputJobs), which already keep every CPU busy.
     public var oneThread = false
     /// What the stages can tell before a frame is decoded (a filter): a frame they will drop is
-    /// decoded without summaries, which nothing would read.
+    /// decoded without what only the view would read.
     private var foresight: ForesightByKind?
+    /// What a frame the stages will drop is decoded with: the fields they read (the stages
+    /// before the one that drops it still see it), no summary, display text only if a stage
+    /// reads it.
+    private var keptWhenDropped = FieldMask.only([])
+    private var displayTextWhenDropped = false
+    /// And any other: what the decoder's options say (read once per run).
+    private var keptWhenKept = FieldMask.all
+    private var displayTextWhenKept = true
 
     public init(decoder: Decoder, stages: [any PacketStage] = [], onWarning: @escaping (CaptureWarning) -> Void) {
         self.decoder = decoder
@@ -56,6 +64,10 @@ public struct PacketPipeline {
 
     public mutating func run<Sink: PacketSink>(_ plainReader: FrameReader, into sink: inout Sink) throws {
         foresight = stages.foresight.map(ForesightByKind.init)
+        keptWhenKept = decoder.options.keptFields
+        displayTextWhenKept = decoder.options.buildsDisplayText
+        keptWhenDropped = stages.fieldsToKeep(viewReads: .only([])).withoutSummaries
+        displayTextWhenDropped = stages.needDisplayText(viewShowsFieldText: false)
         // Looking ahead waits for the frames it looks at: not for input that arrives as it happens.
         var reader = plainReader
         if !live {
@@ -150,7 +162,11 @@ public struct PacketPipeline {
     @inline(__always)
     private mutating func admit(_ frame: Frame, into packet: inout Packet, _ context: StageContext) -> (kept: Bool, stop: Bool) {
         if foresight != nil {
-            decoder.decode(frame, into: &packet, writesSummaries: foresight!.mayKeep(frame.kind))
+            if foresight!.mayKeep(frame.kind) {
+                decoder.decode(frame, into: &packet, keeping: keptWhenKept, buildsDisplayText: displayTextWhenKept)
+            } else {
+                decoder.decode(frame, into: &packet, keeping: keptWhenDropped, buildsDisplayText: displayTextWhenDropped)
+            }
         } else {
             decoder.decode(frame, into: &packet)
         }
