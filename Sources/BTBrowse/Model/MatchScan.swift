@@ -12,6 +12,9 @@ public final class MatchScan: @unchecked Sendable { // the mutable state is behi
     private let index: PacketIndex
     private var stages: [any PacketStage]
     private let buildsDisplayText: Bool
+    /// What the stages read, and nothing for a view: the scan only notes which packets they
+    /// keep (the list decodes its rows again), so no summary unless a stage reads them.
+    private let keptFields: FieldMask
     private let lock = NSLock()
     private var found: [Int32] = []
     private var scannedCount = 0
@@ -25,6 +28,7 @@ public final class MatchScan: @unchecked Sendable { // the mutable state is behi
         self.index = index
         self.stages = stages
         buildsDisplayText = stages.needDisplayText(viewShowsFieldText: false)
+        keptFields = stages.fieldsToKeep(viewReads: .only([]))
     }
 
     /// The indices (0-based) of the packets kept so far, ascending.
@@ -105,7 +109,7 @@ public final class MatchScan: @unchecked Sendable { // the mutable state is behi
             var keptCounts = CaptureStatistics()
             var stopped = false
             var position = from
-            index.decode(from ..< to, buildsDisplayText: buildsDisplayText) { packet in
+            index.decode(from ..< to, buildsDisplayText: buildsDisplayText, keeping: keptFields) { packet in
                 defer { position += 1 }
                 guard !stopped else { return }
                 let (keep, stop) = stages.admit(&packet, context: context)

@@ -107,8 +107,10 @@ public final class PacketIndex: @unchecked Sendable { // every stored property i
     /// Decodes the packets at `indices` (0-based, ascending) again, from the saved Session
     /// nearest before the first, handing each to `body` in order (the packet's storage is reused
     /// for the next: keep a copy, not a reference to it); with `buildsDisplayText` for
-    /// the tree, without for the list. Indices past the recorded frames are skipped.
-    public func decode(_ indices: Range<Int>, buildsDisplayText: Bool, _ body: (inout Packet) throws -> Void) rethrows {
+    /// the tree, without for the list; keeping the fields (and summaries) of `keeping`.
+    /// Indices past the recorded frames are skipped.
+    public func decode(_ indices: Range<Int>, buildsDisplayText: Bool, keeping: FieldMask = .all,
+                       _ body: (inout Packet) throws -> Void) rethrows {
         guard !indices.isEmpty, indices.lowerBound >= 0 else { return }
         lock.lock()
         let start = indices.lowerBound / interval
@@ -119,6 +121,7 @@ public final class PacketIndex: @unchecked Sendable { // every stored property i
         var session = saved[start]
         lock.unlock()
         session.buildDisplayText(buildsDisplayText)
+        session.keepFields(keeping)
         let replay = Decoder(options: session.options)
         var position = start * interval
         // What the link layer looks ahead at (a damaged packet's acknowledgement) comes from the
