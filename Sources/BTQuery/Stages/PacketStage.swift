@@ -16,8 +16,11 @@ public protocol PacketStage {
     mutating func process(_ packet: inout Packet, context: StageContext) -> StageVerdict
     /// What the stage can tell before a frame is decoded, from its kind: false when it will
     /// certainly drop the packet (a filter whose fields cannot be in such a frame), and the
-    /// decoder then writes none of its summaries. Only a promise: the stage still sees the
-    /// packet and decides as always. nil: it cannot tell.
+    /// decoder then builds only what the stages read: their fields, no summary, no display text
+    /// unless a stage reads it. Only a promise: the stages still see the packet and decide as
+    /// always, so a stage before the one that drops it must keep no state from what the view
+    /// alone reads (none does: selection, notes and filters read frame numbers, notes and
+    /// their own fields). nil: it cannot tell.
     var foresight: ((FrameKind) -> Bool)? { get }
 }
 
