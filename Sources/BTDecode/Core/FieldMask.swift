@@ -2,7 +2,7 @@ import Foundation
 
 /// What the layers of a packet keep (`DecodeOptions.keptFields`): every field, or only those a
 /// view and its stages read; and their summaries, or not when nothing will print or search one
-/// (`--fields`, CSV without a summary column, a filter, statistics that ask). A field no one
+/// (`--fields`, CSV without a summary column, a packet a filter will drop). A field no one
 /// reads is still read from the bytes (the decoder needs the value: lengths, state, the
 /// summary) but not stored: no Field made, copied and destroyed; a summary no one reads is not
 /// written (`SummaryText`'s `+=` does not even format its text). Each layer keeps its first
