@@ -198,14 +198,7 @@ enum BNEPDecoder {
             let body = try c.slice(length)
             if type == 0x00 {
                 var inner = ByteCursor(body)
-                // The extension's summary becomes an issue, which every view shows: it is
-                // written even when the layer's own summary is not.
-                let summary = layer.summary.description, written = layer.summary.isWritten
-                layer.summary.isWritten = true
-                try control(&inner, &layer)
-                let extensionSummary = layer.summary.description
-                layer.summary.set("\(summary)")
-                layer.summary.isWritten = written
+                let extensionSummary = try layer.summaryText { try control(&inner, &$0) }
                 layer.addIssue(.note, "Extension: \(extensionSummary)")
             }
         }

@@ -23,7 +23,8 @@ public final class Decoder {
     }
 
     /// Decodes `frame` into `packet`, replacing what it held but reusing its storage: the packet
-    /// loop decodes a whole capture into one Packet this way.
+    /// loop decodes a whole capture into one Packet this way. The packet keeps the fields and
+    /// display text it was made with (`blankPacket`), or last given by the call below.
     public func decode(_ frame: Frame, into packet: inout Packet) {
         packet.reset(for: frame)
         decodeLayers(into: &packet)

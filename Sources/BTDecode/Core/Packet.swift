@@ -298,6 +298,20 @@ public struct Layer {
         if !issues.isEmpty { issues.removeAll(keepingCapacity: true) }
     }
 
+    /// Runs `body`, which writes this layer's summary, with the summary written whatever the
+    /// mask, and returns what it wrote; the summary is then as it was. For a decoder that needs
+    /// a summary's text for more than the summary (BNEP makes an extension's into an issue,
+    /// which every view shows).
+    mutating func summaryText(writtenBy body: (inout Layer) throws -> Void) rethrows -> String {
+        let saved = summary
+        summary.isWritten = true
+        defer { summary.isWritten = saved.isWritten }
+        try body(&self)
+        let text = summary.description
+        summary = saved
+        return text
+    }
+
     /// Keep every field added from here on, whatever the mask: for a layer whose decoder reads
     /// its own fields back (a vendor's sub-command chosen by the field read last, the
     /// manufacturer Read Local Version returns), before the fields it reads are added.

@@ -14,6 +14,9 @@ struct FilterOperand {
     var field: FieldDefinition?
     /// How literals compared with it are read, when not by `type` (times, directions).
     var readLiteral: ((FilterLiteral) -> LiteralValue?)?
+    /// The protocol of a registry field (nil for the packet's own terms): where it can be
+    /// (`ProtocolPlacement`), for the filter's foresight.
+    var protocolName: String?
     /// What a literal should look like, for the message when one does not fit.
     var literalHint: String?
 }
@@ -55,6 +58,9 @@ struct FilterCompiler {
     /// The fields the expression reads (a bare protocol without a layer of its own reads all
     /// of its fields): what the decoder must keep for it.
     private(set) var fieldsRead: [FieldDefinition] = []
+    /// The protocol each test reads, by the test's span: a field's, or a protocol's name alone
+    /// (none for the packet's own terms). `FilterForesight` asks it, so names are resolved once.
+    private(set) var testProtocols: [Range<Int>: String] = [:]
 
     init(expression: String) { self.expression = expression }
 
@@ -82,8 +88,12 @@ struct FilterCompiler {
         if test.quantifier != nil, test.relation == nil {
             throw error("'all' and 'any' need a comparison after the field", test.span)
         }
-        if let protocolTest = try protocolPresence(test) { return protocolTest }
+        if let protocolTest = try protocolPresence(test) {
+            testProtocols[test.span] = test.name
+            return protocolTest
+        }
         let operand = try resolve(test)
+        if let protocolName = operand.protocolName { testProtocols[test.span] = protocolName }
         guard let relation = test.relation else {
             if let alone = operand.alone { return alone }
             let visit = operand.visit
@@ -196,7 +206,7 @@ struct FilterCompiler {
                 }
             }
         }
-        return FilterOperand(name: field.name, type: field.type, visit: visit, field: field)
+        return FilterOperand(name: field.name, type: field.type, visit: visit, field: field, protocolName: field.protocolName)
     }
 
     /// The names that test the packet as a whole rather than one protocol's field.

@@ -32,24 +32,35 @@ enum FilterForesight {
     }
 
     /// Whether a packet decoded from a frame of a kind can match `syntax` (false: it cannot);
-    /// nil when no test of it depends on the kind, so the filter can never tell.
-    static func make(_ syntax: FilterExpression) -> ((FrameKind) -> Bool)? {
-        guard let outcome = outcome(syntax) else { return nil }
+    /// nil when no test of it depends on the kind, so the filter can never tell. `protocols`:
+    /// the protocol each test reads, as the compiler resolved its name (`testProtocols`).
+    static func make(_ syntax: FilterExpression, protocols: [Range<Int>: String]) -> ((FrameKind) -> Bool)? {
+        guard let outcome = outcome(syntax, protocols) else { return nil }
         return { outcome($0) != .never }
     }
 
+    /// Every one of these may keep a frame of the kind (nil: none of them can tell).
+    static func all(_ foresights: [((FrameKind) -> Bool)?]) -> ((FrameKind) -> Bool)? {
+        let each = foresights.compactMap { $0 }
+        switch each.count {
+        case 0: return nil
+        case 1: return each[0]
+        default: return { kind in each.allSatisfy { $0(kind) } }
+        }
+    }
+
     /// nil: unknown for every kind.
-    private static func outcome(_ syntax: FilterExpression) -> ((FrameKind) -> Outcome)? {
+    private static func outcome(_ syntax: FilterExpression, _ protocols: [Range<Int>: String]) -> ((FrameKind) -> Outcome)? {
         switch syntax {
         case .and(let a, let b):
-            return combine(outcome(a), outcome(b), &&)
+            return combine(outcome(a, protocols), outcome(b, protocols), &&)
         case .or(let a, let b):
-            return combine(outcome(a), outcome(b), ||)
+            return combine(outcome(a, protocols), outcome(b, protocols), ||)
         case .not(let a):
-            guard let p = outcome(a) else { return nil }
+            guard let p = outcome(a, protocols) else { return nil }
             return { !p($0) }
         case .test(let test):
-            guard let family = family(of: test.name) else { return nil }
+            guard let name = protocols[test.span], let family = ProtocolPlacement.family(name) else { return nil }
             return { family.mayAppear(in: $0) ? .unknown : .never }
         }
     }
@@ -62,16 +73,5 @@ enum FilterForesight {
         case (nil, let q?): return { join(.unknown, q($0)) }
         case (let p?, let q?): return { join(p($0), q($0)) }
         }
-    }
-
-    /// The family of the protocol a test's name belongs to, resolved as the compiler resolves
-    /// it: a packet term first, then a field, then a protocol's name alone.
-    private static func family(of name: String) -> ProtocolPlacement.Family? {
-        if !name.contains("."), PacketFilter.packetTerms.contains(name.lowercased()) { return nil }
-        if let field = FieldRegistry.lookup(name) ?? FieldRegistry.lookup(name.lowercased()) {
-            return ProtocolPlacement.family(field.protocolName)
-        }
-        if !name.contains("."), FieldRegistry.protocols.contains(name) { return ProtocolPlacement.family(name) }
-        return nil
     }
 }

@@ -32,7 +32,7 @@ public struct PacketFilter {
         predicate = try compiler.compile(syntax)
         readsAnnotations = compiler.readsAnnotations
         fieldsRead = .only(compiler.fieldsRead)
-        foresight = FilterForesight.make(syntax)
+        foresight = FilterForesight.make(syntax, protocols: compiler.testProtocols)
     }
 
     /// A filter from a predicate already built (quick filters), reading the fields given
@@ -55,15 +55,9 @@ public struct PacketFilter {
     public static func && (a: PacketFilter, b: PacketFilter) -> PacketFilter {
         let (p, q) = (a.predicate, b.predicate)
         return PacketFilter(expression: "(\(a.expression)) and (\(b.expression))", readsAnnotations: a.readsAnnotations || b.readsAnnotations,
-                            fieldsRead: a.fieldsRead.union(b.fieldsRead), foresight: both(a.foresight, b.foresight)) {
+                            fieldsRead: a.fieldsRead.union(b.fieldsRead), foresight: FilterForesight.all([a.foresight, b.foresight])) {
             p($0, $1) && q($0, $1)
         }
-    }
-
-    private static func both(_ a: ((FrameKind) -> Bool)?, _ b: ((FrameKind) -> Bool)?) -> ((FrameKind) -> Bool)? {
-        guard let a else { return b }
-        guard let b else { return a }
-        return { a($0) && b($0) }
     }
 
     /// The names a filter may start a test with besides fields and protocols: properties of

@@ -43,14 +43,7 @@ extension Array where Element == any PacketStage {
 
     /// What the stages together can tell before a frame is decoded: false when one of them
     /// will certainly drop it. nil: none can tell.
-    public var foresight: ((FrameKind) -> Bool)? {
-        let each = compactMap(\.foresight)
-        switch each.count {
-        case 0: return nil
-        case 1: return each[0]
-        default: return { kind in each.allSatisfy { $0(kind) } }
-        }
-    }
+    public var foresight: ((FrameKind) -> Bool)? { FilterForesight.all(map(\.foresight)) }
 
     /// Runs a decoded packet through the stages in order, as every chain does (the pipeline,
     /// the browser's scans): whether it is kept, and whether reading ends with it (a stage that
