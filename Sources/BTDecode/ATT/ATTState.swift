@@ -5,14 +5,12 @@ import BTCapture
 public struct ATTState: ProtocolState {
     public static let slot = ProtocolCatalog.slot(of: ATTState.self)
 
-    struct BearerKey: Hashable {
+    struct BearerKey: WordKey {
         var link: Session.LinkKey
         var cid: UInt16
         var clientIsLocal: Bool
 
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(UInt64(link.packed) << 17 | UInt64(cid) << 1 | (clientIsLocal ? 1 : 0))
-        }
+        var hashWord: UInt64 { UInt64(link.packed) << 17 | UInt64(cid) << 1 | (clientIsLocal ? 1 : 0) }
     }
 
     struct Transaction {

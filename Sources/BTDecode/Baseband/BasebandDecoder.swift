@@ -302,9 +302,11 @@ struct BitReader {
 public struct BasebandState: ProtocolState {
     public static let slot = ProtocolCatalog.slot(of: BasebandState.self)
 
-    struct LinkKey: Hashable {
+    struct LinkKey: WordKey {
         var lap: UInt32
         var ltAddr: UInt8
+
+        var hashWord: UInt64 { UInt64(lap) << 8 | UInt64(ltAddr) }
     }
 
     var handles: [LinkKey: UInt16] = [:]

@@ -19,10 +19,12 @@ public enum AVCTPFields {
 public struct AVCTPState: ProtocolState {
     public static let slot = ProtocolCatalog.slot(of: AVCTPState.self)
 
-    struct FlowKey: Hashable {
+    struct FlowKey: WordKey {
         var link: Session.LinkKey
         var sent: Bool
         var browsing: Bool
+
+        var hashWord: UInt64 { UInt64(link.packed) << 2 | (sent ? 2 : 0) | (browsing ? 1 : 0) }
     }
 
     struct Fragmented {

@@ -5,11 +5,11 @@ import BTCapture
 public struct AVDTPState: ProtocolState {
     public static let slot = ProtocolCatalog.slot(of: AVDTPState.self)
 
-    struct FlowKey: Hashable {
+    struct FlowKey: WordKey {
         var link: Session.LinkKey
         var sent: Bool
 
-        func hash(into hasher: inout Hasher) { hasher.combine(UInt64(link.packed) << 1 | (sent ? 1 : 0)) }
+        var hashWord: UInt64 { UInt64(link.packed) << 1 | (sent ? 1 : 0) }
     }
 
     struct Fragmented {

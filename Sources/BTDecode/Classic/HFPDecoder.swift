@@ -5,10 +5,12 @@ import BTCapture
 public struct HFPState: ProtocolState {
     public static let slot = ProtocolCatalog.slot(of: HFPState.self)
 
-    struct StreamKey: Hashable {
+    struct StreamKey: WordKey {
         var link: Session.LinkKey
         var dlci: UInt8
         var sent: Bool
+
+        var hashWord: UInt64 { UInt64(link.packed) << 9 | UInt64(dlci) << 1 | (sent ? 1 : 0) }
     }
 
     struct Partial {

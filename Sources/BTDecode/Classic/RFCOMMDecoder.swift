@@ -13,9 +13,11 @@ struct RFCOMMContext {
 public struct RFCOMMState: ProtocolState {
     public static let slot = ProtocolCatalog.slot(of: RFCOMMState.self)
 
-    struct ChannelKey: Hashable {
+    struct ChannelKey: WordKey {
         var link: Session.LinkKey
         var channel: UInt8
+
+        var hashWord: UInt64 { UInt64(link.packed) << 8 | UInt64(channel) }
     }
 
     var recognised: [ChannelKey: UInt16] = [:]

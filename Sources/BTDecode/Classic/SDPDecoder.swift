@@ -19,10 +19,12 @@ public struct SDPState: ProtocolState {
         public var className: String? { classes.lazy.compactMap { SDPNames.serviceClasses[$0] }.first }
     }
 
-    struct FlowKey: Hashable {
+    struct FlowKey: WordKey {
         var link: Session.LinkKey
         /// The response travels host to controller.
         var sent: Bool
+
+        var hashWord: UInt64 { UInt64(link.packed) << 1 | (sent ? 1 : 0) }
     }
 
     struct Partial {

@@ -5,7 +5,7 @@ import BTCapture
 /// ATT transactions, the GATT databases, pairing), defined beside its decoder.
 public struct Session {
     /// One ACL/LE link on one controller.
-    public struct LinkKey: Hashable, Sendable {
+    public struct LinkKey: WordKey, Sendable {
         public var controller: UInt16
         public var handle: UInt16
         public init(controller: UInt16, handle: UInt16) {
@@ -15,7 +15,7 @@ public struct Session {
 
         /// Both in one word: several maps are looked up by link for every packet.
         @inlinable public var packed: UInt32 { UInt32(controller) << 16 | UInt32(handle) }
-        public func hash(into hasher: inout Hasher) { hasher.combine(packed) }
+        public var hashWord: UInt64 { UInt64(packed) }
     }
 
     public struct Connection {

@@ -2,7 +2,7 @@ import BTCapture
 
 /// Which attribute server a database describes: the remote device of a link, or the local
 /// host as that device saw it. Keyed by address so it survives reconnections.
-public struct GATTServerKey: Hashable, Comparable, CustomStringConvertible {
+public struct GATTServerKey: WordKey, Comparable, CustomStringConvertible {
     public enum Device: Hashable, CustomStringConvertible {
         case address(BDAddr)
         /// The capture never showed the connection: only its handle is known.
@@ -25,15 +25,14 @@ public struct GATTServerKey: Hashable, Comparable, CustomStringConvertible {
         isRemote ? "\(device) (remote server, controller \(controller))" : "local server seen by \(device) (controller \(controller))"
     }
 
-    // Looked up for every ATT PDU: one word for the hasher instead of the five values the
-    // synthesized hash would combine. Equality stays the synthesized one.
-    public func hash(into hasher: inout Hasher) {
+    // Looked up for every ATT PDU. Equality stays the synthesized one.
+    public var hashWord: UInt64 {
         let word: UInt64
         switch device {
         case .address(let address): word = address.packed
         case .handle(let handle): word = 1 << 63 | UInt64(handle)
         }
-        hasher.combine(word ^ UInt64(controller) << 48 ^ (isRemote ? 1 << 62 : 0))
+        return word ^ UInt64(controller) << 48 ^ (isRemote ? 1 << 62 : 0)
     }
 
     public static func < (a: GATTServerKey, b: GATTServerKey) -> Bool {
@@ -76,20 +75,35 @@ public struct GATTDatabase: Sendable {
     /// What each handle a PDU named resolved to, kept until discovery changes the database:
     /// a notification stream names the same handle thousands of times, and resolving it walks
     /// the database for its service and characteristic.
-    private var namings: [UInt16: HandleNaming] = [:]
+    private var namings: [NamedHandle: HandleNaming] = [:]
+
+    private struct NamedHandle: WordKey {
+        let handle: UInt16
+        var hashWord: UInt64 { UInt64(handle) }
+    }
 
     /// How PDUs name a handle: its summary name, the service and characteristic it belongs
-    /// to, and its attribute type.
-    public struct HandleNaming: Sendable {
-        public var name: String
-        public var service: BTUUID?
-        public var characteristic: BTUUID?
-        public var type: BTUUID
+    /// to, and its attribute type. A class, made once per handle and never changed: a PDU's
+    /// decoders pass it around and keep it, one reference instead of copying its name and UUIDs.
+    public final class HandleNaming: Sendable {
+        public let name: String
+        public let service: BTUUID?
+        public let characteristic: BTUUID?
+        public let type: BTUUID
         /// A profile above GATT registered this type (ANCS, AMS, LE Audio): its values are handed on.
-        var hasProfile: Bool
+        let hasProfile: Bool
         /// How values of this type read (GATTValues), found once per handle rather than per
         /// value: its place in `DissectorTables.gattValueList`.
-        var valueFormat: Int?
+        let valueFormat: Int?
+
+        init(name: String, service: BTUUID?, characteristic: BTUUID?, type: BTUUID, hasProfile: Bool, valueFormat: Int?) {
+            self.name = name
+            self.service = service
+            self.characteristic = characteristic
+            self.type = type
+            self.hasProfile = hasProfile
+            self.valueFormat = valueFormat
+        }
 
         func describe(_ value: ArraySlice<UInt8>) -> String? {
             valueFormat.flatMap { DissectorTables.gattValueList[$0](value) }
@@ -107,13 +121,13 @@ public struct GATTDatabase: Sendable {
     /// The handle's naming, worked out on first use. `names` must be the same for every call on
     /// one database (the session's), as it is.
     mutating func naming(of handle: UInt16, names: UUIDNames) -> HandleNaming? {
-        if let known = namings[handle] { return known }
+        if let known = namings[NamedHandle(handle: handle)] { return known }
         guard let attribute = attributes[handle], let name = name(of: handle, names: names) else { return nil }
         let naming = HandleNaming(name: name, service: service(containing: handle)?.uuid,
                                   characteristic: characteristicUUID(of: handle), type: attribute.type,
                                   hasProfile: DissectorTables.gattCharacteristics[attribute.type] != nil,
                                   valueFormat: DissectorTables.gattValuePlaces[attribute.type])
-        namings[handle] = naming
+        namings[NamedHandle(handle: handle)] = naming
         return naming
     }
 

@@ -26,9 +26,11 @@ public struct SynchronousLinksState: ProtocolState {
         public var bis: Int?
     }
 
-    struct FlowKey: Hashable {
+    struct FlowKey: WordKey {
         var link: Session.LinkKey
         var sent: Bool
+
+        var hashWord: UInt64 { UInt64(link.packed) << 1 | (sent ? 1 : 0) }
     }
 
     public internal(set) var sco: [Session.LinkKey: SCOLink] = [:]

@@ -6,12 +6,12 @@ import BTCapture
 public struct L2CAPState: ProtocolState {
     public static let slot = ProtocolCatalog.slot(of: L2CAPState.self)
 
-    struct FlowKey: Hashable {
+    struct FlowKey: WordKey {
         var link: Session.LinkKey
         /// Host to controller.
         var sent: Bool
 
-        func hash(into hasher: inout Hasher) { hasher.combine(UInt64(link.packed) << 1 | (sent ? 1 : 0)) }
+        var hashWord: UInt64 { UInt64(link.packed) << 1 | (sent ? 1 : 0) }
     }
 
     struct PendingPDU {
@@ -23,10 +23,12 @@ public struct L2CAPState: ProtocolState {
     }
 
     /// A connection request waiting for its response, by link, who asked, and identifier.
-    struct RequestKey: Hashable {
+    struct RequestKey: WordKey {
         var link: Session.LinkKey
         var requesterIsLocal: Bool
         var ident: UInt8
+
+        var hashWord: UInt64 { UInt64(link.packed) << 9 | (requesterIsLocal ? 0x100 : 0) | UInt64(ident) }
     }
 
     struct PendingRequest {
