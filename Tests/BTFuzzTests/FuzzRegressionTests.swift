@@ -38,6 +38,14 @@ final class FuzzRegressionTests: XCTestCase {
         XCTAssertTrue(ByteSearch.contains("Heart Rate", "Rate"))
         XCTAssertFalse(ByteSearch.contains("Rat", "Rate"))
         XCTAssertTrue(ByteSearch.contains([1, 2, 1, 2, 3][...], [1, 2, 3]))
+        // In place and through a copy (a collection with no contiguous storage) alike: at the
+        // ends, a needle as long as the haystack, longer, and a near miss at the very end.
+        let haystack: [UInt8] = Array("xxHeart Rate".utf8)
+        for (needle, expected) in [("Rate", true), ("xxH", true), ("xxHeart Rate", true), ("xxHeart Rate!", false), ("Ratf", false), ("", true)] {
+            XCTAssertEqual(ByteSearch.contains(haystack[2...], needle.utf8), expected && needle != "xxH" && needle != "xxHeart Rate", needle)
+            XCTAssertEqual(ByteSearch.contains(haystack.lazy.map { $0 }, needle.utf8.lazy.map { $0 }), expected, needle)
+            XCTAssertEqual(ByteSearch.contains(haystack, Array(needle.utf8)), expected, needle)
+        }
     }
 
     /// A pcapng timestamp of 2^64-1 units: libpcap hands it over as seconds that overflowed
