@@ -131,7 +131,9 @@ enum ATTDecoder {
         defer {
             c = body.c
             packet.append(taking: &body.layer)
-            handoff = body.handoff
+            // Moved, not copied: most PDUs hand nothing on, and copying and destroying an
+            // Optional of this size goes through the runtime's generic value witnesses.
+            if body.handoff != nil { swap(&handoff, &body.handoff) }
         }
         if !session.options.gattCache.isEmpty { session.gatt.seed(body.pdu.server, from: session.options.gattCache) }
         let row = byCode[Int(opcode)]
