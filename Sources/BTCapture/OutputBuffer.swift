@@ -30,6 +30,9 @@ public struct OutputBuffer: ASCIIOutput {
 
     public mutating func removeAll() { written = 0 }
 
+    /// Takes back the last `count` bytes written (at most all of them).
+    public mutating func removeLast(_ count: Int) { written -= min(max(0, count), written) }
+
     @inlinable @inline(__always) public mutating func put(_ byte: UInt8) {
         if written == capacity { grow(to: written + 1) }
         base[written] = byte

@@ -12,7 +12,6 @@ public struct CSVRenderer: PacketRenderer {
     let withFileColumn: Bool
     var time = UTCTimeFormatter()
     var wroteHeader = false
-    var cell: [UInt8] = []
 
     /// `writesHeader` false: the rows continue a table whose header is already written (one of
     /// several inputs exported at once).
@@ -20,23 +19,24 @@ public struct CSVRenderer: PacketRenderer {
         self.columns = columns
         self.withFileColumn = withFileColumn
         wroteHeader = !writesHeader
-        cell.reserveCapacity(256)
     }
 
     public mutating func render(_ packet: Packet, to out: OutputWriter) throws {
         if !wroteHeader { try writeHeader(to: out) }
         try out.lines { text in
+            // Each cell is written straight into the line, then quoted there if it must be
+            // (rarely: a summary with a comma), rather than built apart and copied in.
             if withFileColumn {
-                cell.removeAll(keepingCapacity: true)
-                ASCII.append(file ?? "", to: &cell)
-                Self.appendCell(cell, to: &text)
+                let start = text.count
+                ASCII.append(file ?? "", to: &text)
+                Self.quoteCell(from: start, in: &text)
                 text.put(UInt8(ascii: ","))
             }
             for (index, column) in columns.enumerated() {
                 if index > 0 { text.put(UInt8(ascii: ",")) }
-                cell.removeAll(keepingCapacity: true)
-                writeCell(column, of: packet)
-                Self.appendCell(cell, to: &text)
+                let start = text.count
+                writeCell(column, of: packet, to: &text)
+                Self.quoteCell(from: start, in: &text)
             }
             text.put(0x0A)
         }
@@ -53,8 +53,8 @@ public struct CSVRenderer: PacketRenderer {
         try out.line(((withFileColumn ? ["file"] : []) + columns.map(\.name)).joined(separator: ","))
     }
 
-    /// The cell's raw text into `cell`.
-    mutating func writeCell(_ column: ExportColumn, of packet: Packet) {
+    /// The cell's raw text onto `cell`.
+    mutating func writeCell(_ column: ExportColumn, of packet: Packet, to cell: inout OutputBuffer) {
         let frame = packet.frame
         switch column {
         case .member(let member):
@@ -69,18 +69,27 @@ public struct CSVRenderer: PacketRenderer {
                 case .received: ASCII.append("received", to: &cell)
                 case .none: break
                 }
-            case .type: ASCII.append(packet.typeLabel, to: &cell)
+            case .type:
+                // The kind's bytes and the direction, as Packet.typeLabel joins them: no String per row.
+                if let top = packet.layers.indices.last {
+                    packet.layers[top].kind.withNameBytes { bytes, _ in cell.put(bytes) }
+                    ASCII.append(packet.directionSuffix, to: &cell)
+                } else {
+                    ASCII.append(packet.typeName, to: &cell)
+                }
             case .kind: ASCII.append(frame.kind.word, to: &cell)
             case .controller:
                 if frame.controller != Frame.systemController { ASCII.appendDecimal(UInt64(frame.controller), to: &cell) }
             case .handle: if let handle = packet.handle { ASCII.appendDecimal(UInt64(handle), to: &cell) }
             case .address: if let peer = packet.peer { peer.appendText(to: &cell) }
-            case .summary: if let top = packet.top { cell.append(contentsOf: top.summary.bytes) }
+            case .summary:
+                // By index: `top` would copy the layer.
+                if let top = packet.layers.indices.last { packet.layers[top].summary.bytes.withUnsafeBufferPointer { cell.put($0) } }
             case .issues:
                 var first = true
                 for layer in packet.layers {
                     for issue in layer.issues {
-                        if !first { cell.append(UInt8(ascii: ";")) }
+                        if !first { cell.put(UInt8(ascii: ";")) }
                         first = false
                         ASCII.append(JSONRenderer.severityWord(issue.severity), to: &cell)
                         ASCII.append(": ", to: &cell)
@@ -88,32 +97,32 @@ public struct CSVRenderer: PacketRenderer {
                     }
                 }
             case .comment: if let comment = packet.comment { ASCII.append(comment, to: &cell) }
-            case .flagged: cell.append(packet.flagged ? UInt8(ascii: "1") : UInt8(ascii: "0"))
+            case .flagged: cell.put(packet.flagged ? UInt8(ascii: "1") : UInt8(ascii: "0"))
             case .length: ASCII.appendDecimal(UInt64(max(0, frame.originalLength)), to: &cell)
             case .bytes: for byte in frame.bytes { Hex.append(byte, to: &cell) }
             }
         case .field(let field):
             var first = true
             packet.forEachValue(of: field) { value in
-                if !first { cell.append(UInt8(ascii: ";")) }
+                if !first { cell.put(UInt8(ascii: ";")) }
                 first = false
-                writeValue(value)
+                writeValue(value, to: &cell)
             }
         case .valueName(let field):
             var first = true
             packet.forEachValueName(of: field) { name in
-                if !first { cell.append(UInt8(ascii: ";")) }
+                if !first { cell.put(UInt8(ascii: ";")) }
                 first = false
                 if let name { ASCII.append(name, to: &cell) }
             }
         }
     }
 
-    mutating func writeValue(_ value: FieldValue) {
+    mutating func writeValue(_ value: FieldValue, to cell: inout OutputBuffer) {
         switch value {
         case .unsigned(let number, _): ASCII.appendDecimal(number, to: &cell)
         case .signed(let number): JSONText.appendInteger(number, to: &cell)
-        case .bool(let flag): cell.append(flag ? UInt8(ascii: "1") : UInt8(ascii: "0"))
+        case .bool(let flag): cell.put(flag ? UInt8(ascii: "1") : UInt8(ascii: "0"))
         case .text(let string): ASCII.append(string, to: &cell)
         case .bytes(let bytes): for byte in bytes { Hex.append(byte, to: &cell) }
         case .address(let address): address.appendText(to: &cell)
@@ -122,10 +131,16 @@ public struct CSVRenderer: PacketRenderer {
         }
     }
 
-    /// RFC 4180: quoted when the cell holds a comma, a quote, CR or LF; quotes doubled.
-    static func appendCell(_ cell: [UInt8], to text: inout OutputBuffer) {
-        let needsQuotes = cell.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
-        guard needsQuotes else { return cell.withUnsafeBufferPointer { text.put($0) } }
+    /// RFC 4180: the cell written from `start` is quoted when it holds a comma, a quote, CR or
+    /// LF, its quotes doubled.
+    static func quoteCell(from start: Int, in text: inout OutputBuffer) {
+        let special: (UInt8) -> Bool = { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+        let cell: [UInt8]? = text.withBytes { written in
+            let cell = UnsafeRawBufferPointer(rebasing: written[start...])
+            return cell.contains(where: special) ? Array(cell) : nil
+        }
+        guard let cell else { return }
+        text.removeLast(text.count - start)
         text.put(UInt8(ascii: "\""))
         for byte in cell {
             if byte == UInt8(ascii: "\"") { text.put(byte) }
