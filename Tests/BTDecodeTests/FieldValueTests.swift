@@ -4,6 +4,26 @@ import BTDecode
 
 /// The typed accessor and the literal/comparison rules the filter language and JSON build on.
 final class FieldValueTests: XCTestCase {
+    /// The form `--fields` prints each kind of value in (`text`, written without a String by
+    /// `writeText`): integers in hex at their width or in decimal, bytes as bare upper-case pairs.
+    func testTextOfEveryKind() {
+        let cases: [(FieldValue, String)] = [
+            (.unsigned(0x2A, width: 4), "0x002A"), (.unsigned(612, width: 0), "612"), (.unsigned(.max, width: 16), "0xFFFFFFFFFFFFFFFF"),
+            (.signed(-70), "-70"), (.signed(.min), "-9223372036854775808"), (.signed(0), "0"),
+            (.bool(true), "1"), (.bool(false), "0"), (.text("Heart Rate, \"x\""), "Heart Rate, \"x\""), (.text(""), ""),
+            (.bytes([0x0A, 0x1B, 0xFF][...]), "0A1BFF"), (.bytes([][...]), ""),
+            (.address(BDAddr("C0:FF:EE:12:34:56")), "C0:FF:EE:12:34:56"), (.uuid(BTUUID(UInt16(0x180D))), "180D"),
+            (.time(1_557_356_668_500_000), "1557356668.500000"), (.time(-250_000), "-0.250000"),
+        ]
+        for (value, expected) in cases {
+            XCTAssertEqual(value.text, expected)
+            var written = OutputBuffer(capacity: 8)
+            value.writeText(to: &written)
+            XCTAssertEqual(written.withBytes { String(decoding: $0, as: UTF8.self) }, expected)
+            written.deallocate()
+        }
+    }
+
     func testParseLiteralsByType() {
         XCTAssertEqual(FieldValue.parse("0x1b", as: .uint8), .unsigned(0x1B, width: 2))
         XCTAssertEqual(FieldValue.parse("27", as: .uint8), .unsigned(27, width: 2))

@@ -17,15 +17,26 @@ public enum FieldValue: Equatable {
 
     /// The value in the form `--fields` prints: hex with 0x for integers, AA:BB:.. for addresses.
     public var text: String {
+        if case .text(let s) = self { return s }
+        var out: [UInt8] = []
+        writeText(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Writes `text` without making a String (`--fields` writes a row of them per packet).
+    @inlinable public func writeText<O: ASCIIOutput>(to out: inout O) {
         switch self {
-        case .unsigned(let v, let width): return width == 0 ? String(v) : Hex.format(v, width: width)
-        case .signed(let v): return String(v)
-        case .bool(let v): return v ? "1" : "0"
-        case .text(let s): return s
-        case .bytes(let b): return Hex.bytes(b, separator: "")
-        case .address(let a): return a.description
-        case .uuid(let u): return u.description
-        case .time(let t): return Microseconds.secondsText(t)
+        case .unsigned(let v, let width):
+            if width == 0 { ASCII.appendDecimal(v, to: &out) } else { Hex.append(v, width: width, to: &out) }
+        case .signed(let v):
+            if v < 0 { out.put(UInt8(ascii: "-")) }
+            ASCII.appendDecimal(v.magnitude, to: &out)
+        case .bool(let v): out.put(v ? UInt8(ascii: "1") : UInt8(ascii: "0"))
+        case .text(let s): ASCII.append(s, to: &out)
+        case .bytes(let b): for byte in b { Hex.append(byte, to: &out) }
+        case .address(let a): a.appendText(to: &out)
+        case .uuid(let u): u.appendDescription(to: &out)
+        case .time(let t): Microseconds.appendSeconds(t, to: &out)
         }
     }
 

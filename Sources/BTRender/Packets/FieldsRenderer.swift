@@ -20,24 +20,24 @@ public struct FieldsRenderer: PacketRenderer {
     }
 
     public mutating func render(_ packet: Packet, to out: OutputWriter) throws {
-        var row = ""
-        for (index, column) in columns.enumerated() {
-            if index > 0 { row.append("\t") }
-            row += Self.value(column, of: packet)
+        // Written into the line as read: no String per value or per row.
+        try out.lines { row in
+            for (index, column) in columns.enumerated() {
+                if index > 0 { row.put(0x09) }
+                Self.write(column, of: packet, to: &row)
+            }
+            row.put(0x0A)
         }
-        try out.line(row)
     }
 
-    static func value(_ column: FieldDefinition, of packet: Packet) -> String {
+    static func write<O: ASCIIOutput>(_ column: FieldDefinition, of packet: Packet, to row: inout O) {
         let separator = column == FrameFields.issues ? "; " : ","
-        var text = ""
         var first = true
         packet.forEachValue(of: column) { value in
-            if !first { text += separator }
+            if !first { ASCII.append(separator, to: &row) }
             first = false
-            text += value.text
+            value.writeText(to: &row)
         }
-        return text
     }
 
     public mutating func finish(_ statistics: CaptureStatistics, to out: OutputWriter) throws {}
