@@ -20,7 +20,7 @@ enum DataDecoder {
         let lengthMismatch = Int(length) != c.remaining
         let payload = c.rest()
         let index = packet.layers.count
-        packet.append(taking: &layer)
+        packet.append(consume layer)
         defer {
             packet.setSummaryIfShown(at: index) {
                 $0 += "Data [Handle: \(hex: handle), Packet Boundary Flags: \(hex: pb), Length: \(hex: length) (\(length))]"

@@ -43,7 +43,7 @@ enum L2CAPDecoder {
                 layer.addIssue(.note, handle == 0x0EDC
                     ? "Handle 0x0EDC carries the controller vendor's debug data (Android): not L2CAP"
                     : "No connection event announced handle \(Hex.u16(handle)), and the L2CAP length \(declared! - 4) is shorter than the \(payload.count - 4) bytes that follow: not decoded as L2CAP")
-                packet.append(taking: &layer)
+                packet.append(consume layer)
                 return
             }
         }
@@ -54,7 +54,7 @@ enum L2CAPDecoder {
                 var layer = packet.makeLayer(.l2cap, summary: "Continuation fragment without a start", range: base ..< base + payload.count, showsDirection: true)
                 layer.add(L2CAPFields.payload, .bytes(payload), at: base ..< base + payload.count)
                 layer.addIssue(.error, "ACL continuation fragment without a start: \(payload.count) bytes dropped")
-                packet.append(taking: &layer)
+                packet.append(consume layer)
                 return
             }
             pending.data.append(contentsOf: payload)
@@ -65,7 +65,7 @@ enum L2CAPDecoder {
             guard let expected = pending.expected, pending.data.count >= expected else {
                 var layer = fragmentLayer(pending, range: base ..< base + payload.count, &packet)
                 session.l2cap.reassembly[key] = pending
-                packet.append(taking: &layer)
+                packet.append(consume layer)
                 return
             }
             var issues: [Issue] = []
@@ -98,7 +98,7 @@ enum L2CAPDecoder {
         session.l2cap.reassembly[key] = pending
         var layer = fragmentLayer(pending, range: base ..< base + payload.count, &packet)
         layer.issues += issues
-        packet.append(taking: &layer)
+        packet.append(consume layer)
     }
 
     static func fragmentLayer(_ pending: L2CAPState.PendingPDU, range: Range<Int>, _ packet: inout Packet) -> Layer {
