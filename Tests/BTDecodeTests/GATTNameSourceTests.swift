@@ -22,6 +22,11 @@ final class GATTNameSourceTests: XCTestCase {
         XCTAssertEqual(try GATTNameSources.loadUUIDNames(path: folder + "/uuids.json", into: &names), 2)
         XCTAssertEqual(names.name(BTUUID(UInt16(0xFFF0))), "Acme Control")
         XCTAssertEqual(names.name(BTUUID("0000ABCD-4B1A-4734-8AD8-F7C27720C394")!), "Acme Level")
+        // Labels (the tree's and JSON's) from this run's names first, then the standard ones.
+        XCTAssertEqual(names.labelled(BTUUID(UInt16(0xFFF0))), "FFF0 (Acme Control)")
+        XCTAssertEqual(names.labelled(BTUUID(UInt16(0x180D))), "180D (Heart Rate)")
+        XCTAssertEqual(UUIDNames.standard.labelled(BTUUID(UInt16(0x2800))), "2800 (Primary Service)")
+        XCTAssertEqual(UUIDNames.standard.labelled(BTUUID(UInt16(0xFFF0))), "FFF0")
         // The names belong to this run's value: the standard table and other decoders are untouched.
         XCTAssertNil(UUIDNames.standard.name(BTUUID(UInt16(0xFFF0))))
         let bad = try temporary("bad.json", "{\"uuid16bitServiceDefinitions\": {\"XYZ\": {\"name\": \"x\"}}}")

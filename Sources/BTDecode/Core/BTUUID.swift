@@ -2,9 +2,13 @@ import BTCapture
 
 /// A Bluetooth UUID, held as 128 bits. 16- and 32-bit UUIDs are the Base UUID
 /// 0000xxxx-0000-1000-8000-00805F9B34FB with their value in bits 96-127 (Core Vol 3, Part B, 2.5.1).
-public struct BTUUID: Hashable, Sendable, CustomStringConvertible {
+public struct BTUUID: WordKey, Sendable, CustomStringConvertible {
     public let high: UInt64
     public let low: UInt64
+
+    /// Names are looked up by UUID for every field a view labels: one word for the map's hash
+    /// (a UUID from the Bluetooth base differs from another in `high` alone).
+    public var hashWord: UInt64 { high ^ low.byteSwapped }
 
     static let baseLow: UInt64 = 0x8000_0080_5F9B_34FB
     static let baseHighLow32: UInt64 = 0x0000_1000
