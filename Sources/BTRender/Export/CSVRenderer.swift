@@ -118,16 +118,13 @@ public struct CSVRenderer: PacketRenderer {
         }
     }
 
+    /// As `--fields` writes it (`FieldValue.writeText`), but integers in decimal and times in
+    /// RFC 3339, as JSON writes them.
     mutating func writeValue(_ value: FieldValue, to cell: inout OutputBuffer) {
         switch value {
         case .unsigned(let number, _): ASCII.appendDecimal(number, to: &cell)
-        case .signed(let number): JSONText.appendInteger(number, to: &cell)
-        case .bool(let flag): cell.put(flag ? UInt8(ascii: "1") : UInt8(ascii: "0"))
-        case .text(let string): ASCII.append(string, to: &cell)
-        case .bytes(let bytes): for byte in bytes { Hex.append(byte, to: &cell) }
-        case .address(let address): address.appendText(to: &cell)
-        case .uuid(let uuid): uuid.appendDescription(to: &cell)
         case .time(let micros): time.append(micros, to: &cell)
+        default: value.writeText(to: &cell)
         }
     }
 
