@@ -120,14 +120,21 @@ final class TypeColumnTests: XCTestCase {
                                   .kernel, .kernelDebug, .error, .power, .config, .newController, .newIndex, .deleteIndex, .openIndex,
                                   .closeIndex, .indexInfo, .controlOpen, .controlClose, .controlCommand, .controlEvent, .linkControl,
                                   .unrecognized(0x99)] + AirLinkType.allCases.map { .air($0) }
+        /// The label as the table writes it, in columns, checked against `typeLabel`.
+        func columns(_ packet: Packet) -> Int {
+            var written: [UInt8] = []
+            let columns = packet.writeTypeLabel(to: &written)
+            XCTAssertEqual(String(decoding: written, as: UTF8.self), packet.typeLabel)
+            return columns
+        }
         for kind in kinds {
-            let name = Decoder().decode(Frame(timestamp: 0, kind: kind, direction: .received, bytes: [])).typeName
-            XCTAssertLessThanOrEqual(TableRenderer.columns(name), TableRenderer.typeWidth, "\(kind): \(name)")
+            let packet = Decoder().decode(Frame(timestamp: 0, kind: kind, direction: .received, bytes: []))
+            XCTAssertLessThanOrEqual(columns(packet), TableRenderer.typeWidth, "\(kind): \(packet.typeName)")
         }
         // Every label the fixtures' packets carry, decoded as show decodes them.
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures")
-        var labels = Set<String>()
+        var labels: [String: Int] = [:]
         let thirdParty = fixtures.appendingPathComponent("third-party/crackle")
         let files = try FileManager.default.contentsOfDirectory(atPath: fixtures.path).map { fixtures.appendingPathComponent($0) }
             + (try FileManager.default.contentsOfDirectory(atPath: thirdParty.path)).map { thirdParty.appendingPathComponent($0) }
@@ -135,12 +142,15 @@ final class TypeColumnTests: XCTestCase {
         where [".btsnoop", ".pklg", ".pcap", ".pcapng"].contains(where: { file.path.hasSuffix($0) }) && file.lastPathComponent != "le-air-no-confirms.pcap" {
             let reader = try CaptureInput.open(bytes: [UInt8](try Data(contentsOf: file)))
             let decoder = Decoder()
-            while let frame = try reader.next() { labels.insert(decoder.decode(frame).typeLabel) }
+            while let frame = try reader.next() {
+                let packet = decoder.decode(frame)
+                if labels[packet.typeLabel] == nil { labels[packet.typeLabel] = columns(packet) }
+            }
         }
-        for label in labels { XCTAssertLessThanOrEqual(TableRenderer.columns(label), TableRenderer.typeWidth, label) }
-        // Each layer name that shows a direction, with the longer suffix.
+        for (label, width) in labels { XCTAssertLessThanOrEqual(width, TableRenderer.typeWidth, label) }
+        // Each layer name that shows a direction, with the longer suffix (ASCII: a byte a column).
         for layer in ["Vendor", "RFCOMM", "L2CAP", "AVRCP", "AVCTP", "HFP", "SMP", "ATT"] {
-            XCTAssertLessThanOrEqual(TableRenderer.columns(layer + " Receive"), TableRenderer.typeWidth, layer)
+            XCTAssertLessThanOrEqual((layer + " Receive").utf8.count, TableRenderer.typeWidth, layer)
         }
     }
 }

@@ -91,6 +91,27 @@ public struct Packet {
     /// PacketLogger's Type column: the highest layer's name plus the direction for data.
     public var typeLabel: String { typeName + directionSuffix }
 
+    /// Writes `typeLabel` without making a String (the table and CSV write one per row) and
+    /// returns its width in terminal columns.
+    @inlinable @discardableResult
+    public func writeTypeLabel<O: ASCIIOutput>(to out: inout O) -> Int {
+        let nameColumns: Int
+        if let top = layers.indices.last {
+            // The kind's bytes, read in place: a copy of the layer costs.
+            nameColumns = layers[top].kind.withNameBytes { bytes, columns in
+                out.put(bytes)
+                return columns
+            }
+        } else {
+            let name = typeName // what a packet with no layer is called
+            ASCII.append(name, to: &out)
+            nameColumns = name.count
+        }
+        let suffix = directionSuffix
+        ASCII.append(suffix, to: &out)
+        return nameColumns + suffix.utf8.count
+    }
+
     /// The Type column's name part: the highest layer's name.
     public var typeName: String { layers.isEmpty ? "Unknown" : layers[layers.count - 1].name }
 

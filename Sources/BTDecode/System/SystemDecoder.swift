@@ -62,8 +62,10 @@ public enum SystemDecoder {
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
         let kind = packet.frame.kind
-        var layer = packet.makeLayer(layerKind(kind), over: c,
-                          showsDirection: kind == .lmp || kind == .vendorDiagnostic)
+        // LMP says which way it went, as ACL does ("LMP Receive"); a vendor's diagnostic record
+        // is named alone, as btmon marks it with no direction ("Diagnostic Receive" would not
+        // fit the Type column).
+        var layer = packet.makeLayer(layerKind(kind), over: c, showsDirection: kind == .lmp)
         defer { packet.append(taking: &layer) }
         /// Reads with `read` and adds the value as `definition`, with the bytes it was read from.
         @discardableResult

@@ -69,14 +69,7 @@ public struct CSVRenderer: PacketRenderer {
                 case .received: ASCII.append("received", to: &cell)
                 case .none: break
                 }
-            case .type:
-                // The kind's bytes and the direction, as Packet.typeLabel joins them: no String per row.
-                if let top = packet.layers.indices.last {
-                    packet.layers[top].kind.withNameBytes { bytes, _ in cell.put(bytes) }
-                    ASCII.append(packet.directionSuffix, to: &cell)
-                } else {
-                    ASCII.append(packet.typeName, to: &cell)
-                }
+            case .type: packet.writeTypeLabel(to: &cell)
             case .kind: ASCII.append(frame.kind.word, to: &cell)
             case .controller:
                 if frame.controller != Frame.systemController { ASCII.appendDecimal(UInt64(frame.controller), to: &cell) }

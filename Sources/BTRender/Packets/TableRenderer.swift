@@ -158,26 +158,8 @@ public struct TableRenderer: PacketRenderer {
 
     /// PacketLogger's Type column (Packet.typeLabel), padded to its width.
     func appendTypeLabel<O: ASCIIOutput>(_ packet: Packet, to line: inout O) {
-        guard let top = packet.layers.indices.last else {
-            let name = packet.typeName // what a packet with no layer is called
-            ASCII.append(name, to: &line)
-            ASCII.appendSpaces(TableRenderer.typeWidth - Self.columns(name), to: &line)
-            return
-        }
-        // The kind's bytes, not Packet.typeLabel: no String per row (the same text).
-        let suffix = packet.directionSuffix
-        let nameColumns = packet.layers[top].kind.withNameBytes { bytes, columns in
-            line.put(bytes)
-            return columns
-        }
-        ASCII.append(suffix, to: &line)
-        ASCII.appendSpaces(TableRenderer.typeWidth - nameColumns - suffix.utf8.count, to: &line)
-    }
-
-    /// Columns, not bytes, should a name ever hold more than ASCII.
-    static func columns(_ text: String) -> Int {
-        let ascii = text.utf8.withContiguousStorageIfAvailable { bytes in !bytes.contains { $0 >= 0x80 } } ?? false
-        return ascii ? text.utf8.count : text.count
+        let columns = packet.writeTypeLabel(to: &line)
+        ASCII.appendSpaces(TableRenderer.typeWidth - columns, to: &line)
     }
 
     /// Absolute and epoch times read the packet alone; so does the row until a second
