@@ -63,7 +63,7 @@ enum L2CAPDecoder {
                 pending.expected = Int(length) + 4
             }
             guard let expected = pending.expected, pending.data.count >= expected else {
-                var layer = fragmentLayer(pending, range: base ..< base + payload.count, &packet)
+                let layer = fragmentLayer(pending, range: base ..< base + payload.count, &packet)
                 session.l2cap.reassembly[key] = pending
                 packet.append(consume layer)
                 return
