@@ -126,6 +126,12 @@ public enum Hex {
 /// Decimal numbers, padding and strings written as ASCII: how renderers assemble lines
 /// without intermediate Strings.
 public enum ASCII {
+    /// A signed integer in decimal ("-70"): the one writer of them (fields, the tree, JSON, CSV).
+    @inlinable @inline(__always) public static func appendSignedDecimal<O: ASCIIOutput>(_ value: Int64, to out: inout O) {
+        if value < 0 { out.put(UInt8(ascii: "-")) }
+        appendDecimal(value.magnitude, to: &out)
+    }
+
     /// A finite number in decimal with at most `decimals` digits after the point, trailing
     /// zeros dropped, never an exponent: "12.5", "3", "-0.125" (reports and their JSON).
     public static func decimal(_ value: Double, decimals: Int) -> String {

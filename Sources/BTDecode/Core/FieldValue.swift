@@ -28,9 +28,7 @@ public enum FieldValue: Equatable {
         switch self {
         case .unsigned(let v, let width):
             if width == 0 { ASCII.appendDecimal(v, to: &out) } else { Hex.append(v, width: width, to: &out) }
-        case .signed(let v):
-            if v < 0 { out.put(UInt8(ascii: "-")) }
-            ASCII.appendDecimal(v.magnitude, to: &out)
+        case .signed(let v): ASCII.appendSignedDecimal(v, to: &out)
         case .bool(let v): out.put(v ? UInt8(ascii: "1") : UInt8(ascii: "0"))
         case .text(let s): ASCII.append(s, to: &out)
         case .bytes(let b): for byte in b { Hex.append(byte, to: &out) }
@@ -83,9 +81,7 @@ public enum FieldValue: Equatable {
         switch self {
         case .unsigned(let v, 0): ASCII.appendDecimal(v, to: &out)
         case .unsigned(let v, let width): Hex.append(v, width: width, to: &out)
-        case .signed(let v):
-            if v < 0 { out.put(UInt8(ascii: "-")) }
-            ASCII.appendDecimal(v.magnitude, to: &out)
+        case .signed(let v): ASCII.appendSignedDecimal(v, to: &out)
         case .bool(let v): out.put(v ? UInt8(ascii: "1") : UInt8(ascii: "0"))
         case .text(let s): ASCII.append(s, to: &out)
         case .bytes(let b): Hex.append(bytes: b, to: &out)

@@ -111,8 +111,7 @@ public enum JSONText {
     }
 
     @inlinable public static func appendInteger<O: ASCIIOutput>(_ value: Int64, to out: inout O) {
-        if value < 0 { out.put(UInt8(ascii: "-")) }
-        ASCII.appendDecimal(value.magnitude, to: &out)
+        ASCII.appendSignedDecimal(value, to: &out)
     }
 
     @inlinable public static func appendLiteral<O: ASCIIOutput>(_ literal: StaticString, to out: inout O) {
