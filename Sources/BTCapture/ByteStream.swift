@@ -213,6 +213,14 @@ public final class BufferedReader {
         ReplayStream(prefix: Array(buffer[start ..< end]), rest: stream)
     }
 
+    /// A big-endian integer at `offset` in the buffered bytes, read in one load: a record header
+    /// read after `ensure` made it available (nil if it is not, which `ensure` rules out).
+    @inline(__always)
+    public func bigEndian<T: FixedWidthInteger>(at offset: Int, as type: T.Type = T.self) -> T? {
+        guard offset >= 0, offset <= end - start - MemoryLayout<T>.size else { return nil }
+        return buffer.withUnsafeBytes { T(bigEndian: $0.loadUnaligned(fromByteOffset: start + offset, as: T.self)) }
+    }
+
     /// A cursor over the next `count` buffered bytes (fewer if fewer are buffered), without
     /// consuming them: a record header read field by field, checked.
     public func cursor(_ count: Int) -> ByteCursor { ByteCursor(buffer[start ..< start + max(0, min(count, end - start))]) }

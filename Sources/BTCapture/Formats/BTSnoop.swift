@@ -71,12 +71,12 @@ public final class BTSnoopReader: FrameReaderBase, FrameReader {
                 finish(partial: input.available, at: recordOffset, what: "record header")
                 return nil
             }
-            var header = input.cursor(BTSnoop.recordHeaderSize)
-            let originalLength = Int(try header.u32be())
-            let includedLength = Int(try header.u32be())
-            let flags = try header.u32be()
-            let drops = try header.u32be()
-            let stamp = Int64(bitPattern: try header.u64be())
+            // Each field in one load: `ensure` made the whole header available.
+            guard let original = input.bigEndian(at: 0, as: UInt32.self), let included = input.bigEndian(at: 4, as: UInt32.self),
+                  let flags = input.bigEndian(at: 8, as: UInt32.self), let drops = input.bigEndian(at: 12, as: UInt32.self),
+                  let stampBits = input.bigEndian(at: 16, as: UInt64.self) else { return nil }
+            let originalLength = Int(original), includedLength = Int(included)
+            let stamp = Int64(bitPattern: stampBits)
             guard includedLength <= BTSnoop.maximumRecordLength else {
                 warn("record at byte \(recordOffset) claims \(includedLength) bytes, more than any HCI packet; the rest of the file is not read")
                 finished = true
