@@ -9,6 +9,12 @@ public protocol FrameReader: AnyObject {
     var nativeFormat: CaptureFileFormat { get }
     /// Warnings produced so far; the caller drains them.
     var warnings: [CaptureWarning] { get set }
+    /// Whether there are any: asked after every frame, so answered without copying the list.
+    var hasWarnings: Bool { get }
+}
+
+extension FrameReader {
+    public var hasWarnings: Bool { !warnings.isEmpty }
 }
 
 /// A reader over another reader (look-ahead, redaction, progress): the format and the
@@ -24,6 +30,7 @@ extension FrameReaderWrapper {
         get { base.warnings }
         set { base.warnings = newValue }
     }
+    public var hasWarnings: Bool { base.hasWarnings }
 }
 
 /// A reader that can show the frames after the current one: the link layer looks at what
@@ -87,6 +94,7 @@ public final class ArrayFrameReader: FrameReader {
 /// How a multi-record source counts frames and hands out warnings.
 public class FrameReaderBase {
     public var warnings: [CaptureWarning] = []
+    public var hasWarnings: Bool { !warnings.isEmpty }
     var count = 0
     let name: String
     init(name: String) { self.name = name }

@@ -117,6 +117,8 @@ final class ProgressReader: FrameReader {
         }
     }
 
+    var hasWarnings: Bool { base.hasWarnings }
+
     func next() throws -> Frame? {
         guard let frame = try base.next() else {
             progress.finish()

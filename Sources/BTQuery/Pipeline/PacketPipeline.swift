@@ -182,7 +182,7 @@ public struct PacketPipeline {
     }
 
     private func drainWarnings(_ reader: FrameReader) {
-        guard !reader.warnings.isEmpty else { return }
+        guard reader.hasWarnings else { return }
         for warning in reader.warnings { onWarning(warning) }
         reader.warnings.removeAll()
     }
