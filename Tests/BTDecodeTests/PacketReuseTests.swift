@@ -26,6 +26,18 @@ final class PacketReuseTests: XCTestCase {
             text.set("\(prefix)\(name)- \(hex: handle)")
             XCTAssertEqual(text.description, "\(prefix)\(name)- 0x002A", "after \(prefix.count) bytes")
         }
+        // Written over in place: a shorter text after a longer one shows none of the longer's
+        // bytes, and a copy taken before (a packet a sink keeps) is not written over.
+        text.set("a summary longer than the next one")
+        let kept = text
+        text.set("short")
+        text += " + more"
+        XCTAssertEqual(text.description, "short + more")
+        XCTAssertEqual(Array(text.bytes), Array("short + more".utf8))
+        XCTAssertEqual(kept.description, "a summary longer than the next one")
+        XCTAssertNotEqual(text, kept)
+        text.set("a summary longer than the next one")
+        XCTAssertEqual(text, kept)
         text.removeAll()
         XCTAssertTrue(text.isEmpty)
         text += "plain"

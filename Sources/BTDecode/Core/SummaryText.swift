@@ -5,7 +5,12 @@ import BTCapture
 /// nothing is allocated: the pieces go through a buffer on the stack (`SummaryPiece`) into
 /// bytes kept from the previous packet, and the renderers copy those bytes to the output line.
 public struct SummaryText: Equatable, CustomStringConvertible {
-    public private(set) var bytes: [UInt8] = []
+    /// The text is the first `length` bytes; what lies past them is the text of an earlier
+    /// packet, written over in place: clearing the summary of a reused layer is one store, and
+    /// writing it a copy into bytes already allocated (Array's own clearing and appending cost
+    /// a general call each, on every layer of every packet).
+    private var storage: [UInt8] = []
+    private var length = 0
     /// Whether anything will read this summary (`FieldMask.keepsSummaries`): when not, `+=`,
     /// `set` and `append` do nothing, and the text of an interpolated literal is not even
     /// formatted (they take it as an autoclosure). So a summary's text must never be where a
@@ -14,34 +19,63 @@ public struct SummaryText: Equatable, CustomStringConvertible {
 
     public init() {}
 
-    public var isEmpty: Bool { bytes.isEmpty }
-    public var count: Int { bytes.count }
-    public var description: String { String(decoding: bytes, as: UTF8.self) }
+    public var isEmpty: Bool { length == 0 }
+    public var count: Int { length }
+    /// The text's bytes (a slice of the storage: no copy).
+    public var bytes: ArraySlice<UInt8> { storage[0 ..< length] }
+    public var description: String { withBytes { String(decoding: $0, as: UTF8.self) } }
+
+    /// The text's bytes in place, for a renderer to copy into its line.
+    public func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try storage.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[0 ..< length])) }
+    }
+
+    public static func == (lhs: SummaryText, rhs: SummaryText) -> Bool {
+        lhs.isWritten == rhs.isWritten && lhs.bytes == rhs.bytes
+    }
 
     @inline(__always)
     public static func += (text: inout SummaryText, piece: @autoclosure () -> SummaryPiece) {
         guard text.isWritten else { return }
-        piece().write(to: &text.bytes)
+        piece().write(to: &text)
     }
 
     /// Appends a String made elsewhere (a joined list, a name from a table).
     public mutating func append(_ string: String) {
         guard isWritten else { return }
-        ASCII.append(string, to: &bytes)
+        var string = string
+        string.withUTF8 { put($0) }
     }
 
     /// Replaces the summary, keeping the buffer.
     @inline(__always)
     public mutating func set(_ piece: @autoclosure () -> SummaryPiece) {
         guard isWritten else { return }
-        bytes.removeAll(keepingCapacity: true)
-        piece().write(to: &bytes)
+        length = 0
+        piece().write(to: &self)
     }
 
-    public mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+    public mutating func removeAll() { length = 0 }
 
     /// Takes back the last `count` bytes written.
-    mutating func removeLast(_ count: Int) { bytes.removeLast(count) }
+    mutating func removeLast(_ count: Int) { length -= min(max(count, 0), length) }
+
+    /// Writes `bytes` after the text: over the stale bytes where the storage has room, else
+    /// (a longer text than this layer held before) past them, growing it.
+    fileprivate mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let n = bytes.count
+        guard n > 0 else { return }
+        if length + n <= storage.count {
+            let at = length
+            storage.withUnsafeMutableBufferPointer { target in
+                UnsafeMutableRawPointer(target.baseAddress! + at).copyMemory(from: bytes.baseAddress!, byteCount: n)
+            }
+        } else {
+            if length < storage.count { storage.removeSubrange(length...) }
+            storage.append(contentsOf: bytes)
+        }
+        length += n
+    }
 }
 
 /// The text `+=` appends to a summary: a literal with interpolations, formatted into a small
@@ -61,7 +95,7 @@ public struct SummaryPiece: ExpressibleByStringInterpolation {
         interpolation = stringInterpolation
     }
 
-    fileprivate func write(to out: inout [UInt8]) { interpolation.write(to: &out) }
+    fileprivate func write(to text: inout SummaryText) { interpolation.write(to: &text) }
 
     public struct StringInterpolation: StringInterpolationProtocol, ASCIIOutput {
         @usableFromInline var inline: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
@@ -111,11 +145,11 @@ public struct SummaryPiece: ExpressibleByStringInterpolation {
             }
         }
 
-        fileprivate func write(to out: inout [UInt8]) {
+        fileprivate func write(to text: inout SummaryText) {
             if count <= Self.inlineCapacity {
-                withInlineBytes { out.append(contentsOf: $0) }
+                withInlineBytes { text.put($0) }
             } else {
-                out.append(contentsOf: spilled)
+                spilled.withUnsafeBufferPointer { text.put($0) }
             }
         }
 
@@ -151,7 +185,7 @@ public struct SummaryPiece: ExpressibleByStringInterpolation {
         public mutating func appendInterpolation(_ address: BDAddr) { address.appendText(to: &self) }
 
         public mutating func appendInterpolation(_ text: SummaryText) {
-            text.bytes.withUnsafeBufferPointer { put($0) }
+            text.withBytes { put($0) }
         }
 
         public mutating func appendInterpolation<T: CustomStringConvertible>(_ value: T) {

@@ -77,7 +77,7 @@ public struct CSVRenderer: PacketRenderer {
             case .address: if let peer = packet.peer { peer.appendText(to: &cell) }
             case .summary:
                 // By index: `top` would copy the layer.
-                if let top = packet.layers.indices.last { packet.layers[top].summary.bytes.withUnsafeBufferPointer { cell.put($0) } }
+                if let top = packet.layers.indices.last { packet.layers[top].summary.withBytes { cell.put($0) } }
             case .issues:
                 var first = true
                 for layer in packet.layers {

@@ -114,7 +114,7 @@ public struct JSONRenderer: PacketRenderer {
             }
         case .summary:
             if let top = packet.top {
-                top.summary.bytes.withUnsafeBufferPointer { JSONText.appendString(utf8: $0, to: &text) }
+                top.summary.withBytes { JSONText.appendString(utf8: $0, to: &text) }
             } else {
                 JSONText.appendLiteral("\"\"", to: &text)
             }
@@ -157,7 +157,7 @@ public struct JSONRenderer: PacketRenderer {
         JSONText.appendLiteral(",\"name\":", to: &text)
         JSONText.appendString(layer.name, to: &text)
         JSONText.appendLiteral(",\"summary\":", to: &text)
-        layer.summary.bytes.withUnsafeBufferPointer { JSONText.appendString(utf8: $0, to: &text) }
+        layer.summary.withBytes { JSONText.appendString(utf8: $0, to: &text) }
         JSONText.appendLiteral(",\"fields\":{", to: &text)
         layer.fields.withUnsafeBufferPointer { fields in
             var wrote = false

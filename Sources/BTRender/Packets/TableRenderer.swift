@@ -105,11 +105,11 @@ public struct TableRenderer: PacketRenderer {
         appendControllerTag(packet.frame.controller, to: &line)
         var hasSummary = false
         if let top = packet.layers.indices.last {
-            packet.layers[top].summary.bytes.withUnsafeBufferPointer { line.put($0) }
+            packet.layers[top].summary.withBytes { line.put($0) }
             hasSummary = !packet.layers[top].summary.isEmpty
         }
         if let issue = packet.worstIssue, issue.severity >= .warning,
-           !(packet.layers.last.map { ByteSearch.contains($0.summary.bytes[...], issue.message.utf8) } ?? false) {
+           !(packet.layers.indices.last.map { top in packet.layers[top].summary.withBytes { ByteSearch.contains($0, issue.message.utf8) } } ?? false) {
             if hasSummary { ASCII.append("  [", to: &line) }
             ASCII.append(issue.message, to: &line)
             if hasSummary { line.put(UInt8(ascii: "]")) }

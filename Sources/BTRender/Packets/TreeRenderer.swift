@@ -44,7 +44,7 @@ public struct TreeRenderer: PacketRenderer {
                         ASCII.appendSpaces(12 - name.utf8.count, to: &text) // layer names are ASCII
                     }
                     Self.arrow.withUnsafeBufferPointer { text.put($0) }
-                    layers[index].summary.bytes.withUnsafeBufferPointer { text.put($0) }
+                    layers[index].summary.withBytes { text.put($0) }
                     text.put(0x0A)
                     layers[index].fields.withUnsafeBufferPointer { fields in
                         guard var field = fields.baseAddress else { return }
