@@ -97,6 +97,9 @@ extension ATTDecoder {
             if naming.type.uuid16 == 0x2902, let bits = try? ByteCursor(bytes).peekU16() {
                 layer.add(GATTFields.cccd, .u16(bits), at: layer.range(at: bytes.startIndex, count: 2))
             }
+            // The decoded text is a field's value and the summary's tail, nothing more: not made
+            // when neither is kept (a filter's or --fields' view of the packet).
+            guard layer.summary.isWritten || layer.keeps(GATTFields.value) else { return }
             if let decoded = naming.describe(bytes) {
                 layer.add(GATTFields.value, .text(decoded), at: range)
                 layer.summary += " - \(decoded)"

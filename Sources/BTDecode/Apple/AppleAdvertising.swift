@@ -67,11 +67,12 @@ enum AppleAdvertising {
                 layer.addIssue(.warning, "Apple \(types[type] ?? "type \(Hex.u8(type))") message of length \(length) runs past the data (\(c.remaining) bytes left)")
                 let rest = c.rest()
                 layer.add(AppleFields.data, .bytes(rest), at: layer.range(at: rest.startIndex, count: rest.count))
-                shown.append("\(name) (truncated)")
+                if layer.keepsDisplays { shown.append("\(name) (truncated)") }
                 break
             }
             layer.add(AppleFields.data, .bytes(value), at: layer.range(at: value.startIndex, count: value.count))
-            shown.append(message(type, name, value, &layer))
+            let text = message(type, name, value, &layer)
+            if layer.keepsDisplays { shown.append(text) }
         }
         return layer.keepsDisplays ? shown.joined(separator: "; ") : ""
     }
