@@ -136,22 +136,26 @@ enum ATTDecoder {
             if body.handoff != nil { swap(&handoff, &body.handoff) }
         }
         if !session.options.gattCache.isEmpty { session.gatt.seed(body.pdu.server, from: session.options.gattCache) }
-        let row = byCode[Int(opcode)]
-        let name = row?.name ?? "Unknown Opcode \(Hex.u8(opcode))"
-        try body.layer.read(ATTFields.opcode, &body.c, as: UInt8.self, named: { _ in name })
-        body.layer.summary.set("\(name)")
-        if row == nil { body.layer.addIssue(.warning, "Unknown ATT opcode \(Hex.u8(opcode))") }
+        // The row read in place: a copy of it (its name and closure) costs a retain and release each.
+        let known = kinds[Int(opcode)] != nil
+        try body.layer.read(ATTFields.opcode, &body.c, as: UInt8.self, named: { opcodeName($0) })
+        if known {
+            byCode.withUnsafeBufferPointer { rows in body.layer.summary.set("\(rows[Int(opcode)]!.name)") }
+        } else {
+            body.layer.summary.set("Unknown Opcode \(hex: opcode)")
+            body.layer.addIssue(.warning, "Unknown ATT opcode \(Hex.u8(opcode))")
+        }
         body.request = body.pdu.pair(&session, &body.layer)
-        if let row {
-            try row.decode(&body, &session)
+        if known {
+            try byCode.withUnsafeBufferPointer { rows in try rows[Int(opcode)]!.decode(&body, &session) }
         } else if !body.c.isAtEnd {
             try body.readValue()
         }
         if !body.c.isAtEnd {
             try body.readValue()
-            body.layer.addIssue(.warning, "\(name): unexpected bytes after the PDU")
+            body.layer.addIssue(.warning, "\(opcodeName(opcode)): unexpected bytes after the PDU")
         }
-        if row?.kind == .request || row?.kind == .indication { body.pdu.remember(&session, opcode: opcode, &body.layer) }
+        if kinds[Int(opcode)] == .request || kinds[Int(opcode)] == .indication { body.pdu.remember(&session, opcode: opcode, &body.layer) }
     }
 }
 

@@ -115,7 +115,8 @@ enum L2CAPDecoder {
         var c = ByteCursor(pdu)
         guard pdu.count >= 4 else { throw DecodeError.truncated(needed: 4, available: pdu.count, at: c.offset) }
         var layer = packet.makeLayer(.l2cap, over: c, showsDirection: true)
-        layer.issues = issues
+        // Only when there are any: assigning an empty list still drops the reused layer's own.
+        if !issues.isEmpty { layer.issues = issues }
         let length = try layer.read(L2CAPFields.length, &c, as: UInt16.self, inDecimal: true)
         let cidRange = layer.range(at: c.index, count: 2)
         let cid = try c.u16()
