@@ -120,7 +120,8 @@ struct SelectionOptionGroup: ParsableArguments {
         if let filter { filters.append(try PacketFilter(filter)) }
         if let quick = try quickFilters.filter() { filters.append(quick) }
         let range = packets.flatMap(PacketSelection.parseRange)
-        var stages: [any PacketStage] = [PacketSelection(range: range)]
+        // No stage where there is nothing to select: every stage costs each packet a call.
+        var stages: [any PacketStage] = range.map { [PacketSelection(range: $0)] } ?? []
         if let first = filters.first { stages.append(FilterStage(filters.dropFirst().reduce(first, &&))) }
         if let count { stages.append(PacketSelection(count: count)) }
         return stages
