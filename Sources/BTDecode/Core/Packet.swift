@@ -344,29 +344,39 @@ public struct Layer {
     /// Whether `add` stores a field of this definition: the mask's, and a layer's first.
     @inline(__always) func keeps(_ definition: FieldDefinition) -> Bool { fields.isEmpty || keptFields.keeps(definition) }
 
+    // The three `add`s are inlined as far as their mask check, so that a field the view does not
+    // keep costs its caller the check alone: its value is not even built (the compiler sinks
+    // it past the check). Storing one is a call (`store`), not code at every call site.
+
+    @inline(__always)
     public mutating func add(_ definition: FieldDefinition, _ value: __owned FieldValue, _ display: @autoclosure () -> String? = nil,
                              at range: Range<Int>? = nil) {
         guard keeps(definition) else { return }
-        fields.append(Field(definition: definition, value: value, writtenDisplay: keepsDisplays ? display() : nil, range: range))
+        store(Field(definition: definition, value: value, writtenDisplay: keepsDisplays ? display() : nil, range: range))
     }
 
     /// A code or length whose value is hex (`--fields` prints 0x0264) that a person reads in
     /// decimal ("612"): the tree writes the digits itself, no String made per packet.
+    @inline(__always)
     public mutating func add(_ definition: FieldDefinition, _ value: __owned FieldValue, inDecimal: Bool, at range: Range<Int>? = nil) {
         guard keeps(definition) else { return }
-        fields.append(Field(definition: definition, value: value, writtenDisplay: nil, range: range,
-                            form: inDecimal && keepsDisplays ? .decimal : .text))
+        store(Field(definition: definition, value: value, writtenDisplay: nil, range: range,
+                    form: inDecimal && keepsDisplays ? .decimal : .text))
     }
 
     /// A code with its name, shown as "Name (0x0E)": the tree writes the value after the name,
     /// no String made per packet.
+    @inline(__always)
     public mutating func add(_ definition: FieldDefinition, _ value: __owned FieldValue, named name: @autoclosure () -> String,
                              at range: Range<Int>? = nil) {
         guard keeps(definition) else { return }
         let shown = keepsDisplays
-        fields.append(Field(definition: definition, value: value, writtenDisplay: shown ? name() : nil, range: range,
-                            form: shown ? .named : .text))
+        store(Field(definition: definition, value: value, writtenDisplay: shown ? name() : nil, range: range,
+                    form: shown ? .named : .text))
     }
+
+    @inline(never)
+    mutating func store(_ field: __owned Field) { fields.append(field) }
 
     /// The range in the layer's source of `count` bytes its decoder's cursor read at `index`
     /// (for a layer made with `Packet.makeLayer(_:over:)`).
