@@ -86,7 +86,7 @@ public struct SummaryText: Equatable, CustomStringConvertible {
 public struct SummaryPiece: ExpressibleByStringInterpolation {
     fileprivate var interpolation: StringInterpolation
 
-    public init(stringLiteral value: String) {
+    public init(stringLiteral value: StaticString) {
         interpolation = StringInterpolation(literalCapacity: 0, interpolationCount: 0)
         interpolation.appendLiteral(value)
     }
@@ -153,7 +153,14 @@ public struct SummaryPiece: ExpressibleByStringInterpolation {
             }
         }
 
-        @inlinable @inline(__always) public mutating func appendLiteral(_ literal: String) { ASCII.append(literal, to: &self) }
+        /// The literal's parts come as StaticStrings: their bytes are where the compiler put them,
+        /// read without any of a String's machinery (a short String literal is stored inline
+        /// and had to be copied out to be read).
+        public typealias StringLiteralType = StaticString
+
+        @inlinable @inline(__always) public mutating func appendLiteral(_ literal: StaticString) {
+            literal.withUTF8Buffer { put($0) }
+        }
 
         @inlinable @inline(__always) public mutating func appendInterpolation(_ string: String) { ASCII.append(string, to: &self) }
 
