@@ -153,9 +153,8 @@ public struct SummaryPiece: ExpressibleByStringInterpolation {
             }
         }
 
-        /// The literal's parts come as StaticStrings: their bytes are where the compiler put them,
-        /// read without any of a String's machinery (a short String literal is stored inline
-        /// and had to be copied out to be read).
+        /// The literal's parts come as StaticStrings: their bytes are read where the compiler put
+        /// them, without going through a String.
         public typealias StringLiteralType = StaticString
 
         @inlinable @inline(__always) public mutating func appendLiteral(_ literal: StaticString) {
