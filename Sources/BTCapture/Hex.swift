@@ -28,6 +28,14 @@ public struct FixedASCIIOutput: ASCIIOutput {
         base[count] = byte
         count += 1
     }
+
+    /// In one copy, as much as there is room for.
+    @inlinable public mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let n = min(bytes.count, base.count - count)
+        guard n > 0, let source = bytes.baseAddress, let target = base.baseAddress else { return }
+        (target + count).update(from: source, count: n)
+        count += n
+    }
 }
 
 /// Hex formatting shared by readers (error messages), decoders and renderers. Each form has
