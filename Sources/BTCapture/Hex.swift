@@ -197,6 +197,20 @@ public enum ASCII {
         }
     }
 
+    /// The strings one after another, in one allocation of their exact size (none when short
+    /// enough to be a small string): what an interpolation of them makes, without growing a
+    /// buffer part by part. For display text built per field of every packet.
+    public static func concat(_ a: String, _ b: String, _ c: String = "", _ d: String = "", _ e: String = "") -> String {
+        let total = a.utf8.count + b.utf8.count + c.utf8.count + d.utf8.count + e.utf8.count
+        return string(capacity: total) { out in
+            append(a, to: &out)
+            append(b, to: &out)
+            if !c.isEmpty { append(c, to: &out) }
+            if !d.isEmpty { append(d, to: &out) }
+            if !e.isEmpty { append(e, to: &out) }
+        }
+    }
+
     /// A String written by `write` straight into its storage; `capacity` must cover it.
     @inlinable @inline(__always)
     public static func string(capacity: Int, _ write: (inout FixedASCIIOutput) -> Void) -> String {

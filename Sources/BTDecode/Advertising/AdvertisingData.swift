@@ -117,7 +117,7 @@ public enum AdvertisingData {
             let dataStart = c.index
             let data = c.rest()
             add(AdvertisingFields.serviceData, .bytes(data), from: dataStart)
-            return wantsText ? "\(uuidNames.labelled(uuid)): \(Hex.bytes(data))" : ""
+            return wantsText ? ASCII.concat(uuidNames.labelled(uuid), ": ", Hex.bytes(data)) : ""
         }
         let start = c.index
         switch type {
@@ -126,7 +126,7 @@ public enum AdvertisingData {
             add(AdvertisingFields.flags, .u8(flags), from: start)
             guard wantsText else { return "" }
             let names = flagNames.indices.filter { flags & (1 << $0) != 0 }.map { flagNames[$0] }
-            return "\(Hex.u8(flags)) \(names.joined(separator: ", "))"
+            return ASCII.concat(Hex.u8(flags), " ", names.joined(separator: ", "))
         case 0x02, 0x03, 0x14: return uuids(2)
         case 0x04, 0x05, 0x1F: return uuids(4)
         case 0x06, 0x07, 0x15: return uuids(16)
@@ -134,11 +134,11 @@ public enum AdvertisingData {
             let name = ReadableText.decode(c.rest())
             add(AdvertisingFields.name, .text(name), from: start)
             if type != 0x30 || digest.name == nil { digest.name = name }
-            return wantsText ? "\"\(name)\"" : ""
+            return wantsText ? ASCII.concat("\"", name, "\"") : ""
         case 0x0A:
             guard let power = try? c.i8() else { return nil }
-            add(AdvertisingFields.txPower, .signed(Int64(power)), "\(power) dBm", from: start)
-            return wantsText ? "\(power) dBm" : ""
+            add(AdvertisingFields.txPower, .signed(Int64(power)), ASCII.concat(String(power), " dBm"), from: start)
+            return wantsText ? ASCII.concat(String(power), " dBm") : ""
         case 0x0D:
             guard let cod = try? c.u24() else { return nil }
             add(AdvertisingFields.classOfDevice, .unsigned(UInt64(cod), width: 6), from: start)
@@ -195,9 +195,9 @@ public enum AdvertisingData {
             // The company's decoder places its fields in `data`: not this packet's bytes when it was joined.
             if !ranged { for index in before ..< layer.fields.count { layer.fields[index].range = nil } }
             if let text = described {
-                return wantsText ? "\(companyName): \(text)" : ""
+                return wantsText ? ASCII.concat(companyName, ": ", text) : ""
             }
-            return wantsText ? "\(companyName) (\(Hex.u16(company))): \(Hex.bytes(data))" : ""
+            return wantsText ? ASCII.concat(companyName, " (", Hex.u16(company), "): ", Hex.bytes(data)) : ""
         default:
             return nil
         }

@@ -93,23 +93,25 @@ enum AppleAdvertising {
         case 0x07 where value.count >= 3:
             _ = try? c.u8()
             guard let model = try? c.u16be() else { break }
-            layer.add(AppleFields.model, .u16(model), models[model].map { "\($0) (\(Hex.u16(model)))" }, at: layer.range(at: value.startIndex + 1, count: 2))
+            layer.add(AppleFields.model, .u16(model), models[model].map { ASCII.concat($0, " (", Hex.u16(model), ")") },
+                      at: layer.range(at: value.startIndex + 1, count: 2))
             guard layer.keepsDisplays else { return "" }
-            return "Proximity Pairing: \(models[model] ?? "model \(Hex.u16(model))") - \(value.count) bytes"
+            return ASCII.concat("Proximity Pairing: ", models[model] ?? "model \(Hex.u16(model))", " - ", String(value.count), " bytes")
         case 0x10 where value.count >= 1:
             let action = value[value.startIndex] & 0x0F
-            layer.add(AppleFields.action, .u8(action), nearbyActions[action].map { "\($0) (\(Hex.u8(action)))" }, at: layer.range(at: value.startIndex))
+            layer.add(AppleFields.action, .u8(action), nearbyActions[action].map { ASCII.concat($0, " (", Hex.u8(action), ")") },
+                      at: layer.range(at: value.startIndex))
             guard layer.keepsDisplays else { return "" }
-            return "Nearby Info: \(nearbyActions[action] ?? "action \(Hex.u8(action))") - \(value.count) bytes"
+            return ASCII.concat("Nearby Info: ", nearbyActions[action] ?? "action \(Hex.u8(action))", " - ", String(value.count), " bytes")
         case 0x0F where value.count >= 2:
             let actionType = value[value.startIndex + 1]
-            layer.add(AppleFields.actionType, .u8(actionType), nearbyActionTypes[actionType].map { "\($0) (\(Hex.u8(actionType)))" },
+            layer.add(AppleFields.actionType, .u8(actionType), nearbyActionTypes[actionType].map { ASCII.concat($0, " (", Hex.u8(actionType), ")") },
                       at: layer.range(at: value.startIndex + 1))
             guard layer.keepsDisplays else { return "" }
-            return "Nearby Action: \(nearbyActionTypes[actionType] ?? "type \(Hex.u8(actionType))") - \(value.count) bytes"
+            return ASCII.concat("Nearby Action: ", nearbyActionTypes[actionType] ?? "type \(Hex.u8(actionType))", " - ", String(value.count), " bytes")
         default:
             break
         }
-        return layer.keepsDisplays ? "\(name) (\(value.count) bytes)" : ""
+        return layer.keepsDisplays ? ASCII.concat(name, " (", String(value.count), " bytes)") : ""
     }
 }

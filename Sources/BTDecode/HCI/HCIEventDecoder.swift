@@ -280,7 +280,7 @@ enum HCIEventDecoder {
         layer.add(AdvertisingFields.data, .bytes(data.value), at: data.range)
         let digest = AdvertisingData.decode(data.value, into: &layer, names: names)
         let rssi = read.value
-        layer.add(AdvertisingFields.rssi, .signed(Int64(rssi)), rssi == 127 ? "Not available" : "\(rssi) dBm", at: read.range)
+        layer.add(AdvertisingFields.rssi, .signed(Int64(rssi)), rssi == 127 ? "Not available" : ASCII.concat(String(rssi), " dBm"), at: read.range)
         layer.summary += " - \(eventName) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address) \(rssi) dBm"
         if let name = digest.name { layer.summary += " - \"\(name)\"" }
         if packet.peer == nil { packet.peer = address }
