@@ -74,7 +74,11 @@ public final class BTSnoopReader: FrameReaderBase, FrameReader {
             // Each field in one load: `ensure` made the whole header available.
             guard let original = input.bigEndian(at: 0, as: UInt32.self), let included = input.bigEndian(at: 4, as: UInt32.self),
                   let flags = input.bigEndian(at: 8, as: UInt32.self), let drops = input.bigEndian(at: 12, as: UInt32.self),
-                  let stampBits = input.bigEndian(at: 16, as: UInt64.self) else { return nil }
+                  let stampBits = input.bigEndian(at: 16, as: UInt64.self) else {
+                // Unreachable after `ensure`; were it reached, the reader says where it stopped.
+                finish(partial: input.available, at: recordOffset, what: "record header")
+                return nil
+            }
             let originalLength = Int(original), includedLength = Int(included)
             let stamp = Int64(bitPattern: stampBits)
             guard includedLength <= BTSnoop.maximumRecordLength else {

@@ -59,7 +59,7 @@ public enum AdvertisingData {
             // The structure's own line comes before the values decoded from it.
             // The mask's rule (Layer.keeps) as of before the structure's values: kept if the first.
             if first == 0 || layer.keptFields.keeps(AdvertisingFields.adType) {
-                let display = layer.keepsDisplays ? structureLine(name, type, text ?? Hex.bytes(value)) : nil
+                let display = layer.keepsDisplays ? ASCII.concat(name, " (", Hex.u8(type), "): ", text ?? Hex.bytes(value)) : nil
                 layer.fields.insert(Field(definition: AdvertisingFields.adType, value: .u8(type), writtenDisplay: display, range: typeRange), at: first)
             }
             if !v.isAtEnd, type != 0xFF {
@@ -68,23 +68,6 @@ public enum AdvertisingData {
             }
         }
         return digest
-    }
-
-    /// "Flags (0x01): 0x06 LE General Discoverable, ...", the structure's line in the tree, made
-    /// in one allocation of its exact size (an interpolated String grew several times).
-    static func structureLine(_ name: String, _ type: UInt8, _ text: String) -> String {
-        var name = name, text = text
-        return name.withUTF8 { name in
-            text.withUTF8 { text in
-                ASCII.string(capacity: name.count + 9 + text.count) { out in
-                    out.put(name)
-                    ASCII.append(" (", to: &out)
-                    Hex.append(UInt64(type), width: 2, to: &out)
-                    ASCII.append("): ", to: &out)
-                    out.put(text)
-                }
-            }
-        }
     }
 
     /// The Flags structure's bits, from bit 0 (Core Specification Supplement, Part A, 1.3).
