@@ -44,6 +44,21 @@ public enum ExportColumn: Equatable, Sendable {
         }
     }
 
+    /// False for a column whose text is made only of digits, hex, RFC 3339 time and fixed
+    /// words (numbers, times, direction, kind, handle, address, bytes): CSV never quotes it, so
+    /// need not scan it.
+    public var mayNeedQuotes: Bool {
+        switch self {
+        case .member(let member):
+            switch member {
+            case .number, .time, .timestampMicroseconds, .direction, .kind, .controller, .handle, .address,
+                 .flagged, .length, .bytes: return false
+            case .file, .type, .summary, .issues, .comment: return true
+            }
+        case .field, .valueName: return true
+        }
+    }
+
     /// The fields these columns read (packet members read none: they are the packet's own
     /// properties, its top summary and its issues), and summaries if a column is the summary.
     public static func fieldsRead(_ columns: [ExportColumn]) -> FieldMask {
