@@ -187,12 +187,18 @@ public struct BDAddr: Hashable, Sendable, CustomStringConvertible {
     public var description: String { ASCII.string(capacity: 17) { appendText(to: &$0) } }
 
     /// Writes "AA:BB:CC:DD:EE:FF": the one way btlog writes an address.
+    /// Made on the stack and put in one piece: outputs that take a buffer copy it once (the
+    /// table's and CSV's address column, every data packet).
     @inlinable @inline(__always) public func appendText<O: ASCIIOutput>(to out: inout O) {
-        withUnsafeBytes(of: bytes) { raw in
-            for i in 0 ..< 6 {
-                if i > 0 { out.put(UInt8(ascii: ":")) }
-                Hex.append(raw[i], to: &out)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 17) { text in
+            withUnsafeBytes(of: bytes) { raw in
+                for i in 0 ..< 6 {
+                    text[i * 3] = Hex.ascii(raw[i] >> 4)
+                    text[i * 3 + 1] = Hex.ascii(raw[i] & 0xF)
+                    if i < 5 { text[i * 3 + 2] = UInt8(ascii: ":") }
+                }
             }
+            out.put(UnsafeBufferPointer(text))
         }
     }
 
