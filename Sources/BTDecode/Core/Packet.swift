@@ -89,7 +89,7 @@ public struct Packet {
     public var top: Layer? { layers.last }
 
     /// PacketLogger's Type column: the highest layer's name plus the direction for data.
-    public var typeLabel: String { typeName + directionSuffix }
+    public var typeLabel: String { typeName + "\(directionSuffix)" }
 
     /// Writes `typeLabel` without making a String (the table and CSV write one per row) and
     /// returns its width in terminal columns.
@@ -107,16 +107,17 @@ public struct Packet {
             ASCII.append(name, to: &out)
             nameColumns = name.count
         }
+        // The suffix's bytes where the compiler put them, not a String walked per row.
         let suffix = directionSuffix
-        ASCII.append(suffix, to: &out)
-        return nameColumns + suffix.utf8.count
+        out.put(UnsafeBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount))
+        return nameColumns + suffix.utf8CodeUnitCount
     }
 
     /// The Type column's name part: the highest layer's name.
     public var typeName: String { layers.isEmpty ? "Unknown" : layers[layers.count - 1].name }
 
     /// " Send" or " Receive" after the name of a data layer ("ACL Send"); empty otherwise.
-    public var directionSuffix: String {
+    public var directionSuffix: StaticString {
         // By index, not through `top`: the table asks per packet, and a copy of the layer costs.
         guard !layers.isEmpty, layers[layers.count - 1].showsDirection else { return "" }
         switch frame.direction {
