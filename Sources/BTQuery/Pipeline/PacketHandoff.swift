@@ -57,15 +57,21 @@ final class PacketHandoff<Sink: PacketSink>: @unchecked Sendable {
         return batch
     }
 
-    /// Passes a full batch and takes an empty one.
-    func exchange(_ full: Batch) throws -> Batch {
-        pass(full)
-        return try takeEmpty()
+    /// Passes a full batch and takes an empty one in its place.
+    func exchange(_ batch: inout Batch) throws {
+        pass(&batch)
+        batch = try takeEmpty()
     }
 
-    func pass(_ batch: Batch) {
+    /// Passes `batch` on, leaving an empty one in its place: the decoding thread keeps no
+    /// reference to what it passed, so the sink's thread holds the only one and can write to
+    /// its packets without copying them (a second reference, held while the decoding thread
+    /// waits for an empty batch, made every write copy the whole batch).
+    func pass(_ batch: inout Batch) {
+        var passed = Batch()
+        swap(&passed, &batch)
         condition.lock()
-        full.append(batch)
+        full.append(consume passed)
         condition.broadcast()
         condition.unlock()
     }
@@ -110,6 +116,7 @@ final class PacketHandoff<Sink: PacketSink>: @unchecked Sendable {
                             throw error
                         }
                         (base + index).initialize(to: packet)
+                        (base + index).pointee.releaseContents() // here, not on the decoding thread
                     }
                 }
             } catch {
@@ -122,7 +129,7 @@ final class PacketHandoff<Sink: PacketSink>: @unchecked Sendable {
             }
             batch.count = 0
             condition.lock()
-            empty.append(batch)
+            empty.append(consume batch) // the decoding thread's alone from here: no copy when it writes
             condition.broadcast()
             condition.unlock()
         }

@@ -118,7 +118,7 @@ public struct PacketPipeline {
         var readFailure: Error?
         do {
             var batch = try handoff.takeEmpty()
-            defer { handoff.pass(batch) }
+            defer { handoff.pass(&batch) }
             while let frame = try reader.next() {
                 try arrive(frame, reader, &context, first: &first)
                 let slot = batch.count
@@ -127,7 +127,7 @@ public struct PacketPipeline {
                 let (kept, stop) = batch.packets.withUnsafeMutableBufferPointer { admit(frame, into: &$0[slot], context) }
                 if kept {
                     batch.count += 1
-                    if batch.count == batchSize { batch = try handoff.exchange(batch) }
+                    if batch.count == batchSize { try handoff.exchange(&batch) }
                 }
                 if stop {
                     readAll = false
