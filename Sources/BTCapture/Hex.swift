@@ -46,6 +46,9 @@ public enum Hex {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
     }
 
+    /// The upper-case hex digit of a nibble (0-15), for writers that place digits themselves.
+    @inlinable @inline(__always) public static func digit(_ nibble: UInt8) -> UInt8 { ascii(nibble) }
+
     /// "0x" followed by `width` upper-case hex digits.
     @inlinable public static func format<T: BinaryInteger>(_ value: T, width: Int) -> String {
         ASCII.string(capacity: width + 2) { append(UInt64(truncatingIfNeeded: value), width: width, to: &$0) }

@@ -74,6 +74,14 @@ public enum AdvertisingData {
     static let flagNames = ["LE Limited Discoverable", "LE General Discoverable", "BR/EDR Not Supported",
                             "Simultaneous LE and BR/EDR (Controller)", "Simultaneous LE and BR/EDR (Host)"]
 
+    /// The tree's text of each Flags value ("0x06 LE General Discoverable, BR/EDR Not
+    /// Supported"), made once on first use: nearly every advertisement carries Flags, and
+    /// joining the names was a tenth of its structures' text.
+    static let flagTexts: [String] = (0 ... 255).map { (flags: Int) in
+        let names = flagNames.indices.filter { flags & (1 << $0) != 0 }.map { flagNames[$0] }
+        return ASCII.concat(Hex.u8(UInt8(flags)), " ", names.joined(separator: ", "))
+    }
+
     /// Adds the structure's fields and returns its text for the tree (empty when no tree is
     /// printed: the text costs more than the fields).
     static func describe(_ type: UInt8, _ c: inout ByteCursor, _ layer: inout Layer, _ digest: inout Digest, _ uuidNames: UUIDNames,
@@ -108,8 +116,7 @@ public enum AdvertisingData {
             guard let flags = try? c.u8() else { return nil }
             add(AdvertisingFields.flags, .u8(flags), from: start)
             guard wantsText else { return "" }
-            let names = flagNames.indices.filter { flags & (1 << $0) != 0 }.map { flagNames[$0] }
-            return ASCII.concat(Hex.u8(flags), " ", names.joined(separator: ", "))
+            return flagTexts[Int(flags)]
         case 0x02, 0x03, 0x14: return uuids(2)
         case 0x04, 0x05, 0x1F: return uuids(4)
         case 0x06, 0x07, 0x15: return uuids(16)

@@ -179,7 +179,20 @@ public struct SummaryPiece: ExpressibleByStringInterpolation {
 
         /// 0x and two hex digits per byte of the type: `\(hex: UInt16(0x2a))` is "0x002A".
         public mutating func appendInterpolation<T: FixedWidthInteger & UnsignedInteger>(hex value: T) {
-            Hex.append(UInt64(value), width: T.bitWidth / 4, to: &self)
+            let width = T.bitWidth / 4, at = count
+            guard at + 2 + width <= Self.inlineCapacity else { return Hex.append(UInt64(value), width: width, to: &self) }
+            // Straight into the inline bytes, last digit first: one store per character where a
+            // put each checked the room (every handle and CID of every layer's summary).
+            withUnsafeMutableBytes(of: &inline) { bytes in
+                bytes[at] = UInt8(ascii: "0")
+                bytes[at + 1] = UInt8(ascii: "x")
+                var rest = UInt64(value)
+                for index in stride(from: at + 1 + width, to: at + 1, by: -1) {
+                    bytes[index] = Hex.digit(UInt8(truncatingIfNeeded: rest) & 0xF)
+                    rest >>= 4
+                }
+            }
+            count = at + 2 + width
         }
 
         /// A payload's first 16 bytes as spaced hex pairs, then " …" if there are more.
