@@ -141,3 +141,17 @@ final class AppleDecoderTests: XCTestCase {
         XCTAssertEqual(cut.issues.count, 1)
     }
 }
+
+/// ByteNames answers as the dictionary it replaces did: every code named, every other nil.
+final class ByteNamesTests: XCTestCase {
+    func testEveryCodeAsADictionaryWouldAnswer() {
+        let pairs: [(UInt8, String)] = [(0x00, "zero"), (0x01, "Flags"), (0x7F, "middle"), (0xFF, "Manufacturer Specific Data")]
+        let names: ByteNames = [0x00: "zero", 0x01: "Flags", 0x7F: "middle", 0xFF: "Manufacturer Specific Data"]
+        let reference = Dictionary(uniqueKeysWithValues: pairs)
+        for code in UInt8.min ... UInt8.max { XCTAssertEqual(names[code], reference[code], "code \(code)") }
+        // The tables in use, through their readers: AD type names, Apple message types.
+        XCTAssertEqual(AdvertisingData.typeNames[0xFF], "Manufacturer Specific Data")
+        XCTAssertNil(AdvertisingData.typeNames[0xFE])
+        XCTAssertEqual(AppleAdvertising.types[0x02], "iBeacon")
+    }
+}

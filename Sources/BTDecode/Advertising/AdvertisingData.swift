@@ -6,7 +6,7 @@ public enum AdvertisingData {
     /// Advertising data, scan responses and EIR; manufacturer formats register by company.
     static let descriptor = ProtocolDescriptor(name: "Advertising Data", fields: AdvertisingFields.all)
 
-    static let typeNames: [UInt8: String] = [
+    static let typeNames: ByteNames = [
         0x01: "Flags", 0x02: "Incomplete List of 16-bit Service UUIDs", 0x03: "Complete List of 16-bit Service UUIDs",
         0x04: "Incomplete List of 32-bit Service UUIDs", 0x05: "Complete List of 32-bit Service UUIDs",
         0x06: "Incomplete List of 128-bit Service UUIDs", 0x07: "Complete List of 128-bit Service UUIDs",

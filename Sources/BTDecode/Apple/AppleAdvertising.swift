@@ -26,7 +26,7 @@ enum AppleAdvertising {
     static let descriptor = ProtocolDescriptor(name: "Apple Advertising", fields: AppleFields.all,
                                                registrations: [.manufacturerData(0x004C, decode)])
 
-    static let types: [UInt8: String] = [
+    static let types: ByteNames = [
         0x02: "iBeacon", 0x03: "AirPrint", 0x05: "AirDrop", 0x06: "HomeKit", 0x07: "Proximity Pairing", 0x08: "Hey Siri",
         0x09: "AirPlay Target", 0x0A: "AirPlay Source", 0x0B: "Magic Switch", 0x0C: "Handoff", 0x0D: "Tethering Target Presence",
         0x0E: "Tethering Source Presence", 0x0F: "Nearby Action", 0x10: "Nearby Info", 0x12: "Find My",
