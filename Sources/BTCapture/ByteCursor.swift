@@ -193,8 +193,8 @@ public struct BDAddr: Hashable, Sendable, CustomStringConvertible {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 17) { text in
             withUnsafeBytes(of: bytes) { raw in
                 for i in 0 ..< 6 {
-                    text[i * 3] = Hex.ascii(raw[i] >> 4)
-                    text[i * 3 + 1] = Hex.ascii(raw[i] & 0xF)
+                    text[i * 3] = Hex.digit(raw[i] >> 4)
+                    text[i * 3 + 1] = Hex.digit(raw[i] & 0xF)
                     if i < 5 { text[i * 3 + 2] = UInt8(ascii: ":") }
                 }
             }

@@ -42,12 +42,10 @@ public struct FixedASCIIOutput: ASCIIOutput {
 /// one writer; the String forms run it straight into the String's storage (one allocation:
 /// these run several times per packet).
 public enum Hex {
-    @inlinable @inline(__always) static func ascii(_ nibble: UInt8) -> UInt8 {
+    /// The upper-case hex digit of a nibble (0-15), for writers that place digits themselves.
+    @inlinable @inline(__always) public static func digit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
     }
-
-    /// The upper-case hex digit of a nibble (0-15), for writers that place digits themselves.
-    @inlinable @inline(__always) public static func digit(_ nibble: UInt8) -> UInt8 { ascii(nibble) }
 
     /// "0x" followed by `width` upper-case hex digits.
     @inlinable public static func format<T: BinaryInteger>(_ value: T, width: Int) -> String {
@@ -78,14 +76,14 @@ public enum Hex {
         out.put(UInt8(ascii: "0"))
         out.put(UInt8(ascii: "x"))
         for i in stride(from: width - 1, through: 0, by: -1) {
-            out.put(ascii(i < 16 ? UInt8(truncatingIfNeeded: value >> UInt64(i * 4)) & 0xF : 0))
+            out.put(digit(i < 16 ? UInt8(truncatingIfNeeded: value >> UInt64(i * 4)) & 0xF : 0))
         }
     }
 
     /// Writes the two hex digits of `byte`.
     @inlinable @inline(__always) public static func append<O: ASCIIOutput>(_ byte: UInt8, to out: inout O) {
-        out.put(ascii(byte >> 4))
-        out.put(ascii(byte & 0xF))
+        out.put(digit(byte >> 4))
+        out.put(digit(byte & 0xF))
     }
 
     /// Writes up to `limit` bytes as space-separated pairs into a stack buffer and hands it to
@@ -101,8 +99,8 @@ public enum Hex {
                 for index in 0 ..< count {
                     let byte = bytes[index]
                     at[0] = UInt8(ascii: " ")
-                    at[1] = ascii(byte >> 4)
-                    at[2] = ascii(byte & 0xF)
+                    at[1] = digit(byte >> 4)
+                    at[2] = digit(byte & 0xF)
                     at += 3
                 }
             }

