@@ -73,10 +73,22 @@ public enum Hex {
     /// Writes "0x" and `width` hex digits of `value`.
     @inlinable @inline(__always)
     public static func append<O: ASCIIOutput>(_ value: UInt64, width: Int, to out: inout O) {
-        out.put(UInt8(ascii: "0"))
-        out.put(UInt8(ascii: "x"))
-        for i in stride(from: width - 1, through: 0, by: -1) {
-            out.put(digit(i < 16 ? UInt8(truncatingIfNeeded: value >> UInt64(i * 4)) & 0xF : 0))
+        withUnsafeTemporaryAllocation(byteCount: max(0, width) + 2, alignment: 1) { text in
+            place(value, width: max(0, width), into: text, at: 0)
+            out.put(UnsafeBufferPointer(start: text.baseAddress!.assumingMemoryBound(to: UInt8.self), count: text.count))
+        }
+    }
+
+    /// "0x" and `width` hex digits of `value` at `offset` of memory the caller owns (which must
+    /// hold `width + 2` bytes there): the one hex layout, for `append` and for writers with a
+    /// contiguous buffer of their own (a summary's inline bytes).
+    @inlinable @inline(__always)
+    public static func place(_ value: UInt64, width: Int, into bytes: UnsafeMutableRawBufferPointer, at offset: Int) {
+        bytes[offset] = UInt8(ascii: "0")
+        bytes[offset + 1] = UInt8(ascii: "x")
+        for i in 0 ..< width {
+            let shift = width - 1 - i
+            bytes[offset + 2 + i] = digit(shift < 16 ? UInt8(truncatingIfNeeded: value >> UInt64(shift * 4)) & 0xF : 0)
         }
     }
 

@@ -181,17 +181,9 @@ public struct SummaryPiece: ExpressibleByStringInterpolation {
         public mutating func appendInterpolation<T: FixedWidthInteger & UnsignedInteger>(hex value: T) {
             let width = T.bitWidth / 4, at = count
             guard at + 2 + width <= Self.inlineCapacity else { return Hex.append(UInt64(value), width: width, to: &self) }
-            // Straight into the inline bytes, last digit first: one store per character where a
-            // put each checked the room (every handle and CID of every layer's summary).
-            withUnsafeMutableBytes(of: &inline) { bytes in
-                bytes[at] = UInt8(ascii: "0")
-                bytes[at + 1] = UInt8(ascii: "x")
-                var rest = UInt64(value)
-                for index in stride(from: at + 1 + width, to: at + 1, by: -1) {
-                    bytes[index] = Hex.digit(UInt8(truncatingIfNeeded: rest) & 0xF)
-                    rest >>= 4
-                }
-            }
+            // Placed straight into the inline bytes: one store per character where a put each
+            // checked the room (every handle and CID of every layer's summary).
+            withUnsafeMutableBytes(of: &inline) { Hex.place(UInt64(value), width: width, into: $0, at: at) }
             count = at + 2 + width
         }
 
