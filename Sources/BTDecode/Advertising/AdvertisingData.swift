@@ -70,6 +70,20 @@ public enum AdvertisingData {
         return digest
     }
 
+    /// `decode`, repeated from `memo` when the same bytes were decoded before for the same view.
+    static func decode(_ data: ArraySlice<UInt8>, into layer: inout Layer, names uuidNames: UUIDNames, ranged: Bool = true,
+                       memo: inout AdvertisingDataMemo) -> Digest {
+        guard data.count <= AdvertisingDataMemo.longestData else { return decode(data, into: &layer, names: uuidNames, ranged: ranged) }
+        let key = AdvertisingDataMemo.Key(bytes: data, ranged: ranged, layerWasEmpty: layer.fields.isEmpty)
+        // Where the data's first byte lies in the layer's ranges.
+        let shift = data.startIndex - layer.cursorBase
+        if let digest = memo.replay(key, into: &layer, shift: shift) { return digest }
+        let fieldsBefore = layer.fields.count, issuesBefore = layer.issues.count
+        let digest = decode(data, into: &layer, names: uuidNames, ranged: ranged)
+        memo.remember(key, from: layer, fieldsBefore: fieldsBefore, issuesBefore: issuesBefore, shift: shift, digest: digest)
+        return digest
+    }
+
     /// The Flags structure's bits, from bit 0 (Core Specification Supplement, Part A, 1.3).
     static let flagNames = ["LE Limited Discoverable", "LE General Discoverable", "BR/EDR Not Supported",
                             "Simultaneous LE and BR/EDR (Controller)", "Simultaneous LE and BR/EDR (Host)"]

@@ -33,6 +33,8 @@ public struct Session {
     /// Every registered protocol's own state (`session.l2cap`, `session.att`... are defined
     /// beside each protocol's decoder).
     var states = ProtocolStates()
+    /// Advertising data decoded before: a memo, not state (no view sees it).
+    var advertisingMemo = AdvertisingDataMemo()
     /// Issues found after their packet was shown: PDUs and requests left open at the end.
     public var pendingReports: [SessionReport] = []
     /// How this session's decoder decodes (display text, names, caches).

@@ -226,7 +226,7 @@ enum HCIEventDecoder {
                 let data = try layer.reading(&c) { try $0.slice(Int(dataLength)) }
                 let rssi = try layer.reading(&c) { Int8(bitPattern: try $0.u8()) }
                 addReportData(data, rssi: rssi, eventName: advertisingEventName(eventType), addressType: addressType, address: address,
-                              names: session.names, &layer, &packet)
+                              &layer, &packet, &session)
             }
         case 0x03: // Connection Update Complete
             let status = try layer.reading(&c) { try $0.u8() }
@@ -262,7 +262,7 @@ enum HCIEventDecoder {
                 let length = try c.u8()
                 let data = try layer.reading(&c) { try $0.slice(Int(length)) }
                 addReportData(data, rssi: rssi, eventName: extendedEventName(eventType), addressType: addressType, address: address,
-                              names: session.names, &layer, &packet)
+                              &layer, &packet, &session)
             }
         default:
             guard let spec = HCIParameterTables.subevents[subevent] else { break }
@@ -276,9 +276,10 @@ enum HCIEventDecoder {
     /// What legacy and extended advertising reports share: the data with its AD structures and
     /// their issues, the RSSI (127: not available), the report's part of the summary, the peer.
     static func addReportData(_ data: (value: ArraySlice<UInt8>, range: Range<Int>), rssi read: (value: Int8, range: Range<Int>), eventName: String,
-                              addressType: UInt8, address: BDAddr, names: UUIDNames, _ layer: inout Layer, _ packet: inout Packet) {
+                              addressType: UInt8, address: BDAddr, _ layer: inout Layer, _ packet: inout Packet, _ session: inout Session) {
         layer.add(AdvertisingFields.data, .bytes(data.value), at: data.range)
-        let digest = AdvertisingData.decode(data.value, into: &layer, names: names)
+        let names = session.names
+        let digest = AdvertisingData.decode(data.value, into: &layer, names: names, memo: &session.advertisingMemo)
         let rssi = read.value
         layer.add(AdvertisingFields.rssi, .signed(Int64(rssi)), rssi == 127 ? "Not available" : ASCII.concat(String(rssi), " dBm"), at: read.range)
         layer.summary += " - \(eventName) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address) \(rssi) dBm"
