@@ -55,7 +55,7 @@ enum LinkLayerAdvertising {
             let address = try c.address()
             layer.add(LinkLayerFields.advertisingAddress, .address(address), at: layer.range(at: c.index - 6, count: 6))
             layer.summary.set("\(name) - \(addressType(random: txAdd)) - \(address)")
-            addData(c.rest(), name: type == 4 ? "Scan response" : "Advertising", into: &layer, session: session)
+            addData(c.rest(), name: type == 4 ? "Scan response" : "Advertising", into: &layer, session: &session)
             packet.peer = address
         case 1:
             let address = try c.address(), target = try c.address()
@@ -83,10 +83,11 @@ enum LinkLayerAdvertising {
 
     /// The advertising data and its structures; `joined` when it is a chain's data put
     /// together from several PDUs (its bytes are not this packet's).
-    static func addData(_ data: ArraySlice<UInt8>, name: String, joined: Bool = false, into layer: inout Layer, session: Session) {
+    static func addData(_ data: ArraySlice<UInt8>, name: String, joined: Bool = false, into layer: inout Layer, session: inout Session) {
         guard !data.isEmpty else { return }
         layer.add(AdvertisingFields.data, .bytes(data), at: joined ? nil : layer.range(at: data.startIndex, count: data.count))
-        let digest = AdvertisingData.decode(data, into: &layer, names: session.names, ranged: !joined)
+        let names = session.names
+        let digest = AdvertisingData.decode(data, into: &layer, names: names, ranged: !joined, memo: &session.advertisingMemo)
         if let deviceName = digest.name { layer.summary += " - \"\(deviceName)\"" }
     }
 
@@ -253,10 +254,10 @@ enum LinkLayerAdvertising {
             return
         }
         guard let held, !held.isEmpty else {
-            addData(data, name: "Advertising", into: &layer, session: session)
+            addData(data, name: "Advertising", into: &layer, session: &session)
             return
         }
         layer.addIssue(.note, "Advertising data of \(held.count + data.count) bytes, \(held.count) of them from the PDUs before this one in the chain")
-        addData((held + data)[...], name: "Advertising", joined: true, into: &layer, session: session)
+        addData((held + data)[...], name: "Advertising", joined: true, into: &layer, session: &session)
     }
 }
