@@ -79,9 +79,12 @@ extension ATTDecoder {
         /// " - Handle: 0x0009 - Service Changed - Configuration" onto the summary, written in place,
         /// with the name as fields too.
         func appendHandle(_ handle: UInt16, _ naming: GATTDatabase.HandleNaming?, _ layer: inout Layer) {
-            layer.summary += " - Handle: \(hex: handle)"
-            guard let naming else { return }
-            layer.summary += " - \(naming.name)"
+            guard let naming else {
+                layer.summary += " - Handle: \(hex: handle)"
+                return
+            }
+            // Asked first: passing the text costs a retain and release even where no summary is written.
+            if layer.summary.isWritten { layer.summary.append(naming.summaryText) }
             layer.add(ATTFields.name, .text(naming.name))
             if let service = naming.service { layer.add(GATTFields.service, .uuid(service), names.labelled(service)) }
             if let characteristic = naming.characteristic { layer.add(GATTFields.characteristic, .uuid(characteristic), names.labelled(characteristic)) }

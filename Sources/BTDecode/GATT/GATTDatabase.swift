@@ -95,8 +95,12 @@ public struct GATTDatabase: Sendable {
         /// How values of this type read (GATTValues), found once per handle rather than per
         /// value: its place in `DissectorTables.gattValueList`.
         let valueFormat: Int?
+        /// What a PDU's summary says of the handle (" - Handle: 0x002A - Heart Rate
+        /// Measurement"), made once per handle rather than formatted for every notification.
+        let summaryText: String
 
-        init(name: String, service: BTUUID?, characteristic: BTUUID?, type: BTUUID, hasProfile: Bool, valueFormat: Int?) {
+        init(handle: UInt16, name: String, service: BTUUID?, characteristic: BTUUID?, type: BTUUID, hasProfile: Bool, valueFormat: Int?) {
+            summaryText = ASCII.concat(" - Handle: ", Hex.u16(handle), " - ", name)
             self.name = name
             self.service = service
             self.characteristic = characteristic
@@ -123,7 +127,7 @@ public struct GATTDatabase: Sendable {
     mutating func naming(of handle: UInt16, names: UUIDNames) -> HandleNaming? {
         if let known = namings[NamedHandle(handle: handle)] { return known }
         guard let attribute = attributes[handle], let name = name(of: handle, names: names) else { return nil }
-        let naming = HandleNaming(name: name, service: service(containing: handle)?.uuid,
+        let naming = HandleNaming(handle: handle, name: name, service: service(containing: handle)?.uuid,
                                   characteristic: characteristicUUID(of: handle), type: attribute.type,
                                   hasProfile: DissectorTables.gattCharacteristics[attribute.type] != nil,
                                   valueFormat: DissectorTables.gattValuePlaces[attribute.type])
