@@ -95,7 +95,9 @@ typealias RFCOMMServiceDecoder = (inout ByteCursor, inout Packet, inout Session,
 /// A value's decoded meaning in one line; nil when the bytes do not fit the type's layout.
 typealias GATTValueDescriber = (ArraySlice<UInt8>) -> String?
 /// Manufacturer data after the company identifier, as fields on the layer and (when the layer
-/// keeps display text) a line; nil when it is not a format this knows.
+/// keeps display text) a line; nil when it is not a format this knows. It reads its bytes and
+/// nothing else (no session, no state): `AdvertisingDataMemo` repeats what it made for the same
+/// bytes instead of calling it again.
 typealias ManufacturerDataDescriber = (ArraySlice<UInt8>, inout Layer) -> String?
 
 /// Every protocol btlog decodes, in the order `btlog fields` lists them. Adding a protocol is
