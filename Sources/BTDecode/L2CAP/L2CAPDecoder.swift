@@ -81,7 +81,7 @@ enum L2CAPDecoder {
         // A start: 0 and 2 (non-flushable and flushable first fragments), 3 (a complete PDU).
         // Issues found before the L2CAP layer exists travel to it.
         var issues: [Issue] = []
-        // Most links have nothing pending: no key hashed then (143 instructions a packet).
+        // Most of the time nothing is pending: no key hashed then (about 100 instructions a packet).
         if !session.l2cap.reassembly.isEmpty, let stale = session.l2cap.reassembly.removeValue(forKey: key) {
             let total = stale.expected.map { " of \($0)" } ?? ""
             issues.append(Issue(severity: .error, message: "New L2CAP PDU started before the one from packet \(stale.firstFrame) completed: \(stale.data.count)\(total) bytes lost", layer: -1))
