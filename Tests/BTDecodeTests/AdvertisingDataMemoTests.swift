@@ -65,8 +65,8 @@ final class AdvertisingDataMemoTests: XCTestCase {
             XCTAssertLessThanOrEqual(memo.count, AdvertisingDataMemo.capacity)
         }
         // Data longer than a legacy or single extended PDU's is decoded, never kept.
-        let long = [UInt8](repeating: 0, count: 1) + Array(repeating: 0x00, count: AdvertisingDataMemo.longestData + 10)
-        var longLayer = layer(padding: 0, [0x02, 0x01, 0x06] + long, .all, true, true)
+        let long: [UInt8] = [0x02, 0x01, 0x06] + Array(repeating: 0x00, count: AdvertisingDataMemo.longestData)
+        var longLayer = layer(padding: 0, long, .all, true, true)
         let before = memo.count
         _ = AdvertisingData.decode(longLayer.1[...], into: &longLayer.0, names: .standard, memo: &memo)
         XCTAssertEqual(memo.count, before)

@@ -76,11 +76,19 @@ extension ATTDecoder {
             }
         }
 
+        /// How a PDU's summary names a handle: " - Handle: 0x002A", then " - Heart Rate
+        /// Measurement" when discovery named it. Written here only: a named handle keeps this
+        /// as text made once with its naming (`HandleNaming.summaryText`).
+        static func handleSummary(_ handle: UInt16, name: String?) -> SummaryPiece {
+            guard let name else { return " - Handle: \(hex: handle)" }
+            return " - Handle: \(hex: handle) - \(name)"
+        }
+
         /// " - Handle: 0x0009 - Service Changed - Configuration" onto the summary, written in place,
         /// with the name as fields too.
         func appendHandle(_ handle: UInt16, _ naming: GATTDatabase.HandleNaming?, _ layer: inout Layer) {
             guard let naming else {
-                layer.summary += " - Handle: \(hex: handle)"
+                layer.summary += Self.handleSummary(handle, name: nil)
                 return
             }
             // Asked first: passing the text costs a retain and release even where no summary is written.

@@ -77,12 +77,6 @@ enum AppleAdvertising {
         return layer.keepsDisplays ? shown.joined(separator: "; ") : ""
     }
 
-    /// A code shown as "Name (0x07)" when it has a name (the layer's named form: the tree
-    /// writes the value after the name), as its value alone when not.
-    static func addCode(_ definition: FieldDefinition, _ value: FieldValue, _ name: String?, at range: Range<Int>, _ layer: inout Layer) {
-        if let name { layer.add(definition, value, named: name, at: range) } else { layer.add(definition, value, at: range) }
-    }
-
     static func message(_ type: UInt8, _ name: String, _ value: ArraySlice<UInt8>, _ layer: inout Layer) -> String {
         var c = ByteCursor(value)
         switch type {
@@ -99,17 +93,17 @@ enum AppleAdvertising {
         case 0x07 where value.count >= 3:
             _ = try? c.u8()
             guard let model = try? c.u16be() else { break }
-            addCode(AppleFields.model, .u16(model), models[model], at: layer.range(at: value.startIndex + 1, count: 2), &layer)
+            layer.add(AppleFields.model, .u16(model), named: models[model], at: layer.range(at: value.startIndex + 1, count: 2))
             guard layer.keepsDisplays else { return "" }
             return ASCII.concat("Proximity Pairing: ", models[model] ?? "model \(Hex.u16(model))", " - ", String(value.count), " bytes")
         case 0x10 where value.count >= 1:
             let action = value[value.startIndex] & 0x0F
-            addCode(AppleFields.action, .u8(action), nearbyActions[action], at: layer.range(at: value.startIndex), &layer)
+            layer.add(AppleFields.action, .u8(action), named: nearbyActions[action], at: layer.range(at: value.startIndex))
             guard layer.keepsDisplays else { return "" }
             return ASCII.concat("Nearby Info: ", nearbyActions[action] ?? "action \(Hex.u8(action))", " - ", String(value.count), " bytes")
         case 0x0F where value.count >= 2:
             let actionType = value[value.startIndex + 1]
-            addCode(AppleFields.actionType, .u8(actionType), nearbyActionTypes[actionType], at: layer.range(at: value.startIndex + 1), &layer)
+            layer.add(AppleFields.actionType, .u8(actionType), named: nearbyActionTypes[actionType], at: layer.range(at: value.startIndex + 1))
             guard layer.keepsDisplays else { return "" }
             return ASCII.concat("Nearby Action: ", nearbyActionTypes[actionType] ?? "type \(Hex.u8(actionType))", " - ", String(value.count), " bytes")
         default:

@@ -382,14 +382,14 @@ public struct Layer {
     }
 
     /// A code with its name, shown as "Name (0x0E)": the tree writes the value after the name,
-    /// no String made per packet.
+    /// no String made per packet. A code without a name (nil: not in the decoder's table) shows
+    /// its value alone.
     @inline(__always)
-    public mutating func add(_ definition: FieldDefinition, _ value: __owned FieldValue, named name: @autoclosure () -> String,
+    public mutating func add(_ definition: FieldDefinition, _ value: __owned FieldValue, named name: @autoclosure () -> String?,
                              at range: Range<Int>? = nil) {
         guard keeps(definition) else { return }
-        let shown = keepsDisplays
-        store(Field(definition: definition, value: value, writtenDisplay: shown ? name() : nil, range: range,
-                    form: shown ? .named : .text))
+        let shown = keepsDisplays ? name() : nil
+        store(Field(definition: definition, value: value, writtenDisplay: shown, range: range, form: shown != nil ? .named : .text))
     }
 
     @inline(never)

@@ -95,12 +95,15 @@ public struct GATTDatabase: Sendable {
         /// How values of this type read (GATTValues), found once per handle rather than per
         /// value: its place in `DissectorTables.gattValueList`.
         let valueFormat: Int?
-        /// What a PDU's summary says of the handle (" - Handle: 0x002A - Heart Rate
-        /// Measurement"), made once per handle rather than formatted for every notification.
+        /// What a PDU's summary says of the handle (`ATTDecoder.PDU.handleSummary`: " - Handle:
+        /// 0x002A - Heart Rate Measurement"), made once per handle rather than formatted for
+        /// every notification.
         let summaryText: String
 
         init(handle: UInt16, name: String, service: BTUUID?, characteristic: BTUUID?, type: BTUUID, hasProfile: Bool, valueFormat: Int?) {
-            summaryText = ASCII.concat(" - Handle: ", Hex.u16(handle), " - ", name)
+            var text = SummaryText()
+            text += ATTDecoder.PDU.handleSummary(handle, name: name)
+            summaryText = text.description
             self.name = name
             self.service = service
             self.characteristic = characteristic
