@@ -39,10 +39,12 @@ VERBS = [
 
 def default_inputs():
     found = []
-    for folder in ["Fixtures", "Fixtures/third-party/crackle"]:
+    third = os.path.join(ROOT, "Fixtures", "third-party")
+    folders = ["Fixtures"] + [os.path.join("Fixtures", "third-party", name) for name in sorted(os.listdir(third))]
+    for folder in folders:
         path = os.path.join(ROOT, folder)
         for name in sorted(os.listdir(path)):
-            if name.endswith((".btsnoop", ".pklg", ".pcap", ".pcapng", ".gz", ".zip")):
+            if name.endswith((".btsnoop", ".pklg", ".pcap", ".pcapng", ".gz", ".zip", ".log")):
                 found.append(os.path.join(path, name))
     return found
 

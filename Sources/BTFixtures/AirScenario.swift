@@ -17,6 +17,9 @@ public struct AirPacket {
     public var damaged = false
     /// The sniffer's header says the link is encrypted (nRF Sniffer's flag).
     public var encrypted = false
+    /// The sniffer has the link's key and authenticated the packet (nRF Sniffer's MIC flag); a
+    /// sniffer without the key leaves the flag clear on every encrypted packet.
+    public var snifferHasKey = true
     /// 0 LE 1M, 1 LE 2M, 2 LE Coded (then `codingIndicator` follows the access address in
     /// the captures whose header says the PHY).
     public var phy: UInt8 = 0
@@ -65,7 +68,7 @@ public struct AirPacket {
     public func nordicHeader(counter: UInt16, payloadLength: Int) -> [UInt8] {
         var flags: UInt8 = damaged ? 0 : 0x01
         if centralToPeripheral == true { flags |= 0x02 }
-        if encrypted { flags |= 0x04 | 0x08 }
+        if encrypted { flags |= 0x04 | (snifferHasKey ? 0x08 : 0) }
         flags |= phy << 4
         let id: UInt8 = accessAddress == 0x8E89_BED6 ? 0x02 : 0x06
         return [0x00] + le16(UInt16(10 + payloadLength)) + [0x03] + le16(counter) + [id]
@@ -316,7 +319,8 @@ public enum AirScenario {
     /// The scenario as a capture of `type`. `missingConfirms`: the sniffer missed both Pairing
     /// Confirm PDUs (the link went on as it did: the two packets are only absent from the capture).
     /// `secureConnections`: the Pairing Request and Response ask for LE Secure Connections
-    /// (AuthReq bit 3), as two SC devices would; the rest is as captured, so no key decrypts it.
+    /// (AuthReq bit 3), as two SC devices would; the rest is as captured, so no key decrypts it,
+    /// and an nRF Sniffer, without the key, leaves its MIC flag clear on every encrypted packet.
     public static func frames(_ type: AirLinkType, passkey: UInt32? = nil, missingConfirms: Bool = false,
                               secureConnections: Bool = false) -> [Frame] {
         var kept = packets(passkey: passkey)
@@ -327,6 +331,7 @@ public enum AirScenario {
         if missingConfirms { kept.removeAll { isSMP($0.pdu, [0x03]) } }
         if secureConnections {
             for index in kept.indices where isSMP(kept[index].pdu, [0x01, 0x02]) { kept[index].pdu[9] |= 0x08 }
+            for index in kept.indices { kept[index].snifferHasKey = false }
         }
         return kept.enumerated().map { $0.element.frame(type, number: $0.offset + 1) }
     }

@@ -155,12 +155,15 @@ public enum FuzzSeeds {
         // Whole capture files for the capture target: every fixture small enough, and the
         // third-party captures (real sniffers' record headers and timestamps).
         if let fixtures {
-            let folders = [fixtures, (fixtures as NSString).appendingPathComponent("third-party/crackle")]
+            let third = (fixtures as NSString).appendingPathComponent("third-party")
+            let sources = ((try? FileManager.default.contentsOfDirectory(atPath: third)) ?? []).sorted()
+            let folders = [fixtures] + sources.map { (third as NSString).appendingPathComponent($0) }
             for folder in folders {
+                let prefix = folder == fixtures ? "" : (folder as NSString).lastPathComponent + "-"
                 for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
-                where [".btsnoop", ".pklg", ".pcap", ".pcapng"].contains(where: { name.hasSuffix($0) }) {
+                where [".btsnoop", ".pklg", ".pcap", ".pcapng", ".log"].contains(where: { name.hasSuffix($0) }) {
                     let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: (folder as NSString).appendingPathComponent(name))))
-                    if bytes.count <= 64 << 10 { try save(.capture, "file-\(name)", bytes) }
+                    if bytes.count <= 64 << 10 { try save(.capture, "file-\(prefix)\(name)", bytes) }
                 }
             }
         }

@@ -558,7 +558,7 @@ public enum StatsInput {
             _ = ThroughputPlot(report, series: series, title: "fuzz").svg
         }
         let problems = Diagnosis.problems(in: report)
-        _ = DiagnosisReport(problems, packets: totals.packets, files: ["fuzz"], style: Style(enabled: true)).document
+        _ = DiagnosisReport(problems, gaps: Diagnosis.completeness(in: report), packets: totals.packets, files: ["fuzz"], style: Style(enabled: true)).document
     }
 }
 

@@ -82,6 +82,9 @@ try save("trouble.btsnoop", try FixtureContainers.encode(Scenarios.troubleSessio
 try save("android-vendor.btsnoop", try FixtureContainers.encode(Scenarios.androidVendorSession().frames, as: .btsnoopH4))
 try save("broadcom-firmware.btsnoop", try FixtureContainers.encode(Scenarios.broadcomFirmwareSession().frames, as: .btsnoopH4))
 try save("intel-boot.btsnoop", try FixtureContainers.encode(Scenarios.intelBootSession().frames, as: .btsnoopH4))
+// BTstack's daemon in its own PacketLogger log: its private commands and events beside the HCI
+// traffic, and a vendor command answered with opcode 0xFFFF (StackScenarios.swift).
+try save("btstack-daemon.pklg", try FixtureContainers.encode(Scenarios.btstackDaemonSession().frames, as: .pklg))
 // The same connection taken from the air, in the three link types sniffers write.
 try save("le-air-ll.pcap", try FixtureContainers.encode(AirScenario.frames(.leLL), as: .pcapLELL))
 try save("le-air-radio.pcap", try FixtureContainers.encode(AirScenario.frames(.leLLWithRadioHeader), as: .pcapLELLWithRadioHeader))

@@ -9,9 +9,13 @@ struct Diagnose: ParsableCommand {
         abstract: "List what went wrong in captures: failed pairings, encryption and ATT errors, lost links, refused channels, audio gaps, controller errors.",
         discussion: """
         Each problem with the packets that show it and one line on what it usually means and \
-        what to do. Exit status: 0 when nothing was found, 1 when something was (so a CI job can \
-        fail on it), 2 on an error (an unreadable capture, a bad option). The filters of show \
-        choose the packets looked at; --json gives one JSON document (docs/diagnose.schema.json).
+        what to do: error, the devices failed at something; warning, something degraded or \
+        suspicious. What the capture itself lacks (packets a sniffer missed, answers it did not \
+        hear, encrypted links without a key, records cut short, links set up before it began) \
+        is listed apart under capture completeness and is never counted as a problem. Exit \
+        status: 0 when no problem was found, 1 when one was (so a CI job can fail on it), 2 on \
+        an error (an unreadable capture, a bad option). The filters of show choose the packets \
+        looked at; --json gives one JSON document (docs/diagnose.schema.json).
         """
     )
 
@@ -54,7 +58,8 @@ struct Diagnose: ParsableCommand {
         let report = collector.finish()
         let problems = Diagnosis.problems(in: report)
         let out = OutputWriter()
-        let rendered = DiagnosisReport(problems, packets: report.totals.packets, files: files, style: Style(enabled: color.enabled(for: out)))
+        let rendered = DiagnosisReport(problems, gaps: Diagnosis.completeness(in: report), packets: report.totals.packets, files: files,
+                                       style: Style(enabled: color.enabled(for: out)))
         do {
             if json { try out.write(rendered.document) } else { try rendered.render(to: out) }
             try out.flush()

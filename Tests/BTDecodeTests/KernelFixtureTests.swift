@@ -1,6 +1,6 @@
 import XCTest
 import BTCapture
-import BTDecode
+@testable import BTDecode
 
 /// The captures of real kernel traffic (Fixtures/kernel-*.btsnoop, made by the qemu harness):
 /// what the Linux stack and BlueZ's emulator really send must decode without a malformed
@@ -104,4 +104,95 @@ final class KernelFixtureTests: XCTestCase {
         XCTAssertTrue(sawController, "hci0 came up with the emulator's manufacturer (The Linux Foundation)")
         XCTAssertTrue(decoder.session.controllers.isEmpty)
     }
+
+    // MARK: Links that end without their disconnection: cuts from a real run
+
+    /// kernel-l2cap.btsnoop's frames by packet number.
+    func l2capFrames() throws -> [Int: Frame] {
+        let reader = try CaptureInput.open(Self.fixtures.appendingPathComponent("kernel-l2cap.btsnoop").path)
+        var frames: [Int: Frame] = [:]
+        while let frame = try reader.next() { frames[frame.number] = frame }
+        return frames
+    }
+
+    static let link = Session.LinkKey(controller: 0, handle: 0x002A)
+
+    /// "L2CAP BR/EDR Client SSP - Success 2" (packets 1-664): handle 0x002A up, a channel to PSM
+    /// 0x1001 (local and remote CID 0x0040) configured; its Disconnection Request (665) is never
+    /// answered before the tester removes hci0. Here the next case's Reset (686, 688) follows
+    /// it instead: the reset controller has no links, so the Disconnection Request replayed after
+    /// it names no channel, and the Reset says which links ended.
+    func testAResetEndsEveryLinkOfItsController() throws {
+        let frames = try l2capFrames()
+        let decoder = Decoder()
+        for number in 1 ... 664 { _ = decoder.decode(frames[number]!) }
+        XCTAssertNotNil(decoder.session.connections[Self.link])
+        XCTAssertEqual(decoder.session.l2cap.channels[Self.link]?.map(\.psm), [0x1001])
+        XCTAssertEqual(decoder.decode(frames[686]!).summary, "Reset")
+        let complete = decoder.decode(frames[688]!)
+        XCTAssertTrue(complete.issues.contains { $0.message == "Reset: the link of hci0 ends here (0x002A)" }, "\(complete.issues)")
+        XCTAssertNil(decoder.session.connections[Self.link])
+        XCTAssertNil(decoder.session.l2cap.channels[Self.link])
+        let replayed = decoder.decode(frames[665]!)
+        XCTAssertTrue(replayed.summary.hasPrefix("Disconnection Request - Destination CID: 0x0040"), replayed.summary)
+        XCTAssertFalse(replayed.summary.contains("PSM 0x1001"), replayed.summary)
+    }
+
+    /// The same case as the tester ends it: Close Index (669) with the link still up ends it there,
+    /// and Delete Index (671) finds nothing left to end.
+    func testClosingAnIndexEndsItsLinks() throws {
+        let frames = try l2capFrames()
+        let decoder = Decoder()
+        var packets: [Int: Packet] = [:]
+        for number in 1 ... 671 { packets[number] = decoder.decode(frames[number]!) }
+        XCTAssertTrue(packets[669]!.issues.contains { $0.message == "Close Index: the link of hci0 ends here (0x002A)" })
+        XCTAssertFalse(packets[671]!.issues.contains { $0.message.contains("ends here") })
+        XCTAssertNil(decoder.session.l2cap.channels[Self.link])
+        // Every test case before it ended the same way: one note per Close Index with a link up.
+        let closings = packets.values.filter { $0.frame.kind == .closeIndex && $0.issues.contains { $0.message.hasSuffix("ends here (0x002A)") } }
+        XCTAssertEqual(closings.count, 3)
+    }
+
+    /// The client case's channel (packets 591-664: local 0x0040, remote 0x0040) left recorded,
+    /// then "L2CAP BR/EDR Server - Success" connects on the same link without a new Connection
+    /// Complete (its packets 1730-1756: the peer's CID 0x0041 to local 0x0040). The new channel
+    /// replaces the old one whole: one channel, the peer's new CID, only the new configuration.
+    func testAChannelConnectedOnARecordedCIDStartsAfresh() throws {
+        let frames = try l2capFrames()
+        let decoder = Decoder()
+        for number in 1 ... 664 { _ = decoder.decode(frames[number]!) }
+        let old = try XCTUnwrap(decoder.session.l2cap.channels[Self.link]?.first)
+        XCTAssertEqual([old.localCID, old.remoteCID], [0x0040, 0x0040])
+        let server = (1730 ... 1756).compactMap { frames[$0] }.filter { $0.kind == .aclData }
+        for frame in server { _ = decoder.decode(frame) }
+        let channels = try XCTUnwrap(decoder.session.l2cap.channels[Self.link])
+        XCTAssertEqual(channels.map { [$0.localCID, $0.remoteCID] }, [[0x0040, 0x0041]])
+        XCTAssertEqual(decoder.session.l2cap.channel(Self.link, cid: 0x0040, sent: true), nil, "the old remote CID names no channel")
+        // What the same packets make on a link with nothing recorded.
+        let fresh = Decoder()
+        for number in 1700 ... 1729 { _ = fresh.decode(frames[number]!) }
+        for frame in server { _ = fresh.decode(frame) }
+        XCTAssertEqual(channels, fresh.session.l2cap.channels[Self.link])
+    }
+
+    /// The same, with only the remote CID recorded: the server case first (local 0x0040,
+    /// remote 0x0041), then its Connection Response (1749) with the local CID changed to
+    /// 0x0042 (the one byte edited): the channel still recorded with remote CID 0x0041 goes,
+    /// so PDUs sent to 0x0041 reach the new channel, not the old one's mode and configuration.
+    func testAChannelReusingOnlyTheRemoteCIDReplacesTheOldOne() throws {
+        let frames = try l2capFrames()
+        let decoder = Decoder()
+        for number in 1700 ... 1756 { _ = decoder.decode(frames[number]!) }
+        XCTAssertEqual(decoder.session.l2cap.channels[Self.link]?.map { [$0.localCID, $0.remoteCID] }, [[0x0040, 0x0041]])
+        _ = decoder.decode(frames[1730]!) // the peer's Connection Request again (CID 0x0041)
+        var response = Array(frames[1749]!.bytes)
+        let at = try XCTUnwrap(response.indices.dropLast(3).first { response[$0] == 0x03 && response[$0 + 4] == 0x40 && response[$0 + 5] == 0x00 && response[$0 + 6] == 0x41 })
+        response[at + 4] = 0x42 // the Destination CID: the local end
+        let edited = frames[1749]!
+        _ = decoder.decode(Frame(number: 1749, timestamp: edited.timestamp, kind: edited.kind, direction: edited.direction, bytes: response[...]))
+        XCTAssertEqual(decoder.session.l2cap.channels[Self.link]?.map { [$0.localCID, $0.remoteCID] }, [[0x0042, 0x0041]])
+        XCTAssertEqual(decoder.session.l2cap.channel(Self.link, cid: 0x0041, sent: true)?.localCID, 0x0042)
+        XCTAssertEqual(decoder.session.l2cap.channel(Self.link, cid: 0x0041, sent: true)?.configured, [:])
+    }
+
 }

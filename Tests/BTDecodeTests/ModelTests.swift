@@ -14,10 +14,15 @@ final class ModelTests: XCTestCase {
 
     private static let decoded: Result<[(String, [Packet])], Error> = Result {
         var out: [(String, [Packet])] = []
-        let thirdParty = (try? FileManager.default.contentsOfDirectory(atPath: fixtures.path + "/third-party/crackle")) ?? []
+        // The fixtures, and every third-party capture (crackle's, the Android logs).
+        let sources = ((try? FileManager.default.contentsOfDirectory(atPath: fixtures.path + "/third-party")) ?? []).sorted()
+        let thirdParty = sources.flatMap { source in
+            (((try? FileManager.default.contentsOfDirectory(atPath: fixtures.path + "/third-party/" + source)) ?? []).sorted())
+                .filter { $0.hasSuffix(".pcap") || $0.hasSuffix(".log") }.map { "third-party/\(source)/" + $0 }
+        }
         let names = try FileManager.default.contentsOfDirectory(atPath: fixtures.path).sorted()
             .filter { name in [".btsnoop", ".pklg", ".pcap", ".pcapng"].contains { name.hasSuffix($0) } }
-            + thirdParty.sorted().filter { $0.hasSuffix(".pcap") }.map { "third-party/crackle/" + $0 }
+            + thirdParty
         for name in names {
             let reader = try CaptureInput.open(bytes: [UInt8](try Data(contentsOf: fixtures.appendingPathComponent(name))))
             let decoder = Decoder()
@@ -200,6 +205,8 @@ final class RangeTests: XCTestCase {
         "btle_rf": [], "nordic_ble": [], "ppi": [], "sdp": [], "aac": [], "data": [], "aics": [], "vocs": [],
         // Vendor HCI (Realtek's and Qualcomm's are in no fixture: VendorDecoderTests checks them).
         "android": [], "bqr": [], "broadcom": [], "intel": [], "realtek": [], "qualcomm": [],
+        // BTstack's own records in its logs (btstack-daemon.pklg).
+        "btstack": [],
     ]
     /// Fields an answer repeats from its request (a Read Response's handle): without bytes
     /// only in a layer that answers a request.

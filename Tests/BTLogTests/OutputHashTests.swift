@@ -55,13 +55,23 @@ final class OutputHashTests: XCTestCase {
          ("diagnose", ["diagnose", "--color", "never"])]
     }
 
+    /// A capture's folder under Tests/Goldens: its file name, or for a third-party capture whose
+    /// file name is its tool's (two Android logs are both btsnoop_hci.log) its source's name too.
+    static func goldenName(_ file: String) -> String {
+        let name = (file as NSString).lastPathComponent
+        guard file.hasPrefix("Fixtures/third-party/"), name == "btsnoop_hci.log" else { return name }
+        return ((file as NSString).deletingLastPathComponent as NSString).lastPathComponent + "-" + name
+    }
+
     func testEveryViewOfEveryCaptureIsUnchanged() throws {
         // Every capture file in Fixtures/, and the third-party captures beside them.
         let folder = Tool.root.appendingPathComponent("Fixtures").path
         let fixtures = try FileManager.default.contentsOfDirectory(atPath: folder)
             .filter { !$0.hasSuffix(".md") && $0 != "third-party" }.sorted().map { "Fixtures/" + $0 }
-            + (try FileManager.default.contentsOfDirectory(atPath: folder + "/third-party/crackle"))
-            .filter { $0.hasSuffix(".pcap") }.sorted().map { "Fixtures/third-party/crackle/" + $0 }
+            + (try FileManager.default.contentsOfDirectory(atPath: folder + "/third-party")).sorted().flatMap { source in
+                (try FileManager.default.contentsOfDirectory(atPath: folder + "/third-party/" + source))
+                    .filter { $0.hasSuffix(".pcap") || $0.hasSuffix(".log") }.sorted().map { "Fixtures/third-party/\(source)/" + $0 }
+            }
         let bench = try benchmarkSessions()
         let listed = try FieldNames.all()
         let known = Set(listed + listed.filter { $0.hasPrefix("frame.") }.map { String($0.dropFirst("frame.".count)) })
@@ -84,7 +94,7 @@ final class OutputHashTests: XCTestCase {
                 result.out = result.out.replacingOccurrences(of: bench.folder + "/", with: "bench/")
                 let trailer = "\n--stderr--\n\(result.err)\n--status \(result.status)\n"
                 let line = "\(try SHA256.hex(of: Data((result.out + trailer).utf8)))  \(view.name)  \(name)"
-                let golden = Self.goldenFolder.appendingPathComponent((name as NSString).lastPathComponent + "/" + view.name + ".txt")
+                let golden = Self.goldenFolder.appendingPathComponent(Self.goldenName(name) + "/" + view.name + ".txt")
                 let text = Self.golden(result.out, trailer: trailer)
                 var failure: String?
                 if Self.updating {

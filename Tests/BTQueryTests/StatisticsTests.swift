@@ -213,23 +213,26 @@ final class AirStatisticsTests: XCTestCase {
 
     /// `btlog diagnose` over links from the air: the scenario as captured, then damaged on
     /// purpose (packets with bad CRCs, packets sent again, a ciphertext altered so its MIC
-    /// fails, and a capture without LL_ENC_REQ so no key applies).
+    /// fails, and a capture without LL_ENC_REQ so no key applies). What the sniffer took badly
+    /// or had no key for is the capture's gap; what the devices did is a problem.
     func testDiagnosisOfLinksFromTheAir() throws {
-        func diagnose(_ packets: [AirPacket]) throws -> (CaptureReport, [Problem]) {
+        func diagnose(_ packets: [AirPacket]) throws -> (CaptureReport, [Problem], [CaptureGap]) {
             let decoder = Decoder()
             var collector = StatisticsCollector()
             for (index, packet) in packets.enumerated() { try collector.consume(decoder.decode(packet.frame(.nordicBLE, number: index + 1))) }
             let report = collector.finish()
-            return (report, Diagnosis.problems(in: report))
+            return (report, Diagnosis.problems(in: report), Diagnosis.completeness(in: report))
         }
         let original = AirScenario.packets()
-        let (clean, cleanProblems) = try diagnose(original)
+        let (clean, cleanProblems, cleanGaps) = try diagnose(original)
         let quality = try XCTUnwrap(clean.connections[0].air)
         XCTAssertEqual(quality.badCRC, 1, "the scenario's one damaged packet")
         XCTAssertEqual(quality.retransmissions, 1)
         XCTAssertEqual(quality.micFailures + quality.undecrypted, 0, "every encrypted packet decrypted")
+        XCTAssertEqual(quality.missed, 0, "the sniffer heard every packet")
         XCTAssertFalse(cleanProblems.contains { $0.category == .radio }, "one in a hundred is no problem")
         XCTAssertEqual(cleanProblems.filter { $0.summary.contains("LL_CONNECTION_PARAM_REQ") }.count, 1, "the refused parameters request")
+        XCTAssertEqual(cleanGaps, [])
 
         // Damaged: every fourth data PDU of the first link received with a bad CRC, and sent again after.
         var noisy: [AirPacket] = []
@@ -246,28 +249,65 @@ final class AirStatisticsTests: XCTestCase {
             noisy.append(packet)
             noisy.append(again)
         }
-        let (_, noisyProblems) = try diagnose(noisy)
+        let (_, noisyProblems, noisyGaps) = try diagnose(noisy)
         let radio = noisyProblems.filter { $0.category == .radio }
-        XCTAssertEqual(radio.count, 2, "\(noisyProblems.map(\.summary))")
-        XCTAssertTrue(radio.contains { $0.summary.contains("received with a bad CRC") && $0.handle == 1 })
-        XCTAssertTrue(radio.contains { $0.summary.contains("sent again, not acknowledged") })
+        XCTAssertEqual(radio.map(\.summary).filter { $0.contains("sent again, not acknowledged") }.count, 1, "\(noisyProblems.map(\.summary))")
+        XCTAssertEqual(radio.count, 1, "the sniffer's bad copies are no problem of the link")
+        XCTAssertTrue(noisyGaps.contains { $0.kind == .damagedAtSniffer && $0.handle == 1 }, "\(noisyGaps.map(\.summary))")
 
-        // A ciphertext altered after the link's key was found: its MIC fails.
+        // A ciphertext altered after the link's key was found: its MIC fails, and the link goes
+        // on, so it is the sniffer's copy; ended for it (LL_TERMINATE_IND, MIC Failure), the
+        // devices' failure.
         var altered = original
         let encrypted = altered.indices.filter { altered[$0].encrypted }
         altered[encrypted[4]].pdu[3] ^= 0x40
-        let (alteredReport, alteredProblems) = try diagnose(altered)
+        let (alteredReport, alteredProblems, alteredGaps) = try diagnose(altered)
         XCTAssertEqual(alteredReport.connections[0].air?.micFailures, 1)
-        let mic = try XCTUnwrap(alteredProblems.first { $0.summary.hasPrefix("MIC failure") })
-        XCTAssertEqual(mic.severity, .error)
-        XCTAssertEqual(mic.frames, [encrypted[4] + 1])
+        XCTAssertFalse(alteredProblems.contains { $0.summary.contains("MIC") }, "\(alteredProblems.map(\.summary))")
+        let copy = try XCTUnwrap(alteredGaps.first { $0.kind == .notAuthenticated })
+        XCTAssertEqual(copy.frames, [encrypted[4] + 1])
+        XCTAssertEqual(copy.handle, 1)
+        // The same packets on a link the devices then ended for MIC Failure: theirs, an error,
+        // said once with its packets (not a second time as a disconnection).
+        var report = alteredReport
+        report.connections[0].disconnectReason = 0x3D
+        let failures = Diagnosis.problems(in: report).filter { $0.handle == 1 && ($0.category == .encryption || $0.category == .disconnection) }
+        XCTAssertEqual(failures.map(\.severity), [.error], "\(failures.map(\.summary))")
+        XCTAssertTrue(failures[0].summary.hasPrefix("MIC failure: 1 encrypted packet did not authenticate, then the link ended for it (MIC Failure, 0x3D)"), failures[0].summary)
+        XCTAssertEqual(failures[0].frames, [encrypted[4] + 1, report.connections[0].endFrame!])
+        XCTAssertFalse(Diagnosis.completeness(in: report).contains { $0.kind == .notAuthenticated })
 
-        // Without LL_ENC_REQ no session key can be made: the encrypted packets stay sealed.
+        // Without LL_ENC_REQ no session key can be made: the encrypted packets stay sealed, the
+        // capture's gap on both links.
         let unkeyed = original.filter { !($0.pdu[0] & 0x03 == 3 && $0.pdu.count > 2 && $0.pdu[2] == 0x03) }
-        let (_, unkeyedProblems) = try diagnose(unkeyed)
-        let sealed = unkeyedProblems.filter { $0.summary.contains("not decrypted: btlog has no key") }
+        let (_, unkeyedProblems, unkeyedGaps) = try diagnose(unkeyed)
+        XCTAssertFalse(unkeyedProblems.contains { $0.category == .encryption })
+        let sealed = unkeyedGaps.filter { $0.kind == .noKey }
         XCTAssertEqual(sealed.count, 2, "both links")
-        XCTAssertEqual(sealed.map(\.category), [.encryption, .encryption])
+        XCTAssertEqual(sealed.first?.handle, 1)
+    }
+
+    /// Records a capture cut short (a snap length, a filtered snoop log) and records its tool
+    /// dropped are the capture's gaps, with the bytes left out.
+    func testTruncatedAndDroppedRecordsAreGaps() throws {
+        let frames = Scenarios.heartRateSession()
+        let decoder = Decoder()
+        var collector = StatisticsCollector()
+        var cut: [Int] = []
+        for (index, original) in frames.enumerated() {
+            // Android's filtered snoop mode keeps the headers of ACL packets, not their payloads.
+            let keep = original.kind == .aclData && original.bytes.count > 12 ? 12 : original.bytes.count
+            if keep < original.bytes.count { cut.append(index + 1) }
+            let frame = Frame(number: index + 1, timestamp: original.timestamp, kind: original.kind, direction: original.direction,
+                              bytes: original.bytes.prefix(keep), originalLength: original.bytes.count)
+            try collector.consume(decoder.decode(frame))
+        }
+        let gaps = Diagnosis.completeness(in: collector.finish())
+        let truncated = try XCTUnwrap(gaps.first { $0.kind == .truncatedRecords })
+        XCTAssertEqual(truncated.count, cut.count)
+        XCTAssertEqual(truncated.frames, Array(cut.prefix(20)))
+        XCTAssertTrue(truncated.summary.hasPrefix("\(cut.count) records cut short by the capture"), truncated.summary)
+        XCTAssertTrue(truncated.advice.contains("filtered"), truncated.advice)
     }
 
     /// A BR/EDR baseband capture: the L2CAP its ACL payloads carry counts for the piconet link.

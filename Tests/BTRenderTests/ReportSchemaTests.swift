@@ -87,7 +87,7 @@ final class ReportSchemaTests: XCTestCase {
             collector.endFile(session: decoder.session)
         }
         let report = collector.finish()
-        let diagnosis = DiagnosisReport(Diagnosis.problems(in: report), packets: report.totals.packets, files: files, style: Style(enabled: false))
+        let diagnosis = DiagnosisReport(Diagnosis.problems(in: report), gaps: Diagnosis.completeness(in: report), packets: report.totals.packets, files: files, style: Style(enabled: false))
         return (StatisticsJSON(report, files: files, throughput: collector.throughput).text, diagnosis.document)
     }
 }

@@ -49,8 +49,8 @@ public final class CaptureReports: @unchecked Sendable { // `result` is behind `
             let report = collector.finish(vendors: VendorNames.system)
             if kind == .statistics { return StatisticsReport(report, style: style).lines }
             let problems = Diagnosis.problems(in: report)
-            if problems.isEmpty { return ["No problem found in \(report.totals.packets) packets."] }
-            return DiagnosisReport(problems, packets: report.totals.packets, files: [source], style: style).lines
+            return DiagnosisReport(problems, gaps: Diagnosis.completeness(in: report), packets: report.totals.packets, files: [source],
+                                   style: style).lines
         }
     }
 

@@ -23,6 +23,9 @@ public struct ATTState: ProtocolState {
         /// A Write Request's value: the database takes it once the Write Response confirms it.
         var value: [UInt8]?
         var server: GATTServerKey
+        /// On an air capture, the sniffer missed (or took damaged) packets of the link since it
+        /// was sent: its answer may have been among them.
+        var unheardSince = false
     }
 
     var requests: [BearerKey: Transaction] = [:]
@@ -33,7 +36,17 @@ public struct ATTState: ProtocolState {
     static func unanswered(_ t: Transaction, at moment: String, naming packet: Bool = true) -> String {
         let what = t.opcode == 0x1D ? "Handle Value Indication" : ATTDecoder.opcodeName(t.opcode)
         let answer = t.opcode == 0x1D ? "confirmed" : "answered"
+        if t.unheardSince {
+            return "\(what)\(packet ? " in packet \(t.frame)" : "") not \(answer) in this capture (\(moment)): the sniffer missed or took damaged packets of the link after it"
+        }
         return "\(what)\(packet ? " in packet \(t.frame)" : "") never \(answer) (\(moment))"
+    }
+
+    /// The sniffer missed, or took damaged, packets of `link` (an air capture): an answer still
+    /// awaited there may have been among them.
+    mutating func snifferMissed(on link: Session.LinkKey) {
+        for (key, t) in requests where key.link == link && !t.unheardSince { requests[key]!.unheardSince = true }
+        for (key, t) in indications where key.link == link && !t.unheardSince { indications[key]!.unheardSince = true }
     }
 
     public mutating func close(_ link: Session.LinkKey) -> [String] {

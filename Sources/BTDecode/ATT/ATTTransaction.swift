@@ -61,16 +61,26 @@ extension ATTDecoder {
         mutating func remember(_ session: inout Session, opcode: UInt8, _ layer: inout Layer) {
             let transaction = ATTState.Transaction(opcode: opcode, frame: frame, timestamp: timestamp, handle: handle,
                                                    uuid: uuid, findValue: findValue, value: writtenValue, server: server)
+            // On an air capture, what the sniffer missed since the previous one may hold its answer.
+            let unheard = " in this capture: the sniffer missed or took damaged packets of the link since, the answer likely among them"
             if opcode == 0x1D {
                 let key = bearer(clientIsLocal: !context.sent)
                 if let previous = session.att.indications[key] {
-                    layer.addIssue(.warning, "Indication sent before the one in packet \(previous.frame) was confirmed")
+                    if previous.unheardSince {
+                        layer.addIssue(.note, "Indication sent before the one in packet \(previous.frame) was confirmed\(unheard)")
+                    } else {
+                        layer.addIssue(.warning, "Indication sent before the one in packet \(previous.frame) was confirmed")
+                    }
                 }
                 session.att.indications[key] = transaction
             } else {
                 let key = bearer(clientIsLocal: context.sent)
                 if let previous = session.att.requests[key] {
-                    layer.addIssue(.warning, "Request sent before \(ATTDecoder.opcodeName(previous.opcode)) in packet \(previous.frame) was answered")
+                    if previous.unheardSince {
+                        layer.addIssue(.note, "Request sent before \(ATTDecoder.opcodeName(previous.opcode)) in packet \(previous.frame) was answered\(unheard)")
+                    } else {
+                        layer.addIssue(.warning, "Request sent before \(ATTDecoder.opcodeName(previous.opcode)) in packet \(previous.frame) was answered")
+                    }
                 }
                 session.att.requests[key] = transaction
             }

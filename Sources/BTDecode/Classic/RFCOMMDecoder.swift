@@ -155,7 +155,7 @@ enum RFCOMMDecoder {
             return (information, RFCOMMContext(l2cap: context, dlci: dlci, serviceClass: service), decodeService)
         }
         if let text = printable(information) {
-            layer.add(RFCOMMFields.text, .text(text))
+            layer.add(RFCOMMFields.text, .text(text), at: layer.range(at: information.startIndex, count: information.count))
             layer.summary += " - \"\(text)\""
         }
         return nil

@@ -112,6 +112,7 @@ public enum ProtocolCatalog {
         IntelHCI.descriptor,
         RealtekHCI.descriptor,
         QualcommHCI.descriptor,
+        BTstack.descriptor,
         AdvertisingData.descriptor,
         AppleAdvertising.descriptor,
         SnifferHeaders.nordicDescriptor,

@@ -26,6 +26,11 @@ public struct Session {
     }
 
     public var connections: [LinkKey: Connection] = [:]
+    /// Every link data was seen on (an HCI capture that began after its Connection Complete
+    /// has data and no connection), so that a controller's Reset or removal ends them all.
+    var linksSeen: Set<LinkKey> = []
+    /// The link of the last data packet: consecutive packets of one link add it once.
+    var lastLinkSeen: LinkKey?
     /// Controller index → its own address, from Read BD ADDR or the monitor's New Index.
     public var controllerAddresses: [UInt16: BDAddr] = [:]
     /// Controllers the monitor's index frames announced, by index (deleted ones removed).
@@ -79,6 +84,32 @@ public struct Session {
     mutating func closeLink(_ link: LinkKey, into layer: inout Layer) {
         endLinkState(link, into: &layer)
         connections[link] = nil
+        linksSeen.remove(link)
+        if lastLinkSeen == link { lastLinkSeen = nil }
+    }
+
+    /// Data on `link`: remembered, so that the end of its controller ends it.
+    @inline(__always)
+    mutating func sawData(on link: LinkKey) {
+        guard lastLinkSeen != link else { return }
+        lastLinkSeen = link
+        linksSeen.insert(link)
+    }
+
+    /// A controller reset (Reset completed) or gone (its index closed or removed): every link it
+    /// had ends at once, as on a disconnection, so that no link's channels, modes, pending
+    /// requests or reassembly reach the links it makes next on the same handles.
+    mutating func endController(_ controller: UInt16, by cause: String, into layer: inout Layer) {
+        let links = linksSeen.union(connections.keys).filter { $0.controller == controller }.sorted { $0.handle < $1.handle }
+        guard !links.isEmpty else { return }
+        for link in links {
+            endLinkState(link, into: &layer)
+            connections[link] = nil
+            linksSeen.remove(link)
+        }
+        lastLinkSeen = nil
+        let handles = links.map { Hex.u16($0.handle) }.joined(separator: ", ")
+        layer.addIssue(.note, "\(cause): \(links.count == 1 ? "the link of hci\(controller) ends" : "the \(links.count) links of hci\(controller) end") here (\(handles))")
     }
 
     /// A link completed on a handle: what an earlier link on the same handle left (its

@@ -17,6 +17,7 @@ enum DataDecoder {
         layer.add(DataFields.aclLength, .u16(length), inDecimal: true, at: 2 ..< 4)
         packet.handle = handle
         packet.peer = session.connection(controller: packet.frame.controller, handle: handle)?.peer
+        session.sawData(on: Session.LinkKey(controller: packet.frame.controller, handle: handle))
         let lengthMismatch = Int(length) != c.remaining
         let payload = c.rest()
         let index = packet.layers.count
@@ -62,6 +63,7 @@ enum DataDecoder {
         layer.add(DataFields.scoLength, .u8(length), inDecimal: true, at: 2 ..< 3)
         packet.handle = handle
         let key = Session.LinkKey(controller: packet.frame.controller, handle: handle)
+        session.sawData(on: key)
         let link = session.synchronousLinks.sco[key]
         packet.peer = link?.peer ?? session.connections[key]?.peer
         layer.summary.set("Data [Handle: \(hex: handle), Length: \(length)]")
@@ -109,6 +111,7 @@ enum DataDecoder {
         layer.add(DataFields.isoLength, .u16(length), inDecimal: true, at: 2 ..< 4)
         packet.handle = handle
         let key = Session.LinkKey(controller: packet.frame.controller, handle: handle)
+        session.sawData(on: key)
         let link = session.synchronousLinks.iso[key]
         if let acl = link?.acl { packet.peer = session.connection(controller: key.controller, handle: acl)?.peer }
         layer.summary.set("Data [Handle: \(hex: handle), Length: \(length)]")

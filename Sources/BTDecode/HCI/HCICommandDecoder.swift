@@ -3,12 +3,15 @@ import BTCapture
 enum HCICommandDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
         let start = c.offset
+        let whole = c
         var layer = packet.makeLayer(.hciCommand, over: c)
         var appended = false
         defer { if !appended { packet.append(taking: &layer) } }
         let opcode = try c.u16()
         let isVendor = opcode >> 10 == 0x3F
+        let isBTstack = BTstack.isDaemonCommand(opcode)
         let name = isVendor ? VendorDecoders.commandName(opcode, controller: packet.frame.controller, session: session) ?? "Vendor"
+                            : isBTstack ? BTstack.commands[opcode & 0x3FF].map { "BTstack Daemon \($0.name)" } ?? "BTstack Daemon"
                             : HCICommandNames.name(opcode)
         let ogf = UInt8(opcode >> 10), ocf = opcode & 0x3FF
         layer.add(HCIFields.opcode, .u16(opcode), named: name ?? "Unknown", at: start ..< start + 2)
@@ -22,6 +25,13 @@ enum HCICommandDecoder {
             layer.addIssue(.warning, "Parameter length \(length) but \(c.remaining) bytes follow")
         }
         var params = try c.cursor(min(Int(length), c.remaining))
+        if isBTstack {
+            // BTstack's daemon logs its applications' requests: its layer stands on the HCI one.
+            packet.append(taking: &layer)
+            appended = true
+            try BTstack.decodeCommand(opcode, whole: whole, &params, &packet, &session)
+            return
+        }
         if isVendor {
             layer.summary.set("Vendor Command \(hex: opcode)")
             let recognised = VendorDecoders.recognise(opcode, controller: packet.frame.controller, &session)

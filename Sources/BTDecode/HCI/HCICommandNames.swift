@@ -1,5 +1,9 @@
 /// HCI command names by opcode (OGF << 10 | OCF), from the Core specification, Vol 4, Part E, 7.
 public enum HCICommandNames {
+    /// The opcode some controllers answer a command they do not support with (a vendor command,
+    /// most often) in Command Complete or Status: no command has it, so the answer names none.
+    public static let unsupportedAnswer: UInt16 = 0xFFFF
+
     public static func name(_ opcode: UInt16) -> String? {
         if opcode >> 10 == 0x3F { return "Vendor" }
         return table[opcode]
@@ -152,5 +156,19 @@ public enum HCICommandNames {
         0x207F: "LE Set Extended Advertising Parameters v2", 0x2082: "LE Set Periodic Advertising Subevent Data",
         0x2083: "LE Set Periodic Advertising Response Data", 0x2084: "LE Set Periodic Sync Subevent",
         0x2085: "LE Extended Create Connection v2", 0x2086: "LE Set Periodic Advertising Parameters v2",
+        // Core 6.0: decision-based advertising filtering, the LL extended feature set, Channel
+        // Sounding, monitoring advertisers, frame space update.
+        0x2080: "LE Set Decision Data", 0x2081: "LE Set Decision Instructions",
+        0x2087: "LE Read All Local Supported Features", 0x2088: "LE Read All Remote Features",
+        0x2089: "LE CS Read Local Supported Capabilities", 0x208A: "LE CS Read Remote Supported Capabilities",
+        0x208B: "LE CS Write Cached Remote Supported Capabilities", 0x208C: "LE CS Security Enable",
+        0x208D: "LE CS Set Default Settings", 0x208E: "LE CS Read Remote FAE Table",
+        0x208F: "LE CS Write Cached Remote FAE Table", 0x2090: "LE CS Create Config", 0x2091: "LE CS Remove Config",
+        0x2092: "LE CS Set Channel Classification", 0x2093: "LE CS Set Procedure Parameters",
+        0x2094: "LE CS Procedure Enable", 0x2095: "LE CS Test", 0x2096: "LE CS Test End",
+        0x2097: "LE Set Host Feature v2", 0x2098: "LE Add Device To Monitored Advertisers List",
+        0x2099: "LE Remove Device From Monitored Advertisers List", 0x209A: "LE Clear Monitored Advertisers List",
+        0x209B: "LE Read Monitored Advertisers List Size", 0x209C: "LE Enable Monitoring Advertisers",
+        0x209D: "LE Frame Space Update",
     ]
 }

@@ -2,16 +2,18 @@ import BTCapture
 
 enum HCIEventDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
+        let whole = c
         var layer = packet.makeLayer(.hciEvent, over: c)
         var appended = false
         defer { if !appended { packet.append(taking: &layer) } }
         let code = try c.u8()
         let name = HCIEventNames.name(code)
-        layer.add(HCIFields.event, .u8(code), named: name ?? "Unknown", at: 0 ..< 1)
+        let stackEvent = name == nil && BTstack.isStackEvent(code)
+        layer.add(HCIFields.event, .u8(code), named: name ?? (stackEvent ? "BTstack" : "Unknown"), at: 0 ..< 1)
         let length = try c.u8()
         layer.add(HCIFields.parameterLength, .u8(length), inDecimal: true, at: 1 ..< 2)
-        if let name { layer.summary.set("\(name)") } else { layer.summary.set("Unknown Event \(hex: code)") }
-        if name == nil { layer.addIssue(.warning, "Unknown event code \(Hex.u8(code))") }
+        if let name { layer.summary.set("\(name)") } else { layer.summary.set("\(stackEvent ? "BTstack" : "Unknown") Event \(hex: code)") }
+        if name == nil, !stackEvent { layer.addIssue(.warning, "Unknown event code \(Hex.u8(code))") }
         if Int(length) != c.remaining {
             layer.addIssue(.warning, "Parameter length \(length) but \(c.remaining) bytes follow")
         }
@@ -27,6 +29,10 @@ enum HCIEventDecoder {
             let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: { vendorName ?? Self.commandName($0) })
             let command = vendorName ?? Self.commandName(opcode)
             layer.summary.set("Command Complete: \(command)")
+            if opcode == HCICommandNames.unsupportedAnswer {
+                try answerUnsupported(&params, &layer, event: "Command Complete", statusRead: false)
+                break
+            }
             if opcode >> 10 == 0x3F, !params.isAtEnd, let vendor = VendorDecoders.vendor(for: opcode, controller: controller, session: session) {
                 packet.append(taking: &layer)
                 appended = true
@@ -54,6 +60,7 @@ enum HCIEventDecoder {
             let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: { vendorName ?? Self.commandName($0) })
             layer.summary.set("Command Status: \(vendorName ?? Self.commandName(opcode))")
             addStatus(status, &layer)
+            if opcode == HCICommandNames.unsupportedAnswer { try answerUnsupported(&params, &layer, event: "Command Status", statusRead: true) }
         case 0x03: // Connection Complete
             let status = try layer.reading(&params) { try $0.u8() }
             addStatus(status, &layer)
@@ -131,6 +138,13 @@ enum HCIEventDecoder {
             }
             return
         default:
+            if stackEvent {
+                // BTstack's own event: its layer stands on the HCI one.
+                packet.append(taking: &layer)
+                appended = true
+                try BTstack.decodeEvent(code, whole: whole, &params, &packet, &session)
+                return
+            }
             guard let spec = HCIParameterTables.events[code] else { break }
             var reader = HCIParameterReader(names: session.names)
             try reader.read(spec, &params, into: &layer)
@@ -141,6 +155,17 @@ enum HCIEventDecoder {
             let rest = params.rest()
             layer.add(HCIFields.parameters, .bytes(rest), at: at ..< at + rest.count)
         }
+    }
+
+    /// A Command Complete or Status carrying opcode 0xFFFF: its status (if any) and what it means.
+    static func answerUnsupported(_ params: inout ByteCursor, _ layer: inout Layer, event: String, statusRead: Bool) throws {
+        layer.summary.set("\(event): Opcode 0xFFFF - Not Supported")
+        if !statusRead, !params.isAtEnd {
+            // Its status (Unknown HCI Command, as a rule) says the same as the opcode: one issue.
+            let status = try layer.reading(&params) { try $0.u8() }
+            layer.add(HCIFields.status, .u8(status.value), named: HCIErrorNames.name(status.value), at: status.range)
+        }
+        layer.addIssue(.warning, "Opcode 0xFFFF names no command: the controller answers so a command it does not support (most often a vendor command)")
     }
 
     static func commandName(_ opcode: UInt16) -> String { HCICommandNames.name(opcode) ?? "Unknown \(Hex.u16(opcode))" }
@@ -174,6 +199,8 @@ enum HCIEventDecoder {
                              _ packet: inout Packet, _ session: inout Session, _ controller: UInt16) throws {
         guard status == 0 else { return }
         switch opcode {
+        case 0x0C03: // Reset: the controller's links are gone
+            session.endController(controller, by: "Reset", into: &layer)
         case 0x1009: // Read BD ADDR
             let address = try layer.read(HCIFields.address, &c, as: BDAddr.self)
             layer.summary += " - \(address)"

@@ -27,12 +27,13 @@ public enum HCIEventNames {
         0x38: "Link Supervision Timeout Changed", 0x39: "Enhanced Flush Complete",
         0x3B: "User Passkey Notification", 0x3C: "Keypress Notification",
         0x3D: "Remote Host Supported Features Notification", 0x3E: "LE Meta",
-        0x48: "Number Of Completed Data Blocks", 0x49: "Triggered Clock Capture",
-        0x4A: "Synchronization Train Complete", 0x4B: "Synchronization Train Received",
-        0x4C: "Connectionless Peripheral Broadcast Receive", 0x4D: "Connectionless Peripheral Broadcast Timeout",
-        0x4E: "Truncated Page Complete", 0x4F: "Peripheral Page Response Timeout",
-        0x50: "Connectionless Peripheral Broadcast Channel Map Change", 0x51: "Inquiry Response Notification",
-        0x52: "Authenticated Payload Timeout Expired", 0x53: "SAM Status Change", 0x54: "Encryption Change v2",
+        // 0x40-0x4D were AMP's (removed in Core 5.3); Number Of Completed Data Blocks stays named.
+        0x48: "Number Of Completed Data Blocks", 0x4E: "Triggered Clock Capture",
+        0x4F: "Synchronization Train Complete", 0x50: "Synchronization Train Received",
+        0x51: "Connectionless Peripheral Broadcast Receive", 0x52: "Connectionless Peripheral Broadcast Timeout",
+        0x53: "Truncated Page Complete", 0x54: "Peripheral Page Response Timeout",
+        0x55: "Connectionless Peripheral Broadcast Channel Map Change", 0x56: "Inquiry Response Notification",
+        0x57: "Authenticated Payload Timeout Expired", 0x58: "SAM Status Change", 0x59: "Encryption Change v2",
         0xFF: "Vendor",
     ]
 
@@ -53,6 +54,11 @@ public enum HCIEventNames {
         0x24: "Periodic Advertising Sync Established v2", 0x25: "Periodic Advertising Report v2",
         0x26: "Periodic Advertising Sync Transfer Received v2", 0x27: "Periodic Advertising Subevent Data Request",
         0x28: "Periodic Advertising Response Report", 0x29: "Enhanced Connection Complete v2",
+        0x2A: "CIS Established v2", 0x2B: "Read All Remote Features Complete",
+        0x2C: "CS Read Remote Supported Capabilities Complete", 0x2D: "CS Read Remote FAE Table Complete",
+        0x2E: "CS Security Enable Complete", 0x2F: "CS Config Complete", 0x30: "CS Procedure Enable Complete",
+        0x31: "CS Subevent Result", 0x32: "CS Subevent Result Continue", 0x33: "CS Test End Complete",
+        0x34: "Monitored Advertisers Report", 0x35: "Frame Space Update Complete",
     ]
 }
 

@@ -17,6 +17,8 @@ struct HCIParam {
         /// Vendor forms: t625l (0.625 ms as u32), ad31 (a length, then 31 bytes of which that
         /// many are advertising data), dm (the rest: data, then a mask of the same length).
         case t625l, ad31, dm
+        /// A length byte, then that many bytes (vendor-specific configuration, step data).
+        case lv
         case bytes
     }
     var kind: Kind
@@ -107,7 +109,8 @@ struct HCIParam {
 enum HCIParameterFields {
     /// Names some layouts read wider than others (Packet_Type: 2 bytes in Create Connection,
     /// 1 in Enhanced Flush), with the widest type; FieldRegistryTests checks the list is complete.
-    static let widerThanSomeLayouts: [String: FieldType] = ["Packet_Type": .uint16]
+    static let widerThanSomeLayouts: [String: FieldType] = ["Packet_Type": .uint16, "Bit_Number": .uint16, "Clock_Offset": .uint32, "Subevent_Interval": .uint16,
+                                                                   "Service_Data": .uint16, "Skip": .uint16, "Timeout": .uint16]
 
     /// Pure: the same name and kind always make the same definition, so the tables need no
     /// shared cache and the registry collects the fields by walking the parsed layouts.
@@ -319,6 +322,12 @@ struct HCIParameterReader {
             let digest = AdvertisingData.decode(bytes, into: &layer, names: names)
             if let name = digest.name { layer.summary += " - \"\(name)\"" }
             return 0
+        case .lv:
+            let length = try c.u8()
+            let bytesStart = c.index
+            let bytes = try c.slice(Int(length))
+            if !bytes.isEmpty { layer.add(p.field, .bytes(bytes), at: layer.range(at: bytesStart, count: bytes.count)) }
+            return UInt64(length)
         case .ad:
             let length = try c.u8()
             let bytesStart = c.index

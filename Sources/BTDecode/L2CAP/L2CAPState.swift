@@ -82,9 +82,18 @@ public struct L2CAPState: ProtocolState {
         configurations[key] = pending
     }
 
+    /// A channel connected: one still recorded with either of its CIDs (its disconnection not
+    /// in the capture) is gone, so nothing of it (its mode, FCS, configuration) reaches the new one.
     mutating func open(_ link: Session.LinkKey, _ channel: L2CAPChannel) {
-        channels[link, default: []].removeAll { $0.localCID == channel.localCID }
+        channels[link, default: []].removeAll { $0.localCID == channel.localCID || $0.remoteCID == channel.remoteCID }
         channels[link, default: []].append(channel)
+        // A Configuration Request the old channel left unanswered names the new one's CID: its
+        // answer is not the new channel's.
+        if !configurations.isEmpty {
+            configurations = configurations.filter { key, pending in
+                key.link != link || !pending.cids.contains(key.requesterIsLocal ? channel.remoteCID : channel.localCID)
+            }
+        }
     }
 
     mutating func remove(_ link: Session.LinkKey, localCID: UInt16) {

@@ -212,7 +212,12 @@ enum LinkLayerDecoder {
         for skipped in UInt64(0) ..< 4 {
             if let plain = LinkLayerEncryption.open(sealed, header: header, counter: counter + skipped, fromCentral: fromCentral, session: cipher) {
                 connection.counters[side] = counter + skipped + 1
-                if skipped > 0 { layer.addIssue(.warning, "\(skipped) encrypted packet\(skipped == 1 ? "" : "s") from this side missing from the capture") }
+                if skipped > 0 {
+                    // Those the other side's acknowledgements showed already are counted once.
+                    let unseen = max(0, Int(skipped) - connection.missedUnconfirmed[side])
+                    if unseen > 0 { noteMissed(unseen, from: side, at: layer.range(at: sealed.startIndex, count: sealed.count), into: &layer, connection: &connection) }
+                }
+                connection.missedUnconfirmed[side] = 0
                 return plain
             }
         }
@@ -222,7 +227,7 @@ enum LinkLayerDecoder {
             layer.addIssue(.note, "Not decrypted: the sniffer's copy is damaged")
             return nil
         }
-        layer.addIssue(.error, "MIC failure: the payload does not authenticate with the link's session key")
+        layer.addIssue(.warning, "Not authenticated with the link's session key, which opened earlier packets: the sniffer's copy or its packet count is off, unless the devices end the link (MIC Failure, 0x3D)")
         connection.micFailed = true
         return nil
     }
@@ -277,6 +282,17 @@ enum LinkLayerDecoder {
             }
         }
         return nil
+    }
+
+    /// Packets of `side` (0 central, 1 peripheral) the sniffer missed before this one: a field,
+    /// a note, and the link's count.
+    /// `range`: the bytes that show it (the header whose NESN moved on, or the sealed payload
+    /// whose packet counter did).
+    static func noteMissed(_ count: Int, from side: Int, at range: Range<Int>, into layer: inout Layer, connection: inout LinkLayerState.Connection) {
+        connection.missedTotal += count
+        let who = side == 0 ? "central" : "peripheral"
+        layer.add(LinkLayerFields.missed, .count(count), "\(count) packet\(count == 1 ? "" : "s") from the \(who)", at: range)
+        layer.addIssue(.note, "The sniffer missed \(count == 1 ? "a packet" : "\(count) packets") from the \(who) before this one")
     }
 
     /// The number of the packet that acknowledges a PDU the sniffer received damaged: the next
@@ -348,7 +364,14 @@ enum LinkLayerDecoder {
         }
         layer.summary.set("\(arrow(direction)) ")
 
-        defer { session.linkLayer.connections[accessAddress] = connection }
+        // A packet the sniffer missed, or took damaged and could not decode, may have held the
+        // answer to a request still awaited on the link.
+        let missedBefore = connection.missedTotal
+        var unheard = false
+        defer {
+            session.linkLayer.connections[accessAddress] = connection
+            if unheard || connection.missedTotal != missedBefore { session.att.snifferMissed(on: link) }
+        }
         // A sender not told apart keeps a history of its own (side 2).
         let side = direction == .sent ? 0 : direction == .received ? 1 : 2
         if !crcOK, complete, length > 0, let direction,
@@ -359,11 +382,25 @@ enum LinkLayerDecoder {
             layer.add(LinkLayerFields.acknowledgedDamaged, .count(by), "Yes, by packet \(by)")
         }
         guard crcOK || acknowledgedIn != nil else {
+            unheard = length > 0
             layer.summary += "Data PDU, LLID \(llid), \(length) bytes"
             try layer.read(LinkLayerFields.payload, &c, bytes: c.remaining)
             return nil
         }
-        if crcOK, side < 2 { connection.lastNESN[side] = nesn }
+        if side < 2 {
+            let other = 1 - side
+            if crcOK {
+                // A NESN that moved on acknowledges a packet from the other side: if the sniffer
+                // heard none since this side's previous packet, it missed it.
+                if let previous = connection.lastNESN[side], previous != nesn, !connection.heardSince[other] {
+                    connection.missedUnconfirmed[other] += 1
+                    noteMissed(1, from: other, at: layer.range(at: headerStart), into: &layer, connection: &connection)
+                }
+                connection.lastNESN[side] = nesn
+                connection.heardSince[other] = false
+            }
+            connection.heardSince[side] = true
+        }
         // A copy sent again repeats its side's previous PDU byte for byte; the same SN alone is
         // not enough (a packet between was missed, or the sides were told apart wrongly).
         let retransmitted = length > 0 && connection.lastPDU.isRepeat(sn: sn, llid: llid, payload: c.bytes[c.index ..< c.index + c.remaining], side: side)
@@ -378,6 +415,7 @@ enum LinkLayerDecoder {
             layer.addIssue(.note, "Retransmission: the same sequence number as this side's previous packet (not acknowledged)")
         }
         var encrypted = (connection.encrypted || reception.encrypted) && !reception.decrypted
+        if reception.encrypted, reception.micValid == true { connection.snifferAuthenticated = true }
         var source = c
         var inFrame = true
         if encrypted {
@@ -398,8 +436,13 @@ enum LinkLayerDecoder {
             } else {
                 layer.add(LinkLayerFields.encryptedPayload, .bytes(sealed.dropLast(4)), at: layer.range(at: sealedStart, count: sealed.count - 4))
                 layer.summary += "Encrypted \(llid == 3 ? "LL Control PDU" : "data") - \(sealed.count - 4) bytes - SN \(sn) NESN \(nesn)"
-                if reception.micValid == false { layer.addIssue(.error, "MIC failure: the sniffer could not authenticate the payload") }
-                if reception.micValid == false || connection.micFailed {
+                // A sniffer without the key leaves the flag clear on every packet of the link: only
+                // on a link it authenticated before is a clear flag a failed check.
+                let snifferFailed = reception.micValid == false && connection.snifferAuthenticated
+                if snifferFailed {
+                    layer.addIssue(.warning, "The sniffer could not authenticate this packet, though it did earlier ones of the link: its copy or its packet count is off, unless the devices end the link (MIC Failure, 0x3D)")
+                }
+                if snifferFailed || connection.micFailed {
                     layer.add(LinkLayerFields.micOK, .bool(false), "Bad", at: layer.range(at: micStart, count: 4))
                     connection.micFailed = false
                 }

@@ -182,6 +182,18 @@ public struct LinkLayerState: ProtocolState {
         /// The NESN of each side's last packet received intact (central, peripheral): what it
         /// expected next.
         var lastNESN = SidePair<UInt8?>(nil, nil)
+        /// Whether the sniffer got any packet from each side since the other side's last intact
+        /// one: a side whose NESN moves on acknowledged a packet, and if the sniffer heard none,
+        /// it missed it.
+        var heardSince = SidePair<Bool>(false, false)
+        /// Packets of each side found missing by the other side's acknowledgements and not yet
+        /// matched by that side's packet counter (so one missed packet is counted once).
+        var missedUnconfirmed = SidePair<Int>(0, 0)
+        /// Packets of this link the sniffer missed so far.
+        var missedTotal = 0
+        /// The sniffer authenticated a packet of this link itself (its MIC flag set): a flag left
+        /// clear later is a failed check, not a sniffer without the key.
+        var snifferAuthenticated = false
         /// From the peripheral's LL_START_ENC_REQ until LL_PAUSE_ENC or the end of the link,
         /// payloads are encrypted.
         var encrypted = false

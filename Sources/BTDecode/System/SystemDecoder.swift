@@ -143,8 +143,12 @@ public enum SystemDecoder {
             layer.summary.set("hci\(index)")
             switch kind {
             case .openIndex: session.controllers[index, default: ControllerInfo(index: index)].isUp = true
-            case .closeIndex: session.controllers[index]?.isUp = false
-            default: session.controllers[index] = nil
+            case .closeIndex:
+                session.controllers[index]?.isUp = false
+                session.endController(index, by: "Close Index", into: &layer)
+            default:
+                session.controllers[index] = nil
+                session.endController(index, by: "Delete Index", into: &layer)
             }
         default:
             let rest = try layer.read(DataFields.payload, &c, bytes: c.remaining)

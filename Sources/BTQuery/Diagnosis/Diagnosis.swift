@@ -86,8 +86,10 @@ public enum Diagnosis {
                                      advice: "the peer encrypts with a bond this host does not have (it lost or never stored the keys): delete the pairing on both sides and pair again",
                                      frames: [f.frame], handle: f.handle, address: f.address))
             case .linkKeyMissing:
+                // A first pairing: the host had no key and the pairing that followed made one.
+                guard f.pairedIn == nil else { continue }
                 found.append(Problem(.warning, .encryption, "No stored link key: Link Key Request Negative Reply\(on(f.handle, f.address))",
-                                     advice: "normal before a first pairing; if the devices were paired, this host lost its key and pairing starts again",
+                                     advice: "no pairing followed in the capture: if the devices were paired, this host lost its key (delete the pairing on both sides and pair again); a first pairing that completes is not reported",
                                      frames: [f.frame], handle: f.handle, address: f.address))
             }
         }
@@ -128,6 +130,8 @@ public enum Diagnosis {
                                   advice: u.waited >= 30_000_000 ? "the server never answered (ATT's 30 s timeout passed): a server bug; the link had to be dropped"
                                       : "the link ended before the server answered: see the disconnection's reason",
                                   frames: [])
+            case .notCaptured:
+                continue // the capture's gap, not the server's (Diagnosis.completeness)
             case .captureEnded:
                 guard u.waited >= 30_000_000 else { continue } // the capture stopped too soon to tell
                 problem = Problem(.error, .att, "\(request) not answered within ATT's 30 s transaction timeout (waited \(seconds) s)",
@@ -163,7 +167,9 @@ public enum Diagnosis {
         var found: [Problem] = []
         for c in report.connections {
             let place = on(c.handle, c.address)
-            if let reason = c.disconnectReason, !Advice.normalDisconnections.contains(reason), let frame = c.endFrame {
+            // A link from the air that ended for failed MICs is said once, with its packets (air).
+            let endedForMIC = c.disconnectReason == 0x3D && (c.air?.micFailures ?? 0) > 0
+            if let reason = c.disconnectReason, !Advice.normalDisconnections.contains(reason), let frame = c.endFrame, !endedForMIC {
                 found.append(Problem(Advice.failedDisconnections.contains(reason) ? .error : .warning, .disconnection,
                                      "Disconnected: \(status(reason))\(place)",
                                      advice: Advice.status[reason] ?? "the link ended for this reason", frames: [frame],
@@ -250,6 +256,12 @@ public enum Diagnosis {
                                  advice: "the controller stopped answering: a firmware hang, or a transport fault (UART out of sync, USB reset); the host usually resets it",
                                  frames: [c.frame]))
         }
+        for u in report.hci.unsupportedCommands {
+            let named = name("hci.opcode", UInt64(u.opcode)).map { "\($0) (\(Hex.u16(u.opcode)))" } ?? "Vendor command \(Hex.u16(u.opcode))"
+            found.append(Problem(.warning, .hci, "\(named) answered with opcode 0xFFFF: not supported",
+                                 advice: "the controller does not implement this vendor command: a host (or a vendor library) probing for a feature; harmless unless the feature was needed, then check the controller's firmware version",
+                                 frames: [u.frame, u.answerFrame], count: 1))
+        }
         for e in report.hci.hardwareErrors {
             found.append(Problem(.error, .controller, "Hardware Error, code \(hex(e.code)), on hci\(e.controller)",
                                  advice: "the controller reported a fault of its own (the code is vendor-defined): a firmware or transport problem; collect the vendor's diagnostics",
@@ -270,29 +282,16 @@ public enum Diagnosis {
         for c in report.connections {
             guard let q = c.air, q.dataPDUs > 0 else { continue }
             let place = on(c.handle, c.address)
-            if often(q.badCRC, of: q.dataPDUs), let first = q.firstBadCRC {
-                found.append(Problem(.warning, .radio, "\(q.badCRC) of \(q.dataPDUs) data PDUs received with a bad CRC (\(percent(q.badCRC, of: q.dataPDUs)))\(place)",
-                                     advice: "the sniffer took many packets damaged: interference (Wi-Fi, other links), range, or a sniffer losing the hop; move it nearer and compare the RSSI; if the devices lose them too, retransmissions rise with it",
-                                     frames: [first], count: q.badCRC, handle: c.handle, address: c.address))
-            }
             if often(q.retransmissions, of: q.dataPDUs), let first = q.firstRetransmission {
                 found.append(Problem(.warning, .radio, "\(q.retransmissions) of \(q.dataPDUs) data PDUs sent again, not acknowledged (\(percent(q.retransmissions, of: q.dataPDUs)))\(place)",
                                      advice: "the receiving device did not take them: interference or range on the link itself; throughput and latency suffer, and a supervision timeout follows if it lasts",
                                      frames: [first], count: q.retransmissions, handle: c.handle, address: c.address))
             }
-            if q.micFailures > 0 {
-                found.append(Problem(.error, .encryption, "MIC failure: \(q.micFailures) encrypted packet\(q.micFailures == 1 ? "" : "s") did not authenticate\(place)",
-                                     advice: "with a key btlog found or was given, it is not this link's (give the right LTK); if the sniffer checked it, the devices disagree on the key, and the receiver ends the link (reason 0x3D, MIC Failure)",
-                                     frames: q.micFailureFrames, count: q.micFailures, handle: c.handle, address: c.address))
-            }
-            if q.undecrypted > 0, let first = q.firstUndecrypted, q.secureConnections {
-                found.append(Problem(.warning, .encryption, "\(q.undecrypted) encrypted packet\(q.undecrypted == 1 ? "" : "s") not decrypted: the link was paired with LE Secure Connections, whose key cannot be recovered from the air\(place)",
-                                     advice: "give the link's LTK with --ltk (or --keys): from the device's bond store (Linux: /var/lib/bluetooth/<adapter>/<device>/info, [LongTermKey]), or from an HCI log of either side (LE Long Term Key Request Reply)",
-                                     frames: [first], count: q.undecrypted, handle: c.handle, address: c.address))
-            } else if q.undecrypted > 0, let first = q.firstUndecrypted {
-                found.append(Problem(.warning, .encryption, "\(q.undecrypted) encrypted packet\(q.undecrypted == 1 ? "" : "s") not decrypted: btlog has no key for the link\(place)",
-                                     advice: "give the link's LTK with --ltk or --keys, or capture the pairing (LE legacy pairing, Just Works or passkey, btlog recovers from the air; LE Secure Connections it cannot); a capture that starts after LL_ENC_REQ lacks the session's diversifiers: start sniffing before the connection",
-                                     frames: [first], count: q.undecrypted, handle: c.handle, address: c.address))
+            // A MIC failure is the devices' only where they end the link for it; failed checks
+            // on a link that went on, and links without a key, are the capture's (completeness).
+            if q.micFailures > 0, c.disconnectReason == 0x3D, let end = c.endFrame {
+                found.append(Problem(.error, .encryption, "MIC failure: \(plural(q.micFailures, "encrypted packet")) did not authenticate, then the link ended for it (MIC Failure, 0x3D)\(place)",
+                                     advice: Advice.status[0x3D]!, frames: q.micFailureFrames + [end], count: q.micFailures, handle: c.handle, address: c.address))
             }
         }
         return found

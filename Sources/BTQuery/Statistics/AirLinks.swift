@@ -48,6 +48,8 @@ extension StatisticsCollector {
         if existing != nil || (layer.integer(F.btleCRCOK) != 0 && (layer.integer(F.btleDataLength) ?? 0) > 0) {
             AirLinkTracker.quality(layer, frame, &connections[existing ?? open(key, packet, transport: .le, joined: true)])
         }
+        // What the sniffer missed, or took damaged, may hold the answer to a request still waiting.
+        if layer.value(LinkLayerFields.missed) != nil || layer.integer(F.btleCRCOK) == 0 { att.snifferMissed(on: key) }
         guard layer.integer(F.btleCRCOK) != 0, layer.value(F.btleRetransmission) == nil else { return }
         if let opcode = layer.integer(F.btleControlOpcode) {
             let index = openConnections[key] ?? open(key, packet, transport: .le, joined: true)

@@ -19,6 +19,11 @@ public struct CaptureStatistics: Sendable {
     public private(set) var firstTimestamp: Int64?
     public private(set) var lastTimestamp: Int64?
     public private(set) var drops: UInt32 = 0
+    /// Records the capture cut short (original length above what it kept), the bytes it left
+    /// out, and the first 20 such records.
+    public private(set) var truncated = 0
+    public private(set) var truncatedBytes = 0
+    public private(set) var truncatedFrames: [Int] = []
 
     public init() {}
 
@@ -39,6 +44,11 @@ public struct CaptureStatistics: Sendable {
         if firstTimestamp == nil || t < firstTimestamp! { firstTimestamp = t }
         if lastTimestamp == nil || t > lastTimestamp! { lastTimestamp = t }
         drops = max(drops, packet.frame.drops)
+        if packet.frame.isTruncated {
+            truncated += 1
+            truncatedBytes = truncatedBytes.saturatingAdd(packet.frame.originalLength - packet.frame.bytes.count)
+            if truncatedFrames.count < 20 { truncatedFrames.append(packet.frame.number) }
+        }
     }
 
     /// Adds another run's counts (export of several captures ends with one status line).
@@ -57,6 +67,9 @@ public struct CaptureStatistics: Sendable {
         if let t = other.firstTimestamp, firstTimestamp.map({ t < $0 }) ?? true { firstTimestamp = t }
         if let t = other.lastTimestamp, lastTimestamp.map({ t > $0 }) ?? true { lastTimestamp = t }
         drops = max(drops, other.drops)
+        truncated += other.truncated
+        truncatedBytes = truncatedBytes.saturatingAdd(other.truncatedBytes)
+        truncatedFrames = Array((truncatedFrames + other.truncatedFrames).prefix(20))
     }
 
     /// Time from the earliest to the latest packet, in microseconds.

@@ -76,6 +76,11 @@ extension StatisticsCollector {
             devices.reports(layer, packet: packet, addressField: F.address, typeField: nil, rssiField: F.rssi)
         case 0x0F: // Command Status
             commands.answered(layer, packet.frame, status: status)
+        case 0x18: // Link Key Notification: a pairing made a key, for a peer the host had none for
+            guard let address = layer.address(F.address),
+                  let missing = security.encryptionFailures.lastIndex(where: { $0.kind == .linkKeyMissing && $0.address == address && $0.pairedIn == nil })
+            else { return }
+            security.encryptionFailures[missing].pairedIn = frame.number
         case 0x10: // Hardware Error
             commands.hardwareError(layer, frame)
         case 0x06, 0x30: // Authentication Complete, Encryption Key Refresh Complete
@@ -95,8 +100,9 @@ extension StatisticsCollector {
             security.pairingFailures.append(PairingFailure(frame: frame.number, controller: frame.controller,
                                                                   handle: index.map { connections[$0].handle }, address: address,
                                                                   source: .controller, reason: UInt8(truncatingIfNeeded: status), byLocal: false))
-        case 0x0E: // Command Complete; Read RSSI gives a connection's signal
+        case 0x0E: // Command Complete; Read RSSI gives a connection's signal; Reset ends every link
             commands.answered(layer, packet.frame, status: status)
+            if layer.integer(F.commandOpcode) == 0x0C03, status == 0 { controllerGone(packet.frame) }
             if layer.integer(F.commandOpcode) == 0x1405, status == 0, let index = connection(layer, packet),
                let rssi = layer.integer(F.rssi), let address = connections[index].address {
                 devices.rssi(rssi, for: address, at: packet.frame.timestamp)

@@ -85,9 +85,9 @@ public struct StatisticsCollector: PacketSink {
         return report
     }
 
-    /// A controller closed, removed or (re)announced: its commands will get no answer and its
-    /// links are gone with it (they end here, with no reason given).
-    private mutating func controllerGone(_ frame: Frame) {
+    /// A controller reset, closed, removed or (re)announced: its commands will get no answer and
+    /// its links are gone with it (they end here, with no reason given).
+    mutating func controllerGone(_ frame: Frame) {
         commands.controllerGone(frame.controller)
         for (key, index) in openConnections where key.controller == frame.controller {
             connections[index].end = frame.timestamp
@@ -117,7 +117,8 @@ public struct StatisticsCollector: PacketSink {
         let complete = transport != nil && !joined
         var connection = ConnectionReport(file: file, controller: key.controller, handle: key.handle, address: address ?? packet.peer,
                                           addressType: type, transport: transport, start: complete ? time : nil,
-                                          startFrame: complete ? packet.frame.number : nil, firstSeen: time, lastSeen: time)
+                                          startFrame: complete ? packet.frame.number : nil, firstSeen: time, lastSeen: time,
+                                          firstFrame: packet.frame.number)
         if let address = connection.address { _ = devices.device(address, type: type, at: time) }
         if transport == .le, complete {
             connection.parameters.mtu = 23; connection.parameters.maxTxOctets = 27; connection.parameters.maxRxOctets = 27

@@ -34,6 +34,8 @@ public struct HCIReport {
     /// Commands no Command Complete or Command Status answered while the capture went on for
     /// at least a second after them.
     public var unansweredCommands: [UnansweredCommand] = []
+    /// Commands the controller answered with opcode 0xFFFF: not supported.
+    public var unsupportedCommands: [UnsupportedCommand] = []
     public var hardwareErrors: [HardwareError] = []
 }
 
@@ -44,6 +46,15 @@ public struct CommandError: Equatable {
     public var count: Int
     /// The first packets (at most 20) that said so.
     public var frames: [Int]
+}
+
+/// A command a Command Complete or Status with opcode 0xFFFF answered: the controller does not
+/// support it.
+public struct UnsupportedCommand: Equatable {
+    public var frame: Int
+    public var answerFrame: Int
+    public var controller: UInt16
+    public var opcode: UInt16
 }
 
 public struct UnansweredCommand: Equatable {
@@ -99,6 +110,9 @@ public struct EncryptionFailure: Equatable {
     public var kind: Kind
     /// The HCI status of a failed change (0 for the negative replies).
     public var status: UInt8
+    /// A missing link key's: the Link Key Notification of the pairing that followed (a first
+    /// pairing, then, not a lost bond).
+    public var pairedIn: Int? = nil
 }
 
 public struct AVDTPReject: Equatable {
@@ -175,6 +189,8 @@ public struct ConnectionReport {
     /// The first and last packet of the link seen in the capture.
     public var firstSeen: Int64
     public var lastSeen: Int64
+    /// The number of the first packet of the link in the capture.
+    public var firstFrame: Int?
     /// nil while the link was still up at the end of the capture.
     public var end: Int64?
     public var endFrame: Int?
@@ -212,6 +228,11 @@ public struct AirLinkQuality: Equatable, Sendable {
     public var dataPDUs = 0
     public var badCRC = 0, retransmissions = 0, micFailures = 0, undecrypted = 0
     public var firstBadCRC: Int?, firstRetransmission: Int?, firstUndecrypted: Int?
+    /// Encrypted PDUs btlog opened with a key.
+    public var decrypted = 0
+    /// Packets the sniffer missed (at least: what sequence numbers and packet counters show).
+    public var missed = 0
+    public var missedFrames: [Int] = []
     public var micFailureFrames: [Int] = []
     /// How btlog found the link's key ("STK of legacy pairing, TK 461140 (passkey search)").
     public var keySource: String?
@@ -380,6 +401,9 @@ public struct UnansweredRequest: Equatable {
         case disconnected
         /// Another request went out on the same bearer first (a protocol violation).
         case superseded
+        /// An air capture whose sniffer missed packets of the link after the request, or took
+        /// them damaged: the answer may have been among them (the capture's gap, not the devices').
+        case notCaptured = "not_captured"
     }
     public var frame: Int
     public var opcode: UInt8

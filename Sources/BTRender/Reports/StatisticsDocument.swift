@@ -163,6 +163,8 @@ struct AirDocument: Encodable {
     var retransmissions: Int
     var micFailures: Int
     var undecrypted: Int
+    var decrypted: Int
+    var missed: Int
     var keySource: Omittable<String>
     var leSecureConnections: Omittable<Bool>
 }

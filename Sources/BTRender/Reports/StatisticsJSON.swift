@@ -72,7 +72,7 @@ public struct StatisticsJSON: ReportRenderer {
             parameters: Self.parameters(c.parameters),
             air: Omittable(c.air.map {
                 AirDocument(dataPdus: $0.dataPDUs, badCrc: $0.badCRC, retransmissions: $0.retransmissions, micFailures: $0.micFailures,
-                            undecrypted: $0.undecrypted, keySource: Omittable($0.keySource),
+                            undecrypted: $0.undecrypted, decrypted: $0.decrypted, missed: $0.missed, keySource: Omittable($0.keySource),
                             leSecureConnections: Omittable($0.secureConnections ? true : nil))
             }),
             linkQuality: Omittable(c.quality.isEmpty ? nil : c.quality.map {

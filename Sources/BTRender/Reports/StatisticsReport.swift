@@ -105,7 +105,8 @@ public struct StatisticsReport: ReportRenderer {
                          + ", \(c.transport?.rawValue ?? "transport unknown"), \(c.role?.rawValue ?? "role unknown")")
             if let air = c.air {
                 try emit("    from the air: \(air.dataPDUs) data PDUs, \(air.badCRC) bad CRC, \(air.retransmissions) sent again, "
-                         + "\(air.micFailures) MIC failure\(air.micFailures == 1 ? "" : "s"), \(air.undecrypted) not decrypted"
+                         + "\(air.micFailures) MIC failure\(air.micFailures == 1 ? "" : "s"), \(air.decrypted) decrypted, \(air.undecrypted) not decrypted, "
+                         + "\(air.missed) missed by the sniffer"
                          + (air.keySource.map { "; key: \($0)" } ?? "")
                          + (air.secureConnections ? "; paired with LE Secure Connections: no sniffer can recover its key, give the LTK with --ltk" : ""))
             }

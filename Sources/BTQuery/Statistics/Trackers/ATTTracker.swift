@@ -12,7 +12,11 @@ struct ATTTracker {
 
     /// Where a transaction runs: a client's requests and a server's indications wait apart.
     struct BearerKey: Hashable { var link: LinkKey; var cid: UInt16; var requesterSent: Bool; var indication: Bool }
-    struct Waiting { var link: LinkKey; var bearer: BearerKey; var time: Int64; var opcode: UInt8 }
+    struct Waiting {
+        var link: LinkKey; var bearer: BearerKey; var time: Int64; var opcode: UInt8
+        /// The sniffer missed packets of the link since: the answer may have been among them.
+        var snifferMissed = false
+    }
     struct CharacteristicKey: Hashable { var address: BDAddr?; var handle: UInt16 }
 
     private var report = ATTReport()
@@ -46,7 +50,8 @@ struct ATTTracker {
             let bearer = BearerKey(link: key, cid: bearerCID, requesterSent: sent, indication: opcode == 0x1D)
             if let previous = openOnBearer[bearer], let superseded = waiting.removeValue(forKey: previous) {
                 report.unanswered.append(UnansweredRequest(frame: previous, opcode: superseded.opcode,
-                                                           waited: frame.timestamp.saturatingSubtract(superseded.time), end: .superseded))
+                                                           waited: frame.timestamp.saturatingSubtract(superseded.time),
+                                                           end: superseded.snifferMissed ? .notCaptured : .superseded))
             }
             openOnBearer[bearer] = frame.number
             waiting[frame.number] = Waiting(link: key, bearer: bearer, time: frame.timestamp, opcode: UInt8(truncatingIfNeeded: opcode))
@@ -143,11 +148,17 @@ struct ATTTracker {
         return characteristics.count - 1
     }
 
+    /// The sniffer missed packets of `link` (an air capture): any answer still awaited there
+    /// may have been among them.
+    mutating func snifferMissed(on link: LinkKey) {
+        for (frame, request) in waiting where request.link == link && !request.snifferMissed { waiting[frame]!.snifferMissed = true }
+    }
+
     /// A link ends at `end`: what still waits on it is never answered.
     mutating func close(_ link: LinkKey, at end: Int64, disconnected: Bool) {
         for (frame, request) in waiting where request.link == link {
             report.unanswered.append(UnansweredRequest(frame: frame, opcode: request.opcode, waited: end.saturatingSubtract(request.time),
-                                                       end: disconnected ? .disconnected : .captureEnded))
+                                                       end: request.snifferMissed ? .notCaptured : disconnected ? .disconnected : .captureEnded))
         }
         waiting = waiting.filter { $0.value.link != link }
         openOnBearer = openOnBearer.filter { $0.key.link != link }

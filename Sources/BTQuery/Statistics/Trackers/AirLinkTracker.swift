@@ -25,9 +25,15 @@ struct AirLinkTracker {
         if layer.integer(F.btleMICOK) == 0 {
             quality.micFailures += 1
             if quality.micFailureFrames.count < 20 { quality.micFailureFrames.append(frame.number) }
-        } else if layer.value(F.btleEncryptedPayload) != nil {
+        } else if layer.value(F.btleEncryptedPayload) != nil, layer.integer(F.btleCRCOK) != 0 {
+            // Not decrypted for want of a key (a damaged copy is the sniffer's, counted above).
             quality.undecrypted += 1
             quality.firstUndecrypted = quality.firstUndecrypted ?? frame.number
+        }
+        if layer.value(LinkLayerFields.decrypted) != nil { quality.decrypted += 1 }
+        if let missed = layer.integer(LinkLayerFields.missed) {
+            quality.missed += missed
+            if quality.missedFrames.count < 20 { quality.missedFrames.append(frame.number) }
         }
         if let source = layer.text(F.btleKeySource) { quality.keySource = source }
         if layer.integer(F.btleSecureConnections) == 1 { quality.secureConnections = true }
@@ -49,8 +55,15 @@ struct AirLinkTracker {
             if rejected == 0x0F { name = "Connection Parameters Request (LL_CONNECTION_PARAM_REQ)" }
             connection.record(packet, name, [ReportItem("by", .text(sent ? "central" : "peripheral"))], status: layer.integer(F.btleErrorCode) ?? 0x1F)
         case 0x07: // LL_UNKNOWN_RSP: the peer does not know the procedure
-            connection.record(packet, procedure(layer.integer(F.btleUnknownType)), [ReportItem("by", .text(sent ? "central" : "peripheral"))],
-                              failure: "not supported by the \(sent ? "central" : "peripheral") (LL_UNKNOWN_RSP)")
+            let unknown = layer.integer(F.btleUnknownType)
+            let by = ReportItem("by", .text(sent ? "central" : "peripheral"))
+            if let unknown, FieldValueNames.name(of: UInt64(unknown), for: F.btleControlOpcode) == nil {
+                // An opcode the specification does not assign (a vendor's own procedure): refusing
+                // it is what the specification asks, not a failure.
+                connection.record(packet, "\(procedure(unknown)), not assigned by the specification, refused (LL_UNKNOWN_RSP)", [by])
+            } else {
+                connection.record(packet, procedure(unknown), [by], failure: "not supported by the \(sent ? "central" : "peripheral") (LL_UNKNOWN_RSP)")
+            }
         case 0x00: // LL_CONNECTION_UPDATE_IND
             guard let interval = layer.integer(F.btleUpdateInterval) else { return false }
             var items = connection.setInterval(interval, latency: layer.integer(F.btleUpdateLatency) ?? 0, timeout: layer.integer(F.btleUpdateTimeout) ?? 0)

@@ -11,8 +11,9 @@ struct CommandTracker {
     private var errorIndex: [UInt64: Int] = [:]
 
     mutating func sent(_ opcode: Int, _ frame: Frame) {
-        // Host Number Of Completed Packets is the one command no event answers.
-        guard opcode != 0x0C35 else { return }
+        // Host Number Of Completed Packets is the one command no event answers; BTstack's
+        // daemon commands never reach the controller.
+        guard opcode != 0x0C35, !BTstack.isDaemonCommand(UInt16(truncatingIfNeeded: opcode)) else { return }
         pending[frame.controller, default: []].append((UInt16(truncatingIfNeeded: opcode), frame.number, frame.timestamp))
     }
 
@@ -20,6 +21,15 @@ struct CommandTracker {
     /// status counts against the command.
     mutating func answered(_ layer: Layer, _ frame: Frame, status: Int) {
         guard let opcode = layer.integer(F.commandOpcode), opcode != 0 else { return }
+        if opcode == Int(HCICommandNames.unsupportedAnswer) {
+            // The controller's "not supported", naming no command: it answers the oldest vendor
+            // command waiting (controllers answer unknown vendor commands so).
+            guard let position = pending[frame.controller]?.firstIndex(where: { $0.opcode >> 10 == 0x3F }) else { return }
+            let command = pending[frame.controller]!.remove(at: position)
+            report.unsupportedCommands.append(UnsupportedCommand(frame: command.frame, answerFrame: frame.number, controller: frame.controller,
+                                                                 opcode: command.opcode))
+            return
+        }
         if let position = pending[frame.controller]?.firstIndex(where: { Int($0.opcode) == opcode }) {
             pending[frame.controller]!.remove(at: position)
         }
