@@ -368,12 +368,16 @@ enum LinkLayerDecoder {
         // answer to a request still awaited on the link.
         let missedBefore = connection.missedTotal
         var unheard = false
+        // A sender not told apart keeps a history of its own (side 2).
+        let side = direction == .sent ? 0 : direction == .received ? 1 : 2
         defer {
+            // This side's packets the other's acknowledgements showed missing came before this
+            // one: its packet counter (read above, if encrypted) has had its say on them. An
+            // empty PDU carries no counter, and leaves them to the next that does.
+            if crcOK, side < 2, length > 0 { connection.missedUnconfirmed[side] = 0 }
             session.linkLayer.connections[accessAddress] = connection
             if unheard || connection.missedTotal != missedBefore { session.att.snifferMissed(on: link) }
         }
-        // A sender not told apart keeps a history of its own (side 2).
-        let side = direction == .sent ? 0 : direction == .received ? 1 : 2
         if !crcOK, complete, length > 0, let direction,
            let by = acknowledgement(of: sn, from: direction, accessAddress: accessAddress, frame: packet.frame,
                                     connection: connection, session: session) {
@@ -383,6 +387,8 @@ enum LinkLayerDecoder {
         }
         guard crcOK || acknowledgedIn != nil else {
             unheard = length > 0
+            // The sniffer heard this side, damaged: the other's next acknowledgement is no gap.
+            if side < 2 { connection.heardSince[side] = true }
             layer.summary += "Data PDU, LLID \(llid), \(length) bytes"
             try layer.read(LinkLayerFields.payload, &c, bytes: c.remaining)
             return nil
