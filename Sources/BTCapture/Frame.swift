@@ -44,7 +44,7 @@ public struct Frame: Sendable, Equatable {
                   controller: controller, bytes: bytes[...])
     }
 
-    public var isTruncated: Bool { originalLength > bytes.count }
+    @inlinable public var isTruncated: Bool { originalLength > bytes.count }
 
     /// Same packet regardless of where it sits in a capture and how its bytes are stored.
     public static func == (a: Frame, b: Frame) -> Bool {

@@ -26,8 +26,9 @@ public struct Session {
     }
 
     public var connections: [LinkKey: Connection] = [:]
-    /// Every link data was seen on (an HCI capture that began after its Connection Complete
-    /// has data and no connection), so that a controller's Reset or removal ends them all.
+    /// Links data was seen on that no Connection Complete (or synchronous link set-up) made,
+    /// as in a capture that began after it, so that a controller's Reset or removal ends them
+    /// too; those it made are in `connections` (and the synchronous links' own state).
     var linksSeen: Set<LinkKey> = []
     /// The link of the last data packet: consecutive packets of one link add it once.
     var lastLinkSeen: LinkKey?
@@ -100,7 +101,8 @@ public struct Session {
     /// had ends at once, as on a disconnection, so that no link's channels, modes, pending
     /// requests or reassembly reach the links it makes next on the same handles.
     mutating func endController(_ controller: UInt16, by cause: String, into layer: inout Layer) {
-        let links = linksSeen.union(connections.keys).filter { $0.controller == controller }.sorted { $0.handle < $1.handle }
+        let links = linksSeen.union(connections.keys).union(synchronousLinks.sco.keys).union(synchronousLinks.iso.keys)
+            .filter { $0.controller == controller }.sorted { $0.handle < $1.handle }
         guard !links.isEmpty else { return }
         for link in links {
             endLinkState(link, into: &layer)

@@ -16,8 +16,10 @@ enum DataDecoder {
         layer.add(DataFields.aclBC, .u8(bc), bc == 0 ? "Point-to-point" : "Broadcast", at: 0 ..< 2)
         layer.add(DataFields.aclLength, .u16(length), inDecimal: true, at: 2 ..< 4)
         packet.handle = handle
-        packet.peer = session.connection(controller: packet.frame.controller, handle: handle)?.peer
-        session.sawData(on: Session.LinkKey(controller: packet.frame.controller, handle: handle))
+        let connection = session.connection(controller: packet.frame.controller, handle: handle)
+        packet.peer = connection?.peer
+        // A link without its Connection Complete: remembered, so that its controller's end ends it.
+        if connection == nil { session.sawData(on: Session.LinkKey(controller: packet.frame.controller, handle: handle)) }
         let lengthMismatch = Int(length) != c.remaining
         let payload = c.rest()
         let index = packet.layers.count
@@ -63,9 +65,9 @@ enum DataDecoder {
         layer.add(DataFields.scoLength, .u8(length), inDecimal: true, at: 2 ..< 3)
         packet.handle = handle
         let key = Session.LinkKey(controller: packet.frame.controller, handle: handle)
-        session.sawData(on: key)
         let link = session.synchronousLinks.sco[key]
         packet.peer = link?.peer ?? session.connections[key]?.peer
+        if link == nil, session.connections[key] == nil { session.sawData(on: key) }
         layer.summary.set("Data [Handle: \(hex: handle), Length: \(length)]")
         if Int(length) != c.remaining { layer.addIssue(.warning, "SCO length \(length) but \(c.remaining) bytes follow") }
         if status != 0 {
@@ -111,8 +113,8 @@ enum DataDecoder {
         layer.add(DataFields.isoLength, .u16(length), inDecimal: true, at: 2 ..< 4)
         packet.handle = handle
         let key = Session.LinkKey(controller: packet.frame.controller, handle: handle)
-        session.sawData(on: key)
         let link = session.synchronousLinks.iso[key]
+        if link == nil { session.sawData(on: key) }
         if let acl = link?.acl { packet.peer = session.connection(controller: key.controller, handle: acl)?.peer }
         layer.summary.set("Data [Handle: \(hex: handle), Length: \(length)]")
         if let link {

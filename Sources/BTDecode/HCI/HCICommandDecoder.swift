@@ -3,7 +3,7 @@ import BTCapture
 enum HCICommandDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
         let start = c.offset
-        let whole = c
+        let opcodeIndex = c.index
         var layer = packet.makeLayer(.hciCommand, over: c)
         var appended = false
         defer { if !appended { packet.append(taking: &layer) } }
@@ -29,7 +29,7 @@ enum HCICommandDecoder {
             // BTstack's daemon logs its applications' requests: its layer stands on the HCI one.
             packet.append(taking: &layer)
             appended = true
-            try BTstack.decodeCommand(opcode, whole: whole, &params, &packet, &session)
+            try BTstack.decodeCommand(opcode, whole: ByteCursor(c.bytes[opcodeIndex...]), &params, &packet, &session)
             return
         }
         if isVendor {

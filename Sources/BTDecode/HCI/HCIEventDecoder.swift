@@ -2,7 +2,7 @@ import BTCapture
 
 enum HCIEventDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
-        let whole = c
+        let codeIndex = c.index
         var layer = packet.makeLayer(.hciEvent, over: c)
         var appended = false
         defer { if !appended { packet.append(taking: &layer) } }
@@ -142,7 +142,7 @@ enum HCIEventDecoder {
                 // BTstack's own event: its layer stands on the HCI one.
                 packet.append(taking: &layer)
                 appended = true
-                try BTstack.decodeEvent(code, whole: whole, &params, &packet, &session)
+                try BTstack.decodeEvent(code, whole: ByteCursor(c.bytes[codeIndex...]), &params, &packet, &session)
                 return
             }
             guard let spec = HCIParameterTables.events[code] else { break }

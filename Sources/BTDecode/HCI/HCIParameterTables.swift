@@ -374,15 +374,20 @@ final class ParsedLayouts<Key: Hashable & Comparable>: @unchecked Sendable { // 
     private let specs: [Key: String]
     private let lock = NSLock()
     private var parsed: [Key: [HCIParam]] = [:]
+    /// Whose parameters the layouts read (the core's, or a host stack's own records).
+    private let namespace: HCIParameterFields.Namespace
 
-    init(_ specs: [Key: String]) { self.specs = specs }
+    init(_ specs: [Key: String], in namespace: HCIParameterFields.Namespace = .hci) {
+        self.specs = specs
+        self.namespace = namespace
+    }
 
     subscript(key: Key) -> [HCIParam]? {
         if let known = lock.withLock({ parsed[key] }) { return known }
         guard let spec = specs[key] else { return nil }
         // Two threads may parse the same spec at once: the same layout either way (parsing is
         // pure); the first stored is the one every later lookup gets.
-        let layout = HCIParam.parse(spec)
+        let layout = HCIParam.parse(spec, in: namespace)
         return lock.withLock {
             if let stored = parsed[key] { return stored }
             parsed[key] = layout

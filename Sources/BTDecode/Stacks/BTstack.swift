@@ -30,14 +30,17 @@ public enum BTstack {
         "RFCOMM_CID": "BTstack's identifier of an RFCOMM channel",
     ])
 
+    /// A record's name and, where the header lays its parameters out, their layout (parsed the
+    /// first time a capture holds the record: most captures hold none).
     struct Record {
         let name: String
-        let layout: [HCIParam]?
+        let spec: String?
     }
 
-    static func record(_ name: String, _ spec: String? = nil) -> Record {
-        Record(name: name, layout: spec.map { HCIParam.parse($0, in: namespace) })
-    }
+    static func record(_ name: String, _ spec: String? = nil) -> Record { Record(name: name, spec: spec) }
+
+    static let eventLayouts = ParsedLayouts<UInt8>(events.compactMapValues(\.spec), in: namespace)
+    static let commandLayouts = ParsedLayouts<UInt16>(commands.compactMapValues(\.spec), in: namespace)
 
     static let channelOpened = "u8 Status, at Address_Type, A Address, H, u8 Incoming, !x16 PSM, !x16 Local_CID, x16 Remote_CID, u16 Local_MTU, u16 Remote_MTU"
     static let identity = "H, at Address_Type, A Address, at Identity_Address_Type, A Identity_Address, u16 Index"
@@ -254,7 +257,7 @@ public enum BTstack {
         layer.add(command, .u16(ocf), named: record?.name ?? "Unknown", at: layer.range(at: whole.index, count: 2))
         layer.summary.set("Daemon: \(record?.name ?? "Command \(Hex.u16(ocf))")")
         layer.addIssue(.note, stackNote)
-        try read(record?.layout, &c, &layer, &packet, session)
+        try read(commandLayouts[ocf], &c, &layer, &packet, session)
     }
 
     /// A BTstack event's layer, above the HCI Event layer already appended; `whole` reads the
@@ -266,7 +269,7 @@ public enum BTstack {
         layer.add(event, .u8(code), named: record?.name ?? "Unknown", at: layer.range(at: whole.index))
         layer.summary.set("\(record?.name ?? "Event \(Hex.u8(code))")")
         layer.addIssue(.note, stackNote)
-        try read(record?.layout, &c, &layer, &packet, session)
+        try read(eventLayouts[code], &c, &layer, &packet, session)
     }
 
     /// The parameters as the layout says; what is left (or all, without a layout) as bytes. A
@@ -288,22 +291,23 @@ public enum BTstack {
         }
     }
 
-    static let descriptor: ProtocolDescriptor = {
-        let layouts = (events.values.compactMap(\.layout) + commands.values.compactMap(\.layout)).flatMap { $0.flatMap(\.flattened) }
+    /// Every field the layouts make, once each, for the registry (made when it is asked for).
+    static var parameterFields: [FieldDefinition] {
         var seen = Set<String>()
-        let parameterFields = layouts.flatMap(\.fields).filter { !$0.name.hasPrefix("hci.") && seen.insert($0.name).inserted }
-            .sorted { $0.name < $1.name }
-        var names: [(FieldDefinition, [ValueName])] = [
-            (command, FieldValueNames.from(commands.mapValues(\.name))),
-            (event, FieldValueNames.from(events.mapValues(\.name))),
-        ]
-        for (parameter, table) in namespace.valueNames.sorted(by: { $0.key < $1.key }) {
-            if let field = parameterFields.first(where: { $0.name == "btstack." + parameter.lowercased() }) {
-                names.append((field, FieldValueNames.from(table)))
+        return (eventLayouts.all + commandLayouts.all).flatMap { $0.flatMap(\.flattened) }.flatMap(\.fields)
+            .filter { !$0.name.hasPrefix("hci.") && seen.insert($0.name).inserted }.sorted { $0.name < $1.name }
+    }
+
+    static var valueNames: [(FieldDefinition, [ValueName])] {
+        let fields = parameterFields
+        return [(command, FieldValueNames.from(commands.mapValues(\.name))), (event, FieldValueNames.from(events.mapValues(\.name)))]
+            + namespace.valueNames.sorted { $0.key < $1.key }.compactMap { parameter, table in
+                fields.first { $0.name == "btstack." + parameter.lowercased() }.map { ($0, FieldValueNames.from(table)) }
             }
-        }
-        return ProtocolDescriptor(name: "BTstack", fields: [command, event] + parameterFields + [parameters], layers: [.btstack], valueNames: names)
-    }()
+    }
+
+    static let descriptor = ProtocolDescriptor(name: "BTstack", fields: [command, event] + parameterFields + [parameters], layers: [.btstack],
+                                               valueNames: valueNames)
 }
 
 extension LayerKind {
