@@ -83,7 +83,7 @@ extension Diagnosis {
         let joined = report.connections.filter { $0.startFrame == nil && ($0.packetsSent + $0.packetsReceived > 0 || ($0.air?.dataPDUs ?? 0) > 0) }
         if !joined.isEmpty {
             let handles = joined.prefix(8).map { Hex.u16($0.handle) }.joined(separator: ", ") + (joined.count > 8 ? ", ..." : "")
-            found.append(CaptureGap(.setupNotCaptured, "\(plural(joined.count, "link")) already up when the capture began (\(handles)): \(joined.count == 1 ? "its" : "their") set-up is not in it",
+            found.append(CaptureGap(.setupNotCaptured, "\(plural(joined.count, "link")) whose set-up is not in the capture (\(handles)): \(joined.count == 1 ? "its" : "their") data comes without the connection's start",
                                     advice: "what the set-up said is unknown here: the peer's address, role and parameters, and which protocol each L2CAP channel opened before the capture carries (shown as L2CAP bytes); start the capture before connecting, or turn the snoop log on before Bluetooth",
                                     frames: joined.compactMap(\.firstFrame), count: joined.count))
         }

@@ -257,7 +257,7 @@ public enum Diagnosis {
                                  frames: [c.frame]))
         }
         for u in report.hci.unsupportedCommands {
-            let named = name("hci.opcode", UInt64(u.opcode)).map { "\($0) (\(Hex.u16(u.opcode)))" } ?? "Vendor command \(Hex.u16(u.opcode))"
+            let named = FieldValueNames.name(of: UInt64(u.opcode), for: HCIFields.opcode).map { "\($0) (\(Hex.u16(u.opcode)))" } ?? "Vendor command \(Hex.u16(u.opcode))"
             found.append(Problem(.warning, .hci, "\(named) answered with opcode 0xFFFF: not supported",
                                  advice: "the controller does not implement this vendor command: a host (or a vendor library) probing for a feature; harmless unless the feature was needed, then check the controller's firmware version",
                                  frames: [u.frame, u.answerFrame], count: 1))
