@@ -26,35 +26,39 @@ let package = Package(
         // Byte cursor, Packet model, field registry, protocol decoders and Session state.
         .target(name: "BTDecode", dependencies: ["BTCapture"], exclude: ["AssignedNumbers/LICENSE-assigned-numbers"],
                 swiftSettings: fast),
-        // The packet chain: the pipeline every command wires and its stages (selection now;
-        // filter, search, annotations and statistics join it), over decoded Packets.
+        // The packet chain: the pipeline every command wires and its stages (selection, filter,
+        // search, annotations, redaction), over decoded Packets.
         .target(name: "BTQuery", dependencies: ["BTCapture", "BTDecode", "CPCRE2", .product(name: "DequeModule", package: "swift-collections")],
                 swiftSettings: fast),
+        // What a whole capture says, read from its Packets: statistics, diagnosis, and the
+        // comparison of two captures (`btlog diff`). A stage of the pipeline and reports' models.
+        .target(name: "BTAnalysis", dependencies: ["BTCapture", "BTDecode", "BTQuery"], swiftSettings: fast),
         // Sinks that print Packets (table, tree, fields) and whole-capture reports (GATT,
         // controllers, what stayed open); colour, time formats, the buffered writer.
-        .target(name: "BTRender", dependencies: ["BTCapture", "BTDecode", "BTQuery"], swiftSettings: fast),
+        .target(name: "BTRender", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTAnalysis"], swiftSettings: fast),
         // `btlog browse`: the capture held for reading in any order (frames and saved Sessions),
         // the model of what the user sees (list, tree, filter, search) and its drawing into a
         // grid of cells, all without a terminal; then the thin ncurses back end.
-        .target(name: "BTBrowse", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTRender", "CNcurses"], swiftSettings: fast),
+        .target(name: "BTBrowse", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTAnalysis", "BTRender", "CNcurses"], swiftSettings: fast),
         // Builds realistic captures from packet descriptions (tests and the fixture generator);
         // its zip writer is ZIPFoundation, so btlog's own zip reader is checked against another
         // implementation.
         .target(name: "BTFixtures", dependencies: ["BTCapture", "BTDecode", "CSystemZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .executableTarget(name: "btlog", dependencies: [
-            "BTCapture", "BTDecode", "BTQuery", "BTRender", "BTBrowse",
+            "BTCapture", "BTDecode", "BTQuery", "BTAnalysis", "BTRender", "BTBrowse",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: fast),
         .executableTarget(name: "btlog-fixtures", dependencies: ["BTFixtures", "BTCapture", "BTFuzz"]),
         // What untrusted bytes reach, one entry point per fuzz target (Scripts/fuzz.sh).
-        .target(name: "BTFuzz", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTRender", "BTBrowse", "BTFixtures"]),
+        .target(name: "BTFuzz", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTAnalysis", "BTRender", "BTBrowse", "BTFixtures"]),
         .executableTarget(name: "btlog-fuzz", dependencies: ["BTFuzz"]),
         .testTarget(name: "BTCaptureTests", dependencies: ["BTCapture", "BTFixtures"]),
         .testTarget(name: "BTDecodeTests", dependencies: ["BTCapture", "BTDecode", "BTFixtures"], exclude: ["Captures"]),
         .testTarget(name: "BTQueryTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTFixtures"]),
-        .testTarget(name: "BTRenderTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTRender", "BTFixtures"]),
-        .testTarget(name: "BTBrowseTests", dependencies: ["BTBrowse", "BTCapture", "BTDecode", "BTQuery", "BTRender", "BTFixtures"]),
-        .testTarget(name: "BTLogTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTFixtures"]),
+        .testTarget(name: "BTAnalysisTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTAnalysis", "BTFixtures"]),
+        .testTarget(name: "BTRenderTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTAnalysis", "BTRender", "BTFixtures"]),
+        .testTarget(name: "BTBrowseTests", dependencies: ["BTBrowse", "BTCapture", "BTDecode", "BTQuery", "BTAnalysis", "BTRender", "BTFixtures"]),
+        .testTarget(name: "BTLogTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTAnalysis", "BTFixtures"]),
         .testTarget(name: "BTFuzzTests", dependencies: ["BTFuzz", "BTCapture", "BTDecode"]),
     ],
     swiftLanguageModes: [.v5]

@@ -3,6 +3,7 @@ import BTCapture
 import Foundation
 import BTDecode
 import BTFixtures
+import BTAnalysis
 import BTQuery
 import BTRender
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BTCapture
 import BTDecode
+import BTAnalysis
 import BTQuery
 import BTRender
 

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import BTCapture
 import BTDecode
+import BTAnalysis
 import BTQuery
 import BTRender
 import BTFixtures

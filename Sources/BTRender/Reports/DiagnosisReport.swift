@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTAnalysis
 import BTQuery
 
 /// `btlog diagnose`: one entry per problem (severity, category, what happened, its packets),

@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTAnalysis
 import BTQuery
 
 /// `btlog stats --json`, member by member: each type below is one object of the document and

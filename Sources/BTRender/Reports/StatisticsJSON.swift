@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTAnalysis
 import BTQuery
 
 /// `btlog stats --json`: the whole report as one JSON document, StatisticsDocument, described

@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTAnalysis
 import BTQuery
 
 /// `btlog stats`: the capture's totals, protocols, controllers, devices, connections with

@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTAnalysis
 import BTQuery
 
 /// `stats --svg`: throughput over time as an SVG plot: time on x (seconds from the first

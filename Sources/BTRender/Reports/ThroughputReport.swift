@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTAnalysis
 import BTQuery
 
 /// `btlog stats --throughput`: application throughput per connection and direction over time

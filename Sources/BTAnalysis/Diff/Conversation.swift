@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// One step of a conversation as `btlog diff` compares two runs of a scenario: what was done
 /// (an ATT operation on a characteristic, an SMP command with its features, an AT command...),

@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// The status line's counts, packets and bytes per protocol, and packets per controller.
 struct TotalsTracker {

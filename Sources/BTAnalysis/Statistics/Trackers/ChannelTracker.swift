@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// L2CAP signaling on each link: the channels opened (PSM, CIDs, MTU, MPS and credits each
 /// way), refused and closed; credit use on credit-based channels; connection parameter

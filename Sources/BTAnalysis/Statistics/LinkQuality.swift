@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// A link's quality as its controller reported it: Android's Bluetooth Quality Reports (vendor
 /// event 0xFF, sub-event 0x58), one sample per report, in order.

@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// What the capture itself lacks, as opposed to what the devices did: packets a sniffer
 /// missed, answers that went by unheard, links whose keys or set-up are not in it, records cut

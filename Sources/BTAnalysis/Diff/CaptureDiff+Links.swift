@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// The two captures' links: connections paired per peer and transport, their parameters,
 /// pairing, channels and timing.

@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// A protocol whose exchanges `btlog diff` aligns: the field that names each operation, and
 /// the fields left out because they differ between runs of the same scenario (handles, channel

@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// ATT on every bearer: PDUs by opcode, transactions (latency, errors, requests never
 /// answered, answers after the 30-second timeout), the MTU each link agreed, and activity per

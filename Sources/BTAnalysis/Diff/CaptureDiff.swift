@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// One difference between the captures: what differs, and the packets that show it on each side.
 public struct DiffItem: Equatable, Sendable {

@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// What the two captures' devices said and did: their conversations, who they were, their
 /// GATT databases, their audio streams.

@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// Packets a sniffer took from the air: BR/EDR baseband payloads and the LE link layer.
 extension StatisticsCollector {

@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// Devices seen: advertisers, inquiry results, peers of links; their names, address types and RSSI.
 struct DeviceTracker {

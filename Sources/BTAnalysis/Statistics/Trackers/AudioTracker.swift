@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// Audio: A2DP media streams (codec, configuration, RTP gaps), the AVDTP signals that chose
 /// their codec or were rejected, and SCO/eSCO and ISO streams (status errors, lost packets).

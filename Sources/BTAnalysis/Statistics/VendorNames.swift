@@ -1,6 +1,7 @@
 import Foundation
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// Who a public device address belongs to, from the IEEE's registry of organisationally unique
 /// identifiers as Debian's ieee-data package installs it (/usr/share/ieee-data/oui.csv). Read

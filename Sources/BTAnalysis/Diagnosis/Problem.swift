@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// Something that went wrong in a capture, found by `Diagnosis` in the statistics: what
 /// happened, with the packets that show it, and one line a developer can act on.

@@ -2,7 +2,9 @@ import XCTest
 import BTCapture
 import BTDecode
 import BTFixtures
-@testable import BTQuery
+@testable import BTAnalysis
+import BTAnalysis
+import BTQuery
 
 /// `btlog diff`'s alignment of two ATT conversations (issue 34, first part).
 final class ConversationDiffTests: XCTestCase {

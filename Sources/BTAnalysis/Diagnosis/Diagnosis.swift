@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// `btlog diagnose`: the problems a capture's statistics show, each with its packets and one
 /// line a developer can act on; in the order they first happened.

@@ -1,5 +1,7 @@
 import XCTest
-@testable import BTQuery
+@testable import BTAnalysis
+import BTAnalysis
+import BTQuery
 import BTCapture
 import BTDecode
 import BTFixtures

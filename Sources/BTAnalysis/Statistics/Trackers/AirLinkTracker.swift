@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// LE links taken from the air: how their data PDUs fared (damaged, sent again, failing
 /// their MIC, encrypted without a key), and the LL Control procedures that changed them.

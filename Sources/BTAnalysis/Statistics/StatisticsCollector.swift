@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// `btlog stats`: the end of the packet chain that counts and follows what the kept packets
 /// say, reading their fields by the registry's names, never their bytes. `finish(vendors:)`

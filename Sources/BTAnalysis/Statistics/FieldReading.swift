@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// Reading one layer's values by definition, as the statistics and the diagnosis do: the first
 /// occurrence, as the type the code needs. (The filter language and export read every

@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// A conversation: one protocol's exchanges with one peer, over all its connections.
 public struct ConversationKey: Hashable, Comparable, Sendable {

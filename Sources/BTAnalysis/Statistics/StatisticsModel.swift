@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// What `btlog stats` reports about a capture (or several read as one), made by
 /// `StatisticsCollector` from the packets the filters kept. Renderers in BTRender print it as

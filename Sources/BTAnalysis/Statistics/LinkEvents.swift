@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// HCI events and commands that make, change and end links, and the security failures on them.
 extension StatisticsCollector {

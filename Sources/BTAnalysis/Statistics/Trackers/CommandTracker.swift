@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTQuery
 
 /// HCI commands: those that failed (by command and status), those never answered, and the
 /// controllers' hardware errors.
