@@ -266,4 +266,21 @@ final class CaptureDiffTests: XCTestCase {
         XCTAssertFalse(steps["RFCOMM"]?.contains { $0.contains("dlci=") || $0.contains("direction=") } == true)
         XCTAssertFalse(steps["SDP"]?.contains { $0.contains("transaction=") } == true)
     }
+
+    /// AVRCP's steps come from its description alone (AVRCPFields.conversation): PDUs and
+    /// pass-through operations by name with their command or response type, and a volume
+    /// change's parameters; never a transaction label or the target's UID counter.
+    func testRemoteControlConversationIsStepsByMeaning() throws {
+        let decoder = Decoder()
+        var steps: [String] = []
+        for frame in Scenarios.remoteControlSession() {
+            for (protocolName, record) in ConversationRecord.steps(of: decoder.decode(frame)) where protocolName == "AVRCP" {
+                steps.append(record.step.text)
+            }
+        }
+        XCTAssertTrue(steps.contains { $0.hasPrefix("Get Capabilities (Status)") }, "\(steps)")
+        XCTAssertTrue(steps.contains { $0.hasPrefix("Register Notification (Notify)") && $0.contains("event=") }, "\(steps)")
+        XCTAssertTrue(steps.contains { $0.hasPrefix("Play (Control)") }, "\(steps)")
+        XCTAssertFalse(steps.contains { $0.contains("uid_counter=") || $0.contains("transaction") || $0.contains("packet_type=") }, "\(steps)")
+    }
 }

@@ -30,7 +30,7 @@ extension CaptureDiff {
             compare("encrypted", c.parameters.encrypted ?? false, d.parameters.encrypted ?? false) { $0 ? "yes" : "no" }
             compare("key size", c.parameters.keySize, d.parameters.keySize)
             compare("pairing", pairing(a, c), pairing(b, d))
-            compare("end", c.disconnectReason, d.disconnectReason) { FieldValueNames.name(of: UInt64($0), for: StatisticsFields.reason) ?? Hex.u8($0) }
+            compare("end", c.disconnectReason, d.disconnectReason) { FieldValueNames.name(of: UInt64($0), for: HCIFields.reason) ?? Hex.u8($0) }
             var details: [String] = []
             let timeline = LineDiff(c.timeline.map { ($0.frame, timelineText($0)) }, d.timeline.map { ($0.frame, timelineText($0)) })
             if !timeline.isEmpty {
@@ -79,12 +79,12 @@ extension CaptureDiff {
         let failure = side.report.security.pairingFailures.first { $0.handle == connection.handle && $0.controller == connection.controller && inSpan($0.frame) }
         var method: String?
         if let peer = connection.address {
-            for record in side.conversations[ConversationKey(peer: peer, protocolName: ConversationProtocol.smp.name)] ?? [] where inSpan(record.frame) {
+            for record in side.conversations[ConversationKey(peer: peer, protocolName: SMPFields.conversation.name)] ?? [] where inSpan(record.frame) {
                 if let found = record.step.parameters.first(where: { $0.hasPrefix("method=") }) { method = String(found.dropFirst("method=".count)) }
             }
         }
         guard method != nil || failure != nil else { return nil }
-        let outcome = failure.map { "failed (\(FieldValueNames.name(of: UInt64($0.reason), for: $0.source == .smp ? ConversationProtocol.field("smp.reason") : StatisticsFields.status) ?? Hex.u8($0.reason)))" }
+        let outcome = failure.map { "failed (\(FieldValueNames.name(of: UInt64($0.reason), for: $0.source == .smp ? SMPFields.reason : HCIFields.status) ?? Hex.u8($0.reason)))" }
             ?? (connection.parameters.encrypted == true ? "completed" : "no encryption followed")
         return (method.map { $0 + ", " } ?? "") + outcome
     }

@@ -70,7 +70,7 @@ public struct ConversationRecord: Equatable, Sendable {
 
     /// The ATT step a decoded packet carries, if it carries one.
     public static func of(_ packet: Packet, values: Bool = true) -> ConversationRecord? {
-        steps(of: packet, values: values).first { $0.protocolName == ConversationProtocol.att.name }?.record
+        steps(of: packet, values: values).first { $0.protocolName == ATTFields.conversation.name }?.record
     }
 
     /// Every conversation step a decoded packet carries, with the protocol each belongs to
@@ -78,7 +78,7 @@ public struct ConversationRecord: Equatable, Sendable {
     public static func steps(of packet: Packet, values: Bool = true) -> [(protocolName: String, record: ConversationRecord)] {
         var steps: [(String, ConversationRecord)] = []
         for layer in packet.layers {
-            guard let conversation = ConversationProtocol.of(layer), let step = conversation.step(of: layer, values: values) else { continue }
+            guard let conversation = ConversationDescription.of(layer), let step = conversation.step(of: layer, values: values) else { continue }
             steps.append((conversation.name, ConversationRecord(frame: packet.frame.number, step: step)))
         }
         return steps

@@ -12,7 +12,7 @@ public struct ConversationKey: Hashable, Comparable, Sendable {
     }
 
     /// Protocols in the order a link uses them.
-    static func order(_ name: String) -> Int { ConversationProtocol.all.firstIndex { $0.name == name } ?? .max }
+    static func order(_ name: String) -> Int { ConversationDescription.named(name)?.rank ?? .max }
 }
 
 /// What `btlog diff` keeps of one capture: the statistics report (devices, connections and their
@@ -33,8 +33,6 @@ public struct DiffRecorder: PacketSink {
     var milestones: [Milestone] = []
     var openMilestones: [Session.LinkKey: [Milestone.Kind: Milestone]] = [:]
     let values: Bool
-
-    static let identityAddress = ConversationProtocol.field("smp.address")
 
     /// Its work per packet (statistics, steps) runs beside the decoding.
     public var runsOnItsOwnThread: Bool { true }
@@ -58,12 +56,12 @@ public struct DiffRecorder: PacketSink {
             // Layers read in place (no Layer copied per packet).
             for index in packet.layers.indices {
                 if packet.frame.direction == .received, packet.layers[index].kind == .smp,
-                   let identity = packet.layers[index].address(Self.identityAddress) {
+                   let identity = packet.layers[index].address(SMPFields.address) {
                     identities[peer] = identity
                 }
                 // A step is built only where the log will keep it: past its limits, a stream of
                 // notifications costs a field lookup per packet.
-                guard let conversation = ConversationProtocol.of(packet.layers[index]) else { continue }
+                guard let conversation = ConversationDescription.of(packet.layers[index]) else { continue }
                 let key = ConversationKey(peer: peer, protocolName: conversation.name)
                 guard conversations.accepts(key) else {
                     conversations.refuse(key)
@@ -80,8 +78,8 @@ public struct DiffRecorder: PacketSink {
             if milestone.kind == .discoveryDone || openMilestones[link]?[milestone.kind] == nil {
                 openMilestones[link, default: [:]][milestone.kind] = milestone
             }
-        } else if packet.frame.kind == .event, let hci = packet.layers.first, hci.integer(StatisticsFields.event) == 0x05,
-                  hci.integer(StatisticsFields.status) == 0, let handle = hci.integer(StatisticsFields.handle) {
+        } else if packet.frame.kind == .event, let hci = packet.layers.first, hci.integer(HCIFields.event) == Int(HCIEventCode.disconnectionComplete),
+                  hci.integer(HCIFields.status) == 0, let handle = hci.integer(HCIFields.handle) {
             closeMilestones(of: Session.LinkKey(controller: packet.frame.controller, handle: UInt16(truncatingIfNeeded: handle)))
         }
     }
@@ -94,8 +92,8 @@ public struct DiffRecorder: PacketSink {
 
     /// Records what the controller said of itself (version, features, buffers, name).
     mutating func controllerFacts(_ packet: Packet) {
-        guard let hci = packet.layers.first, let opcode = hci.integer(StatisticsFields.commandOpcode),
-              ControllerFact.commands.contains(opcode), hci.integer(StatisticsFields.status) ?? 0 == 0 else { return }
+        guard let hci = packet.layers.first, let opcode = hci.integer(HCIFields.commandOpcode),
+              HCIOpcode.describingTheController.contains(UInt16(truncatingIfNeeded: opcode)), hci.integer(HCIFields.status) ?? 0 == 0 else { return }
         let command = HCICommandNames.name(UInt16(truncatingIfNeeded: opcode)) ?? Hex.u16(UInt16(truncatingIfNeeded: opcode))
         var facts = controllers[packet.frame.controller, default: []]
         for field in hci.fields where !ControllerFact.ignored.contains(field.definition) {
@@ -146,12 +144,9 @@ public struct ControllerFact: Equatable, Sendable {
     public var name: String
     public var text: String
 
-    /// Read Local Version Information, Read Local Supported Commands and Features, Read Buffer
-    /// Size, Read BD_ADDR, Read Local Name, LE Read Buffer Size (v1, v2), LE Read Local
-    /// Supported Features, LE Read Maximum Data Length, LE Read Number of Supported Advertising Sets.
-    static let commands: Set<Int> = [0x1001, 0x1003, 0x1004, 0x1005, 0x1009, 0x0C14, 0x2002, 0x2060, 0x2003, 0x202F, 0x203B]
-    static let ignored: Set<FieldDefinition> = [StatisticsFields.event, StatisticsFields.commandOpcode, StatisticsFields.status,
-                                                ConversationProtocol.field("hci.ncmd"), ConversationProtocol.field("hci.plen")]
+    /// What the answers of HCIOpcode.describingTheController say that is not the controller's.
+    static let ignored: Set<FieldDefinition> = [HCIFields.event, HCIFields.commandOpcode, HCIFields.status,
+                                                HCIFields.numCommands, HCIFields.parameterLength]
 }
 
 /// An attribute of a GATT database as the comparison reads it: its place in the tree (service,
@@ -192,10 +187,6 @@ struct Milestone {
     var time: Int64
     var kind: Kind
 
-    /// ATT requests that discover the database, and the responses that answer them.
-    static let discoveryRequests: Set<Int> = [0x04, 0x06, 0x08, 0x10]
-    static let discoveryResponses: Set<Int> = [0x05, 0x07, 0x09, 0x11]
-
     static func of(_ packet: Packet) -> Milestone? {
         let frame = packet.frame
         func at(_ handle: UInt16, _ kind: Kind) -> Milestone {
@@ -203,16 +194,19 @@ struct Milestone {
         }
         switch frame.kind {
         case .event:
-            guard let hci = packet.layers.first, let event = hci.integer(StatisticsFields.event), event == 0x08 || event == 0x30,
-                  hci.integer(StatisticsFields.status) == 0, let handle = hci.integer(StatisticsFields.handle),
-                  event == 0x30 || (hci.integer(StatisticsFields.encryption) ?? 0) != 0 else { return nil }
+            guard let hci = packet.layers.first, let code = hci.integer(HCIFields.event).map(UInt8.init(truncatingIfNeeded:)),
+                  code == HCIEventCode.encryptionChange || code == HCIEventCode.encryptionKeyRefreshComplete,
+                  hci.integer(HCIFields.status) == 0, let handle = hci.integer(HCIFields.handle),
+                  code == HCIEventCode.encryptionKeyRefreshComplete || (hci.integer(HCIFields.encryption) ?? 0) != 0 else { return nil }
             return at(UInt16(truncatingIfNeeded: handle), .encrypted)
         case .aclData:
             guard let handle = packet.handle, let att = packet.layers.last(where: { $0.kind == .att }),
-                  let opcode = att.integer(ATTFields.opcode) else { return nil }
-            if opcode == 0x1B || opcode == 0x1D { return at(handle, .firstNotification) }
-            if discoveryResponses.contains(opcode) { return at(handle, .discoveryDone) }
-            if opcode == 0x01, let request = att.integer(ConversationProtocol.field("att.request_opcode")), discoveryRequests.contains(request) {
+                  let opcode = att.integer(ATTFields.opcode).map(UInt8.init(truncatingIfNeeded:)) else { return nil }
+            if opcode == ATTOpcode.notification || opcode == ATTOpcode.indication { return at(handle, .firstNotification) }
+            if ATTOpcode.isDiscoveryResponse(opcode) { return at(handle, .discoveryDone) }
+            // An error answering a discovery request (Attribute Not Found: there is no more) ends it too.
+            if opcode == ATTOpcode.errorResponse, let request = att.integer(ATTFields.requestOpcode),
+               ATTOpcode.isDiscoveryRequest(UInt8(truncatingIfNeeded: request)) {
                 return at(handle, .discoveryDone)
             }
             return nil

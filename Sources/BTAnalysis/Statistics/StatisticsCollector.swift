@@ -12,7 +12,6 @@ import BTQuery
 /// link ends something in every tracker. Link events (HCI connection events, the air's link
 /// layer) are in LinkEvents.swift and AirLinks.swift.
 public struct StatisticsCollector: PacketSink {
-    typealias F = StatisticsFields
     typealias LinkKey = Session.LinkKey
 
     var totals = TotalsTracker()
@@ -60,7 +59,7 @@ public struct StatisticsCollector: PacketSink {
         switch packet.frame.kind {
         case .event: event(first, packet)
         case .command: command(first, packet)
-        case .aclData: data(packet, carrier: 0, length: first.integer(F.aclLength) ?? max(0, packet.frame.bytes.count - 4))
+        case .aclData: data(packet, carrier: 0, length: first.integer(DataFields.aclLength) ?? max(0, packet.frame.bytes.count - 4))
         case .scoData: audio.synchronous(.sco, packet)
         case .isoData: audio.synchronous(.iso, packet)
         case .newIndex, .closeIndex, .deleteIndex: controllerGone(packet.frame)
@@ -102,7 +101,7 @@ public struct StatisticsCollector: PacketSink {
 
     /// The open link an event names by its handle (opened now when the capture began later).
     mutating func connection(_ layer: Layer, _ packet: Packet) -> Int? {
-        guard let handle = layer.integer(F.handle) else { return nil }
+        guard let handle = layer.integer(HCIFields.handle) else { return nil }
         let key = LinkKey(controller: packet.frame.controller, handle: UInt16(truncatingIfNeeded: handle))
         return openConnections[key] ?? open(key, packet)
     }
@@ -175,8 +174,8 @@ public struct StatisticsCollector: PacketSink {
         }
         // The layers are read in place (a copy of a Layer retains each of its arrays).
         let l2cap = carrier + 1
-        guard packet.layers.count > l2cap, packet.layers[l2cap].kind == .l2cap, packet.layers[l2cap].value(F.l2capFragment) == nil,
-              let cid = packet.layers[l2cap].integer(F.l2capCID) else { return }
+        guard packet.layers.count > l2cap, packet.layers[l2cap].kind == .l2cap, packet.layers[l2cap].value(L2CAPFields.fragment) == nil,
+              let cid = packet.layers[l2cap].integer(L2CAPFields.cid) else { return }
         if connections[index].transport == nil {
             if cid == 0x0004 || cid == 0x0005 || cid == 0x0006 { connections[index].transport = .le }
             if cid == 0x0001 { connections[index].transport = .bredr }
@@ -203,7 +202,7 @@ public struct StatisticsCollector: PacketSink {
                                            address: connections[index].address)
             case .avdtp: audio.avdtp(packet.layers[layerIndex], key: key, frame: frame.number)
             case .smp:
-                if packet.layers[layerIndex].integer(F.smpCode) == 0x05, let reason = packet.layers[layerIndex].integer(F.smpReason) {
+                if packet.layers[layerIndex].integer(SMPFields.code) == 0x05, let reason = packet.layers[layerIndex].integer(SMPFields.reason) {
                     security.pairingFailures.append(PairingFailure(frame: frame.number, controller: frame.controller, handle: handle,
                                                                    address: connections[index].address, source: .smp,
                                                                    reason: UInt8(truncatingIfNeeded: reason), byLocal: sent))
@@ -213,7 +212,7 @@ public struct StatisticsCollector: PacketSink {
         }
         var channelPayload = false
         if application == 0, cid >= 0x0040, !carriesATTOrMedia {
-            application = packet.layers[l2cap].integer(F.l2capLength) ?? 0
+            application = packet.layers[l2cap].integer(L2CAPFields.length) ?? 0
             channelPayload = application > 0
         }
         guard application > 0 else { return }
@@ -241,7 +240,7 @@ extension ConnectionReport {
                          change: LinkChange? = nil) {
         var failure = failure
         if status != 0 {
-            failure = FieldValueNames.name(of: UInt64(status), for: StatisticsFields.status).map { "\($0) (\(Hex.u8(UInt8(truncatingIfNeeded: status))))" }
+            failure = FieldValueNames.name(of: UInt64(status), for: HCIFields.status).map { "\($0) (\(Hex.u8(UInt8(truncatingIfNeeded: status))))" }
                 ?? "status \(Hex.u8(UInt8(truncatingIfNeeded: status)))"
         }
         timeline.append(ParameterEvent(frame: packet.frame.number, time: packet.frame.timestamp, event: event, values: items,

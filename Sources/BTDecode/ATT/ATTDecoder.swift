@@ -9,7 +9,8 @@ enum ATTDecoder {
                                                valueNames: [(ATTFields.opcode, opcodes.map { ValueName(UInt64($0.code), $0.name) }),
                                                             (ATTFields.requestOpcode, opcodes.map { ValueName(UInt64($0.code), $0.name) }),
                                                             (ATTFields.error, FieldValueNames.from(errorNames))],
-                                               values: [ATTFields.value.name])
+                                               values: [ATTFields.value.name],
+                                               conversation: ATTFields.conversation)
 
     /// What kind of PDU an opcode is (Core Vol 3, Part F, 3.3): who sends it and what answers it.
     enum Kind {
@@ -23,12 +24,20 @@ enum ATTDecoder {
         let code: UInt8
         let name: String
         let kind: Kind
+        /// What it does to one attribute's value, for the activity per characteristic.
+        let access: ATTOpcode.Access?
+        /// Part of discovering the server's database (Find Information, Find By Type Value,
+        /// Read By Type, Read By Group Type, each request and response).
+        let discovers: Bool
         let decode: (inout Body, inout Session) throws -> Void
 
-        init(_ code: UInt8, _ name: String, _ kind: Kind, _ decode: @escaping (inout Body, inout Session) throws -> Void) {
+        init(_ code: UInt8, _ name: String, _ kind: Kind, access: ATTOpcode.Access? = nil, discovers: Bool = false,
+             _ decode: @escaping (inout Body, inout Session) throws -> Void) {
             self.code = code
             self.name = name
             self.kind = kind
+            self.access = access
+            self.discovers = discovers
             self.decode = decode
         }
     }
@@ -37,34 +46,34 @@ enum ATTDecoder {
         Opcode(0x01, "Error Response", .response) { try $0.errorResponse(&$1) },
         Opcode(0x02, "Exchange MTU Request", .request) { try $0.exchangeMTU(&$1) },
         Opcode(0x03, "Exchange MTU Response", .response) { try $0.exchangeMTU(&$1) },
-        Opcode(0x04, "Find Information Request", .request) { try $0.findInformationRequest(&$1) },
-        Opcode(0x05, "Find Information Response", .response) { try $0.findInformationResponse(&$1) },
-        Opcode(0x06, "Find By Type Value Request", .request) { try $0.findByTypeValueRequest(&$1) },
-        Opcode(0x07, "Find By Type Value Response", .response) { try $0.findByTypeValueResponse(&$1) },
-        Opcode(0x08, "Read By Type Request", .request) { try $0.readByTypeRequest(&$1) },
-        Opcode(0x09, "Read By Type Response", .response) { try $0.readByTypeResponse(&$1) },
+        Opcode(0x04, "Find Information Request", .request, discovers: true) { try $0.findInformationRequest(&$1) },
+        Opcode(0x05, "Find Information Response", .response, discovers: true) { try $0.findInformationResponse(&$1) },
+        Opcode(0x06, "Find By Type Value Request", .request, discovers: true) { try $0.findByTypeValueRequest(&$1) },
+        Opcode(0x07, "Find By Type Value Response", .response, discovers: true) { try $0.findByTypeValueResponse(&$1) },
+        Opcode(0x08, "Read By Type Request", .request, discovers: true) { try $0.readByTypeRequest(&$1) },
+        Opcode(0x09, "Read By Type Response", .response, discovers: true) { try $0.readByTypeResponse(&$1) },
         Opcode(0x0A, "Read Request", .request) { try $0.readRequest(&$1) },
-        Opcode(0x0B, "Read Response", .response) { try $0.readResponse(&$1) },
+        Opcode(0x0B, "Read Response", .response, access: .read) { try $0.readResponse(&$1) },
         Opcode(0x0C, "Read Blob Request", .request) { try $0.readBlobRequest(&$1) },
-        Opcode(0x0D, "Read Blob Response", .response) { try $0.readResponse(&$1) },
+        Opcode(0x0D, "Read Blob Response", .response, access: .read) { try $0.readResponse(&$1) },
         Opcode(0x0E, "Read Multiple Request", .request) { try $0.readMultipleRequest(&$1) },
         Opcode(0x0F, "Read Multiple Response", .response) { try $0.readMultipleResponse(&$1) },
-        Opcode(0x10, "Read By Group Type Request", .request) { try $0.readByTypeRequest(&$1) },
-        Opcode(0x11, "Read By Group Type Response", .response) { try $0.readByTypeResponse(&$1) },
-        Opcode(0x12, "Write Request", .request) { try $0.handleAndValue(&$1) },
+        Opcode(0x10, "Read By Group Type Request", .request, discovers: true) { try $0.readByTypeRequest(&$1) },
+        Opcode(0x11, "Read By Group Type Response", .response, discovers: true) { try $0.readByTypeResponse(&$1) },
+        Opcode(0x12, "Write Request", .request, access: .write) { try $0.handleAndValue(&$1) },
         Opcode(0x13, "Write Response", .response) { try $0.answerWithoutHandle(&$1) },
-        Opcode(0x16, "Prepare Write Request", .request) { try $0.prepareWrite(&$1) },
+        Opcode(0x16, "Prepare Write Request", .request, access: .write) { try $0.prepareWrite(&$1) },
         Opcode(0x17, "Prepare Write Response", .response) { try $0.prepareWrite(&$1) },
         Opcode(0x18, "Execute Write Request", .request) { try $0.executeWriteRequest(&$1) },
         Opcode(0x19, "Execute Write Response", .response) { _, _ in },
-        Opcode(0x1B, "Handle Value Notification", .notification) { try $0.handleAndValue(&$1) },
-        Opcode(0x1D, "Handle Value Indication", .indication) { try $0.handleAndValue(&$1) },
+        Opcode(0x1B, "Handle Value Notification", .notification, access: .notify) { try $0.handleAndValue(&$1) },
+        Opcode(0x1D, "Handle Value Indication", .indication, access: .indicate) { try $0.handleAndValue(&$1) },
         Opcode(0x1E, "Handle Value Confirmation", .confirmation) { try $0.answerWithoutHandle(&$1) },
         Opcode(0x20, "Read Multiple Variable Request", .request) { try $0.readMultipleRequest(&$1) },
         Opcode(0x21, "Read Multiple Variable Response", .response) { try $0.readMultipleVariableResponse(&$1) },
         Opcode(0x23, "Multiple Handle Value Notification", .notification) { try $0.multipleHandleValueNotification(&$1) },
-        Opcode(0x52, "Write Command", .command) { try $0.handleAndValue(&$1) },
-        Opcode(0xD2, "Signed Write Command", .command) { try $0.signedWriteCommand(&$1) },
+        Opcode(0x52, "Write Command", .command, access: .writeWithoutResponse) { try $0.handleAndValue(&$1) },
+        Opcode(0xD2, "Signed Write Command", .command, access: .writeWithoutResponse) { try $0.signedWriteCommand(&$1) },
     ]
 
     /// The rows by opcode value, for a lookup without hashing on every PDU.

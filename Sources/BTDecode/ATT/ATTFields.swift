@@ -31,3 +31,20 @@ public enum GATTFields {
     public static let value = FieldDefinition("gatt.value", "Decoded Value", .string, "A well-known characteristic's value, decoded")
     public static let all = [service, characteristic, cccd, value]
 }
+
+extension ATTFields {
+    /// A step is an operation on a characteristic (or the type a request asks for); a discovery
+    /// response lists the types it found with a characteristic's properties, never handles, so a
+    /// database renumbered between runs compares the same.
+    public static let conversation: ConversationDescription = {
+        var description = ConversationDescription("ATT", rank: 0, operations: [opcode], ignored: [
+            handle, startHandle, endHandle, groupEndHandle, valueHandle, offset, length, format, requestIn, responseTime, name,
+            signature, GATTFields.service, GATTFields.characteristic, GATTFields.cccd, GATTFields.value, uuid, properties,
+        ], values: [value])
+        description.target = GATTFields.characteristic
+        description.requestedType = uuid
+        description.foundQualifier = properties
+        description.discoveryResponses = Set(ATTDecoder.opcodes.filter { ATTOpcode.isDiscoveryResponse($0.code) }.map { UInt64($0.code) })
+        return description
+    }()
+}

@@ -55,7 +55,8 @@ enum AVDTPDecoder {
     static let descriptor = ProtocolDescriptor(name: "AVDTP", fields: AVDTPFields.all + MediaFields.all, layers: [.avdtp, .a2dpMedia], state: AVDTPState.self,
                                                registrations: [.psm(0x0019, "AVDTP", decode)],
                                                valueNames: [(AVDTPFields.signal, FieldValueNames.from(signalNames)),
-                                                            (AVDTPFields.errorCode, FieldValueNames.from(errorNames))])
+                                                            (AVDTPFields.errorCode, FieldValueNames.from(errorNames))],
+                                               conversation: AVDTPFields.conversation)
 
     static let signalNames: [UInt8: String] = [
         0x01: "Discover", 0x02: "Get Capabilities", 0x03: "Set Configuration", 0x04: "Get Configuration", 0x05: "Reconfigure",
@@ -118,13 +119,13 @@ enum AVDTPDecoder {
         switch packetType {
         case 0: // single
             signal = try c.u8() & 0x3F
-            layer.add(AVDTPFields.signal, .u8(signal), signalNames[signal].map { "\($0) (\(Hex.u8(signal)))" }, at: layer.range(at: c.index - 1))
+            layer.add(AVDTPFields.signal, .u8(signal), named: signalNames[signal], at: layer.range(at: c.index - 1))
             body = c
         case 1: // start: number of packets, then the signal
             let count = try c.u8()
             layer.add(AVDTPFields.signalPackets, .count(Int(count)), at: layer.range(at: c.index - 1))
             signal = try c.u8() & 0x3F
-            layer.add(AVDTPFields.signal, .u8(signal), signalNames[signal].map { "\($0) (\(Hex.u8(signal)))" }, at: layer.range(at: c.index - 1))
+            layer.add(AVDTPFields.signal, .u8(signal), named: signalNames[signal], at: layer.range(at: c.index - 1))
             session.avdtp.fragments[flow] = AVDTPState.Fragmented(signal: signal, messageType: messageType, bytes: Array(c.rest()),
                                                                    firstFrame: packet.frame.number)
             layer.summary.set("\(signalNames[signal] ?? "Signal \(Hex.u8(signal))"): \(messageTypes[Int(messageType)]) - fragment 1 of \(count)")

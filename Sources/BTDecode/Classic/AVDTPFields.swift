@@ -37,3 +37,9 @@ public enum AVDTPFields {
                              channelModes, sbcBlockLengths, sbcSubbands, sbcAllocation, sbcMinBitpool, sbcMaxBitpool, aacObjectTypes,
                              aacVBR, aacBitrate, mpegLayers]
 }
+
+extension AVDTPFields {
+    public static let conversation = ConversationDescription("AVDTP", rank: 6, operations: [signal], qualifier: messageType, ignored: [
+        transaction, packetType, signalPackets, seid, intSEID,
+    ], values: [delay])
+}

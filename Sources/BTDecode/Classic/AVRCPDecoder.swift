@@ -104,7 +104,8 @@ enum AVRCPDecoder {
                                                             (AVRCPFields.opcode, FieldValueNames.from(AVRCPNames.opcodes)),
                                                             (AVRCPFields.operation, FieldValueNames.from(AVRCPNames.operations)),
                                                             (AVRCPFields.pdu, FieldValueNames.from(AVRCPNames.pdus)),
-                                                            (AVRCPFields.status, FieldValueNames.from(AVRCPNames.statuses))])
+                                                            (AVRCPFields.status, FieldValueNames.from(AVRCPNames.statuses))],
+                                               conversation: AVRCPFields.conversation)
 
     static let bluetoothSIG: UInt32 = 0x001958
 

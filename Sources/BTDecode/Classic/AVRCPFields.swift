@@ -118,3 +118,11 @@ enum AVRCPNames {
 
     static func named<K>(_ table: [K: String], _ key: K, _ hex: String) -> String { table[key].map { "\($0) (\(hex))" } ?? "Unknown (\(hex))" }
 }
+
+extension AVRCPFields {
+    /// A step is an AVRCP PDU (Get Capabilities, Register Notification...), a pass-through
+    /// operation (Play, Volume Up) or another AV/C command, with its command or response type;
+    /// a fragmented response's parts and the target's UID counter change between runs.
+    public static let conversation = ConversationDescription("AVRCP", rank: 7, operations: [pdu, operation, opcode], qualifier: ctype,
+                                                             ignored: [packetType, length, joined, uidCounter, subunitType, subunitID])
+}

@@ -42,7 +42,8 @@ extension Session {
 /// feature bits, codecs, indicators and gains decoded, a line split across frames joined.
 enum HFPDecoder {
     static let descriptor = ProtocolDescriptor(name: "HFP", fields: HFPFields.all, layers: [.hfp, .hsp], state: HFPState.self,
-                                               registrations: [0x111E, 0x111F, 0x1108, 0x1112, 0x1131].map { .rfcommService($0, decode) })
+                                               registrations: [0x111E, 0x111F, 0x1108, 0x1112, 0x1131].map { .rfcommService($0, decode) },
+                                               conversation: HFPFields.conversation)
 
     /// A line longer than this without its end is not AT traffic: it is shown, not kept.
     static let maximumPartial = 512

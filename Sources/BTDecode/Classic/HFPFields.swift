@@ -19,3 +19,8 @@ public enum HFPFields {
     public static let all = [command, response, commandType, parameters, line, hfFeatures, agFeatures, codec, indicator,
                              indicatorValue, gain, number, cmeError, joined]
 }
+
+extension HFPFields {
+    public static let conversation = ConversationDescription("HFP", rank: 5, operations: [command, response], qualifier: commandType,
+                                                             ignored: [line, joined], values: [parameters, number])
+}

@@ -43,7 +43,11 @@ enum RFCOMMDecoder {
     static let descriptor = ProtocolDescriptor(name: "RFCOMM", fields: RFCOMMFields.all, layers: [.rfcomm], state: RFCOMMState.self,
                                                registrations: [.psm(0x0003, "RFCOMM", decode)],
                                                valueNames: [(RFCOMMFields.frameType, frameTypes.map { ValueName(UInt64($0.key), $0.value.short) }),
-                                                            (RFCOMMFields.mccType, commandNames.map { ValueName(UInt64($0.key), $0.value.short) })])
+                                                            (RFCOMMFields.mccType, commandNames.map { ValueName(UInt64($0.key), $0.value.short) })],
+                                               conversation: RFCOMMFields.conversation)
+
+    /// The frame type that carries data, credits and the multiplexer's commands.
+    static let uih: UInt8 = 0xEF
 
     /// Frame types by control field without the P/F bit (TS 07.10, 5.2.1.3).
     static let frameTypes: [UInt8: (short: String, name: String)] = [
@@ -107,14 +111,14 @@ enum RFCOMMDecoder {
         let headerEnd = c.index
 
         var credits: UInt8?
-        if type == 0xEF, dlci != 0, pf == 1 {
+        if type == uih, dlci != 0, pf == 1 {
             // With credit-based flow control, P/F on UIH data says a credits octet comes first.
             credits = try c.u8()
             layer.add(RFCOMMFields.credits, .count(Int(credits!)), at: layer.range(at: headerEnd))
         }
         let information = c.rest()
         var service = dlci == 0 ? nil : serviceClass(dlci >> 1, session: session, link: context.link)
-        if type == 0xEF, dlci != 0, service == nil, let recognised = recognise(information) {
+        if type == uih, dlci != 0, service == nil, let recognised = recognise(information) {
             session.rfcomm.recognised[RFCOMMState.ChannelKey(link: context.link, channel: dlci >> 1)] = recognised
             service = recognised
         }
@@ -123,7 +127,7 @@ enum RFCOMMDecoder {
         }
 
         // The FCS covers address and control, and the length too except on UIH frames.
-        let covered = frame[frame.startIndex ..< (type == 0xEF ? frame.startIndex + 2 : headerEnd)]
+        let covered = frame[frame.startIndex ..< (type == uih ? frame.startIndex + 2 : headerEnd)]
         let expected = Self.fcs(covered)
         layer.add(RFCOMMFields.fcs, .u8(fcs), fcs == expected ? "\(Hex.u8(fcs)) (correct)" : "\(Hex.u8(fcs)) (incorrect, should be \(Hex.u8(expected)))",
                   at: layer.range(at: fcsIndex))

@@ -47,3 +47,12 @@ public enum RFCOMMFields {
                              pnRetransmissions, pnCredits, mscFC, mscRTC, mscRTR, mscIC, mscDV, mscBreak, rpnBaud, rpnLine,
                              rpnFlow, rpnXON, rpnXOFF, rpnMask, rlsStatus, nscType, testData]
 }
+
+extension RFCOMMFields {
+    /// Data and credits travel in UIH frames on the data channels: the protocol above (HFP) has
+    /// those steps. The multiplexer's commands (on DLCI 0) and a channel's opening and closing
+    /// are RFCOMM's own.
+    public static let conversation = ConversationDescription("RFCOMM", rank: 4, operations: [mccType, frameType], qualifier: mccCR, ignored: [
+        dlci, direction, cr, pf, length, credits, fcs, fcsValid, payload, text, mccLength, mccDLCI, frameType,
+    ], isStep: { layer in layer.integer(frameType) != Int(RFCOMMDecoder.uih) || layer.integer(mccType) != nil })
+}

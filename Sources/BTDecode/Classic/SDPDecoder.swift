@@ -82,7 +82,8 @@ enum SDPDecoder {
     static let descriptor = ProtocolDescriptor(name: "SDP", fields: SDPFields.all, layers: [.sdp], state: SDPState.self,
                                                registrations: [.psm(0x0001, "SDP", decode)],
                                                valueNames: [(SDPFields.pdu, FieldValueNames.from(pduNames)),
-                                                            (SDPFields.errorCode, FieldValueNames.from(errorNames))])
+                                                            (SDPFields.errorCode, FieldValueNames.from(errorNames))],
+                                               conversation: SDPFields.conversation)
 
     static let pduNames: [UInt8: String] = [
         0x01: "Error Response", 0x02: "Service Search Request", 0x03: "Service Search Response",

@@ -31,3 +31,9 @@ public enum SDPFields {
                              attributeID, attributeRange, byteCount, continuation, attribute, serviceClass, protocolUUID, psm,
                              rfcommChannel, profile, profileVersion, serviceName, supportedFeatures, records, fragments]
 }
+
+extension SDPFields {
+    public static let conversation = ConversationDescription("SDP", rank: 3, operations: [pdu], ignored: [
+        transaction, length, recordHandle, maxBytes, byteCount, continuation, fragments, maxRecords, attribute,
+    ])
+}

@@ -29,11 +29,14 @@ public struct ProtocolDescriptor {
     public let secrets: [String]
     /// What `--redact-values` zeroes besides: what devices say to each other above the link.
     public let values: [String]
+    /// How its exchanges are followed step by step (`btlog diff`); nil: it has no operations.
+    public let conversation: ConversationDescription?
 
     init(name: String, fields: @autoclosure @escaping () -> [FieldDefinition], layers: [LayerKind] = [], state: (any ProtocolState.Type)? = nil,
          registrations: [Registration] = [], valueNames: @autoclosure @escaping () -> [(FieldDefinition, [ValueName])] = [],
-         secrets: [String] = [], values: [String] = []) {
+         secrets: [String] = [], values: [String] = [], conversation: ConversationDescription? = nil) {
         self.name = name
+        self.conversation = conversation
         self.layers = layers
         self.secrets = secrets
         self.values = values

@@ -23,7 +23,7 @@ enum HCIEventDecoder {
             SynchronousLinks.learn(event: code, params.bytes[params.index...], controller: controller, &session)
         }
         switch code {
-        case 0x0E: // Command Complete
+        case HCIEventCode.commandComplete:
             try layer.read(HCIFields.numCommands, &params, as: UInt8.self)
             let vendorName = vendorName(next: params, controller: controller, session)
             let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: { vendorName ?? Self.commandName($0) })
@@ -53,7 +53,7 @@ enum HCIEventDecoder {
                     layer.addIssue(.warning, "Return parameters stop short of what \(command) defines: \(needed) bytes needed at offset \(at), \(available) left")
                 }
             }
-        case 0x0F: // Command Status
+        case HCIEventCode.commandStatus:
             let status = try layer.reading(&params) { try $0.u8() }
             try layer.read(HCIFields.numCommands, &params, as: UInt8.self)
             let vendorName = vendorName(next: params, controller: controller, session)
@@ -61,7 +61,7 @@ enum HCIEventDecoder {
             layer.summary.set("Command Status: \(vendorName ?? Self.commandName(opcode))")
             addStatus(status, &layer)
             if opcode == HCICommandNames.unsupportedAnswer { try answerUnsupported(&params, &layer, event: "Command Status", statusRead: true) }
-        case 0x03: // Connection Complete
+        case HCIEventCode.connectionComplete:
             let status = try layer.reading(&params) { try $0.u8() }
             addStatus(status, &layer)
             let handle = try readHandle(&params, &layer)
@@ -78,7 +78,7 @@ enum HCIEventDecoder {
                 session.openLink(key, into: &layer)
                 session.connections[key] = .init(peer: address, peerAddressType: 0, isLE: false, role: 0)
             }
-        case 0x05: // Disconnection Complete
+        case HCIEventCode.disconnectionComplete:
             let status = try layer.reading(&params) { try $0.u8() }
             addStatus(status, &layer)
             let handle = try readHandle(&params, &layer)
@@ -91,7 +91,7 @@ enum HCIEventDecoder {
                 layer.addIssue(severity, "Disconnected: \(HCIErrorNames.name(reason)) (\(Hex.u8(reason)))")
             }
             if status.value == 0 { session.closeLink(key, into: &layer) }
-        case 0x08, 0x59: // Encryption Change v1, v2 (with the key size)
+        case HCIEventCode.encryptionChange, HCIEventCode.encryptionChangeV2: // v2 with the key size
             let status = try layer.reading(&params) { try $0.u8() }
             addStatus(status, &layer)
             let handle = try readHandle(&params, &layer)
@@ -110,7 +110,7 @@ enum HCIEventDecoder {
                 layer.add(SMPFields.method, .text(method))
                 layer.summary += " - Paired: \(method)"
             }
-        case 0x13: // Number Of Completed Packets
+        case HCIEventCode.numberOfCompletedPackets:
             let count = try params.u8()
             var first = true
             for _ in 0 ..< count {
@@ -123,9 +123,9 @@ enum HCIEventDecoder {
                     packet.peer = session.connection(controller: controller, handle: handle)?.peer
                 }
             }
-        case 0x3E:
+        case HCIEventCode.leMeta:
             try decodeLEMeta(&params, &layer, &packet, &session)
-        case 0xFF:
+        case HCIEventCode.vendor:
             // A vendor's layer stands on the HCI layer when the vendor is known.
             packet.append(taking: &layer)
             appended = true
@@ -199,9 +199,9 @@ enum HCIEventDecoder {
                              _ packet: inout Packet, _ session: inout Session, _ controller: UInt16) throws {
         guard status == 0 else { return }
         switch opcode {
-        case 0x0C03: // Reset: the controller's links are gone
+        case HCIOpcode.reset: // the controller's links are gone
             session.endController(controller, by: "Reset", into: &layer)
-        case 0x1009: // Read BD ADDR
+        case HCIOpcode.readBDADDR:
             let address = try layer.read(HCIFields.address, &c, as: BDAddr.self)
             layer.summary += " - \(address)"
             session.controllerAddresses[controller] = address
@@ -210,7 +210,7 @@ enum HCIEventDecoder {
             var reader = HCIParameterReader(names: session.names)
             try reader.read(params, &c, into: &layer)
             reader.apply(to: &packet, session: session)
-            if opcode == 0x1001, let company = reader.companyIdentifier {
+            if opcode == HCIOpcode.readLocalVersion, let company = reader.companyIdentifier {
                 // The manufacturer, as the layout read it: which vendor's commands this controller takes.
                 session.vendor.manufacturers[controller] = company
             }
@@ -224,7 +224,7 @@ enum HCIEventDecoder {
         if let name { layer.summary.set("LE - \(name)") } else { layer.summary.set("LE - Unknown Subevent \(hex: subevent)") }
         let controller = packet.frame.controller
         switch subevent {
-        case 0x01, 0x0A, 0x29: // LE Connection Complete, Enhanced v1/v2
+        case LESubeventCode.connectionComplete, LESubeventCode.enhancedConnectionComplete, LESubeventCode.enhancedConnectionCompleteV2:
             let status = try layer.reading(&c) { try $0.u8() }
             addStatus(status, &layer)
             let handle = try readHandle(&c, &layer)
@@ -242,7 +242,7 @@ enum HCIEventDecoder {
                 session.connections[key] = .init(peer: address, peerAddressType: addressType, isLE: true, role: role)
             }
             _ = c.rest()
-        case 0x02: // Advertising Report
+        case LESubeventCode.advertisingReport:
             let count = try layer.read(HCIFields.numReports, &c, as: UInt8.self, inDecimal: true)
             layer.summary += " - \(count) Report\(count == 1 ? "" : "s")"
             for _ in 0 ..< count {
@@ -255,7 +255,7 @@ enum HCIEventDecoder {
                 addReportData(data, rssi: rssi, eventName: advertisingEventName(eventType), addressType: addressType, address: address,
                               &layer, &packet, &session)
             }
-        case 0x03: // Connection Update Complete
+        case LESubeventCode.connectionUpdateComplete:
             let status = try layer.reading(&c) { try $0.u8() }
             addStatus(status, &layer)
             let handle = try readHandle(&c, &layer)
@@ -263,7 +263,7 @@ enum HCIEventDecoder {
             layer.summary += " - Handle: \(hex: handle) - Interval: \(Units.milliseconds(interval, 1.25)) - Latency: \(latency) - Timeout: \(Units.milliseconds(timeout, 10))"
             packet.handle = handle
             packet.peer = session.connection(controller: controller, handle: handle)?.peer
-        case 0x0D: // Extended Advertising Report
+        case LESubeventCode.extendedAdvertisingReport:
             let count = try layer.read(HCIFields.numReports, &c, as: UInt8.self, inDecimal: true)
             layer.summary.set("LE - Extended Advertising Report - \(count) Report\(count == 1 ? "" : "s")")
             for _ in 0 ..< count {

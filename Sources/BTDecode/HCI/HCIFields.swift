@@ -90,3 +90,27 @@ public enum DataFields {
     public static let all = [aclHandle, aclPB, aclBC, aclLength, scoHandle, scoStatus, scoLength, scoCodec, scoH2Sequence, isoHandle, isoPB,
                              isoTS, isoLength, isoTimestamp, isoSequence, isoSDULength, isoStatus, payload]
 }
+
+/// Parameters only the layouts declare (HCIParameterTables), that analysis reads: the layouts'
+/// own definitions, found once by name here, next to HCI's other fields, so that no stage
+/// outside BTDecode spells them. FieldRegistryTests checks each is the registry's.
+extension HCIFields {
+    static func declaredByLayouts(_ name: String) -> FieldDefinition {
+        guard let field = FieldRegistry.lookup(name) else { preconditionFailure("no HCI layout declares \(name)") }
+        return field
+    }
+    public static let newRole = declaredByLayouts("hci.new_role"), currentMode = declaredByLayouts("hci.current_mode")
+    public static let hardwareCode = declaredByLayouts("hci.hardware_code"), remoteName = declaredByLayouts("hci.remote_name")
+    public static let rssi = declaredByLayouts("hci.rssi")
+    public static let txPHY = declaredByLayouts("hci.tx_phy"), rxPHY = declaredByLayouts("hci.rx_phy")
+    public static let maxTxOctets = declaredByLayouts("hci.max_tx_octets"), maxTxTime = declaredByLayouts("hci.max_tx_time")
+    public static let maxRxOctets = declaredByLayouts("hci.max_rx_octets"), maxRxTime = declaredByLayouts("hci.max_rx_time")
+    public static let subrateFactor = declaredByLayouts("hci.subrate_factor"), peripheralLatency = declaredByLayouts("hci.peripheral_latency")
+    public static let intervalMin = declaredByLayouts("hci.interval_min"), intervalMax = declaredByLayouts("hci.interval_max")
+
+    /// Every one of them (FieldRegistryTests).
+    static var declaredByLayoutsAll: [FieldDefinition] {
+        [newRole, currentMode, hardwareCode, remoteName, rssi, txPHY, rxPHY, maxTxOctets, maxTxTime, maxRxOctets, maxRxTime,
+         subrateFactor, peripheralLatency, intervalMin, intervalMax]
+    }
+}

@@ -18,7 +18,8 @@ enum L2CAPDecoder {
                                                                .fixedChannel(0x0005, "LE Signaling", L2CAPSignaling.decode)],
                                                valueNames: [(L2CAPFields.code, FieldValueNames.from(L2CAPSignaling.codeNames)),
                                                             (L2CAPFields.psm, FieldValueNames.from(L2CAPProtocols.psmNames)),
-                                                            (L2CAPFields.infoType, FieldValueNames.from(L2CAPSignaling.infoTypes))])
+                                                            (L2CAPFields.infoType, FieldValueNames.from(L2CAPSignaling.infoTypes))],
+                                               conversation: L2CAPFields.conversation)
 
     /// One ACL payload; `pb` is the ACL packet-boundary flag.
     static func receive(_ payload: ArraySlice<UInt8>, pb: UInt8, into packet: inout Packet, session: inout Session) throws {

@@ -57,3 +57,11 @@ public enum L2CAPFields {
                              fixedChannels, intervalMin, intervalMax, latency, timeout, controlField, txSeq, reqSeq, sar,
                              supervisory, sduLength, fcsValue, data]
 }
+
+extension L2CAPFields {
+    /// Signaling's steps, without identifiers and channel numbers; credits given as they are
+    /// used (LE Flow Control Credit) are timing, not behaviour, and no step.
+    public static let conversation = ConversationDescription("L2CAP", rank: 2, operations: [code], ignored: [
+        length, cid, ident, commandLength, scid, dcid, fragment, fragmentCount, payload, channelProtocol, data,
+    ], isStep: { layer in layer.integer(code) != Int(L2CAPSignaling.flowControlCreditIndication) })
+}

@@ -4,6 +4,8 @@ import BTCapture
 /// Core Vol 3, Part A, 4. Requests and responses open and close the dynamic channels that
 /// later data is dispatched on.
 public enum L2CAPSignaling {
+    /// Credits an LE or enhanced credit-based channel's receiver gives as it consumes SDUs.
+    public static let flowControlCreditIndication: UInt8 = 0x16
     static let codeNames: [UInt8: String] = [
         0x01: "Command Reject", 0x02: "Connection Request", 0x03: "Connection Response",
         0x04: "Configuration Request", 0x05: "Configuration Response", 0x06: "Disconnection Request",
@@ -207,7 +209,7 @@ public enum L2CAPSignaling {
                 layer.add(L2CAPFields.psm, .u16(request.psm), psmText(request.psm))
                 summary += " - \(L2CAPProtocols.name(psm: request.psm))"
             }
-        case 0x16:
+        case flowControlCreditIndication:
             let channel = try cid(L2CAPFields.cid)
             let credits = try layer.read(L2CAPFields.credits, &c, as: UInt16.self, inDecimal: true)
             summary += " - CID: \(Hex.u16(channel)) - Credits: \(credits)"

@@ -46,7 +46,8 @@ enum SMPDecoder {
                                                             (SMPFields.reason, FieldValueNames.from(reasonNames)),
                                                             (SMPFields.ioCapability, FieldValueNames.from(ioNames))],
                                                secrets: [SMPFields.confirm, SMPFields.random, SMPFields.ltk, SMPFields.ediv, SMPFields.rand, SMPFields.irk,
-                                                         SMPFields.csrk, SMPFields.publicKeyX, SMPFields.publicKeyY, SMPFields.dhkeyCheck].map(\.name))
+                                                         SMPFields.csrk, SMPFields.publicKeyX, SMPFields.publicKeyY, SMPFields.dhkeyCheck].map(\.name),
+                                               conversation: SMPFields.conversation)
 
     struct Features {
         var io: UInt8, oob: UInt8, authReq: UInt8

@@ -31,3 +31,10 @@ public enum SMPFields {
                              initiatorKeys, responderKeys, reason, confirm, random, ltk, ediv, rand, irk, addressType,
                              address, csrk, publicKeyX, publicKeyY, dhkeyCheck, keypressType, method]
 }
+
+extension SMPFields {
+    /// Pairing's steps without its nonces, keys and confirm values (new every run).
+    public static let conversation = ConversationDescription("SMP", rank: 1, operations: [code], ignored: [
+        confirm, random, ltk, ediv, rand, irk, csrk, publicKeyX, publicKeyY, dhkeyCheck, authReq,
+    ])
+}

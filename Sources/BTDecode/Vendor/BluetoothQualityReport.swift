@@ -154,3 +154,29 @@ enum BluetoothQualityReport {
 extension LayerKind {
     public static let bqr = LayerKind("BQR", protocol: "bqr")
 }
+
+/// The quality reports' fields analysis reads (link quality over time): the report ID and fail
+/// reason declared by hand, the rest the layouts' own definitions, found once here by name.
+public enum BQRFields {
+    static func declaredByLayouts(_ parameter: String) -> FieldDefinition {
+        guard let field = BluetoothQualityReport.fields.first(where: { $0.name == "bqr." + parameter }) else {
+            preconditionFailure("no quality report layout declares \(parameter)")
+        }
+        return field
+    }
+    public static let reportID = BluetoothQualityReport.reportID, failReason = BluetoothQualityReport.failReason
+    public static let rssi = declaredByLayouts("rssi"), snr = declaredByLayouts("snr")
+    public static let unusedChannels = declaredByLayouts("unused_afh_channel_count")
+    public static let retransmissions = declaredByLayouts("retransmission_count"), nak = declaredByLayouts("nak_count")
+    public static let txTotal = declaredByLayouts("tx_total_packets"), txFlushed = declaredByLayouts("tx_flushed_packets")
+    public static let glitches = declaredByLayouts("glitch_count"), airFormat = declaredByLayouts("air_format")
+    public static let linkQuality = declaredByLayouts("link_quality"), remoteAddress = declaredByLayouts("remote_address")
+    public static let txDenials = declaredByLayouts("tx_cxm_denials"), rxDenials = declaredByLayouts("rx_cxm_denials")
+    public static let aclQueue = declaredByLayouts("acl_tx_queue_length")
+
+    /// Every one of them (FieldRegistryTests).
+    static var all: [FieldDefinition] {
+        [reportID, failReason, rssi, snr, unusedChannels, retransmissions, nak, txTotal, txFlushed, glitches, airFormat, linkQuality,
+         remoteAddress, txDenials, rxDenials, aclQueue]
+    }
+}

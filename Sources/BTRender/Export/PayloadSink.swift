@@ -39,10 +39,13 @@ public struct PayloadSink: PacketSink {
             return packet.bytes(of: packet.layers[index + 1])
         }
         for field in layer.fields.reversed() {
-            guard case .bytes(let bytes) = field.value else { continue }
-            let name = field.definition.name
-            if name.hasSuffix(".payload") || name == "att.value" || name == "gatt.value" { return bytes }
+            guard case .bytes(let bytes) = field.value, payloadFields.contains(field.definition) else { continue }
+            return bytes
         }
         return nil
     }
+
+    /// What a layer carries for the layer above when none was decoded: each protocol's payload
+    /// field (named so by convention), and an attribute's value.
+    static let payloadFields: Set<FieldDefinition> = Set(FieldRegistry.all.filter { $0.name.hasSuffix(".payload") } + [ATTFields.value])
 }

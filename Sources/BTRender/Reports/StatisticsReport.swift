@@ -275,22 +275,20 @@ public enum StatisticsText {
         }
     }
 
-    static func named(_ field: String, _ value: UInt64) -> String? {
-        FieldRegistry.lookup(field).flatMap { FieldValueNames.name(of: value, for: $0) }
-    }
+    static func named(_ field: FieldDefinition, _ value: UInt64) -> String? { FieldValueNames.name(of: value, for: field) }
 
-    public static func command(_ opcode: UInt16) -> String { named("hci.opcode", UInt64(opcode)) ?? "Command \(Hex.u16(opcode))" }
-    public static func statusName(_ status: UInt8) -> String? { named("hci.status", UInt64(status)) }
-    public static func smpReason(_ reason: UInt8) -> String? { named("smp.reason", UInt64(reason)) }
-    public static func avdtpSignal(_ signal: UInt8) -> String? { named("avdtp.signal", UInt64(signal)) }
-    public static func avdtpError(_ error: UInt8) -> String? { named("avdtp.error_code", UInt64(error)) }
+    public static func command(_ opcode: UInt16) -> String { named(HCIFields.opcode, UInt64(opcode)) ?? "Command \(Hex.u16(opcode))" }
+    public static func statusName(_ status: UInt8) -> String? { named(HCIFields.status, UInt64(status)) }
+    public static func smpReason(_ reason: UInt8) -> String? { named(SMPFields.reason, UInt64(reason)) }
+    public static func avdtpSignal(_ signal: UInt8) -> String? { named(AVDTPFields.signal, UInt64(signal)) }
+    public static func avdtpError(_ error: UInt8) -> String? { named(AVDTPFields.errorCode, UInt64(error)) }
     public static func l2capResult(code: Int, result: Int) -> String? {
         L2CAPSignaling.resultName(code: code, result: result)
     }
 
-    static let attOpcodeField = FieldRegistry.lookup("att.opcode")!
-    static let attErrorField = FieldRegistry.lookup("att.error")!
-    static let reasonField = FieldRegistry.lookup("hci.reason")!
+    static let attOpcodeField = ATTFields.opcode
+    static let attErrorField = ATTFields.error
+    static let reasonField = HCIFields.reason
 
     public static func attOpcode(_ opcode: UInt8) -> String {
         FieldValueNames.name(of: UInt64(opcode), for: attOpcodeField) ?? "Opcode \(Hex.u8(opcode))"

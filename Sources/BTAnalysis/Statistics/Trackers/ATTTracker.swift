@@ -7,7 +7,6 @@ import BTQuery
 /// characteristic. Which answer closes which transaction is the decoder's to say
 /// (`att.request_in`); the tracker keeps only each open transaction's time.
 struct ATTTracker {
-    typealias F = StatisticsFields
     typealias LinkKey = Session.LinkKey
     typealias SideKey = StatisticsCollector.SideKey
 
@@ -38,45 +37,46 @@ struct ATTTracker {
     /// and the peer's name when it read GAP's Device Name.
     mutating func consume(_ layer: Layer, _ packet: Packet, _ connection: inout ConnectionReport, key: LinkKey, cid: UInt16,
                           sent: Bool) -> (bytes: Int, name: String?) {
-        guard let opcode = layer.integer(F.attOpcode) else { return (0, nil) }
+        guard let code = layer.integer(ATTFields.opcode) else { return (0, nil) }
+        let opcode = UInt8(truncatingIfNeeded: code)
         let frame = packet.frame
-        opcodeCounts[opcode & 0xFF] += 1
+        opcodeCounts[Int(opcode)] += 1
         // A dynamic channel (EATT) has a CID at each end: name the bearer by the local one.
         var bearerCID = cid
         if sent, cid >= 0x0040, let channel = connection.openChannel(receivingCID: Int(cid), sent: true) {
             bearerCID = UInt16(truncatingIfNeeded: connection.channels[channel].localCID)
         }
-        let role = ATTTransactions.role(of: UInt8(truncatingIfNeeded: opcode))
+        let role = ATTTransactions.role(of: opcode)
         if role == .opens {
-            let bearer = BearerKey(link: key, cid: bearerCID, requesterSent: sent, indication: opcode == 0x1D)
+            let bearer = BearerKey(link: key, cid: bearerCID, requesterSent: sent, indication: opcode == ATTOpcode.indication)
             if let previous = openOnBearer[bearer], let superseded = waiting.removeValue(forKey: previous) {
                 report.unanswered.append(UnansweredRequest(frame: previous, opcode: superseded.opcode,
                                                            waited: frame.timestamp.saturatingSubtract(superseded.time),
                                                            end: superseded.snifferMissed ? .notCaptured : .superseded))
             }
             openOnBearer[bearer] = frame.number
-            waiting[frame.number] = Waiting(link: key, bearer: bearer, time: frame.timestamp, opcode: UInt8(truncatingIfNeeded: opcode))
-        } else if role == .answers, let answered = layer.integer(F.attRequestIn), let request = waiting.removeValue(forKey: answered) {
+            waiting[frame.number] = Waiting(link: key, bearer: bearer, time: frame.timestamp, opcode: opcode)
+        } else if role == .answers, let answered = layer.integer(ATTFields.requestIn), let request = waiting.removeValue(forKey: answered) {
             if openOnBearer[request.bearer] == answered { openOnBearer[request.bearer] = nil }
             let latency = frame.timestamp.saturatingSubtract(request.time)
             if latency > 30_000_000 {
                 report.lateResponses.append(LateResponse(requestFrame: answered, responseFrame: frame.number, opcode: request.opcode, delay: latency))
             }
-            if opcode != 0x1E {
+            if opcode != ATTOpcode.confirmation {
                 report.latency.add(latency)
                 report.latencyByRequest[request.opcode, default: Distribution()].add(latency)
             }
-            if opcode == 0x01 { countError(layer, request: request.opcode, frame: frame.number) }
-        } else if opcode == 0x01 {
+            if opcode == ATTOpcode.errorResponse { countError(layer, request: request.opcode, frame: frame.number) }
+        } else if opcode == ATTOpcode.errorResponse {
             // An error with no request seen (the capture began after it).
             countError(layer, request: nil, frame: frame.number)
         }
 
         switch opcode {
-        case 0x02:
-            if let mtu = layer.integer(F.attMTU) { offeredMTU[SideKey(link: key, sent: sent)] = mtu }
-        case 0x03:
-            if let mtu = layer.integer(F.attMTU) {
+        case ATTOpcode.exchangeMTURequest:
+            if let mtu = layer.integer(ATTFields.mtu) { offeredMTU[SideKey(link: key, sent: sent)] = mtu }
+        case ATTOpcode.exchangeMTUResponse:
+            if let mtu = layer.integer(ATTFields.mtu) {
                 let offered = offeredMTU.removeValue(forKey: SideKey(link: key, sent: !sent))
                 let agreed = max(23, offered.map { min($0, mtu) } ?? mtu)
                 connection.parameters.mtu = agreed
@@ -87,45 +87,48 @@ struct ATTTracker {
         default: break
         }
 
-        let values = layer.byteCount(F.attValue)
+        let values = layer.byteCount(ATTFields.value)
         // A Read (Blob) Response names the handle its request read, as Wireshark does.
-        guard let handle = layer.integer(F.attHandle).map({ UInt16(truncatingIfNeeded: $0) }) else { return (values, nil) }
-        switch opcode {
-        case 0x12, 0x52, 0xD2, 0x1B, 0x1D, 0x16:
-            switch opcode {
-            case 0x12: sent ? (connection.trafficSent.writeRequests += 1) : (connection.trafficReceived.writeRequests += 1)
-            case 0x52, 0xD2: sent ? (connection.trafficSent.writeCommands += 1) : (connection.trafficReceived.writeCommands += 1)
-            case 0x1B: sent ? (connection.trafficSent.notifications += 1) : (connection.trafficReceived.notifications += 1)
-            case 0x1D: sent ? (connection.trafficSent.indications += 1) : (connection.trafficReceived.indications += 1)
+        guard let handle = layer.integer(ATTFields.handle).map({ UInt16(truncatingIfNeeded: $0) }),
+              let access = ATTOpcode.access(of: opcode) else { return (values, nil) }
+        switch access {
+        case .write, .writeWithoutResponse, .notify, .indicate:
+            // The link's traffic counts PDUs (a prepared write's parts are not Write Requests);
+            // the characteristic's, what was done to its value.
+            switch access {
+            case .write where opcode == ATTOpcode.writeRequest:
+                sent ? (connection.trafficSent.writeRequests += 1) : (connection.trafficReceived.writeRequests += 1)
+            case .writeWithoutResponse: sent ? (connection.trafficSent.writeCommands += 1) : (connection.trafficReceived.writeCommands += 1)
+            case .notify: sent ? (connection.trafficSent.notifications += 1) : (connection.trafficReceived.notifications += 1)
+            case .indicate: sent ? (connection.trafficSent.indications += 1) : (connection.trafficReceived.indications += 1)
             default: break
             }
             let activity = characteristic(handle, layer, address: connection.address)
-            switch opcode {
-            case 0x12, 0x16: characteristics[activity].writes += 1
-            case 0x52, 0xD2: characteristics[activity].writeCommands += 1
-            case 0x1B: characteristics[activity].notifications += 1
+            switch access {
+            case .write: characteristics[activity].writes += 1
+            case .writeWithoutResponse: characteristics[activity].writeCommands += 1
+            case .notify: characteristics[activity].notifications += 1
             default: characteristics[activity].indications += 1
             }
             characteristics[activity].bytes += values
-        case 0x0B, 0x0D:
-            guard layer.value(F.attRequestIn) != nil else { return (values, nil) }
+        case .read:
+            guard layer.value(ATTFields.requestIn) != nil else { return (values, nil) }
             let activity = characteristic(handle, layer, address: connection.address)
             characteristics[activity].reads += 1
             characteristics[activity].bytes += values
             // GAP Device Name read from the peer names the device.
-            if !sent, layer.uuid(F.gattCharacteristic) == BTUUID(UInt16(0x2A00)),
-               case .bytes(let bytes)? = layer.value(F.attValue), let name = String(validating: Array(bytes), as: UTF8.self) {
+            if !sent, layer.uuid(GATTFields.characteristic) == BTUUID(UInt16(0x2A00)),
+               case .bytes(let bytes)? = layer.value(ATTFields.value), let name = String(validating: Array(bytes), as: UTF8.self) {
                 return (values, name)
             }
-        default: break
         }
         return (values, nil)
     }
 
     /// An Error Response by the request it names (or the request it answered) and its code.
     private mutating func countError(_ layer: Layer, request: UInt8?, frame: Int) {
-        guard let error = layer.integer(F.attError) else { return }
-        let requested = UInt8(truncatingIfNeeded: layer.integer(F.attRequestOpcode) ?? Int(request ?? 0))
+        guard let error = layer.integer(ATTFields.error) else { return }
+        let requested = UInt8(truncatingIfNeeded: layer.integer(ATTFields.requestOpcode) ?? Int(request ?? 0))
         let key = UInt16(requested) << 8 | UInt16(truncatingIfNeeded: error)
         if let position = errorIndex[key] {
             report.errors[position].count += 1
@@ -139,7 +142,7 @@ struct ATTTracker {
 
     private mutating func characteristic(_ handle: UInt16, _ layer: Layer, address: BDAddr?) -> Int {
         let key = CharacteristicKey(address: address, handle: handle)
-        let name = layer.text(F.attName)
+        let name = layer.text(ATTFields.name)
         if let index = characteristicIndex[key] {
             if characteristics[index].name == nil, let name { characteristics[index].name = name }
             return index

@@ -5,7 +5,6 @@ import BTQuery
 /// LE links taken from the air: how their data PDUs fared (damaged, sent again, failing
 /// their MIC, encrypted without a key), and the LL Control procedures that changed them.
 struct AirLinkTracker {
-    typealias F = StatisticsFields
     typealias LinkKey = Session.LinkKey
 
     /// Each side's LL_LENGTH_REQ/RSP (max RX, max TX octets), central first.
@@ -16,17 +15,17 @@ struct AirLinkTracker {
     static func quality(_ layer: Layer, _ frame: Frame, _ connection: inout ConnectionReport) {
         var quality = connection.air ?? AirLinkQuality()
         quality.dataPDUs += 1
-        if layer.integer(F.btleCRCOK) == 0 {
+        if layer.integer(LinkLayerFields.crcOK) == 0 {
             quality.badCRC += 1
             quality.firstBadCRC = quality.firstBadCRC ?? frame.number
-        } else if layer.value(F.btleRetransmission) != nil {
+        } else if layer.value(LinkLayerFields.retransmission) != nil {
             quality.retransmissions += 1
             quality.firstRetransmission = quality.firstRetransmission ?? frame.number
         }
-        if layer.integer(F.btleMICOK) == 0 {
+        if layer.integer(LinkLayerFields.micOK) == 0 {
             quality.micFailures += 1
             if quality.micFailureFrames.count < 20 { quality.micFailureFrames.append(frame.number) }
-        } else if layer.value(F.btleEncryptedPayload) != nil, layer.integer(F.btleCRCOK) != 0 {
+        } else if layer.value(LinkLayerFields.encryptedPayload) != nil, layer.integer(LinkLayerFields.crcOK) != 0 {
             // Not decrypted for want of a key (a damaged copy is the sniffer's, counted above).
             quality.undecrypted += 1
             quality.firstUndecrypted = quality.firstUndecrypted ?? frame.number
@@ -36,8 +35,8 @@ struct AirLinkTracker {
             quality.missed += missed
             if quality.missedFrames.count < 20 { quality.missedFrames.append(frame.number) }
         }
-        if let source = layer.text(F.btleKeySource) { quality.keySource = source }
-        if layer.integer(F.btleSecureConnections) == 1 { quality.secureConnections = true }
+        if let source = layer.text(LinkLayerFields.keySource) { quality.keySource = source }
+        if layer.integer(LinkLayerFields.secureConnections) == 1 { quality.secureConnections = true }
         connection.air = quality
     }
 
@@ -47,18 +46,18 @@ struct AirLinkTracker {
         /// A procedure's name, as the field names LL Control opcodes.
         func procedure(_ code: Int?) -> String {
             guard let code else { return "An LL procedure" }
-            return FieldValueNames.name(of: UInt64(code), for: F.btleControlOpcode) ?? "LL opcode \(Hex.u8(UInt8(truncatingIfNeeded: code)))"
+            return FieldValueNames.name(of: UInt64(code), for: LinkLayerFields.controlOpcode) ?? "LL opcode \(Hex.u8(UInt8(truncatingIfNeeded: code)))"
         }
         switch opcode {
         case 0x0D, 0x11: // LL_REJECT_IND, LL_REJECT_EXT_IND: a procedure refused, with a reason
-            let rejected = opcode == 0x11 ? layer.integer(F.btleRejectOpcode) : nil
+            let rejected = opcode == 0x11 ? layer.integer(LinkLayerFields.rejectOpcode) : nil
             var name = procedure(rejected)
             if rejected == 0x0F { name = "Connection Parameters Request (LL_CONNECTION_PARAM_REQ)" }
-            connection.record(packet, name, [ReportItem("by", .text(sent ? "central" : "peripheral"))], status: layer.integer(F.btleErrorCode) ?? 0x1F)
+            connection.record(packet, name, [ReportItem("by", .text(sent ? "central" : "peripheral"))], status: layer.integer(LinkLayerFields.errorCode) ?? 0x1F)
         case 0x07: // LL_UNKNOWN_RSP: the peer does not know the procedure
-            let unknown = layer.integer(F.btleUnknownType)
+            let unknown = layer.integer(LinkLayerFields.unknownType)
             let by = ReportItem("by", .text(sent ? "central" : "peripheral"))
-            if let unknown, FieldValueNames.name(of: UInt64(unknown), for: F.btleControlOpcode) == nil {
+            if let unknown, FieldValueNames.name(of: UInt64(unknown), for: LinkLayerFields.controlOpcode) == nil {
                 // An opcode the specification does not assign (a vendor's own procedure): refusing
                 // it is what the specification asks, not a failure.
                 connection.record(packet, "\(procedure(unknown)), not assigned by the specification, refused (LL_UNKNOWN_RSP)", [by])
@@ -66,12 +65,12 @@ struct AirLinkTracker {
                 connection.record(packet, procedure(unknown), [by], failure: "not supported by the \(sent ? "central" : "peripheral") (LL_UNKNOWN_RSP)")
             }
         case 0x00: // LL_CONNECTION_UPDATE_IND
-            guard let interval = layer.integer(F.btleUpdateInterval) else { return false }
-            var items = connection.setInterval(interval, latency: layer.integer(F.btleUpdateLatency) ?? 0, timeout: layer.integer(F.btleUpdateTimeout) ?? 0)
-            if let instant = layer.integer(F.btleInstant) { items.append(ReportItem("instant", .count(instant))) }
+            guard let interval = layer.integer(LinkLayerFields.intervalUpdate) else { return false }
+            var items = connection.setInterval(interval, latency: layer.integer(LinkLayerFields.latencyUpdate) ?? 0, timeout: layer.integer(LinkLayerFields.timeoutUpdate) ?? 0)
+            if let instant = layer.integer(LinkLayerFields.instant) { items.append(ReportItem("instant", .count(instant))) }
             connection.record(packet, "LL_CONNECTION_UPDATE_IND", items)
         case 0x14, 0x15: // LL_LENGTH_REQ/RSP: what the sender can take and send
-            guard let rx = layer.integer(F.btleMaxRxOctets), let tx = layer.integer(F.btleMaxTxOctets) else { return false }
+            guard let rx = layer.integer(LinkLayerFields.maxRxOctets), let tx = layer.integer(LinkLayerFields.maxTxOctets) else { return false }
             var offers = lengthOffers[key] ?? [nil, nil]
             offers[sent ? 0 : 1] = (rx, tx)
             lengthOffers[key] = offers
@@ -84,7 +83,7 @@ struct AirLinkTracker {
             connection.record(packet, opcode == 0x14 ? "LL_LENGTH_REQ" : "LL_LENGTH_RSP",
                               [ReportItem("max_rx_octets", .count(rx)), ReportItem("max_tx_octets", .count(tx))])
         case 0x18: // LL_PHY_UPDATE_IND
-            let cToP = layer.integer(F.btlePHYCToP) ?? 0, pToC = layer.integer(F.btlePHYPToC) ?? 0
+            let cToP = layer.integer(LinkLayerFields.phyCToP) ?? 0, pToC = layer.integer(LinkLayerFields.phyPToC) ?? 0
             // PHY bits (1 LE 1M, 2 LE 2M, 4 LE Coded) as HCI's PHY numbers (1, 2, 3).
             func number(_ bits: Int) -> Int? { bits & 4 != 0 ? 3 : bits & 2 != 0 ? 2 : bits & 1 != 0 ? 1 : nil }
             if let tx = number(cToP) { connection.parameters.txPHY = tx }
@@ -97,7 +96,7 @@ struct AirLinkTracker {
         case 0x02: // LL_TERMINATE_IND
             connection.end = packet.frame.timestamp
             connection.endFrame = packet.frame.number
-            connection.disconnectReason = layer.integer(F.btleErrorCode).map(UInt8.init(truncatingIfNeeded:))
+            connection.disconnectReason = layer.integer(LinkLayerFields.errorCode).map(UInt8.init(truncatingIfNeeded:))
             return true
         default: break
         }

@@ -9,7 +9,6 @@ import BTQuery
 /// Session, which runs ahead of it on the decoding thread, and an answer's packet says nothing
 /// of its request but what a user sees (a `request_in` field, as ATT has, would be new output).
 struct ChannelTracker {
-    typealias F = StatisticsFields
     typealias LinkKey = Session.LinkKey
     typealias SignalingKey = StatisticsCollector.SignalingKey
 
@@ -24,20 +23,20 @@ struct ChannelTracker {
     private var parameterRequests: [SignalingKey: ParameterEvent] = [:]
 
     mutating func signaling(_ layer: Layer, _ packet: Packet, _ connection: inout ConnectionReport, key: LinkKey, sent: Bool) {
-        guard let code = layer.integer(F.l2capCode), let ident = layer.integer(F.l2capIdent) else { return }
+        guard let code = layer.integer(L2CAPFields.code), let ident = layer.integer(L2CAPFields.ident) else { return }
         let requestKey = SignalingKey(link: key, requesterSent: sent, ident: ident)
         let answerKey = SignalingKey(link: key, requesterSent: !sent, ident: ident)
-        let result = layer.integer(F.l2capResult) ?? 0
+        let result = layer.integer(L2CAPFields.result) ?? 0
         let frame = packet.frame
         switch code {
         case 0x02, 0x14, 0x17: // Connection Request: BR/EDR, LE credit-based, enhanced credit-based
-            guard let psm = layer.integer(F.l2capPSM) else { return }
-            channelRequests[requestKey] = ChannelRequest(psm: psm, sourceCIDs: layer.integers(F.l2capSCID), mtu: layer.integer(F.l2capMTU),
-                                                         mps: layer.integer(F.l2capMPS), credits: layer.integer(F.l2capCredits),
+            guard let psm = layer.integer(L2CAPFields.psm) else { return }
+            channelRequests[requestKey] = ChannelRequest(psm: psm, sourceCIDs: layer.integers(L2CAPFields.scid), mtu: layer.integer(L2CAPFields.mtu),
+                                                         mps: layer.integer(L2CAPFields.mps), credits: layer.integer(L2CAPFields.credits),
                                                          mode: code == 0x02 ? "BR/EDR" : code == 0x14 ? "LE credit-based" : "enhanced credit-based")
         case 0x03, 0x15, 0x18:
             if code == 0x03 && result == 1 { return } // pending: the final response follows
-            let destinations = code == 0x03 ? [layer.integer(F.l2capDCID) ?? 0] : layer.integers(F.l2capDCID)
+            let destinations = code == 0x03 ? [layer.integer(L2CAPFields.dcid) ?? 0] : layer.integers(L2CAPFields.dcid)
             let request = channelRequests.removeValue(forKey: answerKey)
             if result != 0 && (code != 0x18 || destinations.allSatisfy { $0 == 0 }) {
                 connection.refusedChannels.append(RefusedChannel(frame: frame.number, psm: request?.psm, code: code, result: result, byLocal: sent))
@@ -50,7 +49,7 @@ struct ChannelTracker {
                                             protocolName: L2CAPProtocols.name(psm: UInt16(truncatingIfNeeded: request.psm)),
                                             localCID: localIsRequester ? source : destination,
                                             remoteCID: localIsRequester ? destination : source, mode: request.mode)
-                let answer = (mtu: layer.integer(F.l2capMTU), mps: layer.integer(F.l2capMPS), credits: layer.integer(F.l2capCredits))
+                let answer = (mtu: layer.integer(L2CAPFields.mtu), mps: layer.integer(L2CAPFields.mps), credits: layer.integer(L2CAPFields.credits))
                 if localIsRequester {
                     (channel.localMTU, channel.localMPS, channel.localCredits) = (request.mtu, request.mps, request.credits)
                     (channel.remoteMTU, channel.remoteMPS, channel.remoteCredits) = answer
@@ -64,31 +63,31 @@ struct ChannelTracker {
             }
         case 0x01: // Command Reject
             connection.refusedChannels.append(RefusedChannel(frame: frame.number, psm: nil, code: code,
-                                                             result: layer.integer(F.l2capRejectReason) ?? 0, byLocal: sent))
+                                                             result: layer.integer(L2CAPFields.rejectReason) ?? 0, byLocal: sent))
         case 0x16: // Flow Control Credit Indication: credits for the channel whose receiving end is the CID
-            guard let cid = layer.integer(F.l2capCID), let credits = layer.integer(F.l2capCredits),
+            guard let cid = layer.integer(L2CAPFields.cid), let credits = layer.integer(L2CAPFields.credits),
                   let channel = connection.openChannel(receivingCID: cid, sent: !sent)
             else { return }
             if sent { connection.channels[channel].remoteSendCredits += credits } else { connection.channels[channel].localSendCredits += credits }
         case 0x04: // Configuration Request: the MTU its sender can receive, for the channel its DCID names
-            guard let mtu = layer.integer(F.l2capMTU), let dcid = layer.integer(F.l2capDCID) else { return }
+            guard let mtu = layer.integer(L2CAPFields.mtu), let dcid = layer.integer(L2CAPFields.dcid) else { return }
             if let channel = connection.openChannel(receivingCID: dcid, sent: sent) {
                 if sent { connection.channels[channel].localMTU = mtu } else { connection.channels[channel].remoteMTU = mtu }
             }
         case 0x07: // Disconnection Response
-            guard let dcid = layer.integer(F.l2capDCID), let scid = layer.integer(F.l2capSCID) else { return }
+            guard let dcid = layer.integer(L2CAPFields.dcid), let scid = layer.integer(L2CAPFields.scid) else { return }
             let local = sent ? dcid : scid
             if let channel = connection.openChannel(receivingCID: local, sent: false) {
                 connection.channels[channel].closedFrame = frame.number
             }
         case 0x12: // Connection Parameter Update Request
             var items: [ReportItem] = []
-            if let min = layer.integer(F.l2capIntervalMin), let max = layer.integer(F.l2capIntervalMax) {
+            if let min = layer.integer(L2CAPFields.intervalMin), let max = layer.integer(L2CAPFields.intervalMax) {
                 items.append(ReportItem("interval_min", .milliseconds(Double(min) * 1.25)))
                 items.append(ReportItem("interval_max", .milliseconds(Double(max) * 1.25)))
             }
-            if let latency = layer.integer(F.l2capLatency) { items.append(ReportItem("latency", .count(latency))) }
-            if let timeout = layer.integer(F.l2capTimeout) { items.append(ReportItem("supervision_timeout", .milliseconds(Double(timeout) * 10))) }
+            if let latency = layer.integer(L2CAPFields.latency) { items.append(ReportItem("latency", .count(latency))) }
+            if let timeout = layer.integer(L2CAPFields.timeout) { items.append(ReportItem("supervision_timeout", .milliseconds(Double(timeout) * 10))) }
             let event = ParameterEvent(frame: frame.number, time: frame.timestamp,
                                        event: "Connection Parameter Update Request (\(sent ? "local" : "peer"))", values: items)
             parameterRequests[requestKey] = event

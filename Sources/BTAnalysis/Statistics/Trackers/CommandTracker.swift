@@ -5,7 +5,6 @@ import BTQuery
 /// HCI commands: those that failed (by command and status), those never answered, and the
 /// controllers' hardware errors.
 struct CommandTracker {
-    typealias F = StatisticsFields
     private var report = HCIReport()
     /// Commands sent and not yet answered by Command Complete or Status, per controller, oldest first.
     private var pending: [UInt16: [(opcode: UInt16, frame: Int, time: Int64)]] = [:]
@@ -21,7 +20,7 @@ struct CommandTracker {
     /// A Command Complete or Status: the oldest command of its opcode is answered; a non-zero
     /// status counts against the command.
     mutating func answered(_ layer: Layer, _ frame: Frame, status: Int) {
-        guard let opcode = layer.integer(F.commandOpcode), opcode != 0 else { return }
+        guard let opcode = layer.integer(HCIFields.commandOpcode), opcode != 0 else { return }
         if opcode == Int(HCICommandNames.unsupportedAnswer) {
             // The controller's "not supported", naming no command: it answers the oldest vendor
             // command waiting (controllers answer unknown vendor commands so).
@@ -48,7 +47,7 @@ struct CommandTracker {
 
     mutating func hardwareError(_ layer: Layer, _ frame: Frame) {
         report.hardwareErrors.append(HardwareError(frame: frame.number, controller: frame.controller,
-                                                   code: UInt8(truncatingIfNeeded: layer.integer(F.hardwareCode) ?? 0)))
+                                                   code: UInt8(truncatingIfNeeded: layer.integer(HCIFields.hardwareCode) ?? 0)))
     }
 
     /// A controller gone: its commands will get no answer.

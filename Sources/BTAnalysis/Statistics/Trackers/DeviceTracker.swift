@@ -4,7 +4,6 @@ import BTQuery
 
 /// Devices seen: advertisers, inquiry results, peers of links; their names, address types and RSSI.
 struct DeviceTracker {
-    typealias F = StatisticsFields
     private var devices: [DeviceReport] = []
     private var deviceIndex: [BDAddr: Int] = [:]
 
@@ -49,7 +48,7 @@ struct DeviceTracker {
                 current = index
             } else if definition == rssiField {
                 if let index = current, let rssi = field.value.integer, rssi != 127 { devices[index].rssi.add(Int64(rssi)) }
-            } else if definition == F.advName {
+            } else if definition == AdvertisingFields.name {
                 if let index = current, case .text(let name) = field.value, !name.isEmpty { devices[index].name = name }
             }
         }
