@@ -36,16 +36,19 @@ let package = Package(
         // Sinks that print Packets (table, tree, fields) and whole-capture reports (GATT,
         // controllers, what stayed open); colour, time formats, the buffered writer.
         .target(name: "BTRender", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTAnalysis"], swiftSettings: fast),
+        // Export as a library: a typed request (every format, redaction, audio, captures) run
+        // with its progress and errors as values; `btlog export` and the browser both use it.
+        .target(name: "BTExport", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTRender"], swiftSettings: fast),
         // `btlog browse`: the capture held for reading in any order (frames and saved Sessions),
         // the model of what the user sees (list, tree, filter, search) and its drawing into a
         // grid of cells, all without a terminal; then the thin ncurses back end.
-        .target(name: "BTBrowse", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTAnalysis", "BTRender", "CNcurses"], swiftSettings: fast),
+        .target(name: "BTBrowse", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTAnalysis", "BTRender", "BTExport", "CNcurses"], swiftSettings: fast),
         // Builds realistic captures from packet descriptions (tests and the fixture generator);
         // its zip writer is ZIPFoundation, so btlog's own zip reader is checked against another
         // implementation.
         .target(name: "BTFixtures", dependencies: ["BTCapture", "BTDecode", "CSystemZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .executableTarget(name: "btlog", dependencies: [
-            "BTCapture", "BTDecode", "BTQuery", "BTAnalysis", "BTRender", "BTBrowse",
+            "BTCapture", "BTDecode", "BTQuery", "BTAnalysis", "BTRender", "BTExport", "BTBrowse",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: fast),
         .executableTarget(name: "btlog-fixtures", dependencies: ["BTFixtures", "BTCapture", "BTFuzz"]),
@@ -57,7 +60,7 @@ let package = Package(
         .testTarget(name: "BTQueryTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTFixtures"]),
         .testTarget(name: "BTAnalysisTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTAnalysis", "BTFixtures"]),
         .testTarget(name: "BTRenderTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTAnalysis", "BTRender", "BTFixtures"]),
-        .testTarget(name: "BTBrowseTests", dependencies: ["BTBrowse", "BTCapture", "BTDecode", "BTQuery", "BTAnalysis", "BTRender", "BTFixtures"]),
+        .testTarget(name: "BTBrowseTests", dependencies: ["BTBrowse", "BTCapture", "BTDecode", "BTQuery", "BTAnalysis", "BTRender", "BTExport", "BTFixtures"]),
         .testTarget(name: "BTLogTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTAnalysis", "BTFixtures"]),
         .testTarget(name: "BTFuzzTests", dependencies: ["BTFuzz", "BTCapture", "BTDecode"]),
     ],

@@ -53,14 +53,16 @@ struct Browse: ParsableCommand {
             StandardError.error(error.message)
             throw Failure(code: 1)
         }
-        let decoder = try decoding.prepare().make(buildsDisplayText: false)
+        let decoders = try decoding.prepare()
+        let decoder = decoders.make(buildsDisplayText: false)
         let index = PacketIndex(decoder: decoder)
         let loader = CaptureLoader(index: index)
         loader.start(reader, live: follow)
         let notesPath = NotesStore.path(forCapture: file, notes: notes.notes)
         try BrowseLoop.run(index: index, loader: loader, source: (file as NSString).lastPathComponent, time: time, follows: follow,
                            colours: color.enabledOnTerminal, filter: selection.filter ?? "", quick: selection.quickFilters,
-                           notesPath: notesPath, capturePath: file, exportOptions: input.arguments + decoding.arguments)
+                           notesPath: notesPath, capturePath: file,
+                           exporting: BrowserExport(input: input.inputOptions, decoding: decoders.options))
     }
 }
 
@@ -69,7 +71,7 @@ struct Browse: ParsableCommand {
 enum BrowseLoop {
     static func run(index: PacketIndex, loader: CaptureLoader, source: String, time: TimeFormatter.Mode, follows: Bool,
                     colours: Bool, filter: String, quick: QuickFilters, notesPath: String?, capturePath: String?,
-                    exportOptions: [String]) throws {
+                    exporting: BrowserExport?) throws {
         let terminal = CursesTerminal(colours: colours)
         defer {
             terminal.close()
@@ -80,7 +82,7 @@ enum BrowseLoop {
                               width: size.width, height: size.height, notesPath: notesPath, capturePath: capturePath,
                               flagMark: terminal.unicode ? "⚑" : "F")
         try browser.setFilters(expression: filter, quick: quick)
-        browser.exporter = { arguments, done in export(arguments + exportOptions, done: done) }
+        browser.exporting = exporting
         let screen = BrowserScreen(colours: terminal.colours, unicode: terminal.unicode)
         while !browser.quits && CursesTerminal.signalled == 0 {
             browser.tick()
@@ -93,35 +95,5 @@ enum BrowseLoop {
         }
         terminal.close()
         if CursesTerminal.signalled != 0 { throw Failure(code: 128 + CursesTerminal.signalled) }
-    }
-
-    /// `w` and `W`: this same btlog runs `export` on a thread of its own (exactly what the
-    /// command writes, every format), and says how it went.
-    static func export(_ arguments: [String], done: @escaping @Sendable (String) -> Void) {
-        let thread = Thread {
-            let output = arguments.firstIndex(of: "-o").map { arguments[$0 + 1] } ?? ""
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-            process.arguments = arguments
-            let errors = Pipe()
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = errors
-            do {
-                try process.run()
-                let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                process.waitUntilExit()
-                let last = said.split(separator: "\n").last.map(String.init) ?? ""
-                if process.terminationStatus == 0 {
-                    let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
-                    done("Exported to \(output) (\(size) bytes)")
-                } else {
-                    done("Export failed: " + (last.hasPrefix("btlog: ") ? String(last.dropFirst(7)) : last))
-                }
-            } catch {
-                done("Export failed: \(error)")
-            }
-        }
-        thread.start()
     }
 }

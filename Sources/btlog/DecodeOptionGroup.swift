@@ -24,16 +24,6 @@ struct DecodeOptionGroup: ParsableArguments {
     }
 
     /// Loads the names and caches once; a bad file given on the command line is an error.
-    /// The options as given, for another btlog run on the same capture (browse's export).
-    var arguments: [String] {
-        var arguments: [String] = []
-        if let uuids { arguments += ["--uuids", uuids] }
-        if let gattCache { arguments += ["--gatt-cache", gattCache] }
-        for key in ltk { arguments += ["--ltk", key] }
-        if let keys { arguments += ["--keys", keys] }
-        return arguments
-    }
-
     func prepare() throws -> DecoderFactory {
         do {
             var names = UUIDNames.standard

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BTCapture
 import BTDecode
+import BTExport
 import BTQuery
 import BTRender
 #if canImport(Glibc)
@@ -65,338 +66,83 @@ struct Export: ParsableCommand {
     @OptionGroup(title: "Selection") var limit: LimitOptionGroup
     @OptionGroup(title: "Decoding") var decoding: DecodeOptionGroup
 
-    var resolvedFormat: ExportFormat { format ?? output.flatMap(ExportFormat.guess) ?? .jsonl }
+    var resolvedFormat: ExportFormat { format ?? ExportRequest.format(for: output) }
 
     var columnNames: [String]? { fields.map(CommaList.items) }
 
     func validate() throws {
         try CaptureInputs.validate(files, notes: notes)
         if output == "-" { throw ValidationError("-o takes a file; without -o the export goes to standard output") }
-        let format = resolvedFormat
-        if let names = columnNames {
-            guard format == .jsonl || format == .json || format == .csv else {
-                throw ValidationError("--fields chooses the members of jsonl, json and csv, not of \(format.rawValue)")
-            }
-            if names.isEmpty { throw ValidationError("--fields takes a comma-separated list of names; 'btlog fields' lists the fields") }
-            let unknown = ExportColumn.resolve(names).unknown
-            if !unknown.isEmpty {
-                throw ValidationError("unknown field\(unknown.count == 1 ? "" : "s") \(unknown.map { "'\($0)'" }.joined(separator: ", ")); 'btlog fields' lists them, and export also takes \(PacketMember.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
+        if payload != nil && format != nil { throw ValidationError("--payload writes its own form; not with --format") }
+        do {
+            try request(decoding: DecodeOptions()).validate()
+        } catch let invalid as ExportRequest.Invalid {
+            throw ValidationError(invalid.description)
         }
-        if (tree || hex || time != .abs) && format != .text {
-            throw ValidationError("-V, -x and --time shape the text format; give --format text")
+    }
+
+    /// The export these options ask for.
+    func request(decoding: DecodeOptions) -> ExportRequest {
+        var request = ExportRequest(files: files, format: resolvedFormat, output: output)
+        request.input = input.inputOptions
+        request.decoding = decoding
+        let selection = selection, count = limit.count, notes = notes
+        request.stages = { file in
+            var stages = try selection.stages(count: count)
+            if let annotations = notes.stage(for: file) { stages.insert(annotations, at: 0) }
+            return stages
         }
-        if hex && !tree { throw ValidationError("-x adds the bytes to the tree; give -V too") }
-        if let payload {
-            if format != .jsonl || self.format != nil { throw ValidationError("--payload writes its own form; not with --format") }
-            if columnNames != nil { throw ValidationError("--payload and --fields choose different outputs; give one") }
-            let known = Set(FieldRegistry.protocols + ProtocolCatalog.layerProtocols).subtracting(["frame"])
-            if !known.contains(payload) {
-                throw ValidationError("--payload takes a protocol (\(known.sorted().joined(separator: ", "))), not '\(payload)'")
-            }
-        } else if binary {
-            throw ValidationError("--binary goes with --payload")
-        }
-        if stream < 1 { throw ValidationError("--stream takes a stream number, 1 or more") }
-        if stream != 1 && !format.isAudio { throw ValidationError("--stream chooses the audio stream of sbc, msbc and cvsd") }
+        request.columns = columnNames
+        request.payload = payload
+        request.binary = binary
+        request.stream = stream
+        request.tree = tree
+        request.hex = hex
+        request.time = time
+        request.flagMark = NotesOptionGroup.flagMark
+        request.redaction = redactValues ? .values : redact ? .keys : .none
+        request.reportsProgress = !noProgress && isatty(2) != 0
+        return request
     }
 
     func run() throws {
         _ = try selection.stages(count: limit.count) // a bad filter is reported before any output
-        let format = resolvedFormat
-        if (format.isCapture || format.isAudio || binary) && output == nil && isatty(1) != 0 {
-            StandardError.error("\(binary ? "--binary" : format.rawValue) writes binary data: give -o FILE, or redirect standard output")
+        let request = request(decoding: try decoding.prepare().options)
+        if request.writesBinary && output == nil && isatty(1) != 0 {
+            StandardError.error("\(binary ? "--binary" : request.format.rawValue) writes binary data: give -o FILE, or redirect standard output")
             throw Failure(code: 2)
         }
-        let decoders = try decoding.prepare()
-        let destination: OutputFile?
+        var progress: ProgressLine?
+        var job = ExportJob(request) { event in
+            switch event {
+            case .progress(let state):
+                if state.finished {
+                    progress?.finish()
+                    progress = nil
+                } else if state.frames == 0 {
+                    progress = ProgressLine(file: state.file, enabled: true)
+                } else {
+                    progress?.update(frames: state.frames)
+                }
+            case .warning(let message):
+                progress?.finish() // a message is printed on its own line: the progress line makes room first
+                StandardError.warning(message)
+            case .inputFailed(let message):
+                progress?.finish()
+                StandardError.error(message)
+            case .report(let text):
+                StandardError.write(text + "\n")
+            }
+        }
+        let result: ExportResult
         do {
-            destination = try output.map(OutputFile.init(path:))
-        } catch let error as CaptureError {
-            StandardError.error(error.message)
+            result = try job.run()
+        } catch let failure as ExportFailure {
+            if !failure.description.isEmpty { StandardError.error(failure.description) }
             throw Failure(code: 1)
         }
-        var run = ExportRun(command: self, format: format, decoders: decoders, destination: destination)
-        do {
-            try run.run()
-            // Nothing could be read: an existing file is not replaced by an empty export.
-            if run.readInputs == 0, let destination {
-                let left = destination.abandon()
-                if !left.isEmpty { StandardError.error(left) }
-                throw Failure(code: 1)
-            }
-            try destination?.close()
-        } catch let error as CaptureError where error.isBrokenPipe && destination == nil {
-            return
-        } catch is OutputWriter.OutputClosed {
-            return
-        } catch let error as CaptureError {
-            Export.fail(error.message, destination)
-        } catch let error as OutputWriter.OutputFailed {
-            Export.fail(error.description, destination)
-        }
-        if run.failedInputs { throw Failure(code: 1) }
-    }
-
-    static func fail(_ message: String, _ destination: OutputFile?) -> Never {
-        let left = destination?.abandon() ?? ""
-        StandardError.error(message + (left.isEmpty ? "" : "; " + left))
-        Glibc.exit(1)
+        if result.failedInputs > 0 { throw Failure(code: 1) }
     }
 }
 
-/// The files of one export, read in order into one sink.
-struct ExportRun {
-    let command: Export
-    let format: ExportFormat
-    let decoders: DecoderFactory
-    let destination: OutputFile?
-    /// An input that could not be read (reported; the others are still exported).
-    private(set) var failedInputs = false
-    /// How many inputs were opened and read.
-    private(set) var readInputs = 0
-    /// One table for every input, so a device keeps its pseudonym across files.
-    let pseudonyms = AddressPseudonyms()
-
-    init(command: Export, format: ExportFormat, decoders: DecoderFactory, destination: OutputFile?) {
-        self.command = command
-        self.format = format
-        self.decoders = decoders
-        self.destination = destination
-    }
-
-    mutating func run() throws {
-        if format.isCapture { return try runCapture() }
-        let out = OutputWriter(fd: destination?.descriptor ?? 1)
-        if format == .text { return try runText(out) }
-        if let payload = command.payload {
-            var sink = PayloadSink(protocolName: payload, binary: command.binary, out: out)
-            try runEach(into: &sink, buildsDisplayText: false)
-            return try out.flush()
-        }
-        if format.isAudio {
-            var sink = AudioStreamSink(codec: AudioStreamSink.Codec(rawValue: format.rawValue)!, stream: command.stream, out: out)
-            try runEach(into: &sink, buildsDisplayText: false)
-            try out.flush()
-            StandardError.write(sink.report + "\n")
-            return
-        }
-        if let width = concurrentInputs { return try runConcurrently(out, width: width) }
-        let columns = command.columnNames.map { ExportColumn.resolve($0).columns }
-        var sink = RenderingSink(makeRenderer(), out: out)
-        var statistics = CaptureStatistics()
-        (failedInputs, readInputs) = try forEachInput { reader, stages, file in
-            if command.files.count > 1 { sink.beginFile(file) }
-            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: format.buildsDisplayText(tree: command.tree, columns: columns),
-                                                                 keptFields: stages.fieldsToKeep(viewReads: Self.fieldsRead(format, columns: columns))),
-                                          stages: stages) { StandardError.warning($0.message) }
-            try pipeline.run(reader, into: &sink)
-            statistics.merge(pipeline.statistics)
-        }
-        try sink.finish(statistics)
-        try out.flush()
-    }
-
-    /// How many inputs to decode at once: several captures in a line format (each input's lines
-    /// whole, in input order, as one after another would give them). Not standard input, and
-    /// not redacted (pseudonyms are numbered in reading order across the inputs).
-    var concurrentInputs: Int? {
-        guard command.files.count > 1, [.jsonl, .csv, .hex].contains(format), !command.redact, !command.redactValues,
-              !command.files.contains("-"), SinkThreading.inputsAtOnce > 1, InputJobs.canSpool else { return nil }
-        return SinkThreading.inputsAtOnce
-    }
-
-    /// Each input decoded and rendered on a thread of its own into a spool (InputJobs), the
-    /// spools copied to the output in input order. No progress line: several inputs move at once.
-    mutating func runConcurrently(_ out: OutputWriter, width: Int) throws {
-        let columns = command.columnNames.map { ExportColumn.resolve($0).columns }
-        // CSV's header once, first, as one input after another writes it (even when none is read).
-        var header = Self.renderer(format, columns: columns, several: true)
-        try header.finish(CaptureStatistics(), to: out)
-        let command = command, format = format, decoders = decoders
-        let buildsDisplayText = format.buildsDisplayText(tree: command.tree, columns: columns)
-        var failed = false, read = 0
-        try InputJobs.run(count: command.files.count, width: width, job: { index, spool in
-            let file = command.files[index]
-            let reader = try CaptureInput.open(file, options: command.input.inputOptions)
-            var stages = try command.selection.stages(count: command.limit.count)
-            if let annotations = command.notes.stage(for: file) { stages.insert(annotations, at: 0) }
-            let spoolOut = OutputWriter(fd: spool.descriptor)
-            var sink = RenderingSink(Self.renderer(format, columns: columns, several: true, writesHeader: false), out: spoolOut)
-            sink.beginFile(file)
-            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: buildsDisplayText,
-                                                                 keptFields: stages.fieldsToKeep(viewReads: Self.fieldsRead(format, columns: columns))),
-                                          stages: stages) {
-                spool.warnings.append($0.message)
-            }
-            pipeline.oneThread = true
-            // What was rendered before a read error is output, as it would be one input at a time.
-            defer { try? spoolOut.flush() }
-            try pipeline.run(reader, into: &sink)
-            try spoolOut.flush()
-        }, emit: { _, spool, outcome in
-            if try InputJobs.emit(spool, outcome, to: out) != nil { read += 1 } else { failed = true }
-        })
-        (failedInputs, readInputs) = (failed, read)
-        try out.flush()
-    }
-
-    /// Exactly what show prints (without colour): per capture, its name when there are
-    /// several, the flag column when it has notes, its status line.
-    mutating func runText(_ out: OutputWriter) throws {
-        var options = RenderOptions()
-        options.time = command.time
-        options.hex = command.hex
-        let mode = command.tree ? RenderMode.tree : RenderMode.table
-        var index = 0
-        (failedInputs, readInputs) = try forEachInput { reader, stages, file in
-            if command.files.count > 1 {
-                if index > 0 { try out.line("") }
-                try out.line("==> \(file) <==")
-            }
-            index += 1
-            var fileOptions = options
-            if stages.contains(where: { $0 is AnnotationStage }) { fileOptions.flagColumn = NotesOptionGroup.flagMark }
-            var sink = RenderingSink(mode.makeRenderer(fileOptions), out: out)
-            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: mode.showsFieldText,
-                                                                 keptFields: stages.fieldsToKeep(viewReads: mode.fieldsRead)), stages: stages) {
-                StandardError.warning($0.message)
-            }
-            try pipeline.run(reader, into: &sink)
-            try sink.finish(pipeline.statistics)
-        }
-        try out.flush()
-    }
-
-    /// Every input into one sink, each through its own decoder and stages.
-    mutating func runEach<Sink: PacketSink>(into sink: inout Sink, buildsDisplayText: Bool) throws {
-        (failedInputs, readInputs) = try forEachInput { reader, stages, _ in
-            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: buildsDisplayText), stages: stages) {
-                StandardError.warning($0.message)
-            }
-            try pipeline.run(reader, into: &sink)
-        }
-    }
-
-    func makeRenderer() -> PacketRenderer {
-        Self.renderer(format, columns: command.columnNames.map { ExportColumn.resolve($0).columns }, several: command.files.count > 1)
-    }
-
-    /// The fields a line format reads: CSV and JSON with `--fields` their columns, JSON
-    /// without every field, hex every field (its layers' ranges).
-    static func fieldsRead(_ format: ExportFormat, columns: [ExportColumn]?) -> FieldMask {
-        switch format {
-        case .csv: return ExportColumn.fieldsRead(columns ?? ExportColumn.csvDefault)
-        case .jsonl, .json: return columns.map(ExportColumn.fieldsRead) ?? .all
-        default: return .all
-        }
-    }
-
-    /// The line format's renderer; `writesHeader` false continues a CSV table whose header
-    /// is already out (one of several inputs exported at once).
-    static func renderer(_ format: ExportFormat, columns: [ExportColumn]?, several: Bool, writesHeader: Bool = true) -> PacketRenderer {
-        switch format {
-        case .jsonl: return JSONRenderer(layout: .lines, columns: columns)
-        case .json: return JSONRenderer(layout: .array, columns: columns)
-        case .csv: return CSVRenderer(columns: columns ?? ExportColumn.csvDefault, withFileColumn: several, writesHeader: writesHeader)
-        default: return HexRenderer()
-        }
-    }
-
-    mutating func runCapture() throws {
-        let sinkOut: ByteSink = destination ?? FileSink(fd: 1, name: "standard output", ownsDescriptor: false)
-        var sink: CaptureExportSink?
-        (failedInputs, readInputs) = try forEachInput { reader, stages, _ in
-            if sink == nil {
-                sink = CaptureExportSink(writer: try CaptureWriters.make(format.captureFormat(for: reader.nativeFormat), sink: sinkOut))
-            }
-            var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: false), stages: stages) {
-                StandardError.warning($0.message)
-            }
-            try pipeline.run(reader, into: &sink!)
-        }
-        try sinkOut.flush()
-        if let left = sink?.skippedDescription {
-            StandardError.warning("\(format.rawValue) cannot hold every record: left out \(left)")
-        }
-    }
-
-    /// Each input in turn, redacted when asked; a failure to write the output ends the run.
-    func forEachInput(_ body: (FrameReader, [any PacketStage], String) throws -> Void) throws -> (failed: Bool, read: Int) {
-        var inputs = CaptureInputs(files: command.files, input: command.input, notes: command.notes, selection: command.selection,
-                                   count: command.limit.count, showsProgress: !command.noProgress)
-        if command.redact || command.redactValues {
-            let values = command.redactValues, pseudonyms = pseudonyms
-            inputs.wrap = { RedactingReader($0, values: values, pseudonyms: pseudonyms) }
-        }
-        let destinationName = destinationName
-        inputs.endsRun = { $0.message.hasPrefix(destinationName) }
-        return try inputs.forEach(body)
-    }
-
-    /// How write errors name the output (they end the export; input errors do not).
-    var destinationName: String { destination?.path ?? "standard output" }
-}
-
-enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
-    case jsonl, json, csv, text, hex
-    case btsnoop, pklg, pcap, pcapng
-    case btsnoopH4 = "btsnoop-h4", btsnoopHCI = "btsnoop-hci", btsnoopMonitor = "btsnoop-monitor"
-    case pcapH4 = "pcap-h4", pcapMonitor = "pcap-monitor"
-    case sbc, msbc, cvsd
-
-    var isCapture: Bool { ![.jsonl, .json, .csv, .text, .hex].contains(self) && !isAudio }
-    var isAudio: Bool { [.sbc, .msbc, .cvsd].contains(self) }
-
-    /// JSON objects give every layer's summary and the decoders' value names, and flat ones
-    /// (--fields) the names asked for; the tree its fields' text. Everything else only values
-    /// and the top summary, which are always there.
-    func buildsDisplayText(tree: Bool, columns: [ExportColumn]?) -> Bool {
-        switch self {
-        case .jsonl, .json, .csv:
-            guard let columns else { return self != .csv }
-            return columns.contains { if case .valueName = $0 { return true } else { return false } }
-        case .text: return tree
-        default: return false
-        }
-    }
-
-    /// The file format for frames read from an input of `native` format: btsnoop and pcap keep
-    /// the input's own datalink where it has one of theirs (so an unfiltered btsnoop export is
-    /// the same file), else the one that keeps most (monitor: controller indexes and notes).
-    func captureFormat(for native: CaptureFileFormat) -> CaptureFileFormat {
-        switch self {
-        case .btsnoop:
-            switch native {
-            case .btsnoopHCI, .btsnoopH4, .btsnoopMonitor: return native
-            case .pcapH4: return .btsnoopH4
-            default: return .btsnoopMonitor
-            }
-        case .pcap:
-            switch native {
-            case .btsnoopMonitor, .pcapMonitor, .pcapng: return .pcapMonitor
-            case .pcapLELL, .pcapLELLWithRadioHeader, .pcapNordicBLE, .pcapPPI, .pcapBREDRBB: return native
-            default: return .pcapH4
-            }
-        case .pklg: return .pklg
-        case .pcapng: return .pcapng
-        case .btsnoopH4: return .btsnoopH4
-        case .btsnoopHCI: return .btsnoopHCI
-        case .btsnoopMonitor: return .btsnoopMonitor
-        case .pcapH4: return .pcapH4
-        case .pcapMonitor: return .pcapMonitor
-        case .jsonl, .json, .csv, .text, .hex, .sbc, .msbc, .cvsd: preconditionFailure("not a capture format")
-        }
-    }
-
-    /// From an output file's extension.
-    static func guess(_ path: String) -> ExportFormat? {
-        let lower = path.lowercased()
-        let table: [(String, ExportFormat)] = [
-            (".jsonl", .jsonl), (".ndjson", .jsonl), (".json", .json), (".csv", .csv), (".txt", .text), (".hex", .hex),
-            (".btsnoop", .btsnoop), (".log", .btsnoop), (".cfa", .btsnoop), (".pklg", .pklg), (".pcapng", .pcapng), (".pcap", .pcap),
-            (".sbc", .sbc), (".msbc", .msbc), (".cvsd", .cvsd),
-        ]
-        return table.first { lower.hasSuffix($0.0) }?.1
-    }
-}
+extension ExportFormat: ExpressibleByArgument {}

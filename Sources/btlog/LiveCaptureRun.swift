@@ -115,7 +115,7 @@ final class LiveCaptureRun {
             try BrowseLoop.run(index: index, loader: loader, source: command.writePath.map { ($0 as NSString).lastPathComponent } ?? "HCI monitor",
                                time: command.display.time, follows: true, colours: command.display.color.enabledOnTerminal,
                                filter: command.selection.filter ?? "", quick: command.selection.quickFilters,
-                               notesPath: notes, capturePath: command.writePath, exportOptions: command.decoding.arguments)
+                               notesPath: notes, capturePath: command.writePath, exporting: BrowserExport(decoding: decoders.options))
         } catch {
             browseError = error
         }

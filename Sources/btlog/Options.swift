@@ -23,11 +23,6 @@ struct InputOptionGroup: ParsableArguments {
         }
     }
 
-    /// The options as given, for another btlog run on the same capture (browse's export).
-    var arguments: [String] {
-        (pklgUTCOffset.map { ["--pklg-utc-offset", $0] } ?? []) + (member.map { ["--member", $0] } ?? [])
-    }
-
     var inputOptions: InputOptions {
         InputOptions(pklgUTCOffset: pklgUTCOffset.flatMap(UTCOffset.parse) ?? 0, member: member)
     }

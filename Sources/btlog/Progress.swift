@@ -53,6 +53,16 @@ final class ProgressLine {
     func tick() {
         frames += 1
         guard frames & 1023 == 0 else { return }
+        redraw()
+    }
+
+    /// The count an export reports (every 1,024 frames).
+    func update(frames: Int) {
+        self.frames = frames
+        redraw()
+    }
+
+    private func redraw() {
         let now = Self.now()
         guard now - start >= Self.delay, now - lastDraw >= 0.2 else { return }
         lastDraw = now

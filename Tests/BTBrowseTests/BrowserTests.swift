@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import BTCapture
 import BTDecode
+import BTExport
 import BTAnalysis
 import BTQuery
 import BTRender
@@ -388,27 +389,40 @@ final class BrowserTests: XCTestCase {
         XCTAssertTrue(BrowserScreen().draw(browser).lines[browser.layout.treeTop - 1].contains("Packet "))
     }
 
-    /// w and W hand `btlog export` what the list shows: the filter and quick filters, or the
-    /// selected packet alone (the command line runs it; the tmux test checks the files).
-    func testExportArguments() throws {
-        let browser = try Self.browser("le-heart-rate.btsnoop", notes: "/tmp/elsewhere.json")
-        let capture = PacketIndexTests.root.appendingPathComponent("Fixtures/le-heart-rate.btsnoop").path
-        var asked: [String] = []
-        browser.exporter = { arguments, done in
-            asked = arguments
-            done("Exported")
+    /// w and W export what the list shows (the filter, the quick filters, the notes) or the
+    /// selected packet alone, in process through BTExport: the file holds exactly the packets
+    /// the list shows, in the format its extension names. (The tmux test checks the same from
+    /// the terminal, against `btlog export`.)
+    func testExportWritesWhatTheListShows() throws {
+        let browser = try Self.browser("le-heart-rate.btsnoop")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("btlog-browse-export-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        browser.exporting = BrowserExport(runs: { $0() })
+        func numbers(_ csv: String) throws -> [Int] {
+            let text = try String(contentsOfFile: folder + "/" + csv, encoding: .utf8)
+            return text.split(separator: "\n").dropFirst().compactMap { Int($0.prefix { $0 != "," }) }
         }
-        Self.press(browser, [.character("f")] + Self.type("att") + [.enter, .character("A"), .character("E")])
-        Self.press(browser, [.character("w")] + Self.type("out.csv") + [.enter])
-        XCTAssertEqual(asked, ["export", capture, "-o", "out.csv", "-f", "att", "--errors", "--hide", "adv", "--notes", "/tmp/elsewhere.json"])
-        XCTAssertEqual(browser.message, "Exported")
-        Self.press(browser, [.character("c"), .character(":")] + Self.type("17") + [.enter, .character("H"), .character("W")] + Self.type("one.jsonl") + [.enter])
-        XCTAssertEqual(asked, ["export", capture, "-o", "one.jsonl", "--packets", "17-17"])
-        Self.press(browser, [.character("w")] + Self.type("x.txt") + [.enter])
-        XCTAssertEqual(asked, ["export", capture, "-o", "x.txt", "--handle", "64", "--notes", "/tmp/elsewhere.json"])
+        func listed() -> [Int] {
+            (0 ..< browser.list.rows.count).compactMap { browser.list.rows.packet(atRow: $0) }.compactMap { browser.index.frame(at: $0)?.number }
+        }
+        Self.press(browser, [.character("f")] + Self.type("att") + [.enter, .character("A")])
+        Self.press(browser, [.character("w")] + Self.type(folder + "/att.csv") + [.enter])
+        XCTAssertEqual(browser.exporting?.lastRequest?.format, .csv)
+        XCTAssertTrue(browser.message?.hasPrefix("Exported to \(folder)/att.csv (") ?? false, browser.message ?? "")
+        XCTAssertFalse(listed().isEmpty)
+        XCTAssertEqual(try numbers("att.csv"), listed())
+        // The selected packet alone, as a capture file that reads back as one frame.
+        Self.press(browser, [.character("c"), .character(":")] + Self.type("17") + [.enter, .character("W")] + Self.type(folder + "/one.btsnoop") + [.enter])
+        let reader = try CaptureInput.open(folder + "/one.btsnoop")
+        XCTAssertEqual(try reader.next()?.number, 1)
+        XCTAssertNil(try reader.next())
+        // A file that cannot be written: the browser says why, and goes on.
+        Self.press(browser, [.character("w")] + Self.type("/nonexistent-folder/x.csv") + [.enter])
+        XCTAssertTrue(browser.message?.hasPrefix("Export failed: /nonexistent-folder/x.csv") ?? false, browser.message ?? "")
         // A live capture not written to a file has nothing to export.
         let live = Browser(index: browser.index, loader: nil, source: "live")
-        live.exporter = browser.exporter
+        live.exporting = browser.exporting
         Self.press(live, [.character("w")])
         XCTAssertNil(live.input)
         XCTAssertTrue(live.message?.hasPrefix("nothing to export from") ?? false)

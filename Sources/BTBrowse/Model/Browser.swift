@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTExport
 import BTQuery
 import BTRender
 import Foundation
@@ -62,10 +63,9 @@ public final class Browser {
     public private(set) var height: Int
 
     private var rowCache: [Int: Row] = [:]
-    /// Runs `btlog export` with these arguments (set by the command line, which knows its own
-    /// executable and decoding options), calling back with what to tell the user once done.
-    public var exporter: (([String], @escaping @Sendable (String) -> Void) -> Void)?
-    private let exportOutcome = ExportOutcome()
+    /// Exports what the list shows (set by the command line, which knows how the capture is
+    /// read and decoded); nil: nothing to export from.
+    public var exporting: BrowserExport?
     /// The capture's notes (`btlog annotate`'s sidecar), and where they are kept; nil: the
     /// browser cannot annotate (a live capture not written to a file).
     public private(set) var notes: NotesDocument
@@ -135,7 +135,7 @@ public final class Browser {
     /// Takes in the packets loaded and the matches found since the last call; opens the
     /// selected packet when it changed. Call before drawing.
     public func tick() {
-        if let outcome = exportOutcome.take() { message = outcome }
+        if let outcome = exporting?.take() { message = outcome }
         if let notesPath, Self.modified(notesPath) != notesModified { reloadNotes() }
         let total = index.count
         if let scan {
@@ -307,7 +307,7 @@ public final class Browser {
             }
             input = InputLine(.comment, text: notes.notes[frame.number]?.comment ?? "")
         case .character("w"), .character("W"):
-            guard capturePath != nil, exporter != nil else {
+            guard capturePath != nil, exporting != nil else {
                 message = "nothing to export from: a live capture is exported once written (-w FILE)"
                 break
             }
@@ -554,10 +554,9 @@ public final class Browser {
             annotate { $0.comment = text.isEmpty ? nil : text }
         case .export(let selectedOnly):
             input = nil
-            guard !text.isEmpty, let arguments = exportArguments(to: text, selectedOnly: selectedOnly), let exporter else { return }
+            guard !text.isEmpty, let exporting, let request = exportRequest(to: text, selectedOnly: selectedOnly, exporting) else { return }
             message = "Exporting to \(text)…"
-            let outcome = exportOutcome
-            exporter(arguments) { outcome.put($0) }
+            exporting.start(request)
         case .goTo:
             input = nil
             guard let number = Int(text), number >= 1 else {
@@ -661,29 +660,31 @@ public final class Browser {
 
     // MARK: Export
 
-    /// `btlog export`'s arguments for what the list shows (its filter and quick filters, or the
-    /// selected packet alone) to `output` (the format from its extension, as export decides);
-    /// nil when there is nothing to export.
-    public func exportArguments(to output: String, selectedOnly: Bool) -> [String]? {
+    /// The export of what the list shows (its filter and quick filters, and its notes), or of
+    /// the selected packet alone, to `output` (the format from its extension, as export
+    /// decides); nil when there is nothing to export.
+    func exportRequest(to output: String, selectedOnly: Bool, _ exporting: BrowserExport) -> ExportRequest? {
         guard let capturePath else { return nil }
-        var arguments = ["export", capturePath, "-o", output]
+        let annotations = notes.notes.isEmpty ? nil : annotationStage
         if selectedOnly {
             guard let position = list.selectedPacket, let frame = index.frame(at: position) else {
                 message = "no packet selected"
                 return nil
             }
-            arguments += ["--packets", "\(frame.number)-\(frame.number)"]
-            return arguments
+            let number = frame.number
+            return exporting.request(capture: capturePath, output: output) { _ in
+                (annotations.map { [$0] } ?? []) + [PacketSelection(range: number ... number)]
+            }
         }
-        if !filterText.isEmpty { arguments += ["-f", filterText] }
-        if !quick.types.isEmpty { arguments += ["--type", quick.types.joined(separator: ",")] }
-        for device in quick.devices { arguments += ["--device", device.description] }
-        for handle in quick.handles { arguments += ["--handle", "\(handle)"] }
-        if quick.errorsOnly { arguments.append("--errors") }
-        if quick.flaggedOnly { arguments.append("--flagged") }
-        if !quick.hidden.isEmpty { arguments += ["--hide", quick.hidden.map(\.rawValue).joined(separator: ",")] }
-        if notesPath != nil && notesPath != NotesStore.path(forCapture: capturePath, notes: nil) { arguments += ["--notes", notesPath!] }
-        return arguments
+        let filterText = filterText, quick = quick
+        return exporting.request(capture: capturePath, output: output) { _ in
+            var filters: [PacketFilter] = []
+            if !filterText.isEmpty { filters.append(try PacketFilter(filterText)) }
+            if let quickFilter = try quick.filter() { filters.append(quickFilter) }
+            var stages: [any PacketStage] = annotations.map { [$0] } ?? []
+            if let first = filters.first { stages.append(FilterStage(filters.dropFirst().reduce(first, &&))) }
+            return stages
+        }
     }
 
     // MARK: Notes
@@ -845,17 +846,4 @@ public final class Browser {
         ("?", "this help (any key closes it)"),
         ("q  Ctrl-C", "quit"),
     ]
-}
-
-/// What an export running on another thread has to say, for the next tick.
-private final class ExportOutcome: @unchecked Sendable { // `text` is behind `lock`
-    private let lock = NSLock()
-    private var text: String?
-    func put(_ message: String) { lock.withLock { text = message } }
-    func take() -> String? {
-        lock.withLock {
-            defer { text = nil }
-            return text
-        }
-    }
 }
