@@ -14,10 +14,10 @@ public final class BrowserExport: @unchecked Sendable { // `outcome` is behind `
     public let decoding: DecodeOptions
     /// Runs a job (on a thread of its own; the tests run it at once).
     let runs: (@escaping @Sendable () -> Void) -> Void
-    private let lock = NSLock()
-    private var outcome: String?
+    let lock = NSLock()
+    var outcome: String?
     /// The last request started (the tests read it).
-    public private(set) var lastRequest: ExportRequest?
+    public internal(set) var lastRequest: ExportRequest?
 
     public init(input: InputOptions = InputOptions(), decoding: DecodeOptions = DecodeOptions(),
                 runs: @escaping (@escaping @Sendable () -> Void) -> Void = { job in Thread(block: job).start() }) {
@@ -49,7 +49,7 @@ public final class BrowserExport: @unchecked Sendable { // `outcome` is behind `
         }
     }
 
-    private func put(_ message: String) { lock.withLock { outcome = message } }
+    func put(_ message: String) { lock.withLock { outcome = message } }
 
     /// What the last export said, once.
     func take() -> String? {

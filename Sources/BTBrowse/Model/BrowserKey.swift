@@ -1,6 +1,6 @@
 /// What the user did, as the browser model reads it: keys, the mouse and a resize, whatever
 /// the terminal back end that saw them.
-public enum BrowserKey: Equatable, Sendable {
+public enum BrowserKey: Hashable, Sendable {
     case character(Character)
     /// A control key: Ctrl-C is `.control("c")`.
     case control(Character)

@@ -140,6 +140,28 @@ public final class PacketIndex: @unchecked Sendable { // every stored property i
         replay.session.upcoming = nil
     }
 
+    /// Decodes the packets at `positions` (0-based, ascending, any gaps) again, in runs: each
+    /// run of positions less than a saved Session's interval apart decoded from one saved
+    /// Session, the packets between them decoded but not handed over. `body` gets each wanted
+    /// packet with its position. The one way the browser decodes a scattered set (the rows on
+    /// screen, a search's next rows).
+    public func decode(positions: [Int], buildsDisplayText: Bool, _ body: (Int, inout Packet) throws -> Void) rethrows {
+        var start = 0
+        while start < positions.count {
+            var end = start + 1
+            while end < positions.count, positions[end] - positions[end - 1] < interval { end += 1 }
+            let run = positions[start ..< end]
+            var position = run.first!, next = run.startIndex
+            try decode(run.first! ..< run.last! + 1, buildsDisplayText: buildsDisplayText) { packet in
+                defer { position += 1 }
+                guard next < run.endIndex, run[next] == position else { return }
+                next += 1
+                try body(position, &packet)
+            }
+            start = end
+        }
+    }
+
     /// Every recorded packet decoded again in order by a decoder of its own with `options`
     /// (`btlog gatt` keeps each handle's last value), from an empty Session, as the first pass
     /// decoded them; returns the Session at the end (what the whole-capture reports read).

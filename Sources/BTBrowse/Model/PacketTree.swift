@@ -19,8 +19,10 @@ public struct PacketTree: Equatable {
         public var text: String
         /// The layer it belongs to (its index in the packet), nil for an issue.
         public var layer: Int?
-        /// The layer's name: what expansion is remembered by.
-        public var layerName: String
+        /// The layer's kind (an issue's, the layer it is about): what folding is remembered by;
+        /// nil for the comment.
+        public var layerKind: LayerKind?
+        public var layerName: String { layerKind?.name ?? "" }
         /// The bytes the line covers in `source`.
         public var bytes: Range<Int>?
         public var source: Layer.Source
@@ -33,8 +35,8 @@ public struct PacketTree: Equatable {
 
     public init() {}
 
-    /// The tree of `packet`, with the layers whose names are in `collapsed` folded to their header.
-    public init(_ packet: Packet, collapsed: Set<String>) {
+    /// The tree of `packet`, with the layers whose kinds are in `collapsed` folded to their header.
+    public init(_ packet: Packet, collapsed: Set<LayerKind>) {
         frameBytes = Array(packet.frame.bytes)
         reassembled = packet.reassembled.map { Array($0) }
         var lines: [Line] = []
@@ -55,15 +57,15 @@ public struct PacketTree: Equatable {
 
     /// The tree's lines in order, each handed to `body` until it returns false: each layer
     /// (highest first) and its fields unless folded, then the issues, then the comment.
-    static func forEachLine(of packet: Packet, collapsed: Set<String>, _ body: (Line) -> Bool) {
+    static func forEachLine(of packet: Packet, collapsed: Set<LayerKind>, _ body: (Line) -> Bool) {
         for index in packet.layers.indices.reversed() {
             let layer = packet.layers[index]
-            let expanded = !collapsed.contains(layer.name)
+            let expanded = !collapsed.contains(layer.kind)
             guard body(Line(kind: .layer(expanded: expanded), text: TreeRenderer.layerLine(layer), layer: index,
-                            layerName: layer.name, bytes: layer.range, source: layer.source)) else { return }
+                            layerKind: layer.kind, bytes: layer.range, source: layer.source)) else { return }
             guard expanded else { continue }
             for field in layer.fields {
-                guard body(Line(kind: .field, text: TreeRenderer.fieldLine(field), layer: index, layerName: layer.name,
+                guard body(Line(kind: .field, text: TreeRenderer.fieldLine(field), layer: index, layerKind: layer.kind,
                                 bytes: field.range, source: layer.source)) else { return }
             }
         }
@@ -71,11 +73,11 @@ public struct PacketTree: Equatable {
             for issue in layer.issues {
                 let owner = issue.layer >= 0 && issue.layer < packet.layers.count ? packet.layers[issue.layer] : nil
                 guard body(Line(kind: .issue(issue.severity), text: TreeRenderer.issueLine(issue), layer: nil,
-                                layerName: owner?.name ?? "", bytes: nil, source: .frame)) else { return }
+                                layerKind: owner?.kind, bytes: nil, source: .frame)) else { return }
             }
         }
         if let comment = packet.comment {
-            _ = body(Line(kind: .comment, text: "Comment: " + comment, layer: nil, layerName: "", bytes: nil, source: .frame))
+            _ = body(Line(kind: .comment, text: "Comment: " + comment, layer: nil, layerKind: nil, bytes: nil, source: .frame))
         }
     }
 
@@ -88,11 +90,11 @@ public struct PacketTree: Equatable {
     }
 }
 
-/// The tree pane's state across packets: which layers are folded (by layer name, so opening
+/// The tree pane's state across packets: which layers are folded (by layer kind, so opening
 /// another packet of the same kind shows it folded the same way), the selected line and the
 /// first line on screen.
 public struct TreeState: Equatable {
-    public private(set) var collapsed: Set<String> = []
+    public private(set) var collapsed: Set<LayerKind> = []
     public private(set) var tree = PacketTree()
     public private(set) var selected = 0
     public private(set) var top = 0
@@ -118,9 +120,9 @@ public struct TreeState: Equatable {
         selected = 0
         if let previous {
             let label = Self.label(previous.text)
-            if let same = tree.lines.firstIndex(where: { $0.layerName == previous.layerName && $0.kind == previous.kind && Self.label($0.text) == label }) {
+            if let same = tree.lines.firstIndex(where: { $0.layerKind == previous.layerKind && $0.kind == previous.kind && Self.label($0.text) == label }) {
                 selected = same
-            } else if let layer = tree.lines.firstIndex(where: { $0.layerName == previous.layerName }) {
+            } else if let layer = tree.lines.firstIndex(where: { $0.layerKind == previous.layerKind }) {
                 selected = layer
             }
         }
@@ -157,20 +159,20 @@ public struct TreeState: Equatable {
     /// on a field, it folds the layer the field belongs to.
     public mutating func toggle(_ packet: Packet) {
         guard let line = selectedLine, line.layer != nil else { return }
-        let name = line.layerName
-        if collapsed.contains(name) { collapsed.remove(name) } else { collapsed.insert(name) }
+        guard let kind = line.layerKind else { return }
+        if collapsed.contains(kind) { collapsed.remove(kind) } else { collapsed.insert(kind) }
         tree = PacketTree(packet, collapsed: collapsed)
-        selected = tree.lines.firstIndex { $0.layerName == name && $0.layer != nil } ?? 0
+        selected = tree.lines.firstIndex { $0.layerKind == kind && $0.layer != nil } ?? 0
         keepSelectionVisible()
     }
 
     /// Folds (`expanded` false) or unfolds every layer of the tree shown.
     public mutating func setAll(expanded: Bool, _ packet: Packet) {
-        let names = Set(tree.lines.compactMap { $0.layer != nil ? $0.layerName : nil })
-        if expanded { collapsed.subtract(names) } else { collapsed.formUnion(names) }
-        let name = selectedLine?.layerName
+        let kinds = Set(tree.lines.compactMap { $0.layer != nil ? $0.layerKind : nil })
+        if expanded { collapsed.subtract(kinds) } else { collapsed.formUnion(kinds) }
+        let kind = selectedLine?.layerKind
         tree = PacketTree(packet, collapsed: collapsed)
-        selected = tree.lines.firstIndex { $0.layerName == name && $0.layer != nil } ?? 0
+        selected = tree.lines.firstIndex { $0.layerKind == kind && $0.layer != nil } ?? 0
         keepSelectionVisible()
     }
 
