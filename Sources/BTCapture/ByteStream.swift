@@ -39,7 +39,7 @@ public final class FileDescriptorStream: ByteStream {
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         while true {
             #if canImport(Glibc)
-            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            let n = SystemCalls.read(fd, buffer.baseAddress, buffer.count)
             #else
             let n = Darwin.read(fd, buffer.baseAddress, buffer.count)
             #endif

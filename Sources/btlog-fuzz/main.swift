@@ -2,6 +2,8 @@ import BTFuzz
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 // Built two ways (Scripts/fuzz.sh):

@@ -63,10 +63,10 @@ struct Annotate: ParsableCommand {
             try change(path, packet: packet!)
         } catch let failure as NotesStore.Failure {
             StandardError.error(failure.description)
-            throw Failure(code: 1)
+            throw ExitCode(1)
         } catch let error as CaptureError {
             StandardError.error(error.message)
-            throw Failure(code: 1)
+            throw ExitCode(1)
         }
     }
 
@@ -106,7 +106,7 @@ struct Annotate: ParsableCommand {
     private func listNotes(_ path: String) throws {
         guard let document = try NotesStore.read(path), !document.notes.isEmpty else {
             StandardError.error("\(file) has no notes (\(path))")
-            throw Failure(code: 1)
+            throw ExitCode(1)
         }
         let out = OutputWriter()
         var options = RenderOptions()

@@ -3,6 +3,8 @@ import BTCapture
 import BTQuery
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 struct BTLog: ParsableCommand {
@@ -24,39 +26,38 @@ struct BTLog: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
-        } catch let failure as Failure {
-            Glibc.exit(failure.code)
         } catch let error as FilterError {
             StandardError.error(error.description)
-            Glibc.exit(2)
+            terminate(2)
         } catch let error as QuickFilterError {
             StandardError.error(error.description)
-            Glibc.exit(2)
+            terminate(2)
         } catch let error as PatternError {
             StandardError.error(error.description)
-            Glibc.exit(2)
+            terminate(2)
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
                 StandardError.write(fullMessage(for: error) + "\n")
-                Glibc.exit(2)
+                terminate(2)
             }
             BTLog.exit(withError: error)
         }
     }
 }
 
-/// Ends the process with a status after the message was already printed.
-struct Failure: Error {
-    var code: Int32
-}
+/// Ends the process with `code` (usage errors the parser itself does not know of).
+func terminate(_ code: Int32) -> Never { exit(code) }
 
 enum StandardError {
     static func write(_ text: String) {
         var text = text
-        text.withUTF8 { raw in _ = Glibc.write(2, raw.baseAddress, raw.count) }
+        text.withUTF8 { raw in _ = systemWrite(2, raw.baseAddress, raw.count) }
     }
 
     static func error(_ message: String) { write("btlog: \(message)\n") }
     static func warning(_ message: String) { write("btlog: warning: \(message)\n") }
 }
+
+/// The C library's write(2), whichever module provides it (Glibc on Linux, Darwin on macOS).
+private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, bytes, count) }

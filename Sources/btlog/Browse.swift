@@ -7,6 +7,8 @@ import BTRender
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 struct Browse: ParsableCommand {
@@ -26,8 +28,8 @@ struct Browse: ParsableCommand {
     @Option(help: ArgumentHelp("Time column: abs, rel, delta or epoch, as in show.", valueName: "abs|rel|delta|epoch"))
     var time: TimeFormatter.Mode = .abs
 
-    @Option(help: ArgumentHelp("Colour: auto (unless NO_COLOR is set), always or never.", valueName: "auto|always|never"))
-    var color: ColorChoice = .auto
+    @OptionGroup var coloring: ColorOptionGroup
+    var color: ColorChoice { coloring.color }
 
     @OptionGroup(title: "Notes") var notes: NotesOptionGroup
     @OptionGroup(title: "Input") var input: InputOptionGroup
@@ -42,7 +44,7 @@ struct Browse: ParsableCommand {
         _ = try selection.stages() // a bad filter is a usage error, before the screen is taken
         guard isatty(0) != 0, isatty(1) != 0 else {
             StandardError.error("browse needs a terminal on standard input and output; 'btlog show' prints to a pipe or file")
-            throw Failure(code: 2)
+            throw ExitCode(2)
         }
         var options = input.inputOptions
         options.follow = follow
@@ -51,7 +53,7 @@ struct Browse: ParsableCommand {
             reader = try CaptureInput.open(file, options: options)
         } catch let error as CaptureError {
             StandardError.error(error.message)
-            throw Failure(code: 1)
+            throw ExitCode(1)
         }
         let decoders = try decoding.prepare()
         let decoder = decoders.make(buildsDisplayText: false)
@@ -94,6 +96,6 @@ enum BrowseLoop {
             }
         }
         terminal.close()
-        if CursesTerminal.signalled != 0 { throw Failure(code: 128 + CursesTerminal.signalled) }
+        if CursesTerminal.signalled != 0 { throw ExitCode(128 + CursesTerminal.signalled) }
     }
 }

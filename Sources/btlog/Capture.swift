@@ -5,6 +5,8 @@ import BTQuery
 import BTRender
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 struct Capture: ParsableCommand {
@@ -85,7 +87,7 @@ struct Capture: ParsableCommand {
             if let user { try Privileges.drop(to: user) }
         } catch let error as CaptureError {
             StandardError.error(error.message)
-            throw Failure(code: 1)
+            throw ExitCode(1)
         }
         let session = try LiveCaptureRun(command: self, monitorFD: monitor.fd, readsKernelDrops: monitor.realSocket)
         try session.run()
@@ -104,7 +106,7 @@ struct Capture: ParsableCommand {
             try pipeline.run(replay, into: &nothing)
         } catch let error as CaptureError {
             StandardError.error(error.message)
-            throw Failure(code: 1)
+            throw ExitCode(1)
         }
         let out = OutputWriter()
         do {

@@ -40,7 +40,7 @@ struct DecodeOptionGroup: ParsableArguments {
             return DecoderFactory(options: options)
         } catch let error as GATTNameSources.LoadError {
             StandardError.error(error.description)
-            throw Failure(code: 1)
+            throw ExitCode(1)
         }
     }
 
@@ -51,17 +51,17 @@ struct DecodeOptionGroup: ParsableArguments {
         for text in ltk {
             do { all.append(try LinkLayerKeys.parse(key: text[...])) } catch let error as LinkLayerKeys.ParseError {
                 StandardError.error("--ltk \(text): \(error.description)")
-                throw Failure(code: 2)
+                throw ExitCode(2)
             }
         }
         if let keys {
             guard let data = FileManager.default.contents(atPath: keys) else {
                 StandardError.error("\(keys): cannot read the keys file")
-                throw Failure(code: 1)
+                throw ExitCode(1)
             }
             do { all += try LinkLayerKeys.parse(file: String(decoding: data, as: UTF8.self), name: keys) } catch let error as LinkLayerKeys.ParseError {
                 StandardError.error(error.description)
-                throw Failure(code: 1)
+                throw ExitCode(1)
             }
         }
         return all

@@ -26,11 +26,11 @@ struct Diagnose: ParsableCommand {
     @Flag(help: "The problems as one JSON document instead of text.")
     var json = false
 
-    @Option(help: ArgumentHelp("Colour: auto, always or never (errors red, warnings yellow).", valueName: "auto|always|never"))
-    var color: ColorChoice = .auto
+    @OptionGroup var coloring: ColorOptionGroup
+    var color: ColorChoice { coloring.color }
 
-    @Flag(name: .customLong("no-progress"), help: "Never show the progress line on standard error.")
-    var noProgress = false
+    @OptionGroup var progress: ProgressOptionGroup
+    var noProgress: Bool { progress.noProgress }
 
     @OptionGroup(title: "Input") var input: InputOptionGroup
     @OptionGroup(title: "Notes") var notes: NotesOptionGroup
@@ -48,14 +48,14 @@ struct Diagnose: ParsableCommand {
         } catch {
             // A bad filter is a usage error: status 2, as for a bad option.
             StandardError.error("\(error)")
-            throw Failure(code: 2)
+            throw ExitCode(2)
         }
         let decoders = try decoding.prepare()
         var collector = StatisticsCollector()
         let inputs = CaptureInputs(files: files, input: input, notes: notes, selection: selection, count: limit.count,
                                    showsProgress: !noProgress)
         let outcome = try inputs.collect(into: &collector, decoders: decoders)
-        if outcome.read == 0 { throw Failure(code: 2) }
+        if outcome.read == 0 { throw ExitCode(2) }
         let report = collector.finish()
         let problems = Diagnosis.problems(in: report)
         let out = OutputWriter()
@@ -65,7 +65,7 @@ struct Diagnose: ParsableCommand {
             if json { try out.write(rendered.document) } else { try rendered.render(to: out) }
             try out.flush()
         } catch is OutputWriter.OutputClosed {}
-        if outcome.failed { throw Failure(code: 2) }
-        if !problems.isEmpty { throw Failure(code: 1) }
+        if outcome.failed { throw ExitCode(2) }
+        if !problems.isEmpty { throw ExitCode(1) }
     }
 }

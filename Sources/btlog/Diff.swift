@@ -44,11 +44,11 @@ struct Diff: ParsableCommand {
     @Option(help: ArgumentHelp("How far timing may differ before it counts, e.g. 20% (the default) or 50%; differences under 10 ms never count.", valueName: "PERCENT"))
     var tolerance: TolerancePercent = TolerancePercent(ratio: 0.2)
 
-    @Option(help: ArgumentHelp("Colour: auto, always or never.", valueName: "auto|always|never"))
-    var color: ColorChoice = .auto
+    @OptionGroup var coloring: ColorOptionGroup
+    var color: ColorChoice { coloring.color }
 
-    @Flag(name: .customLong("no-progress"), help: "Never show the progress line on standard error.")
-    var noProgress = false
+    @OptionGroup var progress: ProgressOptionGroup
+    var noProgress: Bool { progress.noProgress }
 
     @OptionGroup(title: "Input") var input: InputOptionGroup
     @OptionGroup(title: "Selection") var selection: SelectionOptionGroup
@@ -87,7 +87,7 @@ struct Diff: ParsableCommand {
                 packets = counting.count
                 recorder.endFile(session: pipeline.decoder.session)
             }
-            if outcome.failed || outcome.read == 0 { throw Failure(code: 2) }
+            if outcome.failed || outcome.read == 0 { throw ExitCode(2) }
             sides.append((recorder.finish(vendors: VendorNames.system), DiffInput(file: file, packets: packets)))
         }
         var diff = CaptureDiff(sides[0].0, sides[1].0, ignoringValues: !values, tolerance: DiffTolerance(ratio: tolerance.ratio))
@@ -103,7 +103,7 @@ struct Diff: ParsableCommand {
             }
             try out.flush()
         } catch is OutputWriter.OutputClosed {}
-        if !diff.isEmpty { throw Failure(code: 1) }
+        if !diff.isEmpty { throw ExitCode(1) }
     }
 }
 

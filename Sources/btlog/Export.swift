@@ -6,6 +6,8 @@ import BTQuery
 import BTRender
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 struct Export: ParsableCommand {
@@ -57,8 +59,8 @@ struct Export: ParsableCommand {
     @Flag(name: .customLong("redact-values"), help: "--redact, and zero ATT values, what GATT profiles carry above ATT, and ANCS strings.")
     var redactValues = false
 
-    @Flag(name: .customLong("no-progress"), help: "Never show the progress line (shown on standard error, when it is a terminal, for an export that takes more than half a second).")
-    var noProgress = false
+    @OptionGroup var progress: ProgressOptionGroup
+    var noProgress: Bool { progress.noProgress }
 
     @OptionGroup(title: "Input") var input: InputOptionGroup
     @OptionGroup(title: "Notes") var notes: NotesOptionGroup
@@ -110,7 +112,7 @@ struct Export: ParsableCommand {
         let request = request(decoding: try decoding.prepare().options)
         if request.writesBinary && output == nil && isatty(1) != 0 {
             StandardError.error("\(binary ? "--binary" : request.format.rawValue) writes binary data: give -o FILE, or redirect standard output")
-            throw Failure(code: 2)
+            throw ExitCode(2)
         }
         var progress: ProgressLine?
         var job = ExportJob(request) { event in
@@ -139,9 +141,9 @@ struct Export: ParsableCommand {
             result = try job.run()
         } catch let failure as ExportFailure {
             if !failure.description.isEmpty { StandardError.error(failure.description) }
-            throw Failure(code: 1)
+            throw ExitCode(1)
         }
-        if result.failedInputs > 0 { throw Failure(code: 1) }
+        if result.failedInputs > 0 { throw ExitCode(1) }
     }
 }
 

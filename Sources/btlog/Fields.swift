@@ -58,7 +58,7 @@ struct Fields: ParsableCommand {
         let names = FieldValueNames.names(of: field)
         guard !names.isEmpty else {
             StandardError.error("\(field.name) has no named values; a filter compares it with \(field.type.rawValue) literals")
-            throw Failure(code: 1)
+            throw ExitCode(1)
         }
         let digits = names.map(\.value).max().map { $0 > 0xFFFF ? 8 : $0 > 0xFF ? 4 : 2 } ?? 2
         let width = names.map(\.key.count).max() ?? 0

@@ -17,8 +17,8 @@ struct Gatt: ParsableCommand {
     @OptionGroup(title: "Input") var input: InputOptionGroup
     @OptionGroup(title: "Decoding") var decoding: DecodeOptionGroup
 
-    @Option(help: ArgumentHelp("Colour: auto, always or never.", valueName: "auto|always|never"))
-    var color: ColorChoice = .auto
+    @OptionGroup var coloring: ColorOptionGroup
+    var color: ColorChoice { coloring.color }
 
     func run() throws {
         let out = OutputWriter()
@@ -29,7 +29,7 @@ struct Gatt: ParsableCommand {
             try pipeline.run(try CaptureInput.open(file, options: input.inputOptions), into: &nothing)
         } catch let error as CaptureError {
             StandardError.error(error.message)
-            throw Failure(code: 1)
+            throw ExitCode(1)
         }
         do {
             try GATTReport(session: decoder.session, style: Style(enabled: color.enabled(for: out))).render(to: out)

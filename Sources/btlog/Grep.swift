@@ -120,7 +120,7 @@ struct Grep: ParsableCommand {
                     // grep -q: the answer is known; the other files are not read.
                     if quiet && anySelected { break }
                 } catch is OutputWriter.OutputClosed {
-                    throw Failure(code: anySelected ? 0 : 1)
+                    throw ExitCode(anySelected ? 0 : 1)
                 } catch let error as CaptureError {
                     try? out.flush()
                     if !noMessages { StandardError.error(error.message) }
@@ -131,8 +131,8 @@ struct Grep: ParsableCommand {
         do { try out.flush() } catch is OutputWriter.OutputClosed {}
         // grep's rule: an error wins over a match, except for -q, whose match is the answer.
         if quiet && anySelected { return }
-        if failed { throw Failure(code: 2) }
-        if !anySelected { throw Failure(code: 1) }
+        if failed { throw ExitCode(2) }
+        if !anySelected { throw ExitCode(1) }
     }
 
     /// One file through its decoder and stages into a searching sink, its count or name written.
@@ -193,12 +193,12 @@ struct Grep: ParsableCommand {
                 if selected > 0 { anySelected = true }
             })
         } catch is OutputWriter.OutputClosed {
-            throw Failure(code: anySelected ? 0 : 1)
+            throw ExitCode(anySelected ? 0 : 1)
         } catch let error as CaptureError {
             // A temporary file that failed: the run cannot go on (grep's error status).
             try? out.flush()
             StandardError.error(error.message)
-            throw Failure(code: 2)
+            throw ExitCode(2)
         }
         return (anySelected, failed)
     }

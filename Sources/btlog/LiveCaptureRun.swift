@@ -1,3 +1,4 @@
+import ArgumentParser
 import BTBrowse
 import BTCapture
 import BTDecode
@@ -6,6 +7,8 @@ import BTRender
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// One `btlog capture`: the receive thread fills a queue; this thread writes each frame to the
@@ -53,7 +56,7 @@ final class LiveCaptureRun {
             }
         } catch let error as CaptureError {
             StandardError.error(error.message)
-            throw Failure(code: 1)
+            throw ExitCode(1)
         }
         StopSignals.install(wake)
         defer { StopSignals.restoreDefaults() }
@@ -98,7 +101,7 @@ final class LiveCaptureRun {
         StandardError.write(statusLine(statistics) + "\n")
         if let failure {
             StandardError.error(failure)
-            throw Failure(code: 1)
+            throw ExitCode(1)
         }
     }
 

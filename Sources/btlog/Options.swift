@@ -6,6 +6,8 @@ import BTQuery
 import BTRender
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// How inputs are read; shared by every command that reads a capture.
@@ -160,6 +162,20 @@ enum ColorChoice: String, ExpressibleByArgument, CaseIterable {
 
 extension TimeFormatter.Mode: ExpressibleByArgument {}
 
+/// `--color`, declared once for every command that prints in colour.
+struct ColorOptionGroup: ParsableArguments {
+    @Option(help: ArgumentHelp("Colour: auto (when the output is a terminal and NO_COLOR is unset), always or never (errors red, warnings yellow).",
+                               valueName: "auto|always|never"))
+    var color: ColorChoice = .auto
+}
+
+/// `--no-progress`, declared once for every command that reads captures at length.
+struct ProgressOptionGroup: ParsableArguments {
+    @Flag(name: .customLong("no-progress"),
+          help: "Never show the progress line (shown on standard error, when it is a terminal, for a run that takes more than half a second).")
+    var noProgress = false
+}
+
 /// How packets are printed: shared by show and capture.
 struct DisplayOptionGroup: ParsableArguments {
     @Flag(name: [.customShort("V"), .long], help: "Print every layer of every packet with all its fields (the hierarchical view).")
@@ -174,8 +190,8 @@ struct DisplayOptionGroup: ParsableArguments {
     @Option(help: ArgumentHelp("Print only these fields, tab-separated, one row per packet (like tshark -T fields); see 'btlog fields'.", valueName: "NAME,..."))
     var fields: String?
 
-    @Option(help: ArgumentHelp("Colour: auto (when the output is a terminal and NO_COLOR is unset), always or never.", valueName: "auto|always|never"))
-    var color: ColorChoice = .auto
+    @OptionGroup var coloring: ColorOptionGroup
+    var color: ColorChoice { coloring.color }
 
     @Flag(help: "Fold runs of consecutive packets that differ only in counters (same type, handle and summary but for its decimal numbers) into one row ending '× N'; a packet with an issue, comment or flag is never folded. The table only.")
     var collapse = false

@@ -1,6 +1,8 @@
 import BTCapture
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A progress line on standard error while a long export reads its input: how far into the

@@ -83,7 +83,7 @@ struct Show: ParsableCommand {
             }
         }
         do { try out.flush() } catch is OutputWriter.OutputClosed { return }
-        if failed { throw Failure(code: 1) }
+        if failed { throw ExitCode(1) }
     }
 }
 

@@ -34,11 +34,11 @@ struct Stats: ParsableCommand {
     @Option(help: ArgumentHelp("Also plot the throughput as an SVG image into this file (implies --throughput).", valueName: "FILE"))
     var svg: String?
 
-    @Option(help: ArgumentHelp("Colour: auto, always or never.", valueName: "auto|always|never"))
-    var color: ColorChoice = .auto
+    @OptionGroup var coloring: ColorOptionGroup
+    var color: ColorChoice { coloring.color }
 
-    @Flag(name: .customLong("no-progress"), help: "Never show the progress line on standard error.")
-    var noProgress = false
+    @OptionGroup var progress: ProgressOptionGroup
+    var noProgress: Bool { progress.noProgress }
 
     @OptionGroup(title: "Input") var input: InputOptionGroup
     @OptionGroup(title: "Notes") var notes: NotesOptionGroup
@@ -60,7 +60,7 @@ struct Stats: ParsableCommand {
         let inputs = CaptureInputs(files: files, input: input, notes: notes, selection: selection, count: limit.count,
                                    showsProgress: !noProgress)
         let outcome = try inputs.collect(into: &collector, decoders: decoders)
-        if outcome.read == 0 { throw Failure(code: 1) }
+        if outcome.read == 0 { throw ExitCode(1) }
         let report = collector.finish(vendors: VendorNames.system)
         if let series = collector.throughput, let outlier = series.firstOutlier {
             let span = Microseconds.secondsText(series.interval.saturatingMultiply(Int64(ThroughputSeries.maxBins)))
@@ -76,7 +76,7 @@ struct Stats: ParsableCommand {
                 try file.close()
             } catch let error as CaptureError {
                 StandardError.error(error.message)
-                throw Failure(code: 1)
+                throw ExitCode(1)
             }
         }
         let out = OutputWriter()
@@ -91,6 +91,6 @@ struct Stats: ParsableCommand {
             }
             try out.flush()
         } catch is OutputWriter.OutputClosed {}
-        if outcome.failed { throw Failure(code: 1) }
+        if outcome.failed { throw ExitCode(1) }
     }
 }

@@ -6,6 +6,8 @@ import BTRender
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The filter and quick toggles in force, the scan that lists their packets, and the export of what is listed.

@@ -6,6 +6,8 @@ import BTRender
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The input line: editing, the filter compiled as it is typed, and what Enter does with each purpose.

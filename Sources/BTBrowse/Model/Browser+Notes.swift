@@ -6,6 +6,8 @@ import BTRender
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The capture's notes: attached to decoded packets, reloaded when another program writes them, changed under the file's lock.
@@ -27,7 +29,8 @@ extension Browser {
     static func modified(_ path: String) -> [Int]? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return [Int(info.st_ino), Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)]
+        let modified = SystemCalls.modificationTime(info)
+        return [Int(info.st_ino), Int(info.st_size), modified.seconds, modified.nanoseconds]
     }
 
     /// Reads the notes file again (at start, and when another program changed it).

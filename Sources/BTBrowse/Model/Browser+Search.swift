@@ -6,6 +6,8 @@ import BTRender
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The search: the next or previous listed packet whose row (or tree) matches.

@@ -6,6 +6,8 @@ import BTRender
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// `btlog browse` as a model: what the user sees and what each key does, without a terminal.

@@ -1,6 +1,9 @@
+import BTCapture
 import CNcurses
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The terminal through ncursesw: terminfo, wide characters, colours, the mouse and resizes
@@ -150,14 +153,14 @@ public final class CursesTerminal {
 
     private static func installSignalHandlers() {
         for signal in [SIGTERM, SIGHUP, SIGINT] {
-            Glibc.signal(signal) { number in CursesTerminal.signalled = number }
+            SystemCalls.signal(signal) { number in CursesTerminal.signalled = number }
         }
         // A crash leaves the terminal usable: curses' state is given back before the default
         // action (a core dump, the message) runs.
         for signal in [SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE] {
-            Glibc.signal(signal) { number in
+            SystemCalls.signal(signal) { number in
                 endwin()
-                Glibc.signal(number, SIG_DFL)
+                SystemCalls.signal(number, SIG_DFL)
                 raise(number)
             }
         }

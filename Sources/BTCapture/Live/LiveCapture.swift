@@ -102,14 +102,14 @@ public final class WakePipe: @unchecked Sendable {
 
     public func wake(_ byte: UInt8 = 0) {
         var byte = byte
-        _ = Glibc.write(writeFD, &byte, 1)
+        _ = SystemCalls.write(writeFD, &byte, 1)
     }
 
     /// The last byte written, if any (drains the pipe).
     func drain() -> UInt8? {
         var last: UInt8?
         var byte: UInt8 = 0
-        while Glibc.read(readFD, &byte, 1) == 1 { last = byte }
+        while SystemCalls.read(readFD, &byte, 1) == 1 { last = byte }
         return last
     }
 
@@ -126,7 +126,7 @@ public enum StopSignals {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
                 var byte = UInt8(truncatingIfNeeded: number)
-                _ = Glibc.write(StopSignals.wakeFD, &byte, 1)
+                _ = SystemCalls.write(StopSignals.wakeFD, &byte, 1)
             }
             sigemptyset(&action.sa_mask)
             action.sa_flags = 0

@@ -69,7 +69,7 @@ public func writeFully(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
     var done = 0
     while done < bytes.count {
         #if canImport(Glibc)
-        let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+        let n = SystemCalls.write(fd, bytes.baseAddress! + done, bytes.count - done)
         #else
         let n = Darwin.write(fd, bytes.baseAddress! + done, bytes.count - done)
         #endif
@@ -84,7 +84,7 @@ public func writeFully(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
 
 @inline(__always) func closeDescriptor(_ fd: Int32) -> Int32 {
     #if canImport(Glibc)
-    return Glibc.close(fd)
+    return SystemCalls.close(fd)
     #else
     return Darwin.close(fd)
     #endif

@@ -66,7 +66,7 @@ public enum NotesStore {
         data.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                let n = SystemCalls.write(fd, raw.baseAddress! + offset, raw.count - offset)
                 if n < 0 { if errno == EINTR { continue }; written = false; return }
                 offset += n
             }

@@ -2,6 +2,8 @@ import Foundation
 import BTCapture
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Several captures decoded at once, when what each prints does not depend on the others
