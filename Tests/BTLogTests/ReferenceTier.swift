@@ -1,7 +1,7 @@
 import XCTest
 import Foundation
 
-/// The test suite's two tiers (README, "Tests").
+/// The test suite's two tiers (ARCHITECTURE.md, "Two test tiers").
 ///
 /// The default tier (`swift test --parallel`) runs no other program than btlog: what tshark and btmon
 /// answered about the fixtures is recorded under `Tests/References/` and read from there. The
@@ -48,7 +48,7 @@ enum Reference {
         let recording = folder.appendingPathComponent(name)
         guard isLive else {
             guard let text = try? String(contentsOf: recording, encoding: .utf8) else {
-                throw Failure(description: "no recording \(recording.path): make it with BTLOG_UPDATE_REFERENCES=1 and \(tool) installed (README, Two test tiers)")
+                throw Failure(description: "no recording \(recording.path): make it with BTLOG_UPDATE_REFERENCES=1 and \(tool) installed (ARCHITECTURE.md, Two test tiers)")
             }
             return text
         }
