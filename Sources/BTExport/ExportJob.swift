@@ -17,6 +17,10 @@ public struct ExportJob {
     private var result = ExportResult()
     /// One table for every input, so a device keeps its pseudonym across files.
     let pseudonyms = AddressPseudonyms()
+    /// The first input's stages, made before the output is opened (a bad filter fails there)
+    /// and used for that input: made once, so what making them says (a notes file that does
+    /// not read) is said once.
+    private var firstStages: [any PacketStage]?
 
     public init(_ request: ExportRequest, onEvent: @escaping (ExportEvent) -> Void = { _ in }) {
         self.request = request
@@ -28,7 +32,7 @@ public struct ExportJob {
     public mutating func run() throws -> ExportResult {
         try request.validate()
         // A stage that cannot be made (a bad filter) fails before any output.
-        _ = try request.stages(request.files.first ?? "-")
+        firstStages = try request.stages(request.files.first ?? "-")
         let destination: OutputFile?
         do {
             destination = try request.output.map(OutputFile.init(path:))
@@ -127,13 +131,13 @@ public struct ExportJob {
         // CSV's header once, first, as one input after another writes it (even when none is read).
         var header = Self.renderer(format, columns: columns, several: true)
         try header.finish(CaptureStatistics(), to: out)
-        let request = request, format = format, job = self
+        let request = request, format = format, job = self, firstStages = firstStages
         let buildsDisplayText = format.buildsDisplayText(tree: request.tree, columns: columns)
         var failed = 0, read = 0
         try InputJobs.run(count: request.files.count, width: width, job: { index, spool in
             let file = request.files[index]
             let reader = try CaptureInput.open(file, options: request.input)
-            let stages = try request.stages(file)
+            let stages = try index == 0 ? firstStages ?? request.stages(file) : request.stages(file)
             let spoolOut = OutputWriter(fd: spool.descriptor)
             var sink = RenderingSink(Self.renderer(format, columns: columns, several: true, writesHeader: false), out: spoolOut)
             sink.beginFile(file)
@@ -258,7 +262,7 @@ public struct ExportJob {
     private func forEachInput(_ body: (FrameReader, [any PacketStage], String) throws -> Void) throws -> (read: Int, failed: Int) {
         var read = 0, failed = 0
         let destinationName = request.output ?? "standard output"
-        for file in request.files {
+        for (index, file) in request.files.enumerated() {
             var progress: ProgressCountingReader?
             do {
                 var reader = try CaptureInput.open(file, options: request.input)
@@ -271,7 +275,7 @@ public struct ExportJob {
                 case .keys: reader = RedactingReader(reader, values: false, pseudonyms: pseudonyms)
                 case .values: reader = RedactingReader(reader, values: true, pseudonyms: pseudonyms)
                 }
-                let stages = try request.stages(file)
+                let stages = try index == 0 ? firstStages ?? request.stages(file) : request.stages(file)
                 defer { progress?.finish() }
                 try body(reader, stages, file)
                 read += 1

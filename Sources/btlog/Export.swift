@@ -108,7 +108,6 @@ struct Export: ParsableCommand {
     }
 
     func run() throws {
-        _ = try selection.stages(count: limit.count) // a bad filter is reported before any output
         let request = request(decoding: try decoding.prepare().options)
         if request.writesBinary && output == nil && isatty(1) != 0 {
             StandardError.error("\(binary ? "--binary" : request.format.rawValue) writes binary data: give -o FILE, or redirect standard output")
