@@ -152,38 +152,16 @@ public struct ExportJob {
             try pipeline.run(reader, into: &sink)
             try spoolOut.flush()
         }, emit: { _, spool, outcome in
-            if try job.emit(spool, outcome, to: out) { read += 1 } else { failed += 1 }
+            let onEvent = job.onEvent
+            if try InputJobs.emit(spool, outcome, to: out, warning: { onEvent(.warning($0)) }, failed: { onEvent(.inputFailed($0.message)) }) != nil {
+                read += 1
+            } else {
+                failed += 1
+            }
         })
         result.readInputs = read
         result.failedInputs = failed
         try out.flush()
-    }
-
-    /// One input's turn when several are read at once: its warnings, its output, then its
-    /// error if it could not be read, as reading it alone would give them. False for an input
-    /// that could not be read. A temporary file that cannot be written or read back ends the
-    /// export, naming TMPDIR.
-    func emit(_ spool: InputJobs.Spool?, _ outcome: Result<Void, Error>, to out: OutputWriter) throws -> Bool {
-        for warning in spool?.warnings ?? [] { onEvent(.warning(warning)) }
-        do {
-            try spool?.readBack { try out.write(raw: $0) }
-        } catch let error as InputJobs.SpoolError {
-            throw CaptureError(error.description)
-        }
-        switch outcome {
-        case .success:
-            return true
-        case .failure(let error as CaptureError):
-            try out.flush()
-            onEvent(.inputFailed(error.message))
-            return false
-        case .failure(let error as OutputWriter.OutputFailed):
-            throw CaptureError("temporary file in TMPDIR: \(error.description)")
-        case .failure(let error as InputJobs.SpoolError):
-            throw CaptureError(error.description)
-        case .failure(let error):
-            throw error
-        }
     }
 
     /// Exactly what show prints (without colour): per capture, its name when there are

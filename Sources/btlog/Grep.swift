@@ -189,7 +189,8 @@ struct Grep: ParsableCommand {
                 try spoolOut.flush()
                 return sink.selected
             }, emit: { _, spool, outcome in
-                guard let selected = try InputJobs.emit(spool, outcome, to: out, quiet: noMessages) else { return failed = true }
+                guard let selected = try InputJobs.emit(spool, outcome, to: out, warning: { StandardError.warning($0) },
+                                                        failed: { if !noMessages { StandardError.error($0.message) } }) else { return failed = true }
                 if selected > 0 { anySelected = true }
             })
         } catch is OutputWriter.OutputClosed {

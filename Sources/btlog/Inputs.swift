@@ -16,10 +16,6 @@ struct CaptureInputs {
     let selection: SelectionOptionGroup
     let count: Int?
     let showsProgress: Bool
-    /// Wraps each reader (redaction sits in front of the pipeline).
-    var wrap: ((FrameReader) -> FrameReader)?
-    /// Errors that end the whole run rather than one input (writing the output failed).
-    var endsRun: (CaptureError) -> Bool = { _ in false }
 
     /// The checks every command reading several captures makes of its arguments.
     static func validate(_ files: [String], notes: NotesOptionGroup) throws {
@@ -37,12 +33,11 @@ struct CaptureInputs {
                 if let progress = ProgressLine(file: file, enabled: showsProgress) {
                     reader = ProgressReader(reader, progress: progress)
                 }
-                if let wrap { reader = wrap(reader) }
                 var stages = try selection.stages(count: count)
                 if let annotations = notes.stage(for: file) { stages.insert(annotations, at: 0) }
                 try body(reader, stages, file)
                 read += 1
-            } catch let error as CaptureError where !error.isBrokenPipe && !endsRun(error) {
+            } catch let error as CaptureError where !error.isBrokenPipe {
                 StandardError.error(error.message)
                 failed = true
             }
@@ -61,36 +56,6 @@ struct CaptureInputs {
             }
             try pipeline.run(reader, into: &collector)
             collector.endFile(session: pipeline.decoder.session)
-        }
-    }
-}
-
-extension InputJobs {
-    /// One input's turn when several are read at once (export, grep -c/-l): its warnings, its
-    /// output, then its error if it could not be read, as reading it alone would print them.
-    /// Returns what its job returned, or nil for an input that could not be read (reported).
-    /// A temporary file that cannot be written or read back ends the run, naming TMPDIR.
-    static func emit<Outcome>(_ spool: Spool?, _ outcome: Result<Outcome, Error>, to out: OutputWriter, quiet: Bool = false) throws -> Outcome? {
-        for warning in spool?.warnings ?? [] { StandardError.warning(warning) }
-        do {
-            try spool?.readBack { try out.write(raw: $0) }
-        } catch let error as SpoolError {
-            throw CaptureError(error.description)
-        }
-        switch outcome {
-        case .success(let value):
-            return value
-        case .failure(let error as CaptureError):
-            try out.flush()
-            // grep -s: the input's failure shows in the exit status alone.
-            if !quiet { StandardError.error(error.message) }
-            return nil
-        case .failure(let error as OutputWriter.OutputFailed):
-            throw CaptureError("temporary file in TMPDIR: \(error.description)")
-        case .failure(let error as SpoolError):
-            throw CaptureError(error.description)
-        case .failure(let error):
-            throw error
         }
     }
 }
