@@ -40,13 +40,11 @@ public enum Diagnosis {
 
     static func hex(_ v: UInt8) -> String { Hex.u8(v) }
 
-    static func name(_ field: FieldDefinition, _ value: UInt64) -> String? { FieldValueNames.name(of: value, for: field) }
+    static func status(_ code: UInt8) -> String { "\(FieldValueNames.name(of: UInt64(code), for: HCIFields.status) ?? "Status") (\(hex(code)))" }
 
-    static func status(_ code: UInt8) -> String { "\(name(HCIFields.status, UInt64(code)) ?? "Status") (\(hex(code)))" }
+    static func command(_ opcode: UInt16) -> String { FieldValueNames.name(of: UInt64(opcode), for: HCIFields.opcode) ?? "Command \(Hex.u16(opcode))" }
 
-    static func command(_ opcode: UInt16) -> String { name(HCIFields.opcode, UInt64(opcode)) ?? "Command \(Hex.u16(opcode))" }
-
-    static func attOpcode(_ opcode: UInt8) -> String { name(ATTFields.opcode, UInt64(opcode)) ?? "Opcode \(hex(opcode))" }
+    static func attOpcode(_ opcode: UInt8) -> String { FieldValueNames.name(of: UInt64(opcode), for: ATTFields.opcode) ?? "Opcode \(hex(opcode))" }
 
     static func on(_ handle: UInt16?, _ address: BDAddr?) -> String {
         switch (handle, address) {
@@ -64,7 +62,7 @@ public enum Diagnosis {
         for f in report.security.pairingFailures {
             switch f.source {
             case .smp:
-                let reason = "\(name(SMPFields.reason, UInt64(f.reason)) ?? "Reason") (\(hex(f.reason)))"
+                let reason = "\(FieldValueNames.name(of: UInt64(f.reason), for: SMPFields.reason) ?? "Reason") (\(hex(f.reason)))"
                 found.append(Problem(.error, .pairing, "Pairing failed: \(reason), sent by the \(f.byLocal ? "local host" : "peer")\(on(f.handle, f.address))",
                                      advice: Advice.smp[f.reason] ?? "pairing failed for a reason the specification leaves to the peer",
                                      frames: [f.frame], handle: f.handle, address: f.address))
@@ -102,7 +100,7 @@ public enum Diagnosis {
         for e in report.att.errors {
             // Attribute Not Found ends every discovery: it is how the server says "no more".
             if e.error == ATTError.attributeNotFound && ATTOpcode.isDiscoveryRequest(e.requestOpcode) { continue }
-            let error = "\(name(ATTFields.error, UInt64(e.error)) ?? (e.error >= 0x80 && e.error <= 0x9F ? "Application Error" : "Error")) (\(hex(e.error)))"
+            let error = "\(FieldValueNames.name(of: UInt64(e.error), for: ATTFields.error) ?? (e.error >= 0x80 && e.error <= 0x9F ? "Application Error" : "Error")) (\(hex(e.error)))"
             let advice = Advice.att[e.error]
                 ?? (e.error >= 0x80 && e.error <= 0x9F ? "an error the profile (or the server's application) defines: see the service's specification"
                     : "the server refused the request")
@@ -220,8 +218,8 @@ public enum Diagnosis {
                                  frames: s.firstGapFrame.map { [$0] } ?? [], count: s.gaps, handle: s.handle, address: s.address))
         }
         for r in report.avdtpRejects {
-            let signal = name(AVDTPFields.signal, UInt64(r.signal)) ?? "signal \(hex(r.signal))"
-            let error = r.error.map { "\(name(AVDTPFields.errorCode, UInt64($0)) ?? "error") (\(hex($0)))" } ?? "general reject"
+            let signal = FieldValueNames.name(of: UInt64(r.signal), for: AVDTPFields.signal) ?? "signal \(hex(r.signal))"
+            let error = r.error.map { "\(FieldValueNames.name(of: UInt64($0), for: AVDTPFields.errorCode) ?? "error") (\(hex($0)))" } ?? "general reject"
             found.append(Problem(.warning, .audio, "AVDTP \(signal) rejected: \(error) on \(Hex.u16(r.handle))",
                                  advice: r.error == 0x13 ? "the stream end point is in use (another stream, or a stale one never closed): close it or pick another SEP"
                                      : r.error == 0x29 ? "the codec configuration is not supported: configure from the peer's Get Capabilities answer"

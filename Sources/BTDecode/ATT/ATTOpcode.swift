@@ -17,11 +17,16 @@ public enum ATTOpcode {
         case notify, indicate
     }
 
-    public static func access(of opcode: UInt8) -> Access? { ATTDecoder.byCode[Int(opcode)]?.access }
+    public static func access(of opcode: UInt8) -> Access? { accesses[Int(opcode)] }
 
     /// A request or response of discovery (Find Information, Find By Type Value, Read By Type,
     /// Read By Group Type).
-    public static func discovers(_ opcode: UInt8) -> Bool { ATTDecoder.byCode[Int(opcode)]?.discovers ?? false }
+    public static func discovers(_ opcode: UInt8) -> Bool { discovering[Int(opcode)] }
+
+    /// The rows' traits alone, by opcode: asked for every PDU the statistics count, so read
+    /// without copying a row (and retaining its decoder).
+    static let accesses: [Access?] = ATTDecoder.byCode.map { $0?.access }
+    static let discovering: [Bool] = ATTDecoder.byCode.map { $0?.discovers ?? false }
 
     public static func isDiscoveryRequest(_ opcode: UInt8) -> Bool { discovers(opcode) && ATTDecoder.kinds[Int(opcode)] == .request }
     public static func isDiscoveryResponse(_ opcode: UInt8) -> Bool { discovers(opcode) && ATTDecoder.kinds[Int(opcode)] == .response }

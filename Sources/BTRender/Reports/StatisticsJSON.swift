@@ -48,7 +48,7 @@ public struct StatisticsJSON: ReportRenderer {
             audio: audio, hci: hci, security: security,
             connectFailures: Omittable(report.connectFailures.isEmpty ? nil : report.connectFailures.map {
                 ConnectFailureDocument(frame: $0.frame, time: UTCTime($0.time), controller: Int($0.controller), address: $0.address?.description,
-                                       reason: Int($0.reason), reasonName: FieldValueNames.name(of: UInt64($0.reason), for: StatisticsText.reasonField))
+                                       reason: Int($0.reason), reasonName: FieldValueNames.name(of: UInt64($0.reason), for: HCIFields.reason))
             }),
             throughput: Omittable(throughput.map(throughputDocument)))
     }
@@ -67,7 +67,7 @@ public struct StatisticsJSON: ReportRenderer {
             address: c.address?.description, transport: c.transport?.rawValue, role: c.role?.rawValue, start: c.start.map(UTCTime.init),
             startFrame: c.startFrame, end: c.end.map(UTCTime.init), endFrame: c.endFrame, durationS: .seconds(microseconds: duration),
             disconnectReason: c.disconnectReason.map(Int.init),
-            disconnectReasonName: c.disconnectReason.flatMap { FieldValueNames.name(of: UInt64($0), for: StatisticsText.reasonField) },
+            disconnectReasonName: c.disconnectReason.flatMap { FieldValueNames.name(of: UInt64($0), for: HCIFields.reason) },
             bytesSent: c.bytesSent, bytesReceived: c.bytesReceived, packetsSent: c.packetsSent, packetsReceived: c.packetsReceived,
             applicationBytesSent: c.trafficSent.bytes, applicationBytesReceived: c.trafficReceived.bytes,
             parameters: Self.parameters(c.parameters),
@@ -120,7 +120,7 @@ public struct StatisticsJSON: ReportRenderer {
             },
             errors: att.errors.map {
                 ATTDocument.ErrorCount(requestOpcode: Int($0.requestOpcode), request: StatisticsText.attOpcode($0.requestOpcode), error: Int($0.error),
-                                       errorName: FieldValueNames.name(of: UInt64($0.error), for: StatisticsText.attErrorField),
+                                       errorName: FieldValueNames.name(of: UInt64($0.error), for: ATTFields.error),
                                        count: $0.count, firstFrame: $0.firstFrame)
             },
             unanswered: att.unanswered.map {

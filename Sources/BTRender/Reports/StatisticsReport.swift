@@ -275,31 +275,25 @@ public enum StatisticsText {
         }
     }
 
-    static func named(_ field: FieldDefinition, _ value: UInt64) -> String? { FieldValueNames.name(of: value, for: field) }
-
-    public static func command(_ opcode: UInt16) -> String { named(HCIFields.opcode, UInt64(opcode)) ?? "Command \(Hex.u16(opcode))" }
-    public static func statusName(_ status: UInt8) -> String? { named(HCIFields.status, UInt64(status)) }
-    public static func smpReason(_ reason: UInt8) -> String? { named(SMPFields.reason, UInt64(reason)) }
-    public static func avdtpSignal(_ signal: UInt8) -> String? { named(AVDTPFields.signal, UInt64(signal)) }
-    public static func avdtpError(_ error: UInt8) -> String? { named(AVDTPFields.errorCode, UInt64(error)) }
+    public static func command(_ opcode: UInt16) -> String { FieldValueNames.name(of: UInt64(opcode), for: HCIFields.opcode) ?? "Command \(Hex.u16(opcode))" }
+    public static func statusName(_ status: UInt8) -> String? { FieldValueNames.name(of: UInt64(status), for: HCIFields.status) }
+    public static func smpReason(_ reason: UInt8) -> String? { FieldValueNames.name(of: UInt64(reason), for: SMPFields.reason) }
+    public static func avdtpSignal(_ signal: UInt8) -> String? { FieldValueNames.name(of: UInt64(signal), for: AVDTPFields.signal) }
+    public static func avdtpError(_ error: UInt8) -> String? { FieldValueNames.name(of: UInt64(error), for: AVDTPFields.errorCode) }
     public static func l2capResult(code: Int, result: Int) -> String? {
         L2CAPSignaling.resultName(code: code, result: result)
     }
 
-    static let attOpcodeField = ATTFields.opcode
-    static let attErrorField = ATTFields.error
-    static let reasonField = HCIFields.reason
-
     public static func attOpcode(_ opcode: UInt8) -> String {
-        FieldValueNames.name(of: UInt64(opcode), for: attOpcodeField) ?? "Opcode \(Hex.u8(opcode))"
+        FieldValueNames.name(of: UInt64(opcode), for: ATTFields.opcode) ?? "Opcode \(Hex.u8(opcode))"
     }
 
     public static func attError(_ code: UInt8) -> String {
-        "\(FieldValueNames.name(of: UInt64(code), for: attErrorField) ?? "Error") (\(Hex.u8(code)))"
+        "\(FieldValueNames.name(of: UInt64(code), for: ATTFields.error) ?? "Error") (\(Hex.u8(code)))"
     }
 
     public static func reason(_ code: UInt8) -> String {
-        "\(FieldValueNames.name(of: UInt64(code), for: reasonField) ?? "Reason") (\(Hex.u8(code)))"
+        "\(FieldValueNames.name(of: UInt64(code), for: HCIFields.reason) ?? "Reason") (\(Hex.u8(code)))"
     }
 }
 
