@@ -46,34 +46,29 @@ enum AMSDecoder {
                 // The commands the media source supports now.
                 var names: [String] = []
                 while !c.isAtEnd {
-                    let id = try c.u8()
-                    layer.add(AMSFields.command, .count(Int(id)), commands[safe: Int(id)], at: layer.range(at: c.index - 1))
+                    let id = try layer.readCount(AMSFields.command, &c, as: UInt8.self, display: { id in commands[safe: Int(id)] })
                     names.append(commands[safe: Int(id)] ?? "Command \(id)")
                 }
                 layer.summary.set("Supported Commands: \(names.isEmpty ? "none" : names.joined(separator: ", "))")
             } else {
-                let id = try c.u8()
-                layer.add(AMSFields.command, .count(Int(id)), commands[safe: Int(id)], at: layer.range(at: c.index - 1))
+                let id = try layer.readCount(AMSFields.command, &c, as: UInt8.self, display: { id in commands[safe: Int(id)] })
                 layer.summary.set("Remote Command: \(commands[safe: Int(id)] ?? "Reserved \(id)")")
                 if Int(id) >= commands.count { layer.addIssue(.warning, "Reserved AMS remote command \(id)") }
             }
         case entityUpdate:
-            let entity = try c.u8()
-            layer.add(AMSFields.entity, .count(Int(entity)), entities[safe: Int(entity)], at: layer.range(at: c.index - 1))
+            let entity = try layer.readCount(AMSFields.entity, &c, as: UInt8.self, display: { entity in entities[safe: Int(entity)] })
             let entityName = entities[safe: Int(entity)] ?? "Entity \(entity)"
             if notified {
-                let attribute = try c.u8()
-                layer.add(AMSFields.attribute, .count(Int(attribute)), attributeName(entity, attribute), at: layer.range(at: c.index - 1))
-                let flags = try c.u8()
-                layer.add(AMSFields.truncated, .bool(flags & 1 == 1), at: layer.range(at: c.index - 1))
+                let attribute = try layer.readCount(AMSFields.attribute, &c, as: UInt8.self, display: { attribute in attributeName(entity, attribute) })
+                let (flags, flagsAt) = try layer.reading(&c) { try $0.u8() }
+                layer.add(AMSFields.truncated, .bool(flags & 1 == 1), at: flagsAt)
                 let text = try value(&c, &layer)
                 layer.summary.set("Entity Update: \(entityName) \(attributeName(entity, attribute)) = \(reading(entity, attribute, text))")
                 if flags & 1 == 1 { layer.summary += " (truncated)" }
             } else {
                 var names: [String] = []
                 while !c.isAtEnd {
-                    let attribute = try c.u8()
-                    layer.add(AMSFields.attribute, .count(Int(attribute)), attributeName(entity, attribute), at: layer.range(at: c.index - 1))
+                    let attribute = try layer.readCount(AMSFields.attribute, &c, as: UInt8.self, display: { attribute in attributeName(entity, attribute) })
                     names.append(attributeName(entity, attribute))
                 }
                 layer.summary.set("Entity Update: subscribe to \(entityName) \(names.joined(separator: ", "))")
@@ -83,10 +78,8 @@ enum AMSDecoder {
                 let text = try value(&c, &layer)
                 layer.summary.set("Entity Attribute: \"\(ReadableText.clipped(text, to: 60))\"")
             } else {
-                let entity = try c.u8()
-                layer.add(AMSFields.entity, .count(Int(entity)), entities[safe: Int(entity)], at: layer.range(at: c.index - 1))
-                let attribute = try c.u8()
-                layer.add(AMSFields.attribute, .count(Int(attribute)), attributeName(entity, attribute), at: layer.range(at: c.index - 1))
+                let entity = try layer.readCount(AMSFields.entity, &c, as: UInt8.self, display: { entity in entities[safe: Int(entity)] })
+                let attribute = try layer.readCount(AMSFields.attribute, &c, as: UInt8.self, display: { attribute in attributeName(entity, attribute) })
                 layer.summary.set("Entity Attribute: \(entities[safe: Int(entity)] ?? "Entity \(entity)") \(attributeName(entity, attribute))")
             }
         }

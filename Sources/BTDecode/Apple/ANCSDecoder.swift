@@ -109,17 +109,13 @@ enum ANCSDecoder {
 
     /// Notification Source: "Notification Added - Incoming Call (1 in category) - UID 0x00000012".
     static func notification(_ c: inout ByteCursor, _ layer: inout Layer) throws {
-        let event = try c.u8()
-        layer.add(ANCSFields.event, .u8(event), events[safe: Int(event)], at: layer.range(at: c.index - 1))
-        let flags = try c.u8()
+        let event = try layer.read(ANCSFields.event, &c, as: UInt8.self, display: { event in events[safe: Int(event)] })
+        let (flags, flagsAt) = try layer.reading(&c) { try $0.u8() }
         let set = flagNames.indices.filter { flags >> $0 & 1 == 1 }.map { flagNames[$0] }
-        layer.add(ANCSFields.flags, .u8(flags), set.isEmpty ? "none" : set.joined(separator: ", "), at: layer.range(at: c.index - 1))
-        let category = try c.u8()
-        layer.add(ANCSFields.category, .count(Int(category)), categories[safe: Int(category)], at: layer.range(at: c.index - 1))
-        let count = try c.u8()
-        layer.add(ANCSFields.categoryCount, .count(Int(count)), at: layer.range(at: c.index - 1))
-        let uid = try c.u32()
-        layer.add(ANCSFields.uid, .u32(uid), at: layer.range(at: c.index - 4, count: 4))
+        layer.add(ANCSFields.flags, .u8(flags), set.isEmpty ? "none" : set.joined(separator: ", "), at: flagsAt)
+        let category = try layer.readCount(ANCSFields.category, &c, as: UInt8.self, display: { category in categories[safe: Int(category)] })
+        let count = try layer.readCount(ANCSFields.categoryCount, &c, as: UInt8.self)
+        let uid = try layer.read(ANCSFields.uid, &c, as: UInt32.self)
         layer.summary.set("Notification \(events[safe: Int(event)] ?? "Event \(event)") - \(categories[safe: Int(category)] ?? "Category \(category)") (\(count) in category) - UID \(hex: uid)")
         if !set.isEmpty { layer.summary += " - \(set.joined(separator: ", "))" }
         if Int(event) >= events.count { layer.addIssue(.warning, "Reserved ANCS event \(event)") }
@@ -127,22 +123,19 @@ enum ANCSDecoder {
 
     /// Control Point writes: which notification or app, and which attributes (with their limits).
     static func command(_ c: inout ByteCursor, _ layer: inout Layer, _ session: inout Session, _ context: GATTValueContext) throws {
-        let id = try c.u8()
+        let (id, idAt) = try layer.reading(&c) { try $0.u8() }
         let name = commands[safe: Int(id)] ?? "Reserved Command \(id)"
-        layer.add(ANCSFields.command, .count(Int(id)), name, at: layer.range(at: c.index - 1))
+        layer.add(ANCSFields.command, .count(Int(id)), name, at: idAt)
         layer.summary.set("\(name)")
         switch id {
         case 0:
-            let uid = try c.u32()
-            layer.add(ANCSFields.uid, .u32(uid), at: layer.range(at: c.index - 4, count: 4))
+            let uid = try layer.read(ANCSFields.uid, &c, as: UInt32.self)
             var asked: [UInt8] = [], shown: [String] = []
             while !c.isAtEnd {
-                let attribute = try c.u8()
-                layer.add(ANCSFields.attribute, .count(Int(attribute)), attributes[safe: Int(attribute)], at: layer.range(at: c.index - 1))
+                let attribute = try layer.readCount(ANCSFields.attribute, &c, as: UInt8.self, display: { attribute in attributes[safe: Int(attribute)] })
                 var text = attributes[safe: Int(attribute)] ?? "Attribute \(attribute)"
                 if (1 ... 3).contains(attribute) {
-                    let max = try c.u16()
-                    layer.add(ANCSFields.maxLength, .count(Int(max)), at: layer.range(at: c.index - 2, count: 2))
+                    let max = try layer.readCount(ANCSFields.maxLength, &c, as: UInt16.self)
                     text += " (\(max))"
                 }
                 asked.append(attribute)
@@ -155,19 +148,15 @@ enum ANCSDecoder {
             let app = try appIdentifier(&c, &layer)
             var asked: [UInt8] = []
             while !c.isAtEnd {
-                let attribute = try c.u8()
-                layer.add(ANCSFields.attribute, .count(Int(attribute)), attribute == 0 ? "Display Name" : nil, at: layer.range(at: c.index - 1))
+                let attribute = try layer.readCount(ANCSFields.attribute, &c, as: UInt8.self, display: { attribute in attribute == 0 ? "Display Name" : nil })
                 asked.append(attribute)
             }
             layer.summary += " - \(app)"
             session.ancs.requests[context.l2cap.link] = .init(command: 1, attributes: asked)
             session.ancs.pending[context.l2cap.link] = nil
         case 2:
-            let uid = try c.u32()
-            layer.add(ANCSFields.uid, .u32(uid), at: layer.range(at: c.index - 4, count: 4))
-            let action = try c.u8()
-            layer.add(ANCSFields.action, .count(Int(action)), action == 0 ? "Positive" : action == 1 ? "Negative" : nil,
-                      at: layer.range(at: c.index - 1))
+            let uid = try layer.read(ANCSFields.uid, &c, as: UInt32.self)
+            let action = try layer.readCount(ANCSFields.action, &c, as: UInt8.self, display: { action in action == 0 ? "Positive" : action == 1 ? "Negative" : nil })
             layer.summary += " - UID \(hex: uid) - \(action == 0 ? "Positive" : action == 1 ? "Negative" : "Action \(action)")"
         default:
             layer.addIssue(.warning, "Reserved ANCS command \(id)")

@@ -182,7 +182,7 @@ enum BasebandDecoder {
         let dataRange = layer.range(at: c.index, count: length)
         let data = try c.slice(length)
         if hasCRC {
-            if c.remaining >= 2 { layer.add(f.crc, .u16(try c.u16()), at: layer.range(at: c.index - 2, count: 2)) }
+            if c.remaining >= 2 { try layer.read(f.crc, &c, as: UInt16.self) }
             else { layer.addIssue(.warning, "\(name) lacks its 2-byte CRC") }
         }
         if !c.isAtEnd { layer.addIssue(.warning, "\(c.remaining) bytes after the payload and its CRC") }

@@ -32,11 +32,10 @@ public enum A2DPCodecs {
     }
 
     /// The element onto the layer; returns the summary's reading.
-    /// `ranged`: `info` is in the layer's own bytes (not a signal joined from several packets).
-    static func decode(codec: UInt8, _ info: ArraySlice<UInt8>, _ layer: inout Layer, ranged: Bool = true) -> String {
+    static func decode(codec: UInt8, _ info: ArraySlice<UInt8>, _ layer: inout Layer) -> String {
         var c = ByteCursor(info)
         /// The element's bytes from `offset`.
-        func at(_ offset: Int, _ count: Int = 1) -> Range<Int>? { ranged ? layer.range(at: info.startIndex + offset, count: count) : nil }
+        func at(_ offset: Int, _ count: Int = 1) -> Range<Int> { layer.range(at: info.startIndex + offset, count: count) }
         switch codec {
         case 0x00:
             guard info.count >= 4, let a = try? c.u8(), let b = try? c.u8(), let low = try? c.u8(), let high = try? c.u8() else { break }

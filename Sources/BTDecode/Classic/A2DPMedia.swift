@@ -40,18 +40,15 @@ enum MediaDecoder {
         var layer = packet.makeLayer(.a2dpMedia, over: c)
         defer { packet.append(taking: &layer) }
 
-        let first = try c.u8()
+        let (first, firstAt) = try layer.reading(&c) { try $0.u8() }
         let version = first >> 6, padding = first & 0x20 != 0, extensionBit = first & 0x10 != 0, csrcCount = Int(first & 0x0F)
-        layer.add(MediaFields.version, .count(Int(version)), at: layer.range(at: c.index - 1))
-        let second = try c.u8()
-        layer.add(MediaFields.marker, .bool(second & 0x80 != 0), at: layer.range(at: c.index - 1))
-        layer.add(MediaFields.payloadType, .count(Int(second & 0x7F)), at: layer.range(at: c.index - 1))
-        let sequence = try c.u16be()
-        layer.add(MediaFields.sequence, .count(Int(sequence)), at: layer.range(at: c.index - 2, count: 2))
-        let timestamp = try c.u32be()
-        layer.add(MediaFields.timestamp, .count(Int(timestamp)), at: layer.range(at: c.index - 4, count: 4))
-        let ssrc = try c.u32be()
-        layer.add(MediaFields.ssrc, .u32(ssrc), at: layer.range(at: c.index - 4, count: 4))
+        layer.add(MediaFields.version, .count(Int(version)), at: firstAt)
+        let (second, secondAt) = try layer.reading(&c) { try $0.u8() }
+        layer.add(MediaFields.marker, .bool(second & 0x80 != 0), at: secondAt)
+        layer.add(MediaFields.payloadType, .count(Int(second & 0x7F)), at: secondAt)
+        let sequence = UInt16(try layer.readCount(MediaFields.sequence, &c, as: UInt16.self, .bigEndian))
+        let timestamp = try layer.readCount(MediaFields.timestamp, &c, as: UInt32.self, .bigEndian)
+        try layer.read(MediaFields.ssrc, &c, as: UInt32.self, .bigEndian)
         if version != 2 { layer.addIssue(.warning, "RTP version \(version), not 2") }
         try c.skip(4 * csrcCount)
         if extensionBit {
@@ -88,10 +85,10 @@ enum MediaDecoder {
             return
         }
         // SBC: the media payload header, then the first frame's header.
-        let header = try c.u8()
+        let (header, headerAt) = try layer.reading(&c) { try $0.u8() }
         let fragmented = header & 0x80 != 0, count = header & 0x0F
-        layer.add(MediaFields.fragmented, .bool(fragmented), at: layer.range(at: c.index - 1))
-        layer.add(MediaFields.frames, .count(Int(count)), at: layer.range(at: c.index - 1))
+        layer.add(MediaFields.fragmented, .bool(fragmented), at: headerAt)
+        layer.add(MediaFields.frames, .count(Int(count)), at: headerAt)
         if fragmented {
             layer.summary += " - SBC fragment\(header & 0x40 != 0 ? " (start)" : header & 0x20 != 0 ? " (last)" : ""), \(count) left"
         } else {

@@ -82,12 +82,12 @@ enum AVCTPDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
         let browsing = context.channel?.psm == 0x001B
         var layer = packet.makeLayer(.avctp, over: c, showsDirection: true)
-        let header = try c.u8()
+        let (header, headerAt) = try layer.reading(&c) { try $0.u8() }
         let transaction = header >> 4, packetType = header >> 2 & 0x03, isResponse = header & 0x02 != 0, invalidPID = header & 0x01 != 0
-        layer.add(AVCTPFields.transaction, .count(Int(transaction)), at: layer.range(at: c.index - 1))
-        layer.add(AVCTPFields.packetType, .count(Int(packetType)), packetTypes[Int(packetType)], at: layer.range(at: c.index - 1))
-        layer.add(AVCTPFields.cr, .count(isResponse ? 1 : 0), isResponse ? "Response" : "Command", at: layer.range(at: c.index - 1))
-        layer.add(AVCTPFields.ipid, .bool(invalidPID), at: layer.range(at: c.index - 1))
+        layer.add(AVCTPFields.transaction, .count(Int(transaction)), at: headerAt)
+        layer.add(AVCTPFields.packetType, .count(Int(packetType)), packetTypes[Int(packetType)], at: headerAt)
+        layer.add(AVCTPFields.cr, .count(isResponse ? 1 : 0), isResponse ? "Response" : "Command", at: headerAt)
+        layer.add(AVCTPFields.ipid, .bool(invalidPID), at: headerAt)
         let flow = AVCTPState.FlowKey(link: context.link, sent: context.sent, browsing: browsing)
         let kind = isResponse ? "Response" : "Command"
 
@@ -95,17 +95,14 @@ enum AVCTPDecoder {
         var message: ByteCursor
         switch packetType {
         case 0:
-            pid = try c.u16be()
-            layer.add(AVCTPFields.pid, .u16(pid), named: pidName(pid), at: layer.range(at: c.index - 2, count: 2))
+            pid = try layer.read(AVCTPFields.pid, &c, as: UInt16.self, .bigEndian, named: pidName)
             message = c
             layer.summary.set("\(kind) - \(pidName(pid))")
         case 1:
-            let count = try c.u8()
-            layer.add(AVCTPFields.packets, .count(Int(count)), at: layer.range(at: c.index - 1))
-            pid = try c.u16be()
-            layer.add(AVCTPFields.pid, .u16(pid), named: pidName(pid), at: layer.range(at: c.index - 2, count: 2))
+            let count = Int(try layer.readCount(AVCTPFields.packets, &c, as: UInt8.self))
+            pid = try layer.read(AVCTPFields.pid, &c, as: UInt16.self, .bigEndian, named: pidName)
             session.avctp.fragments[flow] = .init(pid: pid, bytes: Array(c.rest()), firstFrame: packet.frame.number,
-                                                  packets: Int(count))
+                                                  packets: count)
             layer.summary.set("\(kind) - \(pidName(pid)) - fragment 1 of \(count)")
             packet.append(taking: &layer)
             return

@@ -105,11 +105,11 @@ enum AVDTPDecoder {
         var layer = packet.makeLayer(.avdtp, over: c)
         defer { packet.append(taking: &layer) }
 
-        let header = try c.u8()
+        let (header, headerAt) = try layer.reading(&c) { try $0.u8() }
         let label = header >> 4, packetType = header >> 2 & 0x03, messageType = header & 0x03
-        layer.add(AVDTPFields.transaction, .count(Int(label)), at: layer.range(at: c.index - 1))
-        layer.add(AVDTPFields.packetType, .count(Int(packetType)), ["Single", "Start", "Continue", "End"][Int(packetType)], at: layer.range(at: c.index - 1))
-        layer.add(AVDTPFields.messageType, .count(Int(messageType)), messageTypes[Int(messageType)], at: layer.range(at: c.index - 1))
+        layer.add(AVDTPFields.transaction, .count(Int(label)), at: headerAt)
+        layer.add(AVDTPFields.packetType, .count(Int(packetType)), ["Single", "Start", "Continue", "End"][Int(packetType)], at: headerAt)
+        layer.add(AVDTPFields.messageType, .count(Int(messageType)), messageTypes[Int(messageType)], at: headerAt)
         let flow = AVDTPState.FlowKey(link: context.link, sent: context.sent)
 
         var signal: UInt8
@@ -118,14 +118,11 @@ enum AVDTPDecoder {
         var joined = false
         switch packetType {
         case 0: // single
-            signal = try c.u8() & 0x3F
-            layer.add(AVDTPFields.signal, .u8(signal), named: signalNames[signal], at: layer.range(at: c.index - 1))
+            signal = try readSignal(&c, &layer)
             body = c
         case 1: // start: number of packets, then the signal
-            let count = try c.u8()
-            layer.add(AVDTPFields.signalPackets, .count(Int(count)), at: layer.range(at: c.index - 1))
-            signal = try c.u8() & 0x3F
-            layer.add(AVDTPFields.signal, .u8(signal), named: signalNames[signal], at: layer.range(at: c.index - 1))
+            let count = try layer.readCount(AVDTPFields.signalPackets, &c, as: UInt8.self)
+            signal = try readSignal(&c, &layer)
             session.avdtp.fragments[flow] = AVDTPState.Fragmented(signal: signal, messageType: messageType, bytes: Array(c.rest()),
                                                                    firstFrame: packet.frame.number)
             layer.summary.set("\(signalNames[signal] ?? "Signal \(Hex.u8(signal))"): \(messageTypes[Int(messageType)]) - fragment 1 of \(count)")
@@ -156,26 +153,33 @@ enum AVDTPDecoder {
         let signalName = signalNames[signal] ?? "Unknown Signal \(Hex.u8(signal))"
         layer.summary.set("\(signalName): \(messageTypes[Int(messageType)])")
         if signalNames[signal] == nil { layer.addIssue(.warning, "Unknown AVDTP signal \(Hex.u8(signal))") }
-        try decodeBody(signal, messageType, &body, &layer, &session, context: context, ranged: !joined)
+        let firstParameter = layer.fields.count
+        try decodeBody(signal, messageType, &body, &layer, &session, context: context)
+        if joined { layer.forgetRanges(from: firstParameter) }
         if !body.isAtEnd { layer.addIssue(.warning, "\(body.remaining) bytes after the signal's parameters") }
     }
 
-    /// `ranged`: the parameters are in the layer's own bytes (not a signal joined from several packets).
+    /// The signal identifier: the low six bits of its octet.
+    static func readSignal(_ c: inout ByteCursor, _ layer: inout Layer) throws -> UInt8 {
+        let (octet, at) = try layer.reading(&c) { try $0.u8() }
+        let signal = octet & 0x3F
+        layer.add(AVDTPFields.signal, .u8(signal), named: signalNames[signal], at: at)
+        return signal
+    }
+
+    /// A signal's parameters (for a signal joined from several packets, its caller drops the
+    /// ranges: those bytes are not the layer's).
     static func decodeBody(_ signal: UInt8, _ messageType: UInt8, _ c: inout ByteCursor, _ layer: inout Layer, _ session: inout Session,
-                           context: L2CAPContext, ranged: Bool) throws {
-        /// The bytes read since `start`, where they are the layer's.
-        func span(_ start: Int) -> Range<Int>? { ranged ? layer.range(at: start, count: c.index - start) : nil }
+                           context: L2CAPContext) throws {
+        /// A stream end-point ID: the high six bits of its octet.
         func seid(_ field: FieldDefinition = AVDTPFields.seid) throws -> UInt8 {
-            let start = c.index
-            let value = try c.u8() >> 2
-            layer.add(field, .count(Int(value)), at: span(start))
-            return value
+            let (octet, at) = try layer.reading(&c) { try $0.u8() }
+            layer.add(field, .count(Int(octet >> 2)), at: at)
+            return octet >> 2
         }
         func error() throws {
-            let start = c.index
-            let code = try c.u8()
+            let code = try layer.read(AVDTPFields.errorCode, &c, as: UInt8.self, named: { errorNames[$0] ?? "Reserved" })
             let name = errorNames[code] ?? "Reserved"
-            layer.add(AVDTPFields.errorCode, .u8(code), named: name, at: span(start))
             layer.summary += " - \(name) (\(hex: code))"
             layer.addIssue(.warning, "AVDTP reject: \(name) (\(Hex.u8(code)))")
         }
@@ -186,10 +190,9 @@ enum AVDTPDecoder {
         case (0x01, 2):
             var endpoints: [String] = []
             while c.remaining >= 2 {
-                let start = c.index
-                let first = try c.u8(), second = try c.u8()
+                let (first, firstByte) = try layer.reading(&c) { try $0.u8() }
+                let (second, secondByte) = try layer.reading(&c) { try $0.u8() }
                 let id = first >> 2, inUse = first & 0x02 != 0, media = second >> 4, tsep = second >> 3 & 1
-                let firstByte = ranged ? layer.range(at: start) : nil, secondByte = ranged ? layer.range(at: start + 1) : nil
                 layer.add(AVDTPFields.seid, .count(Int(id)), at: firstByte)
                 layer.add(AVDTPFields.inUse, .bool(inUse), at: firstByte)
                 layer.add(AVDTPFields.mediaType, .count(Int(media)), ["Audio", "Video", "Multimedia"][safe: Int(media)], at: secondByte)
@@ -201,13 +204,13 @@ enum AVDTPDecoder {
             let id = try seid()
             layer.summary += " - SEID \(id)"
         case (0x02, 2), (0x0C, 2), (0x04, 2):
-            let codecs = try capabilities(&c, &layer, ranged: ranged)
+            let codecs = try capabilities(&c, &layer)
             if !codecs.isEmpty { layer.summary += " - \(codecs.joined(separator: ", "))" }
         case (0x03, 0):
             let acp = try seid(), int = try seid(AVDTPFields.intSEID)
             layer.summary += " - SEID \(acp) from \(int)"
             var codecType: UInt8?
-            let codecs = try capabilities(&c, &layer, codecType: &codecType, ranged: ranged)
+            let codecs = try capabilities(&c, &layer, codecType: &codecType)
             if let codec = codecs.first {
                 layer.summary += " - \(codec)"
                 session.avdtp.configurations[context.link, default: [:]][acp] = codec
@@ -216,12 +219,10 @@ enum AVDTPDecoder {
         case (0x05, 0):
             let id = try seid()
             layer.summary += " - SEID \(id)"
-            let codecs = try capabilities(&c, &layer, ranged: ranged)
+            let codecs = try capabilities(&c, &layer)
             if let codec = codecs.first { layer.summary += " - \(codec)" }
         case (0x03, 3), (0x05, 3):
-            let start = c.index
-            let category = try c.u8()
-            layer.add(AVDTPFields.category, .u8(category), categoryNames[category], at: span(start))
+            try layer.read(AVDTPFields.category, &c, as: UInt8.self, display: { categoryNames[$0] })
             try error()
         case (0x07, 0), (0x09, 0):
             var ids: [String] = []
@@ -237,9 +238,7 @@ enum AVDTPDecoder {
             _ = c.rest()
         case (0x0D, 0):
             let id = try seid()
-            let start = c.index
-            let delay = try c.u16be()
-            layer.add(AVDTPFields.delay, .u16(delay), "\(Double(delay) / 10) ms", at: span(start))
+            let delay = try layer.read(AVDTPFields.delay, &c, as: UInt16.self, .bigEndian, display: { "\(Double($0) / 10) ms" })
             layer.summary += " - SEID \(id) - \(Double(delay) / 10) ms"
         case (_, 3):
             try error()
@@ -251,20 +250,19 @@ enum AVDTPDecoder {
     }
 
     /// Service capabilities; returns the codecs' readings (and the last codec type, for a configuration).
-    static func capabilities(_ c: inout ByteCursor, _ layer: inout Layer, ranged: Bool) throws -> [String] {
+    static func capabilities(_ c: inout ByteCursor, _ layer: inout Layer) throws -> [String] {
         var codecType: UInt8?
-        return try capabilities(&c, &layer, codecType: &codecType, ranged: ranged)
+        return try capabilities(&c, &layer, codecType: &codecType)
     }
 
-    static func capabilities(_ c: inout ByteCursor, _ layer: inout Layer, codecType: inout UInt8?, ranged: Bool) throws -> [String] {
+    static func capabilities(_ c: inout ByteCursor, _ layer: inout Layer, codecType: inout UInt8?) throws -> [String] {
         var codecs: [String] = []
-        /// `count` bytes at `index`, where they are the layer's.
-        func at(_ index: Int, _ count: Int = 1) -> Range<Int>? { ranged ? layer.range(at: index, count: count) : nil }
+        /// `count` bytes at `index` of the capability's value.
+        func at(_ index: Int, _ count: Int = 1) -> Range<Int> { layer.range(at: index, count: count) }
         while !c.isAtEnd {
-            let categoryAt = c.index
-            let category = try c.u8()
+            let (category, categoryAt) = try layer.reading(&c) { try $0.u8() }
             let length = try c.u8()
-            layer.add(AVDTPFields.category, .u8(category), named: categoryNames[category] ?? "Reserved", at: at(categoryAt))
+            layer.add(AVDTPFields.category, .u8(category), named: categoryNames[category] ?? "Reserved", at: categoryAt)
             let info = try c.slice(Int(length))
             switch category {
             case 0x07:
@@ -279,7 +277,7 @@ enum AVDTPDecoder {
                           at: at(info.startIndex + 1))
                 let element = info.dropFirst(2)
                 if !element.isEmpty { layer.add(AVDTPFields.codecInfo, .bytes(element), at: at(element.startIndex, element.count)) }
-                codecs.append(media == 0 ? A2DPCodecs.decode(codec: codec, element, &layer, ranged: ranged) : "Video codec \(Hex.u8(codec))")
+                codecs.append(media == 0 ? A2DPCodecs.decode(codec: codec, element, &layer) : "Video codec \(Hex.u8(codec))")
             case 0x04:
                 var protection = ByteCursor(info)
                 if let type = try? protection.u16() {

@@ -60,11 +60,11 @@ enum BNEPDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
         var layer = packet.makeLayer(.bnep, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
-        let header = try c.u8()
+        let (header, headerAt) = try layer.reading(&c) { try $0.u8() }
         let type = header & 0x7F, hasExtensions = header & 0x80 != 0
         let typeName = types[safe: Int(type)] ?? "Reserved \(Hex.u8(type))"
-        layer.add(BNEPFields.type, .u8(type), named: typeName, at: layer.range(at: c.index - 1))
-        layer.add(BNEPFields.extensionFlag, .bool(hasExtensions), at: layer.range(at: c.index - 1))
+        layer.add(BNEPFields.type, .u8(type), named: typeName, at: headerAt)
+        layer.add(BNEPFields.extensionFlag, .bool(hasExtensions), at: headerAt)
 
         switch type {
         case 0x01:
@@ -75,23 +75,17 @@ enum BNEPDecoder {
         case 0x00, 0x02, 0x03, 0x04:
             var destination: BDAddr?, source: BDAddr?
             if type == 0x00 || type == 0x04 {
-                destination = BDAddr(networkOrder: try c.slice(6))
-                layer.add(BNEPFields.destination, .address(destination!), at: layer.range(at: c.index - 6, count: 6))
+                destination = try layer.read(BNEPFields.destination, &c, as: BDAddr.self, .bigEndian)
             }
             if type == 0x00 || type == 0x03 {
-                source = BDAddr(networkOrder: try c.slice(6))
-                layer.add(BNEPFields.source, .address(source!), at: layer.range(at: c.index - 6, count: 6))
+                source = try layer.read(BNEPFields.source, &c, as: BDAddr.self, .bigEndian)
             }
-            var ethertype = try c.u16be()
-            layer.add(BNEPFields.ethertype, .u16(ethertype), ethertypes[ethertype].map { "\($0) (\(Hex.u16(ethertype)))" },
-                      at: layer.range(at: c.index - 2, count: 2))
+            var ethertype = try layer.read(BNEPFields.ethertype, &c, as: UInt16.self, .bigEndian, named: { ethertypes[$0] })
             if hasExtensions { try extensions(&c, &layer) }
             if ethertype == 0x8100, c.remaining >= 4 {
-                let tag = try c.u16be()
-                layer.add(BNEPFields.vlan, .count(Int(tag & 0x0FFF)), at: layer.range(at: c.index - 2, count: 2))
-                ethertype = try c.u16be()
-                layer.add(BNEPFields.ethertype, .u16(ethertype), ethertypes[ethertype].map { "\($0) (\(Hex.u16(ethertype)))" },
-                          at: layer.range(at: c.index - 2, count: 2))
+                let (tag, tagAt) = try layer.reading(&c) { try $0.u16be() }
+                layer.add(BNEPFields.vlan, .count(Int(tag & 0x0FFF)), at: tagAt)
+                ethertype = try layer.read(BNEPFields.ethertype, &c, as: UInt16.self, .bigEndian, named: { ethertypes[$0] })
             }
             layer.summary.set("\(typeName)")
             if destination != nil || source != nil {
@@ -109,51 +103,45 @@ enum BNEPDecoder {
     // MARK: Control
 
     static func control(_ c: inout ByteCursor, _ layer: inout Layer) throws {
-        let type = try c.u8()
+        let type = try layer.read(BNEPFields.controlType, &c, as: UInt8.self, named: { controlTypes[safe: Int($0)] ?? "Reserved Control \(Hex.u8($0))" })
         let name = controlTypes[safe: Int(type)] ?? "Reserved Control \(Hex.u8(type))"
-        layer.add(BNEPFields.controlType, .u8(type), named: name, at: layer.range(at: c.index - 1))
         layer.summary.set("\(name)")
         switch type {
         case 0x00:
-            let unknown = try c.u8()
-            layer.add(BNEPFields.unknownControlType, .u8(unknown), at: layer.range(at: c.index - 1))
+            let unknown = try layer.read(BNEPFields.unknownControlType, &c, as: UInt8.self)
             layer.summary += " - \(controlTypes[safe: Int(unknown)] ?? "control type \(Hex.u8(unknown))")"
             layer.addIssue(.warning, "BNEP: the peer did not understand control type \(Hex.u8(unknown))")
         case 0x01:
-            let size = Int(try c.u8())
-            layer.add(BNEPFields.uuidSize, .count(size), at: layer.range(at: c.index - 1))
+            let size = Int(try layer.readCount(BNEPFields.uuidSize, &c, as: UInt8.self))
             guard [2, 4, 16].contains(size) else {
                 layer.addIssue(.error, "BNEP Setup Connection with a UUID size of \(size)")
                 _ = c.rest()
                 return
             }
-            let destination = try uuid(&c, size), source = try uuid(&c, size)
-            layer.add(BNEPFields.destinationService, .uuid(destination), at: layer.range(at: c.index - 2 * size, count: size))
-            layer.add(BNEPFields.sourceService, .uuid(source), at: layer.range(at: c.index - size, count: size))
+            let (destination, destinationAt) = try layer.reading(&c) { try uuid(&$0, size) }
+            let (source, sourceAt) = try layer.reading(&c) { try uuid(&$0, size) }
+            layer.add(BNEPFields.destinationService, .uuid(destination), at: destinationAt)
+            layer.add(BNEPFields.sourceService, .uuid(source), at: sourceAt)
             layer.summary += " - \(serviceName(source)) to \(serviceName(destination))"
         case 0x02, 0x04, 0x06:
-            let code = try c.u16be()
             let names = type == 0x02 ? setupResponses : filterResponses
+            let code = try layer.read(BNEPFields.response, &c, as: UInt16.self, .bigEndian, display: { names[safe: Int($0)] ?? "Reserved \(Hex.u16($0))" })
             let text = names[safe: Int(code)] ?? "Reserved \(Hex.u16(code))"
-            layer.add(BNEPFields.response, .u16(code), text, at: layer.range(at: c.index - 2, count: 2))
             layer.summary += " - \(text)"
             if code != 0 { layer.addIssue(.warning, "BNEP \(name): \(text)") }
         case 0x03, 0x05:
-            let length = Int(try c.u16be())
-            layer.add(BNEPFields.listLength, .count(length), at: layer.range(at: c.index - 2, count: 2))
+            let length = Int(try layer.readCount(BNEPFields.listLength, &c, as: UInt16.self, .bigEndian))
             var list = ByteCursor(try c.slice(length))
             var ranges: [String] = []
             let width = type == 0x03 ? 2 : 6
             while list.remaining >= 2 * width {
                 if type == 0x03 {
-                    let start = try list.u16be(), end = try list.u16be()
-                    layer.add(BNEPFields.networkTypeStart, .u16(start), at: layer.range(at: list.index - 4, count: 2))
-                    layer.add(BNEPFields.networkTypeEnd, .u16(end), at: layer.range(at: list.index - 2, count: 2))
+                    let start = try layer.read(BNEPFields.networkTypeStart, &list, as: UInt16.self, .bigEndian)
+                    let end = try layer.read(BNEPFields.networkTypeEnd, &list, as: UInt16.self, .bigEndian)
                     ranges.append(start == end ? Hex.u16(start) : "\(Hex.u16(start))-\(Hex.u16(end))")
                 } else {
-                    let start = BDAddr(networkOrder: try list.slice(6)), end = BDAddr(networkOrder: try list.slice(6))
-                    layer.add(BNEPFields.multicastStart, .address(start), at: layer.range(at: list.index - 12, count: 6))
-                    layer.add(BNEPFields.multicastEnd, .address(end), at: layer.range(at: list.index - 6, count: 6))
+                    let start = try layer.read(BNEPFields.multicastStart, &list, as: BDAddr.self, .bigEndian)
+                    let end = try layer.read(BNEPFields.multicastEnd, &list, as: BDAddr.self, .bigEndian)
                     ranges.append(start == end ? start.description : "\(start)-\(end)")
                 }
             }
@@ -189,12 +177,11 @@ enum BNEPDecoder {
         var count = 0
         while more, count < 16 {
             count += 1
-            let header = try c.u8()
+            let (header, headerAt) = try layer.reading(&c) { try $0.u8() }
             more = header & 0x80 != 0
             let type = header & 0x7F
-            layer.add(BNEPFields.extensionType, .u8(type), type == 0 ? "Extension Control (0x00)" : nil, at: layer.range(at: c.index - 1))
-            let length = Int(try c.u8())
-            layer.add(BNEPFields.extensionLength, .count(length), at: layer.range(at: c.index - 1))
+            layer.add(BNEPFields.extensionType, .u8(type), named: type == 0 ? "Extension Control" : nil, at: headerAt)
+            let length = Int(try layer.readCount(BNEPFields.extensionLength, &c, as: UInt8.self))
             let body = try c.slice(length)
             if type == 0x00 {
                 var inner = ByteCursor(body)
@@ -206,68 +193,62 @@ enum BNEPDecoder {
 
     // MARK: The packet carried
 
+    /// The packet's header fields, read from a copy of the cursor, then the whole packet as the payload.
     static func network(_ ethertype: UInt16, _ c: inout ByteCursor, _ layer: inout Layer) throws -> String {
+        var h = c
         switch ethertype {
         case 0x0806 where c.remaining >= 28:
-            let start = c.index
-            _ = try c.slice(6) // hardware type, protocol type, sizes
-            let opcode = try c.u16be()
-            layer.add(BNEPFields.arpOpcode, .u16(opcode), opcode == 1 ? "Request" : opcode == 2 ? "Reply" : nil,
-                      at: layer.range(at: c.index - 2, count: 2))
-            let senderMAC = BDAddr(networkOrder: try c.slice(6))
-            let senderAt = c.index
-            let senderIP = ipv4(try c.slice(4))
-            _ = try c.slice(6)
-            let targetIP = ipv4(try c.slice(4))
-            layer.add(BNEPFields.ipSource, .text(senderIP), at: layer.range(at: senderAt, count: 4))
-            layer.add(BNEPFields.ipDestination, .text(targetIP), at: layer.range(at: c.index - 4, count: 4))
-            rest(&c, &layer, from: start)
+            _ = try h.slice(6) // hardware type, protocol type, sizes
+            let opcode = try layer.read(BNEPFields.arpOpcode, &h, as: UInt16.self, .bigEndian,
+                                        display: { $0 == 1 ? "Request" : $0 == 2 ? "Reply" : nil })
+            let senderMAC = BDAddr(networkOrder: try h.slice(6))
+            let (senderIP, senderAt) = try layer.reading(&h) { ipv4(try $0.slice(4)) }
+            _ = try h.slice(6)
+            let (targetIP, targetAt) = try layer.reading(&h) { ipv4(try $0.slice(4)) }
+            layer.add(BNEPFields.ipSource, .text(senderIP), at: senderAt)
+            layer.add(BNEPFields.ipDestination, .text(targetIP), at: targetAt)
+            payload(&c, &layer)
             switch opcode {
             case 1: return "ARP Request: who has \(targetIP)? Tell \(senderIP)"
             case 2: return "ARP Reply: \(senderIP) is at \(senderMAC)"
             default: return "ARP opcode \(opcode)"
             }
         case 0x0800 where c.remaining >= 20:
-            let start = c.index
-            let versionLength = try c.u8()
+            let versionLength = try h.u8()
             let headerLength = Int(versionLength & 0x0F) * 4
-            _ = try c.slice(8)
-            let proto = try c.u8()
-            layer.add(BNEPFields.ipProtocol, .count(Int(proto)), ipProtocols[proto], at: layer.range(at: c.index - 1))
-            _ = try c.slice(2)
-            let source = ipv4(try c.slice(4)), destination = ipv4(try c.slice(4))
-            layer.add(BNEPFields.ipSource, .text(source), at: layer.range(at: c.index - 8, count: 4))
-            layer.add(BNEPFields.ipDestination, .text(destination), at: layer.range(at: c.index - 4, count: 4))
-            if headerLength > 20 { _ = try? c.slice(min(headerLength - 20, c.remaining)) }
-            let transport = try transport(proto, &c, v6: false)
-            rest(&c, &layer, from: start)
+            _ = try h.slice(8)
+            let proto = try layer.readCount(BNEPFields.ipProtocol, &h, as: UInt8.self, display: { ipProtocols[$0] })
+            _ = try h.slice(2)
+            let (source, sourceAt) = try layer.reading(&h) { ipv4(try $0.slice(4)) }
+            let (destination, destinationAt) = try layer.reading(&h) { ipv4(try $0.slice(4)) }
+            layer.add(BNEPFields.ipSource, .text(source), at: sourceAt)
+            layer.add(BNEPFields.ipDestination, .text(destination), at: destinationAt)
+            if headerLength > 20 { _ = try? h.slice(min(headerLength - 20, h.remaining)) }
+            let transport = try transport(proto, h)
+            payload(&c, &layer)
             return "IPv4 \(source) → \(destination) \(transport)"
         case 0x86DD where c.remaining >= 40:
-            let start = c.index
-            _ = try c.slice(6) // version, class, flow label, payload length
-            let next = try c.u8()
-            layer.add(BNEPFields.ipProtocol, .count(Int(next)), ipProtocols[next], at: layer.range(at: c.index - 1))
-            _ = try c.u8()
-            let source = ipv6(try c.slice(16)), destination = ipv6(try c.slice(16))
-            layer.add(BNEPFields.ipSource, .text(source), at: layer.range(at: c.index - 32, count: 16))
-            layer.add(BNEPFields.ipDestination, .text(destination), at: layer.range(at: c.index - 16, count: 16))
-            let transport = try transport(next, &c, v6: true)
-            rest(&c, &layer, from: start)
+            _ = try h.slice(6) // version, class, flow label, payload length
+            let next = try layer.readCount(BNEPFields.ipProtocol, &h, as: UInt8.self, display: { ipProtocols[$0] })
+            _ = try h.u8()
+            let (source, sourceAt) = try layer.reading(&h) { ipv6(try $0.slice(16)) }
+            let (destination, destinationAt) = try layer.reading(&h) { ipv6(try $0.slice(16)) }
+            layer.add(BNEPFields.ipSource, .text(source), at: sourceAt)
+            layer.add(BNEPFields.ipDestination, .text(destination), at: destinationAt)
+            let transport = try transport(next, h)
+            payload(&c, &layer)
             return "IPv6 \(source) → \(destination) \(transport)"
         default:
-            let start = c.index
             let count = c.remaining
-            rest(&c, &layer, from: start)
+            payload(&c, &layer)
             if [0x0806, 0x0800, 0x86DD].contains(ethertype) { layer.addIssue(.warning, "\(ethertypes[ethertype]!) packet of \(count) bytes is truncated") }
             return "\(ethertypes[ethertype] ?? "EtherType \(Hex.u16(ethertype))") - \(count) bytes"
         }
     }
 
-    static func rest(_ c: inout ByteCursor, _ layer: inout Layer, from start: Int) {
-        let end = c.index + c.remaining
-        _ = c.rest()
-        guard end > start else { return }
-        layer.add(BNEPFields.payload, .bytes(c.bytes[start ..< end]), at: layer.range(at: start, count: end - start))
+    static func payload(_ c: inout ByteCursor, _ layer: inout Layer) {
+        guard !c.isAtEnd else { return }
+        _ = try? layer.read(BNEPFields.payload, &c, bytes: c.remaining)
     }
 
     static let ipProtocols: [UInt8: String] = [1: "ICMP", 2: "IGMP", 6: "TCP", 17: "UDP", 58: "ICMPv6"]
@@ -279,8 +260,8 @@ enum BNEPDecoder {
     static let icmpTypes: [UInt8: String] = [0: "Echo Reply", 3: "Destination Unreachable", 8: "Echo Request", 11: "Time Exceeded"]
 
     /// "UDP 68 → 67", "ICMPv6 Neighbor Solicitation": the transport header's first words.
-    static func transport(_ proto: UInt8, _ c: inout ByteCursor, v6: Bool) throws -> String {
-        var peek = c
+    static func transport(_ proto: UInt8, _ header: ByteCursor) throws -> String {
+        var peek = header
         switch proto {
         case 6, 17:
             guard peek.remaining >= 4 else { return ipProtocols[proto]! }

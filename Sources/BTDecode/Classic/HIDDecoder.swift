@@ -83,17 +83,17 @@ enum HIDDecoder {
         var layer = packet.makeLayer(.hid, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
         let onControl = context.channel?.psm != 0x0013
-        let header = try c.u8()
+        let (header, headerAt) = try layer.reading(&c) { try $0.u8() }
         let type = header >> 4, parameter = header & 0x0F
         let typeName = types[type] ?? "Reserved \(Hex.u8(type))"
-        layer.add(HIDFields.type, .u8(type), named: typeName, at: layer.range(at: c.index - 1))
+        layer.add(HIDFields.type, .u8(type), named: typeName, at: headerAt)
         layer.summary.set("\(typeName)")
         let link = context.link
 
         switch type {
         case 0x0:
             let name = results[parameter] ?? "Reserved \(Hex.u8(parameter))"
-            layer.add(HIDFields.result, .u8(parameter), name, at: layer.range(at: c.index - 1))
+            layer.add(HIDFields.result, .u8(parameter), name, at: headerAt)
             layer.summary += ": \(name)"
             if parameter == 0, let mode = session.hid.pendingMode[link] { session.hid.modes[link] = mode }
             session.hid.pendingMode[link] = nil
@@ -101,39 +101,37 @@ enum HIDDecoder {
             if parameter != 0 { layer.addIssue(.warning, "HID handshake: \(name)") }
         case 0x1:
             let name = controls[safe: Int(parameter)] ?? "Reserved \(Hex.u8(parameter))"
-            layer.add(HIDFields.control, .u8(parameter), name, at: layer.range(at: c.index - 1))
+            layer.add(HIDFields.control, .u8(parameter), name, at: headerAt)
             layer.summary += ": \(name)"
             if parameter == 5 { session.hid.modes[link] = nil }
         case 0x4:
             let reportType = parameter & 0x03
-            layer.add(HIDFields.reportType, .count(Int(reportType)), reportTypes[Int(reportType)], at: layer.range(at: c.index - 1))
+            layer.add(HIDFields.reportType, .count(Int(reportType)), reportTypes[Int(reportType)], at: headerAt)
             layer.summary += ": \(reportTypes[Int(reportType)])"
             let sized = parameter & 0x08 != 0
             if c.remaining - (sized ? 2 : 0) >= 1 {
-                let id = try c.u8()
-                layer.add(HIDFields.reportID, .count(Int(id)), at: layer.range(at: c.index - 1))
+                let id = try layer.readCount(HIDFields.reportID, &c, as: UInt8.self)
                 layer.summary += " - report \(id)"
             }
             if sized {
-                let size = try c.u16()
-                layer.add(HIDFields.bufferSize, .count(Int(size)), at: layer.range(at: c.index - 2, count: 2))
+                let size = try layer.readCount(HIDFields.bufferSize, &c, as: UInt16.self)
                 layer.summary += " - up to \(size) bytes"
             }
             session.hid.pendingGet[link] = (type, reportType)
         case 0x5, 0xA, 0xB:
             let reportType = parameter & 0x03
-            layer.add(HIDFields.reportType, .count(Int(reportType)), reportTypes[Int(reportType)], at: layer.range(at: c.index - 1))
+            layer.add(HIDFields.reportType, .count(Int(reportType)), reportTypes[Int(reportType)], at: headerAt)
             if type == 0xA, onControl, let pending = session.hid.pendingGet.removeValue(forKey: link), pending.type != 0x4 {
                 // The answer to Get Protocol or Get Idle.
-                let value = try c.u8()
+                let (value, valueAt) = try layer.reading(&c) { try $0.u8() }
                 if pending.type == 0x6 {
                     let mode = HIDState.Mode(rawValue: value)
                     layer.add(HIDFields.protocolMode, .count(Int(value)), mode == .boot ? "Boot" : mode == .report ? "Report" : nil,
-                              at: layer.range(at: c.index - 1))
+                              at: valueAt)
                     layer.summary += ": Protocol \(mode == .boot ? "Boot" : mode == .report ? "Report" : Hex.u8(value))"
                     if let mode { session.hid.modes[link] = mode }
                 } else {
-                    layer.add(HIDFields.idleRate, .count(Int(value)), value == 0 ? "Infinite" : "\(Int(value) * 4) ms", at: layer.range(at: c.index - 1))
+                    layer.add(HIDFields.idleRate, .count(Int(value)), value == 0 ? "Infinite" : "\(Int(value) * 4) ms", at: valueAt)
                     layer.summary += ": Idle Rate \(value == 0 ? "infinite" : "\(Int(value) * 4) ms")"
                 }
             } else {
@@ -146,12 +144,11 @@ enum HIDDecoder {
             session.hid.pendingGet[link] = (type, 0)
         case 0x7:
             let mode: HIDState.Mode = parameter & 0x01 == 0 ? .boot : .report
-            layer.add(HIDFields.protocolMode, .count(Int(mode.rawValue)), mode == .boot ? "Boot" : "Report", at: layer.range(at: c.index - 1))
+            layer.add(HIDFields.protocolMode, .count(Int(mode.rawValue)), mode == .boot ? "Boot" : "Report", at: headerAt)
             layer.summary += ": \(mode == .boot ? "Boot" : "Report")"
             session.hid.pendingMode[link] = mode
         case 0x9:
-            let rate = try c.u8()
-            layer.add(HIDFields.idleRate, .count(Int(rate)), rate == 0 ? "Infinite" : "\(Int(rate) * 4) ms", at: layer.range(at: c.index - 1))
+            let rate = try layer.readCount(HIDFields.idleRate, &c, as: UInt8.self, display: { rate in rate == 0 ? "Infinite" : "\(Int(rate) * 4) ms" })
             layer.summary += ": \(rate == 0 ? "infinite" : "\(Int(rate) * 4) ms")"
         default:
             layer.addIssue(.warning, "Reserved HID transaction type \(Hex.u8(type))")
@@ -173,8 +170,7 @@ enum HIDDecoder {
         let descriptor = boot ? nil : session.hidDescriptor(link)
         var id: UInt8 = 0
         if boot || descriptor?.usesReportIDs == true, !c.isAtEnd {
-            id = try c.u8()
-            layer.add(HIDFields.reportID, .count(Int(id)), at: layer.range(at: c.index - 1))
+            id = try layer.readCount(HIDFields.reportID, &c, as: UInt8.self)
         }
         let start = c.index
         let bytes = c.rest()

@@ -228,39 +228,36 @@ enum RFCOMMDecoder {
                 let dlci = try v.u8() & 0x3F
                 layer.add(RFCOMMFields.mccDLCI, .u8(dlci), inDecimal: true, at: layer.range(at: dlciIndex))
                 layer.add(RFCOMMFields.mccChannel, .count(Int(dlci >> 1)), at: layer.range(at: dlciIndex))
-                let flags = try v.u8()
+                let (flags, flagsAt) = try layer.reading(&v) { try $0.u8() }
                 let cl = flags >> 4
-                layer.add(RFCOMMFields.pnFrameType, .unsigned(UInt64(flags & 0x0F), width: 1), flags & 0x0F == 0 ? "UIH frames (0x0)" : nil, at: layer.range(at: v.index - 1))
+                layer.add(RFCOMMFields.pnFrameType, .unsigned(UInt64(flags & 0x0F), width: 1), flags & 0x0F == 0 ? "UIH frames (0x0)" : nil, at: flagsAt)
                 let clName = cl == 0xF ? "Credit-based flow control requested" : cl == 0xE ? "Credit-based flow control accepted" : cl == 0 ? "No credit-based flow control" : "Reserved"
-                layer.add(RFCOMMFields.pnCL, .unsigned(UInt64(cl), width: 1), "\(clName) (\(Hex.format(cl, width: 1)))", at: layer.range(at: v.index - 1))
-                let priority = try v.u8() & 0x3F
-                layer.add(RFCOMMFields.pnPriority, .count(Int(priority)), at: layer.range(at: v.index - 1))
-                let timer = try v.u8()
-                layer.add(RFCOMMFields.pnTimer, .count(Int(timer)), at: layer.range(at: v.index - 1))
-                let frameSize = try v.u16()
-                layer.add(RFCOMMFields.pnFrameSize, .count(Int(frameSize)), at: layer.range(at: v.index - 2, count: 2))
-                let retransmissions = try v.u8()
-                layer.add(RFCOMMFields.pnRetransmissions, .count(Int(retransmissions)), at: layer.range(at: v.index - 1))
-                let credits = try v.u8() & 0x07
-                layer.add(RFCOMMFields.pnCredits, .count(Int(credits)), at: layer.range(at: v.index - 1))
+                layer.add(RFCOMMFields.pnCL, .unsigned(UInt64(cl), width: 1), "\(clName) (\(Hex.format(cl, width: 1)))", at: flagsAt)
+                let (priorityOctet, priorityAt) = try layer.reading(&v) { try $0.u8() }
+                let priority = priorityOctet & 0x3F
+                layer.add(RFCOMMFields.pnPriority, .count(Int(priority)), at: priorityAt)
+                let timer = try layer.readCount(RFCOMMFields.pnTimer, &v, as: UInt8.self)
+                let frameSize = try layer.readCount(RFCOMMFields.pnFrameSize, &v, as: UInt16.self)
+                let retransmissions = try layer.readCount(RFCOMMFields.pnRetransmissions, &v, as: UInt8.self)
+                let (creditsOctet, creditsAt) = try layer.reading(&v) { try $0.u8() }
+                let credits = creditsOctet & 0x07
+                layer.add(RFCOMMFields.pnCredits, .count(Int(credits)), at: creditsAt)
                 layer.summary += " - Channel \(dlci >> 1) (DLCI \(dlci)) - Frame Size: \(frameSize)"
                 if cl == 0xF || cl == 0xE { layer.summary += " - Credits: \(credits)" }
             case 0x38 where length >= 2: // MSC
                 try dlciOctet()
-                let signals = try v.u8()
+                let (signals, signalsAt) = try layer.reading(&v) { try $0.u8() }
                 let bits: [(FieldDefinition, UInt8, String)] = [(RFCOMMFields.mscFC, 0x02, "FC"), (RFCOMMFields.mscRTC, 0x04, "RTC"),
                                                                 (RFCOMMFields.mscRTR, 0x08, "RTR"), (RFCOMMFields.mscIC, 0x40, "IC"),
                                                                 (RFCOMMFields.mscDV, 0x80, "DV")]
                 var set: [String] = []
                 for (field, mask, name) in bits {
-                    layer.add(field, .bool(signals & mask != 0), at: layer.range(at: v.index - 1))
+                    layer.add(field, .bool(signals & mask != 0), at: signalsAt)
                     if signals & mask != 0 { set.append(name) }
                 }
                 layer.summary += " - Signals: \(set.isEmpty ? "none" : set.joined(separator: " "))"
                 if !v.isAtEnd {
-                    let breakOctet = try v.u8()
-                    layer.add(RFCOMMFields.mscBreak, .u8(breakOctet), breakOctet & 0x02 != 0 ? "Break, \(Int(breakOctet >> 4) * 200) ms" : "No break",
-                              at: layer.range(at: v.index - 1))
+                    let breakOctet = try layer.read(RFCOMMFields.mscBreak, &v, as: UInt8.self, display: { breakOctet in breakOctet & 0x02 != 0 ? "Break, \(Int(breakOctet >> 4) * 200) ms" : "No break" })
                 }
             case 0x24 where length >= 1: // RPN
                 try dlciOctet()
@@ -268,31 +265,29 @@ enum RFCOMMDecoder {
                     layer.summary += " - Request"
                     break
                 }
-                let baud = try v.u8()
-                layer.add(RFCOMMFields.rpnBaud, .u8(baud), named: baudRates[safe: Int(baud)].map { "\($0) baud" } ?? "Reserved", at: layer.range(at: v.index - 1))
-                let line = try v.u8()
+                let baud = try layer.read(RFCOMMFields.rpnBaud, &v, as: UInt8.self, named: { baud in baudRates[safe: Int(baud)].map { "\($0) baud" } ?? "Reserved" })
+                let (line, lineAt) = try layer.reading(&v) { try $0.u8() }
                 let parityNames = ["odd", "even", "mark", "space"]
                 let lineText = "\(5 + Int(line & 0x03)) data bits, \(line & 0x04 == 0 ? "1" : "1.5") stop bit\(line & 0x04 == 0 ? "" : "s"), "
                     + (line & 0x08 == 0 ? "no parity" : "\(parityNames[Int(line >> 4 & 0x03)]) parity")
-                layer.add(RFCOMMFields.rpnLine, .u8(line), lineText, at: layer.range(at: v.index - 1))
-                let flow = try v.u8()
-                layer.add(RFCOMMFields.rpnFlow, .u8(flow), at: layer.range(at: v.index - 1))
-                layer.add(RFCOMMFields.rpnXON, .u8(try v.u8()), at: layer.range(at: v.index - 1))
-                layer.add(RFCOMMFields.rpnXOFF, .u8(try v.u8()), at: layer.range(at: v.index - 1))
-                layer.add(RFCOMMFields.rpnMask, .u16(try v.u16()), at: layer.range(at: v.index - 2, count: 2))
+                layer.add(RFCOMMFields.rpnLine, .u8(line), lineText, at: lineAt)
+                let flow = try layer.read(RFCOMMFields.rpnFlow, &v, as: UInt8.self)
+                try layer.read(RFCOMMFields.rpnXON, &v, as: UInt8.self)
+                try layer.read(RFCOMMFields.rpnXOFF, &v, as: UInt8.self)
+                try layer.read(RFCOMMFields.rpnMask, &v, as: UInt16.self)
                 layer.summary += " - \(baudRates[safe: Int(baud)] ?? "reserved") baud, \(lineText)"
             case 0x14 where length >= 2: // RLS
                 try dlciOctet()
-                let status = try v.u8()
+                let (status, statusAt) = try layer.reading(&v) { try $0.u8() }
                 let errors = [(0x02, "overrun"), (0x04, "parity"), (0x08, "framing")].filter { status & UInt8($0.0) != 0 }.map(\.1)
                 layer.add(RFCOMMFields.rlsStatus, .u8(status), status & 1 == 0 ? "No error" : "Error: \(errors.joined(separator: ", "))",
-                          at: layer.range(at: v.index - 1))
+                          at: statusAt)
                 layer.summary += status & 1 == 0 ? " - No error" : " - Error: \(errors.joined(separator: ", "))"
             case 0x04 where length >= 1: // NSC
-                let octet = try v.u8()
+                let (octet, octetAt) = try layer.reading(&v) { try $0.u8() }
                 let unsupported = octet >> 2
                 layer.add(RFCOMMFields.nscType, .u8(unsupported), named: commandNames[unsupported]?.name ?? "Unknown",
-                          at: layer.range(at: v.index - 1))
+                          at: octetAt)
                 layer.summary += " - \(commandNames[unsupported]?.short ?? Hex.u8(unsupported)) not supported"
             case 0x08: // Test
                 if !value.isEmpty { layer.add(RFCOMMFields.testData, .bytes(value), at: layer.range(at: value.startIndex, count: value.count)) }

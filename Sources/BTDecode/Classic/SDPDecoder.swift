@@ -99,13 +99,11 @@ enum SDPDecoder {
         var layer = packet.makeLayer(.sdp, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
 
-        let pdu = try c.u8()
+        let (pdu, pduAt) = try layer.reading(&c) { try $0.u8() }
         let name = pduNames[pdu]
-        layer.add(SDPFields.pdu, .u8(pdu), named: name ?? "Unknown", at: layer.range(at: c.index - 1, count: 1))
-        let transaction = try c.u16be()
-        layer.add(SDPFields.transaction, .u16(transaction), at: layer.range(at: c.index - 2, count: 2))
-        let length = try c.u16be()
-        layer.add(SDPFields.length, .count(Int(length)), at: layer.range(at: c.index - 2, count: 2))
+        layer.add(SDPFields.pdu, .u8(pdu), named: name ?? "Unknown", at: pduAt)
+        let transaction = try layer.read(SDPFields.transaction, &c, as: UInt16.self, .bigEndian)
+        let length = try layer.readCount(SDPFields.length, &c, as: UInt16.self, .bigEndian)
         layer.summary.set("\(name ?? "Unknown PDU \(Hex.u8(pdu))")")
         guard name != nil else {
             layer.addIssue(.warning, "Unknown SDP PDU \(Hex.u8(pdu))")
@@ -120,9 +118,9 @@ enum SDPDecoder {
 
         switch pdu {
         case 0x01:
-            let code = try p.u16be()
+            let (code, codeAt) = try layer.reading(&p) { try $0.u16be() }
             let codeName = errorNames[code] ?? "Reserved"
-            layer.add(SDPFields.errorCode, .u16(code), named: codeName, at: layer.range(at: p.index - 2, count: 2))
+            layer.add(SDPFields.errorCode, .u16(code), named: codeName, at: codeAt)
             layer.summary += " - \(codeName) (\(hex: code))"
             layer.addIssue(.warning, "SDP error: \(codeName) (\(Hex.u16(code)))")
         case 0x02, 0x06:
@@ -131,42 +129,34 @@ enum SDPDecoder {
             for item in pattern.elements { if let uuid = item.uuid { layer.add(SDPFields.uuid, .uuid(uuid), describe(uuid), at: layer.range(of: item)) } }
             layer.summary += " - \(uuids.map { SDPNames.name($0) ?? $0.description }.joined(separator: ", "))"
             if pdu == 0x02 {
-                let maximum = try p.u16be()
-                layer.add(SDPFields.maxRecords, .count(Int(maximum)), at: layer.range(at: p.index - 2, count: 2))
+                let maximum = try layer.readCount(SDPFields.maxRecords, &p, as: UInt16.self, .bigEndian)
             } else {
-                let maximum = try p.u16be()
-                layer.add(SDPFields.maxBytes, .count(Int(maximum)), at: layer.range(at: p.index - 2, count: 2))
+                let maximum = try layer.readCount(SDPFields.maxBytes, &p, as: UInt16.self, .bigEndian)
                 try attributeIDList(&p, &layer)
             }
             try continuation(&p, &layer, request: true)
             // A new request (no continuation) ends whatever the responder was still sending.
             session.sdp.partial[SDPState.FlowKey(link: context.link, sent: !context.sent)] = nil
         case 0x04:
-            let handle = try p.u32be()
-            layer.add(SDPFields.recordHandle, .u32(handle), at: layer.range(at: p.index - 4, count: 4))
-            let maximum = try p.u16be()
-            layer.add(SDPFields.maxBytes, .count(Int(maximum)), at: layer.range(at: p.index - 2, count: 2))
+            let handle = try layer.read(SDPFields.recordHandle, &p, as: UInt32.self, .bigEndian)
+            let maximum = try layer.readCount(SDPFields.maxBytes, &p, as: UInt16.self, .bigEndian)
             layer.summary += " - Record \(hex: handle)"
             try attributeIDList(&p, &layer)
             try continuation(&p, &layer, request: true)
             session.sdp.partial[SDPState.FlowKey(link: context.link, sent: !context.sent)] = nil
         case 0x03:
-            let total = try p.u16be()
-            layer.add(SDPFields.totalRecords, .count(Int(total)), at: layer.range(at: p.index - 2, count: 2))
-            let current = try p.u16be()
-            layer.add(SDPFields.currentRecords, .count(Int(current)), at: layer.range(at: p.index - 2, count: 2))
+            let total = try layer.readCount(SDPFields.totalRecords, &p, as: UInt16.self, .bigEndian)
+            let current = try layer.readCount(SDPFields.currentRecords, &p, as: UInt16.self, .bigEndian)
             var handles: [String] = []
             for _ in 0 ..< current {
-                let handle = try p.u32be()
-                layer.add(SDPFields.recordHandle, .u32(handle), at: layer.range(at: p.index - 4, count: 4))
+                let handle = try layer.read(SDPFields.recordHandle, &p, as: UInt32.self, .bigEndian)
                 handles.append(Hex.format(handle, width: 8))
             }
             layer.summary += " - \(current) of \(total) record\(total == 1 ? "" : "s")"
             if !handles.isEmpty { layer.summary += ": \(handles.joined(separator: ", "))" }
             try continuation(&p, &layer, request: false)
         case 0x05, 0x07:
-            let count = try p.u16be()
-            layer.add(SDPFields.byteCount, .count(Int(count)), at: layer.range(at: p.index - 2, count: 2))
+            let count = try layer.readCount(SDPFields.byteCount, &p, as: UInt16.self, .bigEndian)
             let part = try p.slice(Int(count))
             let more = try continuation(&p, &layer, request: false)
             var pending = session.sdp.partial.removeValue(forKey: flow) ?? SDPState.Partial(bytes: [], responses: 0, firstFrame: packet.frame.number)

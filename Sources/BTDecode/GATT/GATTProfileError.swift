@@ -12,9 +12,9 @@ enum GATTProfileError {
         let name = kind.name
         var layer = packet.makeLayer(kind, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
-        let code = try c.u8()
+        let (code, codeAt) = try layer.reading(&c) { try $0.u8() }
         let text = names[code] ?? "Application Error"
-        if let field { layer.add(field, .u8(code), named: text, at: layer.range(at: c.index - 1)) }
+        if let field { layer.add(field, .u8(code), named: text, at: codeAt) }
         layer.summary.set("Error: \(text)")
         layer.addIssue(.error, "\(name) error: \(text) (\(Hex.u8(code)))")
     }

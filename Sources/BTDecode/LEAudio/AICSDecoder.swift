@@ -38,34 +38,37 @@ enum AICSDecoder {
         defer { packet.append(taking: &layer) }
         switch context.characteristic.uuid16 {
         case 0x2B77:
-            let gain = try c.i8(), mute = try c.u8(), mode = try c.u8(), counter = try c.u8()
-            layer.add(AICSFields.gain, .signed(Int64(gain)), "\(gain)", at: layer.range(at: c.index - 4))
-            layer.add(AICSFields.mute, .u8(mute), named: mutes[safe: Int(mute)] ?? "Reserved", at: layer.range(at: c.index - 3))
-            layer.add(AICSFields.gainMode, .u8(mode), named: gainModes[safe: Int(mode)] ?? "Reserved", at: layer.range(at: c.index - 2))
-            layer.add(AICSFields.changeCounter, .u8(counter), inDecimal: true, at: layer.range(at: c.index - 1))
+            let (gain, gainAt) = try layer.reading(&c) { try $0.i8() }
+            let (mute, muteAt) = try layer.reading(&c) { try $0.u8() }
+            let (mode, modeAt) = try layer.reading(&c) { try $0.u8() }
+            let (counter, counterAt) = try layer.reading(&c) { try $0.u8() }
+            layer.add(AICSFields.gain, .signed(Int64(gain)), "\(gain)", at: gainAt)
+            layer.add(AICSFields.mute, .u8(mute), named: mutes[safe: Int(mute)] ?? "Reserved", at: muteAt)
+            layer.add(AICSFields.gainMode, .u8(mode), named: gainModes[safe: Int(mode)] ?? "Reserved", at: modeAt)
+            layer.add(AICSFields.changeCounter, .u8(counter), inDecimal: true, at: counterAt)
             layer.summary.set("Audio Input State: gain \(gain) - \(mutes[safe: Int(mute)] ?? "mute \(mute)") - \(gainModes[safe: Int(mode)] ?? "mode \(mode)") (counter \(counter))")
         case 0x2B78:
-            let units = try c.u8(), minimum = try c.i8(), maximum = try c.i8()
-            layer.add(AICSFields.units, .u8(units), "\(Double(units) / 10) dB", at: layer.range(at: c.index - 3))
-            layer.add(AICSFields.minimum, .signed(Int64(minimum)), "\(minimum)", at: layer.range(at: c.index - 2))
-            layer.add(AICSFields.maximum, .signed(Int64(maximum)), "\(maximum)", at: layer.range(at: c.index - 1))
+            let (units, unitsAt) = try layer.reading(&c) { try $0.u8() }
+            let (minimum, minimumAt) = try layer.reading(&c) { try $0.i8() }
+            let (maximum, maximumAt) = try layer.reading(&c) { try $0.i8() }
+            layer.add(AICSFields.units, .u8(units), "\(Double(units) / 10) dB", at: unitsAt)
+            layer.add(AICSFields.minimum, .signed(Int64(minimum)), "\(minimum)", at: minimumAt)
+            layer.add(AICSFields.maximum, .signed(Int64(maximum)), "\(maximum)", at: maximumAt)
             layer.summary.set("Gain Setting Properties: \(minimum) to \(maximum) in steps of \(Double(units) / 10) dB")
         case 0x2B79:
-            let type = try c.u8()
-            layer.add(AICSFields.inputType, .u8(type), named: inputTypes[safe: Int(type)] ?? "Reserved", at: layer.range(at: c.index - 1))
+            let type = try layer.read(AICSFields.inputType, &c, as: UInt8.self, named: { type in inputTypes[safe: Int(type)] ?? "Reserved" })
             layer.summary.set("Audio Input Type: \(inputTypes[safe: Int(type)] ?? "Reserved \(type)")")
         case 0x2B7A:
-            let status = try c.u8()
-            layer.add(AICSFields.status, .u8(status), named: status == 1 ? "Active" : status == 0 ? "Inactive" : "Reserved", at: layer.range(at: c.index - 1))
+            let status = try layer.read(AICSFields.status, &c, as: UInt8.self, named: { status in status == 1 ? "Active" : status == 0 ? "Inactive" : "Reserved" })
             layer.summary.set("Audio Input Status: \(status == 1 ? "Active" : status == 0 ? "Inactive" : "Reserved \(status)")")
         case 0x2B7B:
-            let opcode = try c.u8(), counter = try c.u8()
-            layer.add(AICSFields.opcode, .u8(opcode), named: opcodes[opcode] ?? "Reserved", at: layer.range(at: c.index - 2))
-            layer.add(AICSFields.changeCounter, .u8(counter), inDecimal: true, at: layer.range(at: c.index - 1))
+            let (opcode, opcodeAt) = try layer.reading(&c) { try $0.u8() }
+            let (counter, counterAt) = try layer.reading(&c) { try $0.u8() }
+            layer.add(AICSFields.opcode, .u8(opcode), named: opcodes[opcode] ?? "Reserved", at: opcodeAt)
+            layer.add(AICSFields.changeCounter, .u8(counter), inDecimal: true, at: counterAt)
             layer.summary.set("\(opcodes[opcode] ?? "Reserved Opcode \(Hex.u8(opcode))")")
             if opcode == 0x01 {
-                let gain = try c.i8()
-                layer.add(AICSFields.gain, .signed(Int64(gain)), "\(gain)", at: layer.range(at: c.index - 1))
+                let gain = try layer.read(AICSFields.gain, &c, as: Int8.self, display: { gain in "\(gain)" })
                 layer.summary += " \(gain)"
             }
             layer.summary += " (counter \(counter))"

@@ -58,10 +58,8 @@ enum ASCSDecoder {
 
     /// A Sink or Source ASE's state and the parameters that state carries.
     static func aseState(_ c: inout ByteCursor, _ layer: inout Layer, sink: Bool) throws {
-        let id = try c.u8()
-        layer.add(ASCSFields.ase, .count(Int(id)), at: layer.range(at: c.index - 1))
-        let state = try c.u8()
-        layer.add(ASCSFields.state, .count(Int(state)), states[safe: Int(state)], at: layer.range(at: c.index - 1))
+        let id = try layer.readCount(ASCSFields.ase, &c, as: UInt8.self)
+        let state = try layer.readCount(ASCSFields.state, &c, as: UInt8.self, display: { state in states[safe: Int(state)] })
         layer.summary.set("\(sink ? "Sink" : "Source") ASE \(id): \(states[safe: Int(state)] ?? "Reserved State \(state)")")
         switch state {
         case 1:
@@ -81,9 +79,10 @@ enum ASCSDecoder {
         case 2:
             try qos(&c, &layer, withASE: false)
         case 3, 4, 5:
-            let cig = try c.u8(), cis = try c.u8()
-            layer.add(ASCSFields.cig, .count(Int(cig)), at: layer.range(at: c.index - 2))
-            layer.add(ASCSFields.cis, .count(Int(cis)), at: layer.range(at: c.index - 1))
+            let (cig, cigAt) = try layer.reading(&c) { try $0.u8() }
+            let (cis, cisAt) = try layer.reading(&c) { try $0.u8() }
+            layer.add(ASCSFields.cig, .count(Int(cig)), at: cigAt)
+            layer.add(ASCSFields.cis, .count(Int(cis)), at: cisAt)
             let metadata = try c.slice(Int(try c.u8()))
             let parts = LEAudioValues.ltvs(metadata, .metadata, lc3: false, &layer)
             layer.summary += " - CIG \(cig) CIS \(cis)"
@@ -118,20 +117,20 @@ enum ASCSDecoder {
 
     /// An ASE Control Point write: the operation and each ASE's parameters.
     static func operation(_ c: inout ByteCursor, _ layer: inout Layer) throws {
-        let opcode = try c.u8()
+        let (opcode, opcodeAt) = try layer.reading(&c) { try $0.u8() }
         let name = opcodes[opcode] ?? "Reserved Opcode \(Hex.u8(opcode))"
-        layer.add(ASCSFields.opcode, .u8(opcode), named: name, at: layer.range(at: c.index - 1))
+        layer.add(ASCSFields.opcode, .u8(opcode), named: name, at: opcodeAt)
         let count = try c.u8()
         layer.summary.set("\(name)")
         var parts: [String] = []
         for _ in 0 ..< count {
-            let id = try c.u8()
-            layer.add(ASCSFields.ase, .count(Int(id)), at: layer.range(at: c.index - 1))
+            let id = try layer.readCount(ASCSFields.ase, &c, as: UInt8.self)
             switch opcode {
             case 0x01:
-                let target = try c.u8(), phy = try c.u8()
-                layer.add(ASCSFields.targetLatency, .count(Int(target)), targetLatencies[safe: Int(target)], at: layer.range(at: c.index - 2))
-                layer.add(ASCSFields.phy, .u8(phy), at: layer.range(at: c.index - 1))
+                let (target, targetAt) = try layer.reading(&c) { try $0.u8() }
+                let (phy, phyAt) = try layer.reading(&c) { try $0.u8() }
+                layer.add(ASCSFields.targetLatency, .count(Int(target)), targetLatencies[safe: Int(target)], at: targetAt)
+                layer.add(ASCSFields.phy, .u8(phy), at: phyAt)
                 let codec = try LEAudioValues.codecID(&c, &layer)
                 let configuration = try c.slice(Int(try c.u8()))
                 let settings = LEAudioValues.ltvs(configuration, .configuration, lc3: codec.format == 0x06, &layer)
@@ -152,18 +151,20 @@ enum ASCSDecoder {
 
     /// The server's notification answering an operation: each ASE's response code and reason.
     static func controlPointResponse(_ c: inout ByteCursor, _ layer: inout Layer) throws {
-        let opcode = try c.u8()
+        let (opcode, opcodeAt) = try layer.reading(&c) { try $0.u8() }
         let name = opcodes[opcode] ?? "Opcode \(Hex.u8(opcode))"
-        layer.add(ASCSFields.opcode, .u8(opcode), named: name, at: layer.range(at: c.index - 1))
+        layer.add(ASCSFields.opcode, .u8(opcode), named: name, at: opcodeAt)
         let count = try c.u8()
         layer.summary.set("\(name) Response")
         var parts: [String] = []
         // 0xFF ASEs: the write itself was refused (unsupported opcode or invalid length); one entry follows.
         for _ in 0 ..< (count == 0xFF ? 1 : Int(count)) {
-            let id = try c.u8(), code = try c.u8(), reason = try c.u8()
-            layer.add(ASCSFields.ase, .count(Int(id)), at: layer.range(at: c.index - 3))
-            layer.add(ASCSFields.response, .u8(code), responses[safe: Int(code)], at: layer.range(at: c.index - 2))
-            layer.add(ASCSFields.reason, .u8(reason), reasons[safe: Int(reason)], at: layer.range(at: c.index - 1))
+            let (id, idAt) = try layer.reading(&c) { try $0.u8() }
+            let (code, codeAt) = try layer.reading(&c) { try $0.u8() }
+            let (reason, reasonAt) = try layer.reading(&c) { try $0.u8() }
+            layer.add(ASCSFields.ase, .count(Int(id)), at: idAt)
+            layer.add(ASCSFields.response, .u8(code), responses[safe: Int(code)], at: codeAt)
+            layer.add(ASCSFields.reason, .u8(reason), reasons[safe: Int(reason)], at: reasonAt)
             let text = responses[safe: Int(code)] ?? "Response \(Hex.u8(code))"
             if code == 0 {
                 parts.append("ASE \(id) \(text)")

@@ -39,40 +39,37 @@ enum BASSDecoder {
     }
 
     static func controlPoint(_ c: inout ByteCursor, _ layer: inout Layer) throws {
-        let opcode = try c.u8()
+        let (opcode, opcodeAt) = try layer.reading(&c) { try $0.u8() }
         let name = opcodes[safe: Int(opcode)] ?? "Reserved Opcode \(Hex.u8(opcode))"
-        layer.add(BASSFields.opcode, .u8(opcode), name, at: layer.range(at: c.index - 1))
+        layer.add(BASSFields.opcode, .u8(opcode), name, at: opcodeAt)
         layer.summary.set("\(name)")
         switch opcode {
         case 0x02:
             _ = try c.u8()
-            let address = BDAddr(littleEndian: try c.slice(6))
-            layer.add(BASSFields.address, .address(address), at: layer.range(at: c.index - 6, count: 6))
+            let address = try layer.read(BASSFields.address, &c, as: BDAddr.self)
             let sid = try c.u8()
-            let id = try c.u24()
-            layer.add(BASSFields.broadcastID, .u32(id), at: layer.range(at: c.index - 3, count: 3))
-            let sync = try c.u8()
-            layer.add(BASSFields.paSync, .count(Int(sync)), syncRequests[safe: Int(sync)], at: layer.range(at: c.index - 1))
+            let (id, idAt) = try layer.reading(&c) { try $0.u24() }
+            layer.add(BASSFields.broadcastID, .u32(id), at: idAt)
+            let sync = try layer.readCount(BASSFields.paSync, &c, as: UInt8.self, display: { sync in syncRequests[safe: Int(sync)] })
             _ = try c.u16()
             layer.summary += " - \(address) SID \(sid) - Broadcast ID \(Hex.format(id, width: 6)) - \(syncRequests[safe: Int(sync)] ?? "PA Sync \(sync)")"
             let groups = try subgroups(&c, &layer)
             layer.summary += "\(groups)"
         case 0x03:
-            let source = try c.u8(), sync = try c.u8()
-            layer.add(BASSFields.source, .count(Int(source)), at: layer.range(at: c.index - 2))
-            layer.add(BASSFields.paSync, .count(Int(sync)), syncRequests[safe: Int(sync)], at: layer.range(at: c.index - 1))
+            let (source, sourceAt) = try layer.reading(&c) { try $0.u8() }
+            let (sync, syncAt) = try layer.reading(&c) { try $0.u8() }
+            layer.add(BASSFields.source, .count(Int(source)), at: sourceAt)
+            layer.add(BASSFields.paSync, .count(Int(sync)), syncRequests[safe: Int(sync)], at: syncAt)
             _ = try c.u16()
             layer.summary += " - source \(source) - \(syncRequests[safe: Int(sync)] ?? "PA Sync \(sync)")"
             let groups = try subgroups(&c, &layer)
             layer.summary += "\(groups)"
         case 0x04:
-            let source = try c.u8()
-            layer.add(BASSFields.source, .count(Int(source)), at: layer.range(at: c.index - 1))
+            let source = try layer.readCount(BASSFields.source, &c, as: UInt8.self)
             _ = try c.slice(16)
             layer.summary += " - source \(source)"
         case 0x05:
-            let source = try c.u8()
-            layer.add(BASSFields.source, .count(Int(source)), at: layer.range(at: c.index - 1))
+            let source = try layer.readCount(BASSFields.source, &c, as: UInt8.self)
             layer.summary += " - source \(source)"
         default:
             break
@@ -84,17 +81,16 @@ enum BASSDecoder {
             layer.summary.set("Broadcast Receive State: empty")
             return
         }
-        let source = try c.u8()
-        layer.add(BASSFields.source, .count(Int(source)), at: layer.range(at: c.index - 1))
+        let source = try layer.readCount(BASSFields.source, &c, as: UInt8.self)
         _ = try c.u8()
-        let address = BDAddr(littleEndian: try c.slice(6))
-        layer.add(BASSFields.address, .address(address), at: layer.range(at: c.index - 6, count: 6))
+        let address = try layer.read(BASSFields.address, &c, as: BDAddr.self)
         _ = try c.u8()
-        let id = try c.u24()
-        layer.add(BASSFields.broadcastID, .u32(id), at: layer.range(at: c.index - 3, count: 3))
-        let sync = try c.u8(), encryption = try c.u8()
-        layer.add(BASSFields.paSync, .count(Int(sync)), syncStates[safe: Int(sync)], at: layer.range(at: c.index - 2))
-        layer.add(BASSFields.encryption, .count(Int(encryption)), encryptions[safe: Int(encryption)], at: layer.range(at: c.index - 1))
+        let (id, idAt) = try layer.reading(&c) { try $0.u24() }
+        layer.add(BASSFields.broadcastID, .u32(id), at: idAt)
+        let (sync, syncAt) = try layer.reading(&c) { try $0.u8() }
+        let (encryption, encryptionAt) = try layer.reading(&c) { try $0.u8() }
+        layer.add(BASSFields.paSync, .count(Int(sync)), syncStates[safe: Int(sync)], at: syncAt)
+        layer.add(BASSFields.encryption, .count(Int(encryption)), encryptions[safe: Int(encryption)], at: encryptionAt)
         if encryption == 3 { _ = try c.slice(16) }
         layer.summary.set("Broadcast Receive State: source \(source) - \(address) - Broadcast ID \(Hex.format(id, width: 6)) - \(syncStates[safe: Int(sync)] ?? "PA state \(sync)") - \(encryptions[safe: Int(encryption)] ?? "encryption \(encryption)")")
         let groups = try subgroups(&c, &layer)
@@ -108,8 +104,7 @@ enum BASSDecoder {
         let count = try c.u8()
         var parts: [String] = []
         for _ in 0 ..< count {
-            let bis = try c.u32()
-            layer.add(BASSFields.bisSync, .u32(bis), at: layer.range(at: c.index - 4, count: 4))
+            let bis = try layer.read(BASSFields.bisSync, &c, as: UInt32.self)
             let metadata = try c.slice(Int(try c.u8()))
             let entries = LEAudioValues.ltvs(metadata, .metadata, lc3: false, &layer)
             let indices: [String] = (0 ..< 32).filter { (index: Int) -> Bool in bis >> UInt32(index) & 1 == 1 }.map { String($0 + 1) }

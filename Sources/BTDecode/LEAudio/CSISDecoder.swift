@@ -24,20 +24,20 @@ enum CSISDecoder {
         if context.opcode == 0x01 { return try GATTProfileError.report(&c, &packet, layer: .csis, errors) }
         var layer = packet.makeLayer(.csis, over: c, showsDirection: true)
         defer { packet.append(taking: &layer) }
-        let value = try c.u8()
+        let (value, valueAt) = try layer.reading(&c) { try $0.u8() }
         switch context.characteristic.uuid16 {
         case 0x2B84:
-            layer.add(CSISFields.sirkType, .u8(value), value == 0 ? "Encrypted" : value == 1 ? "Plain Text" : nil, at: layer.range(at: c.index - 1))
+            layer.add(CSISFields.sirkType, .u8(value), value == 0 ? "Encrypted" : value == 1 ? "Plain Text" : nil, at: valueAt)
             let sirk = try c.slice(16)
             layer.summary.set("Set Identity Resolving Key (\(value == 0 ? "encrypted" : value == 1 ? "plain text" : "type \(value)")): \(Hex.bytes(sirk, separator: ""))")
         case 0x2B85:
-            layer.add(CSISFields.size, .count(Int(value)), at: layer.range(at: c.index - 1))
+            layer.add(CSISFields.size, .count(Int(value)), at: valueAt)
             layer.summary.set("Coordinated Set Size: \(value)")
         case 0x2B86:
-            layer.add(CSISFields.lock, .u8(value), value == 1 ? "Unlocked" : value == 2 ? "Locked" : nil, at: layer.range(at: c.index - 1))
+            layer.add(CSISFields.lock, .u8(value), value == 1 ? "Unlocked" : value == 2 ? "Locked" : nil, at: valueAt)
             layer.summary.set("Set Member Lock: \(value == 1 ? "Unlocked" : value == 2 ? "Locked" : "Reserved \(Hex.u8(value))")")
         default:
-            layer.add(CSISFields.rank, .count(Int(value)), at: layer.range(at: c.index - 1))
+            layer.add(CSISFields.rank, .count(Int(value)), at: valueAt)
             layer.summary.set("Set Member Rank: \(value)")
         }
     }

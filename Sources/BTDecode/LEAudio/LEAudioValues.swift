@@ -46,10 +46,12 @@ enum LEAudioValues {
 
     /// Codec_ID (5 bytes): "LC3", or "Vendor 0x005D:0x0001".
     static func codecID(_ c: inout ByteCursor, _ layer: inout Layer) throws -> (format: UInt8, name: String) {
-        let format = try c.u8(), company = try c.u16(), vendor = try c.u16()
-        layer.add(LEAudioFields.codec, .u8(format), named: codingFormats[format] ?? "Reserved", at: layer.range(at: c.index - 5))
+        let (format, formatAt) = try layer.reading(&c) { try $0.u8() }
+        // The company and its codec ID: one field of both.
+        let ((company, vendor), vendorAt) = try layer.reading(&c) { (try $0.u16(), try $0.u16()) }
+        layer.add(LEAudioFields.codec, .u8(format), named: codingFormats[format] ?? "Reserved", at: formatAt)
         guard format == 0xFF else { return (format, codingFormats[format] ?? "Coding format \(Hex.u8(format))") }
-        layer.add(LEAudioFields.vendorCodec, .u32(UInt32(company) << 16 | UInt32(vendor)), at: layer.range(at: c.index - 4, count: 4))
+        layer.add(LEAudioFields.vendorCodec, .u32(UInt32(company) << 16 | UInt32(vendor)), at: vendorAt)
         return (format, "Vendor \(AssignedNumbers.company(company) ?? Hex.u16(company)) codec \(Hex.u16(vendor))")
     }
 

@@ -34,12 +34,11 @@ enum MCSDecoder {
         let notified = context.opcode == 0x1B || context.opcode == 0x1D
         switch context.characteristic.uuid16 {
         case 0x2BA4:
-            let opcode = try c.u8()
+            let (opcode, opcodeAt) = try layer.reading(&c) { try $0.u8() }
             let name = opcodes[opcode] ?? "Reserved Opcode \(Hex.u8(opcode))"
-            layer.add(MCSFields.opcode, .u8(opcode), name, at: layer.range(at: c.index - 1))
+            layer.add(MCSFields.opcode, .u8(opcode), name, at: opcodeAt)
             if notified {
-                let result = try c.u8()
-                layer.add(MCSFields.result, .u8(result), results[result], at: layer.range(at: c.index - 1))
+                let result = try layer.read(MCSFields.result, &c, as: UInt8.self, display: { result in results[result] })
                 layer.summary.set("\(name): \(results[result] ?? "Result \(Hex.u8(result))")")
                 if result != 0x01 { layer.addIssue(.error, "MCS \(name): \(results[result] ?? "Result \(Hex.u8(result))")") }
             } else {
@@ -50,8 +49,7 @@ enum MCSDecoder {
                 }
             }
         case 0x2BA3:
-            let state = try c.u8()
-            layer.add(MCSFields.state, .count(Int(state)), states[safe: Int(state)], at: layer.range(at: c.index - 1))
+            let state = try layer.readCount(MCSFields.state, &c, as: UInt8.self, display: { state in states[safe: Int(state)] })
             layer.summary.set("Media State: \(states[safe: Int(state)] ?? "Reserved \(state)")")
         default:
             let start = c.index

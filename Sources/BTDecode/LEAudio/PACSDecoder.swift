@@ -24,8 +24,7 @@ enum PACSDecoder {
         if uuid != 0x2BCD && uuid != 0x2BCE { layer.add(PACSFields.direction, .text(direction)) }
         switch uuid {
         case 0x2BC9, 0x2BCB:
-            let count = try c.u8()
-            layer.add(PACSFields.records, .u8(count), inDecimal: true, at: layer.range(at: c.index - 1))
+            let count = try layer.read(PACSFields.records, &c, as: UInt8.self, inDecimal: true)
             var records: [String] = []
             for _ in 0 ..< count {
                 let codec = try LEAudioValues.codecID(&c, &layer)
@@ -37,13 +36,13 @@ enum PACSDecoder {
             }
             layer.summary.set("\(direction) PAC: \(records.isEmpty ? "no records" : records.joined(separator: "; "))")
         case 0x2BCA, 0x2BCC:
-            let locations = try c.u32()
-            layer.add(LEAudioFields.locations, .u32(locations), LEAudioValues.locations(locations), at: layer.range(at: c.index - 4, count: 4))
+            let locations = try layer.read(LEAudioFields.locations, &c, as: UInt32.self, display: { locations in LEAudioValues.locations(locations) })
             layer.summary.set("\(direction) Audio Locations: \(LEAudioValues.locations(locations))")
         default:
-            let sink = try c.u16(), source = try c.u16()
-            layer.add(LEAudioFields.contexts, .u16(sink), "Sink: \(LEAudioValues.contexts(sink))", at: layer.range(at: c.index - 4, count: 2))
-            layer.add(LEAudioFields.contexts, .u16(source), "Source: \(LEAudioValues.contexts(source))", at: layer.range(at: c.index - 2, count: 2))
+            let (sink, sinkAt) = try layer.reading(&c) { try $0.u16() }
+            let (source, sourceAt) = try layer.reading(&c) { try $0.u16() }
+            layer.add(LEAudioFields.contexts, .u16(sink), "Sink: \(LEAudioValues.contexts(sink))", at: sinkAt)
+            layer.add(LEAudioFields.contexts, .u16(source), "Source: \(LEAudioValues.contexts(source))", at: sourceAt)
             layer.summary.set("\(uuid == 0x2BCD ? "Available" : "Supported") Audio Contexts - Sink: \(LEAudioValues.contexts(sink)) - Source: \(LEAudioValues.contexts(source))")
         }
         if !c.isAtEnd { layer.addIssue(.warning, "\(c.remaining) bytes after the PACS value") }

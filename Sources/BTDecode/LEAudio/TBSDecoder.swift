@@ -30,13 +30,14 @@ enum TBSDecoder {
         let notified = context.opcode == 0x1B || context.opcode == 0x1D
         switch context.characteristic.uuid16 {
         case 0x2BBE:
-            let opcode = try c.u8()
+            let (opcode, opcodeAt) = try layer.reading(&c) { try $0.u8() }
             let name = opcodes[safe: Int(opcode)] ?? "Reserved Opcode \(Hex.u8(opcode))"
-            layer.add(TBSFields.opcode, .u8(opcode), name, at: layer.range(at: c.index - 1))
+            layer.add(TBSFields.opcode, .u8(opcode), name, at: opcodeAt)
             if notified {
-                let index = try c.u8(), result = try c.u8()
-                layer.add(TBSFields.callIndex, .count(Int(index)), at: layer.range(at: c.index - 2))
-                layer.add(TBSFields.result, .u8(result), results[safe: Int(result)], at: layer.range(at: c.index - 1))
+                let (index, indexAt) = try layer.reading(&c) { try $0.u8() }
+                let (result, resultAt) = try layer.reading(&c) { try $0.u8() }
+                layer.add(TBSFields.callIndex, .count(Int(index)), at: indexAt)
+                layer.add(TBSFields.result, .u8(result), results[safe: Int(result)], at: resultAt)
                 layer.summary.set("\(name) call \(index): \(results[safe: Int(result)] ?? "Result \(Hex.u8(result))")")
                 if result != 0 { layer.addIssue(.error, "TBS \(name): \(results[safe: Int(result)] ?? "Result \(Hex.u8(result))")") }
             } else if opcode == 0x04 {
@@ -47,8 +48,7 @@ enum TBSDecoder {
             } else {
                 var calls: [String] = []
                 while !c.isAtEnd {
-                    let index = try c.u8()
-                    layer.add(TBSFields.callIndex, .count(Int(index)), at: layer.range(at: c.index - 1))
+                    let index = try layer.readCount(TBSFields.callIndex, &c, as: UInt8.self)
                     calls.append(String(index))
                 }
                 layer.summary.set("\(name) call \(calls.joined(separator: ", "))")
@@ -56,9 +56,11 @@ enum TBSDecoder {
         case 0x2BBD:
             var calls: [String] = []
             while c.remaining >= 3 {
-                let index = try c.u8(), state = try c.u8(), flags = try c.u8()
-                layer.add(TBSFields.callIndex, .count(Int(index)), at: layer.range(at: c.index - 3))
-                layer.add(TBSFields.callState, .count(Int(state)), states[safe: Int(state)], at: layer.range(at: c.index - 2))
+                let (index, indexAt) = try layer.reading(&c) { try $0.u8() }
+                let (state, stateAt) = try layer.reading(&c) { try $0.u8() }
+                let flags = try c.u8()
+                layer.add(TBSFields.callIndex, .count(Int(index)), at: indexAt)
+                layer.add(TBSFields.callState, .count(Int(state)), states[safe: Int(state)], at: stateAt)
                 calls.append("call \(index) \(states[safe: Int(state)] ?? "state \(state)")\(flags & 1 == 1 ? " (outgoing)" : " (incoming)")")
             }
             layer.summary.set("Call State: \(calls.isEmpty ? "no calls" : calls.joined(separator: ", "))")

@@ -27,19 +27,21 @@ enum VCSDecoder {
         defer { packet.append(taking: &layer) }
         switch context.characteristic.uuid16 {
         case 0x2B7D:
-            let volume = try c.u8(), mute = try c.u8(), counter = try c.u8()
-            layer.add(VCSFields.volume, .count(Int(volume)), at: layer.range(at: c.index - 3))
-            layer.add(VCSFields.mute, .bool(mute != 0), at: layer.range(at: c.index - 2))
-            layer.add(VCSFields.changeCounter, .count(Int(counter)), at: layer.range(at: c.index - 1))
+            let (volume, volumeAt) = try layer.reading(&c) { try $0.u8() }
+            let (mute, muteAt) = try layer.reading(&c) { try $0.u8() }
+            let (counter, counterAt) = try layer.reading(&c) { try $0.u8() }
+            layer.add(VCSFields.volume, .count(Int(volume)), at: volumeAt)
+            layer.add(VCSFields.mute, .bool(mute != 0), at: muteAt)
+            layer.add(VCSFields.changeCounter, .count(Int(counter)), at: counterAt)
             layer.summary.set("Volume State: \(percent(volume))\(mute != 0 ? ", muted" : "") (counter \(counter))")
         case 0x2B7E:
-            let opcode = try c.u8(), counter = try c.u8()
-            layer.add(VCSFields.opcode, .u8(opcode), opcodes[safe: Int(opcode)], at: layer.range(at: c.index - 2))
-            layer.add(VCSFields.changeCounter, .count(Int(counter)), at: layer.range(at: c.index - 1))
+            let (opcode, opcodeAt) = try layer.reading(&c) { try $0.u8() }
+            let (counter, counterAt) = try layer.reading(&c) { try $0.u8() }
+            layer.add(VCSFields.opcode, .u8(opcode), opcodes[safe: Int(opcode)], at: opcodeAt)
+            layer.add(VCSFields.changeCounter, .count(Int(counter)), at: counterAt)
             layer.summary.set("\(opcodes[safe: Int(opcode)] ?? "Reserved Opcode \(Hex.u8(opcode))")")
             if opcode == 0x04 {
-                let volume = try c.u8()
-                layer.add(VCSFields.volume, .count(Int(volume)), at: layer.range(at: c.index - 1))
+                let volume = try layer.readCount(VCSFields.volume, &c, as: UInt8.self)
                 layer.summary += " - \(percent(volume))"
             }
             layer.summary += " (counter \(counter))"

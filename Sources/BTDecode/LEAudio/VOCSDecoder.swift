@@ -23,20 +23,21 @@ enum VOCSDecoder {
         defer { packet.append(taking: &layer) }
         switch context.characteristic.uuid16 {
         case 0x2B80:
-            let offset = Int16(bitPattern: try c.u16()), counter = try c.u8()
-            layer.add(VOCSFields.offset, .signed(Int64(offset)), "\(offset)", at: layer.range(at: c.index - 3, count: 2))
-            layer.add(VOCSFields.changeCounter, .u8(counter), inDecimal: true, at: layer.range(at: c.index - 1))
+            let (offset, offsetAt) = try layer.reading(&c) { try Int16.read(from: &$0, .littleEndian) }
+            let (counter, counterAt) = try layer.reading(&c) { try $0.u8() }
+            layer.add(VOCSFields.offset, .signed(Int64(offset)), "\(offset)", at: offsetAt)
+            layer.add(VOCSFields.changeCounter, .u8(counter), inDecimal: true, at: counterAt)
             layer.summary.set("Offset State: \(offset) (counter \(counter))")
         case 0x2B81:
             let location = try layer.read(LEAudioFields.locations, &c, as: UInt32.self, display: { LEAudioValues.locations($0) })
             layer.summary.set("Audio Location: \(LEAudioValues.locations(location))")
         case 0x2B82:
-            let opcode = try c.u8(), counter = try c.u8()
-            layer.add(VOCSFields.opcode, .u8(opcode), named: opcode == 0x01 ? "Set Volume Offset" : "Reserved", at: layer.range(at: c.index - 2))
-            layer.add(VOCSFields.changeCounter, .u8(counter), inDecimal: true, at: layer.range(at: c.index - 1))
+            let (opcode, opcodeAt) = try layer.reading(&c) { try $0.u8() }
+            let (counter, counterAt) = try layer.reading(&c) { try $0.u8() }
+            layer.add(VOCSFields.opcode, .u8(opcode), named: opcode == 0x01 ? "Set Volume Offset" : "Reserved", at: opcodeAt)
+            layer.add(VOCSFields.changeCounter, .u8(counter), inDecimal: true, at: counterAt)
             if opcode == 0x01 {
-                let offset = Int16(bitPattern: try c.u16())
-                layer.add(VOCSFields.offset, .signed(Int64(offset)), "\(offset)", at: layer.range(at: c.index - 2, count: 2))
+                let offset = try layer.read(VOCSFields.offset, &c, as: Int16.self, display: { "\($0)" })
                 layer.summary.set("Set Volume Offset: \(offset) (counter \(counter))")
             } else {
                 layer.summary.set("Reserved Opcode \(Hex.u8(opcode)) (counter \(counter))")

@@ -52,21 +52,22 @@ enum LinkLayerAdvertising {
         }
         switch type {
         case 0, 2, 6, 4:
-            let address = try c.address()
-            layer.add(LinkLayerFields.advertisingAddress, .address(address), at: layer.range(at: c.index - 6, count: 6))
+            let address = try layer.read(LinkLayerFields.advertisingAddress, &c, as: BDAddr.self)
             layer.summary.set("\(name) - \(addressType(random: txAdd)) - \(address)")
             addData(c.rest(), name: type == 4 ? "Scan response" : "Advertising", into: &layer, session: &session)
             packet.peer = address
         case 1:
-            let address = try c.address(), target = try c.address()
-            layer.add(LinkLayerFields.advertisingAddress, .address(address), at: layer.range(at: c.index - 12, count: 6))
-            layer.add(LinkLayerFields.targetAddress, .address(target), at: layer.range(at: c.index - 6, count: 6))
+            let (address, addressAt) = try layer.reading(&c) { try $0.address() }
+            let (target, targetAt) = try layer.reading(&c) { try $0.address() }
+            layer.add(LinkLayerFields.advertisingAddress, .address(address), at: addressAt)
+            layer.add(LinkLayerFields.targetAddress, .address(target), at: targetAt)
             layer.summary.set("\(name) - \(addressType(random: txAdd)) - \(address) → \(target)")
             packet.peer = address
         case 3:
-            let scanner = try c.address(), address = try c.address()
-            layer.add(LinkLayerFields.scanningAddress, .address(scanner), at: layer.range(at: c.index - 12, count: 6))
-            layer.add(LinkLayerFields.advertisingAddress, .address(address), at: layer.range(at: c.index - 6, count: 6))
+            let (scanner, scannerAt) = try layer.reading(&c) { try $0.address() }
+            let (address, addressAt) = try layer.reading(&c) { try $0.address() }
+            layer.add(LinkLayerFields.scanningAddress, .address(scanner), at: scannerAt)
+            layer.add(LinkLayerFields.advertisingAddress, .address(address), at: addressAt)
             layer.summary.set("\(name) - \(scanner) → \(address)")
             packet.peer = address
         case 5:
@@ -96,9 +97,10 @@ enum LinkLayerAdvertising {
     /// timeout, channel map, hop and sleep clock accuracy.
     static func decodeConnect(_ c: inout ByteCursor, name: String, txAdd: Bool, rxAdd: Bool, into layer: inout Layer,
                               packet: inout Packet, session: inout Session) throws {
-        let initiator = try c.address(), advertiser = try c.address()
-        layer.add(LinkLayerFields.initiatorAddress, .address(initiator), at: layer.range(at: c.index - 12, count: 6))
-        layer.add(LinkLayerFields.advertisingAddress, .address(advertiser), at: layer.range(at: c.index - 6, count: 6))
+        let (initiator, initiatorAt) = try layer.reading(&c) { try $0.address() }
+        let (advertiser, advertiserAt) = try layer.reading(&c) { try $0.address() }
+        layer.add(LinkLayerFields.initiatorAddress, .address(initiator), at: initiatorAt)
+        layer.add(LinkLayerFields.advertisingAddress, .address(advertiser), at: advertiserAt)
         let start = c.index
         let accessAddress = try c.u32()
         let crcInit = try c.u24()
@@ -148,49 +150,47 @@ enum LinkLayerAdvertising {
     /// the extended header's length and mode, its flags and each field they announce, then data.
     static func decodeExtended(_ c: inout ByteCursor, name: String, type: UInt8, secondary: Bool?, train: UInt32?, txAdd: Bool,
                                into layer: inout Layer, packet: inout Packet, session: inout Session) throws {
-        let first = try c.u8()
+        let (first, firstAt) = try layer.reading(&c) { try $0.u8() }
         let headerLength = Int(first & 0x3F), mode = first >> 6
         let modeNames = ["Non-connectable, non-scannable", "Connectable", "Scannable", "Reserved"]
-        layer.add(LinkLayerFields.extHeaderLength, .u8(UInt8(headerLength)), inDecimal: true, at: layer.range(at: c.index - 1))
-        layer.add(LinkLayerFields.advMode, .u8(mode), named: modeNames[Int(mode)], at: layer.range(at: c.index - 1))
+        layer.add(LinkLayerFields.extHeaderLength, .u8(UInt8(headerLength)), inDecimal: true, at: firstAt)
+        layer.add(LinkLayerFields.advMode, .u8(mode), named: modeNames[Int(mode)], at: firstAt)
         var h = try c.cursor(headerLength)
         var address: BDAddr?, adi: UInt16?, sid: UInt8?, hasAuxPointer = false
         var sync: SyncInfo?
         var acad: (data: ArraySlice<UInt8>, at: Int)?
         var parts: [String] = []
         if headerLength > 0 {
-            let flags = try h.u8()
-            layer.add(LinkLayerFields.extFlags, .u8(flags), at: layer.range(at: h.index - 1))
+            let flags = try layer.read(LinkLayerFields.extFlags, &h, as: UInt8.self)
             if flags & 0x01 != 0 {
-                let a = try h.address()
+                let (a, aAt) = try layer.reading(&h) { try $0.address() }
                 address = a
-                layer.add(LinkLayerFields.advertisingAddress, .address(a), at: layer.range(at: h.index - 6, count: 6))
+                layer.add(LinkLayerFields.advertisingAddress, .address(a), at: aAt)
                 parts.append("\(addressType(random: txAdd)) - \(a)")
                 packet.peer = a
             }
             if flags & 0x02 != 0 {
-                let target = try h.address()
-                layer.add(LinkLayerFields.targetAddress, .address(target), at: layer.range(at: h.index - 6, count: 6))
+                let target = try layer.read(LinkLayerFields.targetAddress, &h, as: BDAddr.self)
                 parts.append("→ \(target)")
             }
             if flags & 0x04 != 0 {
                 try layer.read(LinkLayerFields.cteInfo, &h, as: UInt8.self, display: { "Time \($0 & 0x1F) (\(Int($0 & 0x1F) * 8) µs), type \($0 >> 6)" })
             }
             if flags & 0x08 != 0 {
-                let value = try h.u16()
+                let (value, valueAt) = try layer.reading(&h) { try $0.u16() }
                 adi = value
                 sid = UInt8(value >> 12)
-                layer.add(LinkLayerFields.adiDID, .u16(value & 0x0FFF), at: layer.range(at: h.index - 2, count: 2))
-                layer.add(LinkLayerFields.adiSID, .u16(value >> 12), inDecimal: true, at: layer.range(at: h.index - 1))
+                layer.add(LinkLayerFields.adiDID, .u16(value & 0x0FFF), at: valueAt)
+                layer.add(LinkLayerFields.adiSID, .u16(value >> 12), inDecimal: true, at: valueAt.suffix(1))
                 parts.append("SID \(value >> 12) DID \(value & 0x0FFF)")
             }
             if flags & 0x10 != 0 {
-                let channel = try h.u8()
-                let word = try h.u16()
+                let (channel, channelAt) = try layer.reading(&h) { try $0.u8() }
+                let (word, wordAt) = try layer.reading(&h) { try $0.u16() }
                 let units = channel & 0x80 != 0 ? 300 : 30
-                layer.add(LinkLayerFields.auxChannel, .u8(channel & 0x3F), inDecimal: true, at: layer.range(at: h.index - 3))
-                layer.add(LinkLayerFields.auxOffset, .u16(word & 0x1FFF), "\(Int(word & 0x1FFF) * units) µs", at: layer.range(at: h.index - 2, count: 2))
-                layer.add(LinkLayerFields.auxPHY, .u16(word >> 13), named: SnifferHeaders.phyName(UInt8(word >> 13)), at: layer.range(at: h.index - 1))
+                layer.add(LinkLayerFields.auxChannel, .u8(channel & 0x3F), inDecimal: true, at: channelAt)
+                layer.add(LinkLayerFields.auxOffset, .u16(word & 0x1FFF), "\(Int(word & 0x1FFF) * units) µs", at: wordAt)
+                layer.add(LinkLayerFields.auxPHY, .u16(word >> 13), named: SnifferHeaders.phyName(UInt8(word >> 13)), at: wordAt.suffix(1))
                 parts.append("aux on channel \(channel & 0x3F)")
                 hasAuxPointer = true
             }
@@ -201,8 +201,7 @@ enum LinkLayerAdvertising {
                 parts.append("periodic every \(Units.milliseconds(info.interval, 1.25)) on \(Hex.format(info.accessAddress, width: 8))")
             }
             if flags & 0x40 != 0 {
-                let power = try h.i8()
-                layer.add(LinkLayerFields.txPower, .signed(Int64(power)), "\(power) dBm", at: layer.range(at: h.index - 1))
+                try layer.read(LinkLayerFields.txPower, &h, as: Int8.self, display: { power in "\(power) dBm" })
             }
             if !h.isAtEnd {
                 let at = h.index

@@ -132,12 +132,13 @@ enum LinkLayerControl {
             layer.summary += " - \(opcodeNames[type] ?? Hex.u8(type))"
             layer.addIssue(.warning, "The peer does not know \(opcodeNames[type] ?? Hex.u8(type))")
         case 0x08, 0x09, 0x0E:
-            let features = try layer.read(LinkLayerFields.featureSet, &c, as: UInt64.self)
+            let (features, featuresAt) = try layer.reading(&c) { try $0.u64() }
+            layer.add(LinkLayerFields.featureSet, .unsigned(features, width: 16), at: featuresAt)
             var count = 0
             for bit in 0 ..< 64 where features & (1 << UInt64(bit)) != 0 {
                 count += 1
                 // Each feature is a bit of the set: its octet is its bytes.
-                layer.add(LinkLayerFields.feature, .text(featureNames[safe: bit] ?? "Bit \(bit)"), at: layer.range(at: c.index - 8 + bit / 8))
+                layer.add(LinkLayerFields.feature, .text(featureNames[safe: bit] ?? "Bit \(bit)"), at: featuresAt.dropFirst(bit / 8).prefix(1))
             }
             layer.summary += " - \(count) features"
         case 0x0C:
@@ -243,10 +244,10 @@ enum LinkLayerControl {
             _ = try units(LinkLayerFields.timeoutUpdate, 10)
             layer.summary += " - factor \(factor) from event \(base)"
         case 0x1A:
-            let cte = try c.u8()
+            let (cte, cteAt) = try layer.reading(&c) { try $0.u8() }
             let types = ["AoA", "AoD, 1 µs slots", "AoD, 2 µs slots", "Reserved"]
             layer.addBits(LinkLayerFields.cteMinLength, .u8(cte & 0x1F), "\(Int(cte & 0x1F) * 8) µs", of: c, width: 1)
-            layer.add(LinkLayerFields.cteType, .u8(cte >> 6), named: types[Int(cte >> 6)], at: layer.range(at: c.index - 1))
+            layer.add(LinkLayerFields.cteType, .u8(cte >> 6), named: types[Int(cte >> 6)], at: cteAt)
             layer.summary += " - \(types[Int(cte >> 6)]), at least \(Int(cte & 0x1F) * 8) µs"
         case 0x1C:
             try layer.read(LinkLayerFields.syncID, &c, as: UInt16.self)
@@ -254,8 +255,8 @@ enum LinkLayerControl {
             sync.add(to: &layer, names: LinkLayerFields.controlSyncInfo)
             _ = try decimal(LinkLayerFields.syncConnEventCount, as: UInt16.self)
             _ = try decimal(LinkLayerFields.syncLastPAEventCounter, as: UInt16.self)
-            let info = try c.u8()
-            layer.add(LinkLayerFields.syncSID, .u8(info & 0x0F), inDecimal: true, at: layer.range(at: c.index - 1))
+            let (info, infoAt) = try layer.reading(&c) { try $0.u8() }
+            layer.add(LinkLayerFields.syncSID, .u8(info & 0x0F), inDecimal: true, at: infoAt)
             layer.addBits(LinkLayerFields.syncAType, .bool(info & 0x10 != 0), info & 0x10 != 0 ? "Random" : "Public", of: c, width: 1)
             layer.addBits(LinkLayerFields.syncSCA, .u8(info >> 5), scaName(info >> 5), of: c, width: 1)
             _ = try phys(LinkLayerFields.phys)
@@ -314,9 +315,9 @@ enum LinkLayerControl {
         try decimal(LinkLayerFields.maxPDUPToC, as: UInt16.self)
         try decimal(LinkLayerFields.nse, as: UInt8.self)
         try layer.readMicroseconds(LinkLayerFields.subInterval, &c)
-        let bn = try c.u8()
-        layer.add(LinkLayerFields.bnCToP, .u8(bn & 0x0F), inDecimal: true, at: layer.range(at: c.index - 1))
-        layer.add(LinkLayerFields.bnPToC, .u8(bn >> 4), inDecimal: true, at: layer.range(at: c.index - 1))
+        let (bn, bnAt) = try layer.reading(&c) { try $0.u8() }
+        layer.add(LinkLayerFields.bnCToP, .u8(bn & 0x0F), inDecimal: true, at: bnAt)
+        layer.add(LinkLayerFields.bnPToC, .u8(bn >> 4), inDecimal: true, at: bnAt)
         try decimal(LinkLayerFields.ftCToP, as: UInt8.self)
         try decimal(LinkLayerFields.ftPToC, as: UInt8.self)
         let isoInterval = try layer.read(LinkLayerFields.isoInterval, &c, as: UInt16.self, display: { Units.milliseconds($0, 1.25) })

@@ -52,9 +52,10 @@ enum LinkLayerDecoder {
         if let rssi = reception.rssi { layer.add(LinkLayerFields.rssi, .signed(Int64(rssi)), "\(rssi) dBm") }
         if reception.phy == 2 {
             // LE Coded: the coding indicator the sniffer keeps after the access address, outside the CRC.
-            let ci = try c.u8() & 0x03
+            let (ciOctet, ciAt) = try layer.reading(&c) { try $0.u8() }
+            let ci = ciOctet & 0x03
             layer.add(LinkLayerFields.codingIndicator, .u8(ci), named: ci == 0 ? "S=8" : ci == 1 ? "S=2" : "Reserved",
-                      at: layer.range(at: c.index - 1))
+                      at: ciAt)
         }
         // The PDU is what the CRC covers: its header says its length, the CRC's 3 bytes follow.
         guard c.remaining >= 2 + 3 else {

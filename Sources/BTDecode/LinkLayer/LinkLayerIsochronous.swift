@@ -73,9 +73,9 @@ enum LinkLayerIsochronous {
             try decodePayload(&c, llid: llid, length: length, sequence: "CSSN \(cssn)\(cstf != 0 ? " - CSTF" : "")", into: &layer, reception: reception)
             return
         }
-        let opcode = try c.u8()
+        let (opcode, opcodeAt) = try layer.reading(&c) { try $0.u8() }
         let name = bigControlNames[opcode] ?? "Unknown BIG Control Opcode \(Hex.u8(opcode))"
-        layer.add(LinkLayerFields.bigControlOpcode, .u8(opcode), named: name, at: layer.range(at: c.index - 1))
+        layer.add(LinkLayerFields.bigControlOpcode, .u8(opcode), named: name, at: opcodeAt)
         layer.summary += "\(name)"
         switch opcode {
         case 0x00:
