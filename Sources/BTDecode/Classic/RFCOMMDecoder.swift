@@ -236,9 +236,9 @@ enum RFCOMMDecoder {
                 let (priorityOctet, priorityAt) = try layer.reading(&v) { try $0.u8() }
                 let priority = priorityOctet & 0x3F
                 layer.add(RFCOMMFields.pnPriority, .count(Int(priority)), at: priorityAt)
-                let timer = try layer.readCount(RFCOMMFields.pnTimer, &v, as: UInt8.self)
+                try layer.readCount(RFCOMMFields.pnTimer, &v, as: UInt8.self)
                 let frameSize = try layer.readCount(RFCOMMFields.pnFrameSize, &v, as: UInt16.self)
-                let retransmissions = try layer.readCount(RFCOMMFields.pnRetransmissions, &v, as: UInt8.self)
+                try layer.readCount(RFCOMMFields.pnRetransmissions, &v, as: UInt8.self)
                 let (creditsOctet, creditsAt) = try layer.reading(&v) { try $0.u8() }
                 let credits = creditsOctet & 0x07
                 layer.add(RFCOMMFields.pnCredits, .count(Int(credits)), at: creditsAt)
@@ -257,7 +257,7 @@ enum RFCOMMDecoder {
                 }
                 layer.summary += " - Signals: \(set.isEmpty ? "none" : set.joined(separator: " "))"
                 if !v.isAtEnd {
-                    let breakOctet = try layer.read(RFCOMMFields.mscBreak, &v, as: UInt8.self, display: { breakOctet in breakOctet & 0x02 != 0 ? "Break, \(Int(breakOctet >> 4) * 200) ms" : "No break" })
+                    try layer.read(RFCOMMFields.mscBreak, &v, as: UInt8.self, display: { breakOctet in breakOctet & 0x02 != 0 ? "Break, \(Int(breakOctet >> 4) * 200) ms" : "No break" })
                 }
             case 0x24 where length >= 1: // RPN
                 try dlciOctet()
@@ -271,7 +271,7 @@ enum RFCOMMDecoder {
                 let lineText = "\(5 + Int(line & 0x03)) data bits, \(line & 0x04 == 0 ? "1" : "1.5") stop bit\(line & 0x04 == 0 ? "" : "s"), "
                     + (line & 0x08 == 0 ? "no parity" : "\(parityNames[Int(line >> 4 & 0x03)]) parity")
                 layer.add(RFCOMMFields.rpnLine, .u8(line), lineText, at: lineAt)
-                let flow = try layer.read(RFCOMMFields.rpnFlow, &v, as: UInt8.self)
+                try layer.read(RFCOMMFields.rpnFlow, &v, as: UInt8.self)
                 try layer.read(RFCOMMFields.rpnXON, &v, as: UInt8.self)
                 try layer.read(RFCOMMFields.rpnXOFF, &v, as: UInt8.self)
                 try layer.read(RFCOMMFields.rpnMask, &v, as: UInt16.self)

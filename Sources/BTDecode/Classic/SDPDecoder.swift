@@ -102,7 +102,7 @@ enum SDPDecoder {
         let (pdu, pduAt) = try layer.reading(&c) { try $0.u8() }
         let name = pduNames[pdu]
         layer.add(SDPFields.pdu, .u8(pdu), named: name ?? "Unknown", at: pduAt)
-        let transaction = try layer.read(SDPFields.transaction, &c, as: UInt16.self, .bigEndian)
+        try layer.read(SDPFields.transaction, &c, as: UInt16.self, .bigEndian)
         let length = try layer.readCount(SDPFields.length, &c, as: UInt16.self, .bigEndian)
         layer.summary.set("\(name ?? "Unknown PDU \(Hex.u8(pdu))")")
         guard name != nil else {
@@ -129,9 +129,9 @@ enum SDPDecoder {
             for item in pattern.elements { if let uuid = item.uuid { layer.add(SDPFields.uuid, .uuid(uuid), describe(uuid), at: layer.range(of: item)) } }
             layer.summary += " - \(uuids.map { SDPNames.name($0) ?? $0.description }.joined(separator: ", "))"
             if pdu == 0x02 {
-                let maximum = try layer.readCount(SDPFields.maxRecords, &p, as: UInt16.self, .bigEndian)
+                try layer.readCount(SDPFields.maxRecords, &p, as: UInt16.self, .bigEndian)
             } else {
-                let maximum = try layer.readCount(SDPFields.maxBytes, &p, as: UInt16.self, .bigEndian)
+                try layer.readCount(SDPFields.maxBytes, &p, as: UInt16.self, .bigEndian)
                 try attributeIDList(&p, &layer)
             }
             try continuation(&p, &layer, request: true)
@@ -139,7 +139,7 @@ enum SDPDecoder {
             session.sdp.partial[SDPState.FlowKey(link: context.link, sent: !context.sent)] = nil
         case 0x04:
             let handle = try layer.read(SDPFields.recordHandle, &p, as: UInt32.self, .bigEndian)
-            let maximum = try layer.readCount(SDPFields.maxBytes, &p, as: UInt16.self, .bigEndian)
+            try layer.readCount(SDPFields.maxBytes, &p, as: UInt16.self, .bigEndian)
             layer.summary += " - Record \(hex: handle)"
             try attributeIDList(&p, &layer)
             try continuation(&p, &layer, request: true)
