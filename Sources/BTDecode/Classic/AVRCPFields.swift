@@ -115,8 +115,6 @@ enum AVRCPNames {
     ]
     static let itemTypes: [UInt8: String] = [0x01: "Media Player", 0x02: "Folder", 0x03: "Media Element"]
     static let folderTypes = ["Mixed", "Titles", "Albums", "Artists", "Genres", "Playlists", "Years"]
-
-    static func named<K>(_ table: [K: String], _ key: K, _ hex: String) -> String { table[key].map { "\($0) (\(hex))" } ?? "Unknown (\(hex))" }
 }
 
 extension AVRCPFields {

@@ -136,7 +136,8 @@ extension Layer {
 
 extension Layer {
     /// Fields from `index` on lose their ranges: their bytes were not the layer's source's
-    /// (a decrypted payload, which the packet does not keep as a buffer of its own).
+    /// (a decrypted payload, parameters joined from several packets: buffers the packet does
+    /// not keep as its own).
     mutating func forgetRanges(from index: Int) {
         for i in index ..< fields.count { fields[i].range = nil }
     }
