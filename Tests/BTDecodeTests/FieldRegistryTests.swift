@@ -45,11 +45,11 @@ final class FieldRegistryTests: XCTestCase {
     /// (Packet_Type) is listed in `widerThanSomeLayouts` with the wider type, the same every run.
     func testHCIParameterFieldsHaveOneDefinition() {
         var types: [String: Set<String>] = [:]
-        for table in [HCIParameterTables.commands, HCIParameterTables.returns] {
-            for layout in table.all { for param in layout.flatMap(\.flattened) { types[param.field.name, default: []].insert(param.field.type.rawValue) } }
+        for layout in [HCICommands.parameterLayouts.all, HCICommands.returnLayouts.all].joined() {
+            for param in layout.flatMap(\.flattened) { types[param.field.name, default: []].insert(param.field.type.rawValue) }
         }
-        for table in [HCIParameterTables.events, HCIParameterTables.subevents] {
-            for layout in table.all { for param in layout.flatMap(\.flattened) { types[param.field.name, default: []].insert(param.field.type.rawValue) } }
+        for layout in [HCIEvents.eventLayouts.all, HCIEvents.subeventLayouts.all].joined() {
+            for param in layout.flatMap(\.flattened) { types[param.field.name, default: []].insert(param.field.type.rawValue) }
         }
         XCTAssertEqual(types.filter { $0.value.count > 1 }, [:], "a parameter name made with two types: add it to widerThanSomeLayouts")
         for (name, kinds) in types { XCTAssertEqual(FieldRegistry.lookup(name)?.type.rawValue, kinds.first, name) }

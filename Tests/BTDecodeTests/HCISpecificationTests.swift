@@ -134,7 +134,7 @@ final class HCISpecificationTests: XCTestCase {
         var failures: [String] = []
         for command in commands {
             let opcode = UInt16(command.code)
-            guard let name = HCICommandNames.name(opcode) else {
+            guard let name = HCICommands.name(opcode) else {
                 failures.append("\(Hex.u16(opcode)): no name")
                 continue
             }
@@ -153,7 +153,7 @@ final class HCISpecificationTests: XCTestCase {
             let parameters: [UInt8] = [0x01, UInt8(opcode & 0xFF), UInt8(opcode >> 8), 0x00] + [UInt8](repeating: 0, count: returns)
             let packet = decode(.event, [0x0E, UInt8(parameters.count)] + parameters)
             let problems = shortfalls(packet)
-            if !problems.isEmpty { failures.append("\(Hex.u16(opcode)) \(HCICommandNames.name(opcode) ?? "?"): \(problems.joined(separator: "; "))") }
+            if !problems.isEmpty { failures.append("\(Hex.u16(opcode)) \(HCICommands.name(opcode) ?? "?"): \(problems.joined(separator: "; "))") }
         }
         XCTAssertEqual(failures, [], failures.joined(separator: "\n"))
     }
@@ -162,7 +162,7 @@ final class HCISpecificationTests: XCTestCase {
         var failures: [String] = []
         for event in Self.parse(Self.events, columns: 2) {
             let code = UInt8(event.code)
-            guard let name = HCIEventNames.name(code) else {
+            guard let name = HCIEvents.name(code) else {
                 failures.append("\(Hex.u8(code)): no name")
                 continue
             }
@@ -172,7 +172,7 @@ final class HCISpecificationTests: XCTestCase {
         }
         for subevent in Self.parse(Self.subevents, columns: 2) {
             let code = UInt8(subevent.code)
-            guard let name = HCIEventNames.subeventName(code) else {
+            guard let name = HCIEvents.subeventName(code) else {
                 failures.append("LE \(Hex.u8(code)): no name")
                 continue
             }
@@ -186,12 +186,12 @@ final class HCISpecificationTests: XCTestCase {
     /// The names are the specification's, where they were once wrong: the events of 0x4E-0x59
     /// (Core 5.3 numbers them after the removed AMP events) and the 6.0 commands.
     func testNamesOfLaterEventsAndCommands() {
-        XCTAssertEqual(HCIEventNames.name(0x4E), "Triggered Clock Capture")
-        XCTAssertEqual(HCIEventNames.name(0x57), "Authenticated Payload Timeout Expired")
-        XCTAssertEqual(HCIEventNames.name(0x59), "Encryption Change v2")
-        XCTAssertEqual(HCIEventNames.name(0x21), "Flow Specification Complete")
-        XCTAssertEqual(HCICommandNames.name(0x209D), "LE Frame Space Update")
-        XCTAssertEqual(HCICommandNames.name(0x2087), "LE Read All Local Supported Features")
-        XCTAssertEqual(HCIEventNames.subeventName(0x31), "CS Subevent Result")
+        XCTAssertEqual(HCIEvents.name(0x4E), "Triggered Clock Capture")
+        XCTAssertEqual(HCIEvents.name(0x57), "Authenticated Payload Timeout Expired")
+        XCTAssertEqual(HCIEvents.name(0x59), "Encryption Change v2")
+        XCTAssertEqual(HCIEvents.name(0x21), "Flow Specification Complete")
+        XCTAssertEqual(HCICommands.name(0x209D), "LE Frame Space Update")
+        XCTAssertEqual(HCICommands.name(0x2087), "LE Read All Local Supported Features")
+        XCTAssertEqual(HCIEvents.subeventName(0x31), "CS Subevent Result")
     }
 }

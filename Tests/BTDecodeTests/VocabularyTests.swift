@@ -58,7 +58,7 @@ final class VocabularyTests: XCTestCase {
             (HCIEventCode.simplePairingComplete, "Simple Pairing Complete"), (HCIEventCode.leMeta, "LE Meta"),
             (HCIEventCode.encryptionChangeV2, "Encryption Change v2"), (HCIEventCode.vendor, "Vendor"),
         ]
-        for (code, name) in events { XCTAssertEqual(HCIEventNames.name(code), name, "event \(code)") }
+        for (code, name) in events { XCTAssertEqual(HCIEvents.name(code), name, "event \(code)") }
         let subevents: [(UInt8, String)] = [
             (LESubeventCode.connectionComplete, "Connection Complete"), (LESubeventCode.advertisingReport, "Advertising Report"),
             (LESubeventCode.connectionUpdateComplete, "Connection Update Complete"),
@@ -68,7 +68,7 @@ final class VocabularyTests: XCTestCase {
             (LESubeventCode.extendedAdvertisingReport, "Extended Advertising Report"), (LESubeventCode.cisEstablished, "CIS Established"),
             (LESubeventCode.subrateChange, "Subrate Change"), (LESubeventCode.enhancedConnectionCompleteV2, "Enhanced Connection Complete v2"),
         ]
-        for (code, name) in subevents { XCTAssertEqual(HCIEventNames.subeventName(code), name, "subevent \(code)") }
+        for (code, name) in subevents { XCTAssertEqual(HCIEvents.subeventName(code), name, "subevent \(code)") }
         let commands: [(UInt16, String)] = [
             (HCIOpcode.createConnection, "Create Connection"), (HCIOpcode.acceptConnectionRequest, "Accept Connection Request"),
             (HCIOpcode.linkKeyRequestNegativeReply, "Link Key Request Negative Reply"), (HCIOpcode.reset, "Reset"),
@@ -84,7 +84,7 @@ final class VocabularyTests: XCTestCase {
             (HCIOpcode.leReadNumberOfSupportedAdvertisingSets, "LE Read Number of Supported Advertising Sets"),
             (HCIOpcode.leReadBufferSizeV2, "LE Read Buffer Size v2"),
         ]
-        for (opcode, name) in commands { XCTAssertEqual(HCICommandNames.name(opcode), name, "command \(opcode)") }
+        for (opcode, name) in commands { XCTAssertEqual(HCICommands.name(opcode), name, "command \(opcode)") }
         XCTAssertEqual(L2CAPSignaling.codeNames[L2CAPSignaling.flowControlCreditIndication], "Flow Control Credit Indication")
         XCTAssertEqual(RFCOMMDecoder.frameTypes[RFCOMMDecoder.uih]?.short, "UIH")
     }

@@ -94,7 +94,7 @@ public struct DiffRecorder: PacketSink {
     mutating func controllerFacts(_ packet: Packet) {
         guard let hci = packet.layers.first, let opcode = hci.integer(HCIFields.commandOpcode),
               HCIOpcode.describingTheController.contains(UInt16(truncatingIfNeeded: opcode)), hci.integer(HCIFields.status) ?? 0 == 0 else { return }
-        let command = HCICommandNames.name(UInt16(truncatingIfNeeded: opcode)) ?? Hex.u16(UInt16(truncatingIfNeeded: opcode))
+        let command = HCICommands.name(UInt16(truncatingIfNeeded: opcode)) ?? Hex.u16(UInt16(truncatingIfNeeded: opcode))
         var facts = controllers[packet.frame.controller, default: []]
         for field in hci.fields where !ControllerFact.ignored.contains(field.definition) {
             let fact = ControllerFact(command: command, name: field.definition.name, text: field.text)

@@ -1,6 +1,6 @@
 /// HCI event codes (Core Vol 4, Part E, 7.7) that code acts on, by name: the event decoder's
 /// dispatch and the statistics' links read the same constants. Every code's name for people
-/// is HCIEventNames'; HCIDecoderTests checks these constants against it.
+/// is HCIEvents'; HCIDecoderTests checks these constants against it.
 public enum HCIEventCode {
     public static let inquiryResult: UInt8 = 0x02, connectionComplete: UInt8 = 0x03, connectionRequest: UInt8 = 0x04
     public static let disconnectionComplete: UInt8 = 0x05, authenticationComplete: UInt8 = 0x06
@@ -24,7 +24,7 @@ public enum LESubeventCode {
 }
 
 /// HCI command opcodes (OGF << 10 | OCF, Core Vol 4, Part E, 7.1-7.8) that code acts on, by
-/// name; their names for people are HCICommandNames'.
+/// name; their names for people are HCICommands'.
 public enum HCIOpcode {
     public static let createConnection: UInt16 = 0x0405, acceptConnectionRequest: UInt16 = 0x0409
     public static let linkKeyRequestNegativeReply: UInt16 = 0x040C

@@ -10,9 +10,10 @@ enum HCICommandDecoder {
         let opcode = try c.u16()
         let isVendor = opcode >> 10 == 0x3F
         let isBTstack = BTstack.isDaemonCommand(opcode)
+        let command = isVendor || isBTstack ? nil : HCICommands.command(opcode)
         let name = isVendor ? VendorDecoders.commandName(opcode, controller: packet.frame.controller, session: session) ?? "Vendor"
                             : isBTstack ? BTstack.commands[opcode & 0x3FF].map { "BTstack Daemon \($0.name)" } ?? "BTstack Daemon"
-                            : HCICommandNames.name(opcode)
+                            : command?.name
         let ogf = UInt8(opcode >> 10), ocf = opcode & 0x3FF
         layer.add(HCIFields.opcode, .u16(opcode), named: name ?? "Unknown", at: start ..< start + 2)
         layer.add(HCIFields.ogf, .u8(ogf), at: start ..< start + 2)
@@ -47,8 +48,7 @@ enum HCICommandDecoder {
             }
             layer.addIssue(.note, "Vendor command: parameters are specific to the controller's manufacturer, which the capture does not name")
         }
-        if opcode == 0x2064 { SynchronousLinks.learn(command: opcode, params.bytes[params.index...], controller: packet.frame.controller, &session) }
-        try decodeParameters(opcode, &params, &layer, &packet, &session)
+        if let command { try decodeParameters(command, &params, &layer, &packet, &session) }
         if !params.isAtEnd {
             let at = params.offset + 3
             let rest = params.rest()
@@ -56,13 +56,52 @@ enum HCICommandDecoder {
         }
     }
 
-    /// Every command's parameters come from its layout; none changes Session state.
-    static func decodeParameters(_ opcode: UInt16, _ c: inout ByteCursor, _ layer: inout Layer,
+    /// A command's parameters: its row's decoder, else its layout.
+    static func decodeParameters(_ command: HCICommand, _ c: inout ByteCursor, _ layer: inout Layer,
                                  _ packet: inout Packet, _ session: inout Session) throws {
-        guard let params = HCIParameterTables.commands[opcode] else { return }
-        var reader = HCIParameterReader(names: session.names)
-        try reader.read(params, &c, into: &layer)
-        reader.apply(to: &packet, session: session)
+        let layout = command.parameters == nil ? nil : HCICommands.parameterLayouts[command.opcode]
+        if let decode = command.decode {
+            try decode(layout, &c, &layer, &packet, &session)
+        } else if let layout {
+            try HCIParameterReader.read(layout, &c, &layer, &packet, session)
+        }
+    }
+
+    /// A successful Command Complete's return parameters after the status: the command's row's
+    /// return decoder, else its return layout.
+    static func decodeReturn(_ command: HCICommand, _ c: inout ByteCursor, _ layer: inout Layer,
+                             _ packet: inout Packet, _ session: inout Session) throws {
+        let layout = command.returns == nil ? nil : HCICommands.returnLayouts[command.opcode]
+        if let decode = command.decodeReturn {
+            try decode(layout, &c, &layer, &packet, &session)
+        } else if let layout {
+            try HCIParameterReader.read(layout, &c, &layer, &packet, session)
+        }
+    }
+
+    // The rows' decoders, for what a command or its return tells the Session beside its fields.
+
+    /// Reset: the controller's links are gone.
+    static func resetReturned(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
+                              _ packet: inout Packet, _ session: inout Session) throws {
+        session.endController(packet.frame.controller, by: "Reset", into: &layer)
+    }
+
+    /// Read BD_ADDR: the controller's own address, which names it from then on.
+    static func readBDADDRReturned(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
+                                   _ packet: inout Packet, _ session: inout Session) throws {
+        let address = try layer.read(HCIFields.address, &c, as: BDAddr.self)
+        layer.summary += " - \(address)"
+        session.controllerAddresses[packet.frame.controller] = address
+    }
+
+    /// Read Local Version Information: the manufacturer, as the layout read it, says which
+    /// vendor's commands this controller takes.
+    static func readLocalVersionReturned(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
+                                         _ packet: inout Packet, _ session: inout Session) throws {
+        guard let layout else { return }
+        let reader = try HCIParameterReader.read(layout, &c, &layer, &packet, session)
+        if let company = reader.companyIdentifier { session.vendor.manufacturers[packet.frame.controller] = company }
     }
 
     static func addressTypeName(_ type: UInt8) -> String {

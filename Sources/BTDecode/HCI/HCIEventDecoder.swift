@@ -4,156 +4,188 @@ enum HCIEventDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
         let codeIndex = c.index
         var layer = packet.makeLayer(.hciEvent, over: c)
-        var appended = false
-        defer { if !appended { packet.append(taking: &layer) } }
+        // Unless a decoder handed the layer on to a vendor's or a stack's layer above it.
+        defer { if !layer.isTaken { packet.append(taking: &layer) } }
         let code = try c.u8()
-        let name = HCIEventNames.name(code)
-        let stackEvent = name == nil && BTstack.isStackEvent(code)
-        layer.add(HCIFields.event, .u8(code), named: name ?? (stackEvent ? "BTstack" : "Unknown"), at: 0 ..< 1)
+        let event = HCIEvents.eventsByCode[Int(code)]
+        let stackEvent = event == nil && BTstack.isStackEvent(code)
+        layer.add(HCIFields.event, .u8(code), named: event?.name ?? (stackEvent ? "BTstack" : "Unknown"), at: 0 ..< 1)
         let length = try c.u8()
         layer.add(HCIFields.parameterLength, .u8(length), inDecimal: true, at: 1 ..< 2)
-        if let name { layer.summary.set("\(name)") } else { layer.summary.set("\(stackEvent ? "BTstack" : "Unknown") Event \(hex: code)") }
-        if name == nil, !stackEvent { layer.addIssue(.warning, "Unknown event code \(Hex.u8(code))") }
+        if let event { layer.summary.set("\(event.name)") } else { layer.summary.set("\(stackEvent ? "BTstack" : "Unknown") Event \(hex: code)") }
+        if event == nil, !stackEvent { layer.addIssue(.warning, "Unknown event code \(Hex.u8(code))") }
         if Int(length) != c.remaining {
             layer.addIssue(.warning, "Parameter length \(length) but \(c.remaining) bytes follow")
         }
         var params = try c.cursor(min(Int(length), c.remaining))
-        let controller = packet.frame.controller
-        if code == 0x03 || code == 0x2C || code == 0x3E {
-            SynchronousLinks.learn(event: code, params.bytes[params.index...], controller: controller, &session)
-        }
-        switch code {
-        case HCIEventCode.commandComplete:
-            try layer.read(HCIFields.numCommands, &params, as: UInt8.self)
-            let vendorName = vendorName(next: params, controller: controller, session)
-            let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: { vendorName ?? Self.commandName($0) })
-            let command = vendorName ?? Self.commandName(opcode)
-            layer.summary.set("Command Complete: \(command)")
-            if opcode == HCICommandNames.unsupportedAnswer {
-                try answerUnsupported(&params, &layer, event: "Command Complete", statusRead: false)
-                break
-            }
-            if opcode >> 10 == 0x3F, !params.isAtEnd, let vendor = VendorDecoders.vendor(for: opcode, controller: controller, session: session) {
-                packet.append(taking: &layer)
-                appended = true
-                try VendorDecoders.decodeReturn(vendor, opcode, &params, &packet, &session)
-                return
-            }
-            if !params.isAtEnd {
-                if opcode == 0x2062 || opcode == 0x2063 {
-                    SynchronousLinks.learn(return: opcode, params.bytes[params.index...], controller: controller, &session)
-                }
-                let status = try layer.reading(&params) { try $0.u8() }
-                addStatus(status, &layer)
-                do {
-                    try decodeReturn(opcode, status.value, &params, &layer, &packet, &session, controller)
-                } catch DecodeError.truncated(let needed, let available, let at) {
-                    // Controllers (BlueZ's emulator among them) often return the status alone;
-                    // the fields decoded so far stand, and the shortfall is the controller's.
-                    layer.addIssue(.warning, "Return parameters stop short of what \(command) defines: \(needed) bytes needed at offset \(at), \(available) left")
-                }
-            }
-        case HCIEventCode.commandStatus:
-            let status = try layer.reading(&params) { try $0.u8() }
-            try layer.read(HCIFields.numCommands, &params, as: UInt8.self)
-            let vendorName = vendorName(next: params, controller: controller, session)
-            let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: { vendorName ?? Self.commandName($0) })
-            layer.summary.set("Command Status: \(vendorName ?? Self.commandName(opcode))")
-            addStatus(status, &layer)
-            if opcode == HCICommandNames.unsupportedAnswer { try answerUnsupported(&params, &layer, event: "Command Status", statusRead: true) }
-        case HCIEventCode.connectionComplete:
-            let status = try layer.reading(&params) { try $0.u8() }
-            addStatus(status, &layer)
-            let handle = try readHandle(&params, &layer)
-            let address = try layer.read(HCIFields.address, &params, as: BDAddr.self)
-            try layer.read(HCIFields.linkType, &params, as: UInt8.self, display: { $0 == 0 ? "SCO" : $0 == 1 ? "ACL" : $0 == 2 ? "eSCO" : "Reserved" })
-            if !params.isAtEnd {
-                try layer.read(HCIFields.encryption, &params, as: UInt8.self, display: { $0 == 0 ? "Disabled" : $0 == 1 ? "Enabled" : "Reserved" })
-            }
-            layer.summary += " - Handle: \(hex: handle) - \(address)"
-            packet.handle = handle
-            packet.peer = address
-            if status.value == 0 {
-                let key = Session.LinkKey(controller: controller, handle: handle)
-                session.openLink(key, into: &layer)
-                session.connections[key] = .init(peer: address, peerAddressType: 0, isLE: false, role: 0)
-            }
-        case HCIEventCode.disconnectionComplete:
-            let status = try layer.reading(&params) { try $0.u8() }
-            addStatus(status, &layer)
-            let handle = try readHandle(&params, &layer)
-            let reason = try layer.read(HCIFields.reason, &params, as: UInt8.self, named: { HCIErrorNames.name($0) })
-            layer.summary += " - Handle: \(hex: handle) - Reason: \(HCIErrorNames.name(reason))"
-            packet.handle = handle
-            let key = Session.LinkKey(controller: controller, handle: handle)
-            packet.peer = session.connections[key]?.peer
-            if let severity = HCIErrorNames.severity(ofDisconnectReason: reason) {
-                layer.addIssue(severity, "Disconnected: \(HCIErrorNames.name(reason)) (\(Hex.u8(reason)))")
-            }
-            if status.value == 0 { session.closeLink(key, into: &layer) }
-        case HCIEventCode.encryptionChange, HCIEventCode.encryptionChangeV2: // v2 with the key size
-            let status = try layer.reading(&params) { try $0.u8() }
-            addStatus(status, &layer)
-            let handle = try readHandle(&params, &layer)
-            let enabled = try layer.read(HCIFields.encryption, &params, as: UInt8.self, display: {
-                ["Off", "On (E0 or AES-CCM)", "On (AES-CCM)"][safe: Int($0)] ?? "Reserved"
-            })
-            layer.summary += " - Handle: \(hex: handle) - Encryption \(enabled == 0 ? "Off" : "On")"
-            if code == 0x59 {
-                let size = try layer.read(HCIFields.keySize, &params, as: UInt8.self, display: { "\($0) bytes" })
-                layer.summary += " - Key Size: \(size)"
-                if size < 7 { layer.addIssue(.error, "Encryption key size \(size) is below 7 bytes") }
-            }
-            packet.handle = handle
-            packet.peer = session.connection(controller: controller, handle: handle)?.peer
-            if status.value == 0, enabled != 0, let method = session.smp.complete(.init(controller: controller, handle: handle)) {
-                layer.add(SMPFields.method, .text(method))
-                layer.summary += " - Paired: \(method)"
-            }
-        case HCIEventCode.numberOfCompletedPackets:
-            let count = try params.u8()
-            var first = true
-            for _ in 0 ..< count {
-                let handle = try readHandle(&params, &layer)
-                let completed = try layer.read(HCIFields.completedPackets, &params, as: UInt16.self, inDecimal: true)
-                layer.summary += "\(first ? " - " : ", ")\(hex: handle): \(completed)"
-                first = false
-                if packet.handle == nil {
-                    packet.handle = handle
-                    packet.peer = session.connection(controller: controller, handle: handle)?.peer
-                }
-            }
-        case HCIEventCode.leMeta:
-            try decodeLEMeta(&params, &layer, &packet, &session)
-        case HCIEventCode.vendor:
-            // A vendor's layer stands on the HCI layer when the vendor is known.
+        if let event {
+            try decode(event, HCIEvents.eventLayouts, &params, &layer, &packet, &session)
+            if layer.isTaken { return }
+        } else if stackEvent {
+            // BTstack's own event: its layer stands on the HCI one.
             packet.append(taking: &layer)
-            appended = true
-            let before = packet.layers.count
-            try VendorDecoders.decodeEvent(&params, &packet, &session)
-            if packet.layers.count == before, !params.isAtEnd {
-                let at = params.offset + 2
-                let rest = params.rest()
-                packet.layers[before - 1].add(HCIFields.parameters, .bytes(rest), at: at ..< at + rest.count)
-            }
+            try BTstack.decodeEvent(code, whole: ByteCursor(c.bytes[codeIndex...]), &params, &packet, &session)
             return
-        default:
-            if stackEvent {
-                // BTstack's own event: its layer stands on the HCI one.
-                packet.append(taking: &layer)
-                appended = true
-                try BTstack.decodeEvent(code, whole: ByteCursor(c.bytes[codeIndex...]), &params, &packet, &session)
-                return
-            }
-            guard let spec = HCIParameterTables.events[code] else { break }
-            var reader = HCIParameterReader(names: session.names)
-            try reader.read(spec, &params, into: &layer)
-            reader.apply(to: &packet, session: session)
         }
         if !params.isAtEnd {
             let at = params.offset + 2
             let rest = params.rest()
             layer.add(HCIFields.parameters, .bytes(rest), at: at ..< at + rest.count)
+        }
+    }
+
+    /// An event or LE subevent by its row: the row's decoder, else its layout.
+    static func decode(_ event: HCIEvent, _ layouts: ParsedLayouts<UInt8>, _ c: inout ByteCursor, _ layer: inout Layer,
+                       _ packet: inout Packet, _ session: inout Session) throws {
+        let layout = event.parameters == nil ? nil : layouts[event.code]
+        if let decode = event.decode {
+            try decode(layout, &c, &layer, &packet, &session)
+        } else if let layout {
+            try HCIParameterReader.read(layout, &c, &layer, &packet, session)
+        }
+    }
+
+    // The rows' decoders: events that change the Session or that the tree shows otherwise
+    // than laid out. Each reads the parameters after the code and length.
+
+    static func commandComplete(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
+                                _ packet: inout Packet, _ session: inout Session) throws {
+        let controller = packet.frame.controller
+        try layer.read(HCIFields.numCommands, &params, as: UInt8.self)
+        let vendorName = vendorName(next: params, controller: controller, session)
+        let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: { vendorName ?? Self.commandName($0) })
+        let command = vendorName ?? Self.commandName(opcode)
+        layer.summary.set("Command Complete: \(command)")
+        if opcode == HCICommands.unsupportedAnswer {
+            try answerUnsupported(&params, &layer, event: "Command Complete", statusRead: false)
+            return
+        }
+        if opcode >> 10 == 0x3F, !params.isAtEnd, let vendor = VendorDecoders.vendor(for: opcode, controller: controller, session: session) {
+            packet.append(taking: &layer)
+            try VendorDecoders.decodeReturn(vendor, opcode, &params, &packet, &session)
+            return
+        }
+        guard !params.isAtEnd else { return }
+        let status = try layer.reading(&params) { try $0.u8() }
+        addStatus(status, &layer)
+        guard status.value == 0, let row = HCICommands.command(opcode) else { return }
+        do {
+            try HCICommandDecoder.decodeReturn(row, &params, &layer, &packet, &session)
+        } catch DecodeError.truncated(let needed, let available, let at) {
+            // Controllers (BlueZ's emulator among them) often return the status alone;
+            // the fields decoded so far stand, and the shortfall is the controller's.
+            layer.addIssue(.warning, "Return parameters stop short of what \(command) defines: \(needed) bytes needed at offset \(at), \(available) left")
+        }
+    }
+
+    static func commandStatus(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
+                              _ packet: inout Packet, _ session: inout Session) throws {
+        let status = try layer.reading(&params) { try $0.u8() }
+        try layer.read(HCIFields.numCommands, &params, as: UInt8.self)
+        let vendorName = vendorName(next: params, controller: packet.frame.controller, session)
+        let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: { vendorName ?? Self.commandName($0) })
+        layer.summary.set("Command Status: \(vendorName ?? Self.commandName(opcode))")
+        addStatus(status, &layer)
+        if opcode == HCICommands.unsupportedAnswer { try answerUnsupported(&params, &layer, event: "Command Status", statusRead: true) }
+    }
+
+    static func connectionComplete(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
+                                   _ packet: inout Packet, _ session: inout Session) throws {
+        let controller = packet.frame.controller
+        SynchronousLinks.connectionComplete(params.bytes[params.index...], controller: controller, &session)
+        let status = try layer.reading(&params) { try $0.u8() }
+        addStatus(status, &layer)
+        let handle = try readHandle(&params, &layer)
+        let address = try layer.read(HCIFields.address, &params, as: BDAddr.self)
+        try layer.read(HCIFields.linkType, &params, as: UInt8.self, display: { $0 == 0 ? "SCO" : $0 == 1 ? "ACL" : $0 == 2 ? "eSCO" : "Reserved" })
+        if !params.isAtEnd {
+            try layer.read(HCIFields.encryption, &params, as: UInt8.self, display: { $0 == 0 ? "Disabled" : $0 == 1 ? "Enabled" : "Reserved" })
+        }
+        layer.summary += " - Handle: \(hex: handle) - \(address)"
+        packet.handle = handle
+        packet.peer = address
+        if status.value == 0 {
+            let key = Session.LinkKey(controller: controller, handle: handle)
+            session.openLink(key, into: &layer)
+            session.connections[key] = .init(peer: address, peerAddressType: 0, isLE: false, role: 0)
+        }
+    }
+
+    static func disconnectionComplete(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
+                                      _ packet: inout Packet, _ session: inout Session) throws {
+        let status = try layer.reading(&params) { try $0.u8() }
+        addStatus(status, &layer)
+        let handle = try readHandle(&params, &layer)
+        let reason = try layer.read(HCIFields.reason, &params, as: UInt8.self, named: { HCIErrorNames.name($0) })
+        layer.summary += " - Handle: \(hex: handle) - Reason: \(HCIErrorNames.name(reason))"
+        packet.handle = handle
+        let key = Session.LinkKey(controller: packet.frame.controller, handle: handle)
+        packet.peer = session.connections[key]?.peer
+        if let severity = HCIErrorNames.severity(ofDisconnectReason: reason) {
+            layer.addIssue(severity, "Disconnected: \(HCIErrorNames.name(reason)) (\(Hex.u8(reason)))")
+        }
+        if status.value == 0 { session.closeLink(key, into: &layer) }
+    }
+
+    static func encryptionChange(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
+                                 _ packet: inout Packet, _ session: inout Session) throws {
+        try encryptionChange(&params, &layer, &packet, &session, withKeySize: false)
+    }
+
+    static func encryptionChangeV2(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
+                                   _ packet: inout Packet, _ session: inout Session) throws {
+        try encryptionChange(&params, &layer, &packet, &session, withKeySize: true)
+    }
+
+    private static func encryptionChange(_ params: inout ByteCursor, _ layer: inout Layer, _ packet: inout Packet,
+                                         _ session: inout Session, withKeySize: Bool) throws {
+        let controller = packet.frame.controller
+        let status = try layer.reading(&params) { try $0.u8() }
+        addStatus(status, &layer)
+        let handle = try readHandle(&params, &layer)
+        let enabled = try layer.read(HCIFields.encryption, &params, as: UInt8.self, display: {
+            ["Off", "On (E0 or AES-CCM)", "On (AES-CCM)"][safe: Int($0)] ?? "Reserved"
+        })
+        layer.summary += " - Handle: \(hex: handle) - Encryption \(enabled == 0 ? "Off" : "On")"
+        if withKeySize {
+            let size = try layer.read(HCIFields.keySize, &params, as: UInt8.self, display: { "\($0) bytes" })
+            layer.summary += " - Key Size: \(size)"
+            if size < 7 { layer.addIssue(.error, "Encryption key size \(size) is below 7 bytes") }
+        }
+        packet.handle = handle
+        packet.peer = session.connection(controller: controller, handle: handle)?.peer
+        if status.value == 0, enabled != 0, let method = session.smp.complete(.init(controller: controller, handle: handle)) {
+            layer.add(SMPFields.method, .text(method))
+            layer.summary += " - Paired: \(method)"
+        }
+    }
+
+    static func numberOfCompletedPackets(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
+                                         _ packet: inout Packet, _ session: inout Session) throws {
+        let count = try params.u8()
+        var first = true
+        for _ in 0 ..< count {
+            let handle = try readHandle(&params, &layer)
+            let completed = try layer.read(HCIFields.completedPackets, &params, as: UInt16.self, inDecimal: true)
+            layer.summary += "\(first ? " - " : ", ")\(hex: handle): \(completed)"
+            first = false
+            if packet.handle == nil {
+                packet.handle = handle
+                packet.peer = session.connection(controller: packet.frame.controller, handle: handle)?.peer
+            }
+        }
+    }
+
+    /// The vendor event (0xFF): the vendor's layer stands on the HCI layer when the vendor is known.
+    static func vendor(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
+                       _ packet: inout Packet, _ session: inout Session) throws {
+        packet.append(taking: &layer)
+        let before = packet.layers.count
+        try VendorDecoders.decodeEvent(&params, &packet, &session)
+        if packet.layers.count == before, !params.isAtEnd {
+            let at = params.offset + 2
+            let rest = params.rest()
+            packet.layers[before - 1].add(HCIFields.parameters, .bytes(rest), at: at ..< at + rest.count)
         }
     }
 
@@ -168,7 +200,7 @@ enum HCIEventDecoder {
         layer.addIssue(.warning, "Opcode 0xFFFF names no command: the controller answers so a command it does not support (most often a vendor command)")
     }
 
-    static func commandName(_ opcode: UInt16) -> String { HCICommandNames.name(opcode) ?? "Unknown \(Hex.u16(opcode))" }
+    static func commandName(_ opcode: UInt16) -> String { HCICommands.name(opcode) ?? "Unknown \(Hex.u16(opcode))" }
 
     /// The vendor's name for the opcode `params` reads next, when it is a vendor's command.
     static func vendorName(next params: ByteCursor, controller: UInt16, _ session: Session) -> String? {
@@ -195,107 +227,108 @@ enum HCIEventDecoder {
         }
     }
 
-    static func decodeReturn(_ opcode: UInt16, _ status: UInt8, _ c: inout ByteCursor, _ layer: inout Layer,
-                             _ packet: inout Packet, _ session: inout Session, _ controller: UInt16) throws {
-        guard status == 0 else { return }
-        switch opcode {
-        case HCIOpcode.reset: // the controller's links are gone
-            session.endController(controller, by: "Reset", into: &layer)
-        case HCIOpcode.readBDADDR:
-            let address = try layer.read(HCIFields.address, &c, as: BDAddr.self)
-            layer.summary += " - \(address)"
-            session.controllerAddresses[controller] = address
-        default:
-            guard let params = HCIParameterTables.returns[opcode] else { return }
-            var reader = HCIParameterReader(names: session.names)
-            try reader.read(params, &c, into: &layer)
-            reader.apply(to: &packet, session: session)
-            if opcode == HCIOpcode.readLocalVersion, let company = reader.companyIdentifier {
-                // The manufacturer, as the layout read it: which vendor's commands this controller takes.
-                session.vendor.manufacturers[controller] = company
-            }
+    /// LE Meta: the subevent by its row.
+    static func leMeta(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
+                       _ packet: inout Packet, _ session: inout Session) throws {
+        let code = try c.u8()
+        let subevent = HCIEvents.subeventsByCode[Int(code)]
+        layer.add(HCIFields.subevent, .u8(code), named: subevent?.name ?? "Unknown", at: 2 ..< 3)
+        guard let subevent else {
+            layer.summary.set("LE - Unknown Subevent \(hex: code)")
+            return
+        }
+        layer.summary.set("LE - \(subevent.name)")
+        try decode(subevent, HCIEvents.subeventLayouts, &c, &layer, &packet, &session)
+    }
+
+    static func leConnectionComplete(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
+                                     _ packet: inout Packet, _ session: inout Session) throws {
+        try leConnectionComplete(&c, &layer, &packet, &session, enhanced: false)
+    }
+
+    /// Enhanced Connection Complete (v1 and v2): the local and peer resolvable private addresses
+    /// after the peer's address (v2 adds the advertising and sync handles at the end).
+    static func enhancedConnectionComplete(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
+                                           _ packet: inout Packet, _ session: inout Session) throws {
+        try leConnectionComplete(&c, &layer, &packet, &session, enhanced: true)
+    }
+
+    private static func leConnectionComplete(_ c: inout ByteCursor, _ layer: inout Layer, _ packet: inout Packet,
+                                             _ session: inout Session, enhanced: Bool) throws {
+        let status = try layer.reading(&c) { try $0.u8() }
+        addStatus(status, &layer)
+        let handle = try readHandle(&c, &layer)
+        let role = try layer.read(HCIFields.role, &c, as: UInt8.self, display: { $0 == 0 ? "Central" : "Peripheral" })
+        let addressType = try layer.read(HCIFields.addressType, &c, as: UInt8.self, display: { HCICommandDecoder.addressTypeName($0) })
+        let address = try layer.read(HCIFields.address, &c, as: BDAddr.self)
+        if enhanced { try c.skip(12) }
+        try readConnectionParameters(&c, &layer)
+        layer.summary += " - Handle: \(hex: handle) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address)"
+        packet.handle = handle
+        packet.peer = address
+        if status.value == 0 {
+            let key = Session.LinkKey(controller: packet.frame.controller, handle: handle)
+            session.openLink(key, into: &layer)
+            session.connections[key] = .init(peer: address, peerAddressType: addressType, isLE: true, role: role)
+        }
+        _ = c.rest()
+    }
+
+    static func advertisingReport(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
+                                  _ packet: inout Packet, _ session: inout Session) throws {
+        let count = try layer.read(HCIFields.numReports, &c, as: UInt8.self, inDecimal: true)
+        layer.summary += " - \(count) Report\(count == 1 ? "" : "s")"
+        for _ in 0 ..< count {
+            let eventType = try layer.read(AdvertisingFields.eventType, &c, as: UInt8.self, display: { advertisingEventName($0) })
+            let addressType = try layer.read(AdvertisingFields.addressType, &c, as: UInt8.self, display: { HCICommandDecoder.addressTypeName($0) })
+            let address = try layer.read(AdvertisingFields.address, &c, as: BDAddr.self)
+            let dataLength = try c.u8()
+            let data = try layer.reading(&c) { try $0.slice(Int(dataLength)) }
+            let rssi = try layer.reading(&c) { Int8(bitPattern: try $0.u8()) }
+            addReportData(data, rssi: rssi, eventName: advertisingEventName(eventType), addressType: addressType, address: address,
+                          &layer, &packet, &session)
         }
     }
 
-    static func decodeLEMeta(_ c: inout ByteCursor, _ layer: inout Layer, _ packet: inout Packet, _ session: inout Session) throws {
-        let subevent = try c.u8()
-        let name = HCIEventNames.subeventName(subevent)
-        layer.add(HCIFields.subevent, .u8(subevent), named: name ?? "Unknown", at: 2 ..< 3)
-        if let name { layer.summary.set("LE - \(name)") } else { layer.summary.set("LE - Unknown Subevent \(hex: subevent)") }
-        let controller = packet.frame.controller
-        switch subevent {
-        case LESubeventCode.connectionComplete, LESubeventCode.enhancedConnectionComplete, LESubeventCode.enhancedConnectionCompleteV2:
-            let status = try layer.reading(&c) { try $0.u8() }
-            addStatus(status, &layer)
-            let handle = try readHandle(&c, &layer)
-            let role = try layer.read(HCIFields.role, &c, as: UInt8.self, display: { $0 == 0 ? "Central" : "Peripheral" })
-            let addressType = try layer.read(HCIFields.addressType, &c, as: UInt8.self, display: { HCICommandDecoder.addressTypeName($0) })
-            let address = try layer.read(HCIFields.address, &c, as: BDAddr.self)
-            if subevent != 0x01 { try c.skip(12) }
-            try readConnectionParameters(&c, &layer)
-            layer.summary += " - Handle: \(hex: handle) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address)"
-            packet.handle = handle
-            packet.peer = address
-            if status.value == 0 {
-                let key = Session.LinkKey(controller: controller, handle: handle)
-                session.openLink(key, into: &layer)
-                session.connections[key] = .init(peer: address, peerAddressType: addressType, isLE: true, role: role)
+    static func connectionUpdateComplete(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
+                                         _ packet: inout Packet, _ session: inout Session) throws {
+        let status = try layer.reading(&c) { try $0.u8() }
+        addStatus(status, &layer)
+        let handle = try readHandle(&c, &layer)
+        let (interval, latency, timeout) = try readConnectionParameters(&c, &layer)
+        layer.summary += " - Handle: \(hex: handle) - Interval: \(Units.milliseconds(interval, 1.25)) - Latency: \(latency) - Timeout: \(Units.milliseconds(timeout, 10))"
+        packet.handle = handle
+        packet.peer = session.connection(controller: packet.frame.controller, handle: handle)?.peer
+    }
+
+    static func extendedAdvertisingReport(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
+                                          _ packet: inout Packet, _ session: inout Session) throws {
+        let count = try layer.read(HCIFields.numReports, &c, as: UInt8.self, inDecimal: true)
+        layer.summary.set("LE - Extended Advertising Report - \(count) Report\(count == 1 ? "" : "s")")
+        for _ in 0 ..< count {
+            // Read as laid out; the RSSI, interval and direct address are shown after what the tree groups first.
+            let eventType = try layer.read(AdvertisingFields.eventType, &c, as: UInt16.self, display: { extendedEventName($0) })
+            let addressType = try layer.read(AdvertisingFields.addressType, &c, as: UInt8.self, display: { HCICommandDecoder.addressTypeName($0) })
+            let address = try layer.read(AdvertisingFields.address, &c, as: BDAddr.self)
+            try layer.read(HCIFields.primaryPHY, &c, as: UInt8.self, display: { HCIValueNames.phy($0) })
+            try layer.read(HCIFields.secondaryPHY, &c, as: UInt8.self, display: { HCIValueNames.phy($0) })
+            try layer.read(HCIFields.sid, &c, as: UInt8.self, display: { $0 == 0xFF ? "No ADI field" : String($0) })
+            let power = try layer.reading(&c) { try $0.i8() }
+            layer.add(AdvertisingFields.txPower, .signed(Int64(power.value)), power.value == 127 ? "Not available" : "\(power.value) dBm", at: power.range)
+            let rssi = try layer.reading(&c) { try $0.i8() }
+            let interval = try layer.reading(&c) { try $0.u16() }
+            if interval.value != 0 {
+                layer.add(HCIFields.periodicInterval, .u16(interval.value), Units.milliseconds(interval.value, 1.25), at: interval.range)
             }
-            _ = c.rest()
-        case LESubeventCode.advertisingReport:
-            let count = try layer.read(HCIFields.numReports, &c, as: UInt8.self, inDecimal: true)
-            layer.summary += " - \(count) Report\(count == 1 ? "" : "s")"
-            for _ in 0 ..< count {
-                let eventType = try layer.read(AdvertisingFields.eventType, &c, as: UInt8.self, display: { advertisingEventName($0) })
-                let addressType = try layer.read(AdvertisingFields.addressType, &c, as: UInt8.self, display: { HCICommandDecoder.addressTypeName($0) })
-                let address = try layer.read(AdvertisingFields.address, &c, as: BDAddr.self)
-                let dataLength = try c.u8()
-                let data = try layer.reading(&c) { try $0.slice(Int(dataLength)) }
-                let rssi = try layer.reading(&c) { Int8(bitPattern: try $0.u8()) }
-                addReportData(data, rssi: rssi, eventName: advertisingEventName(eventType), addressType: addressType, address: address,
-                              &layer, &packet, &session)
+            let directType = try layer.reading(&c) { try $0.u8() }, direct = try layer.reading(&c) { try $0.address() }
+            if eventType & 0x04 != 0 {
+                layer.add(HCIFields.directAddressType, .u8(directType.value), HCICommandDecoder.addressTypeName(directType.value), at: directType.range)
+                layer.add(HCIFields.directAddress, .address(direct.value), at: direct.range)
             }
-        case LESubeventCode.connectionUpdateComplete:
-            let status = try layer.reading(&c) { try $0.u8() }
-            addStatus(status, &layer)
-            let handle = try readHandle(&c, &layer)
-            let (interval, latency, timeout) = try readConnectionParameters(&c, &layer)
-            layer.summary += " - Handle: \(hex: handle) - Interval: \(Units.milliseconds(interval, 1.25)) - Latency: \(latency) - Timeout: \(Units.milliseconds(timeout, 10))"
-            packet.handle = handle
-            packet.peer = session.connection(controller: controller, handle: handle)?.peer
-        case LESubeventCode.extendedAdvertisingReport:
-            let count = try layer.read(HCIFields.numReports, &c, as: UInt8.self, inDecimal: true)
-            layer.summary.set("LE - Extended Advertising Report - \(count) Report\(count == 1 ? "" : "s")")
-            for _ in 0 ..< count {
-                // Read as laid out; the RSSI, interval and direct address are shown after what the tree groups first.
-                let eventType = try layer.read(AdvertisingFields.eventType, &c, as: UInt16.self, display: { extendedEventName($0) })
-                let addressType = try layer.read(AdvertisingFields.addressType, &c, as: UInt8.self, display: { HCICommandDecoder.addressTypeName($0) })
-                let address = try layer.read(AdvertisingFields.address, &c, as: BDAddr.self)
-                try layer.read(HCIFields.primaryPHY, &c, as: UInt8.self, display: { HCIValueNames.phy($0) })
-                try layer.read(HCIFields.secondaryPHY, &c, as: UInt8.self, display: { HCIValueNames.phy($0) })
-                try layer.read(HCIFields.sid, &c, as: UInt8.self, display: { $0 == 0xFF ? "No ADI field" : String($0) })
-                let power = try layer.reading(&c) { try $0.i8() }
-                layer.add(AdvertisingFields.txPower, .signed(Int64(power.value)), power.value == 127 ? "Not available" : "\(power.value) dBm", at: power.range)
-                let rssi = try layer.reading(&c) { try $0.i8() }
-                let interval = try layer.reading(&c) { try $0.u16() }
-                if interval.value != 0 {
-                    layer.add(HCIFields.periodicInterval, .u16(interval.value), Units.milliseconds(interval.value, 1.25), at: interval.range)
-                }
-                let directType = try layer.reading(&c) { try $0.u8() }, direct = try layer.reading(&c) { try $0.address() }
-                if eventType & 0x04 != 0 {
-                    layer.add(HCIFields.directAddressType, .u8(directType.value), HCICommandDecoder.addressTypeName(directType.value), at: directType.range)
-                    layer.add(HCIFields.directAddress, .address(direct.value), at: direct.range)
-                }
-                let length = try c.u8()
-                let data = try layer.reading(&c) { try $0.slice(Int(length)) }
-                addReportData(data, rssi: rssi, eventName: extendedEventName(eventType), addressType: addressType, address: address,
-                              &layer, &packet, &session)
-            }
-        default:
-            guard let spec = HCIParameterTables.subevents[subevent] else { break }
-            var reader = HCIParameterReader(names: session.names)
-            try reader.read(spec, &c, into: &layer)
-            reader.apply(to: &packet, session: session)
+            let length = try c.u8()
+            let data = try layer.reading(&c) { try $0.slice(Int(length)) }
+            addReportData(data, rssi: rssi, eventName: extendedEventName(eventType), addressType: addressType, address: address,
+                          &layer, &packet, &session)
         }
     }
 

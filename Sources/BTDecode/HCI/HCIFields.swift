@@ -91,7 +91,7 @@ public enum DataFields {
                              isoTS, isoLength, isoTimestamp, isoSequence, isoSDULength, isoStatus, payload]
 }
 
-/// Parameters only the layouts declare (HCIParameterTables), that analysis reads: the layouts'
+/// Parameters only the layouts declare (the rows of HCICommands and HCIEvents), that analysis reads: the layouts'
 /// own definitions, found once by name here, next to HCI's other fields, so that no stage
 /// outside BTDecode spells them. FieldRegistryTests checks each is the registry's.
 extension HCIFields {

@@ -194,6 +194,26 @@ struct HCIParameterReader {
         if let address { packet.peer = packet.peer ?? address }
     }
 
+    /// Reads a layout onto the layer, and what it said about the connection onto the packet.
+    @discardableResult
+    static func read(_ layout: [HCIParam], _ c: inout ByteCursor, _ layer: inout Layer,
+                     _ packet: inout Packet, _ session: Session) throws -> HCIParameterReader {
+        var reader = HCIParameterReader(names: session.names)
+        try reader.read(layout, &c, into: &layer)
+        reader.apply(to: &packet, session: session)
+        return reader
+    }
+
+    /// The decoder of a row whose packet sets something up that the Session keeps (a CIS, a
+    /// BIG, an SCO link): `learn` takes what it needs from the raw parameters, then the layout
+    /// is read as any other.
+    static func learning(_ learn: @escaping (ArraySlice<UInt8>, UInt16, inout Session) -> Void) -> HCIRowDecoder {
+        { layout, c, layer, packet, session in
+            learn(c.bytes[c.index...], packet.frame.controller, &session)
+            if let layout { try read(layout, &c, &layer, &packet, session) }
+        }
+    }
+
     mutating func read(_ params: [HCIParam], _ c: inout ByteCursor, _ layer: inout Layer) throws {
         var lastInteger: UInt64 = 0
         for param in params {

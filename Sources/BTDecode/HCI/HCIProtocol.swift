@@ -5,7 +5,7 @@ import BTCapture
 enum HCIProtocol {
     static let descriptor = ProtocolDescriptor(
         name: "HCI",
-        fields: HCIFields.all + HCIParameterTables.fields.filter { HCIFields.byName[$0.name] == nil },
+        fields: HCIFields.all + parameterFields.filter { HCIFields.byName[$0.name] == nil },
         layers: [.hciCommand, .hciEvent],
         valueNames: valueNames,
         secrets: ["hci.link_key", "hci.long_term_key", "hci.random_number", "hci.encrypted_diversifier", "hci.pin_code",
@@ -15,19 +15,25 @@ enum HCIProtocol {
 
     /// Commands, events and error codes by name, and every enumerated parameter's table.
     static var valueNames: [(FieldDefinition, [ValueName])] {
-        let commands = FieldValueNames.from(HCICommandNames.table), errors = FieldValueNames.from(HCIErrorNames.errors)
+        let commands = HCICommands.valueNames, errors = FieldValueNames.from(HCIErrorNames.errors)
         var names: [(FieldDefinition, [ValueName])] = [
             (HCIFields.opcode, commands), (HCIFields.commandOpcode, commands),
-            (HCIFields.event, FieldValueNames.from(HCIEventNames.events)),
-            (HCIFields.subevent, FieldValueNames.from(HCIEventNames.subevents)),
+            (HCIFields.event, HCIEvents.eventValueNames), (HCIFields.subevent, HCIEvents.subeventValueNames),
             (HCIFields.status, errors), (HCIFields.reason, errors),
         ]
-        let byName = Dictionary(HCIParameterTables.fields.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let byName = Dictionary(parameterFields.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         for (parameter, table) in HCIValueNames.tables.sorted(by: { $0.key < $1.key }) {
             if let field = byName["hci." + parameter.lowercased()] { names.append((field, FieldValueNames.from(table))) }
         }
         return names
     }
+
+    /// Every field the rows' layouts make, once each, in name order, for the registry.
+    static let parameterFields: [FieldDefinition] = {
+        let layouts = [HCICommands.parameterLayouts.all, HCICommands.returnLayouts.all, HCIEvents.eventLayouts.all, HCIEvents.subeventLayouts.all]
+        let all = layouts.joined().flatMap { $0.flatMap(\.flattened) }.map(\.field)
+        return Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a }).values.sorted { $0.name < $1.name }
+    }()
 }
 
 /// The layers this decoder makes.

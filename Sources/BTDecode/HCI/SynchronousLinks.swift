@@ -62,44 +62,64 @@ extension Session {
 }
 
 /// What the setup commands and events say about synchronous and isochronous links. Read from
-/// the raw parameters (these are rare packets), beside the table-driven decode of their fields.
+/// the raw parameters (these are rare packets), beside the table-driven decode of their fields;
+/// each is called by its command's or event's row decoder, with the parameters after the code
+/// (after the status, for a return).
 enum SynchronousLinks {
-    static func learn(event code: UInt8, _ parameters: ArraySlice<UInt8>, controller: UInt16, _ session: inout Session) {
+    private static func key(_ handle: UInt16, _ controller: UInt16) -> Session.LinkKey {
+        .init(controller: controller, handle: handle & 0x0FFF)
+    }
+
+    /// Synchronous Connection Complete: an SCO or eSCO link, its peer and air mode.
+    static func synchronousConnectionComplete(_ parameters: ArraySlice<UInt8>, controller: UInt16, _ session: inout Session) {
         var c = ByteCursor(parameters)
-        func key(_ handle: UInt16) -> Session.LinkKey { .init(controller: controller, handle: handle & 0x0FFF) }
-        switch code {
-        case 0x2C: // Synchronous Connection Complete
-            guard let status = try? c.u8(), status == 0, let handle = try? c.u16(), let address = try? c.slice(6),
-                  let linkType = try? c.u8(), (try? c.slice(6)) != nil, let airMode = try? c.u8() else { return }
-            let peer = BDAddr(littleEndian: address)
-            session.synchronousLinks.sco[key(handle)] = .init(peer: peer, eSCO: linkType == 2, airMode: airMode, acl: aclHandle(to: peer, controller, session))
-        case 0x03: // Connection Complete for an SCO link (link type 0)
-            guard let status = try? c.u8(), status == 0, let handle = try? c.u16(), let address = try? c.slice(6),
-                  let linkType = try? c.u8(), linkType == 0 else { return }
-            let peer = BDAddr(littleEndian: address)
-            session.synchronousLinks.sco[key(handle)] = .init(peer: peer, eSCO: false, airMode: 2, acl: aclHandle(to: peer, controller, session))
-        case 0x3E:
-            guard let subevent = try? c.u8() else { return }
-            switch subevent {
-            case 0x19: // CIS Established
-                guard let status = try? c.u8(), status == 0, let handle = try? c.u16() else { return }
-                if session.synchronousLinks.iso[key(handle)] == nil { session.synchronousLinks.iso[key(handle)] = .init() }
-            case 0x1A: // CIS Request: the peripheral learns the pairing of ACL and CIS
-                guard let acl = try? c.u16(), let cis = try? c.u16(), let cig = try? c.u8(), let cisID = try? c.u8() else { return }
-                session.synchronousLinks.iso[key(cis)] = .init(acl: acl & 0x0FFF, cig: cig, cis: cisID)
-            case 0x1B, 0x1D: // Create BIG Complete, BIG Sync Established
-                guard let status = try? c.u8(), status == 0, let big = try? c.u8() else { return }
-                let skip = subevent == 0x1B ? 3 + 3 + 1 + 1 + 1 + 1 + 1 + 2 + 2 : 3 + 1 + 1 + 1 + 1 + 2 + 2
-                guard (try? c.slice(skip)) != nil, let count = try? c.u8() else { return }
-                for index in 0 ..< Int(count) {
-                    guard let handle = try? c.u16() else { return }
-                    session.synchronousLinks.iso[key(handle)] = .init(big: big, bis: index + 1)
-                }
-            default:
-                break
-            }
-        default:
-            break
+        guard let status = try? c.u8(), status == 0, let handle = try? c.u16(), let address = try? c.slice(6),
+              let linkType = try? c.u8(), (try? c.slice(6)) != nil, let airMode = try? c.u8() else { return }
+        let peer = BDAddr(littleEndian: address)
+        session.synchronousLinks.sco[key(handle, controller)] = .init(peer: peer, eSCO: linkType == 2, airMode: airMode,
+                                                                      acl: aclHandle(to: peer, controller, session))
+    }
+
+    /// Connection Complete for an SCO link (link type 0): CVSD.
+    static func connectionComplete(_ parameters: ArraySlice<UInt8>, controller: UInt16, _ session: inout Session) {
+        var c = ByteCursor(parameters)
+        guard let status = try? c.u8(), status == 0, let handle = try? c.u16(), let address = try? c.slice(6),
+              let linkType = try? c.u8(), linkType == 0 else { return }
+        let peer = BDAddr(littleEndian: address)
+        session.synchronousLinks.sco[key(handle, controller)] = .init(peer: peer, eSCO: false, airMode: 2, acl: aclHandle(to: peer, controller, session))
+    }
+
+    /// LE CIS Established: the CIS is a link from now on, whatever set it up.
+    static func cisEstablished(_ parameters: ArraySlice<UInt8>, controller: UInt16, _ session: inout Session) {
+        var c = ByteCursor(parameters)
+        guard let status = try? c.u8(), status == 0, let handle = try? c.u16() else { return }
+        if session.synchronousLinks.iso[key(handle, controller)] == nil { session.synchronousLinks.iso[key(handle, controller)] = .init() }
+    }
+
+    /// LE CIS Request: the peripheral learns the pairing of ACL and CIS.
+    static func cisRequest(_ parameters: ArraySlice<UInt8>, controller: UInt16, _ session: inout Session) {
+        var c = ByteCursor(parameters)
+        guard let acl = try? c.u16(), let cis = try? c.u16(), let cig = try? c.u8(), let cisID = try? c.u8() else { return }
+        session.synchronousLinks.iso[key(cis, controller)] = .init(acl: acl & 0x0FFF, cig: cig, cis: cisID)
+    }
+
+    /// LE Create BIG Complete: the BIS handles of the BIG, in order.
+    static func bigCreated(_ parameters: ArraySlice<UInt8>, controller: UInt16, _ session: inout Session) {
+        learnBIG(parameters, skipping: 3 + 3 + 1 + 1 + 1 + 1 + 1 + 2 + 2, controller: controller, &session)
+    }
+
+    /// LE BIG Sync Established: the same, for a BIG this controller receives.
+    static func bigSyncEstablished(_ parameters: ArraySlice<UInt8>, controller: UInt16, _ session: inout Session) {
+        learnBIG(parameters, skipping: 3 + 1 + 1 + 1 + 1 + 2 + 2, controller: controller, &session)
+    }
+
+    /// Status and BIG handle, `skip` bytes of the BIG's parameters, then the count and the BIS handles.
+    private static func learnBIG(_ parameters: ArraySlice<UInt8>, skipping skip: Int, controller: UInt16, _ session: inout Session) {
+        var c = ByteCursor(parameters)
+        guard let status = try? c.u8(), status == 0, let big = try? c.u8(), (try? c.slice(skip)) != nil, let count = try? c.u8() else { return }
+        for index in 0 ..< Int(count) {
+            guard let handle = try? c.u16() else { return }
+            session.synchronousLinks.iso[key(handle, controller)] = .init(big: big, bis: index + 1)
         }
     }
 
@@ -108,30 +128,27 @@ enum SynchronousLinks {
             && session.synchronousLinks.sco[$0.key] == nil }?.key.handle
     }
 
-    static func learn(command opcode: UInt16, _ parameters: ArraySlice<UInt8>, controller: UInt16, _ session: inout Session) {
-        guard opcode == 0x2064 else { return } // LE Create CIS: CIS handle, ACL handle pairs
+    /// LE Create CIS: CIS handle, ACL handle pairs.
+    static func createCIS(_ parameters: ArraySlice<UInt8>, controller: UInt16, _ session: inout Session) {
         var c = ByteCursor(parameters)
         guard let count = try? c.u8() else { return }
         for _ in 0 ..< count {
             guard let cis = try? c.u16(), let acl = try? c.u16() else { return }
-            let key = Session.LinkKey(controller: controller, handle: cis & 0x0FFF)
-            var link = session.synchronousLinks.iso[key] ?? .init()
+            var link = session.synchronousLinks.iso[key(cis, controller)] ?? .init()
             link.acl = acl & 0x0FFF
-            session.synchronousLinks.iso[key] = link
+            session.synchronousLinks.iso[key(cis, controller)] = link
         }
     }
 
-    /// LE Set CIG Parameters' return: the CIS handles of the CIG.
-    static func learn(return opcode: UInt16, _ parameters: ArraySlice<UInt8>, controller: UInt16, _ session: inout Session) {
-        guard opcode == 0x2062 || opcode == 0x2063 else { return }
+    /// LE Set CIG Parameters' successful return, after the status: the CIS handles of the CIG.
+    static func cigParameters(_ parameters: ArraySlice<UInt8>, controller: UInt16, _ session: inout Session) {
         var c = ByteCursor(parameters)
-        guard let status = try? c.u8(), status == 0, let cig = try? c.u8(), let count = try? c.u8() else { return }
+        guard let cig = try? c.u8(), let count = try? c.u8() else { return }
         for _ in 0 ..< count {
             guard let handle = try? c.u16() else { return }
-            let key = Session.LinkKey(controller: controller, handle: handle & 0x0FFF)
-            var link = session.synchronousLinks.iso[key] ?? .init()
+            var link = session.synchronousLinks.iso[key(handle, controller)] ?? .init()
             link.cig = cig
-            session.synchronousLinks.iso[key] = link
+            session.synchronousLinks.iso[key(handle, controller)] = link
         }
     }
 }

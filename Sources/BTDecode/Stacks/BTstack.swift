@@ -15,7 +15,7 @@ public enum BTstack {
     public static func isDaemonCommand(_ opcode: UInt16) -> Bool { opcode >> 10 == daemonOGF }
 
     /// Whether an event code is one BTstack raises for itself (never sent by a controller).
-    public static func isStackEvent(_ code: UInt8) -> Bool { events[code] != nil && HCIEventNames.name(code) == nil }
+    public static func isStackEvent(_ code: UInt8) -> Bool { events[code] != nil && HCIEvents.name(code) == nil }
 
     static let namespace = HCIParameterFields.Namespace(prefix: "btstack", owner: "BTstack", valueNames: [
         // BTstack reports the HCI error codes (ERROR_CODE_*) as its events' status.

@@ -21,7 +21,7 @@ struct CommandTracker {
     /// status counts against the command.
     mutating func answered(_ layer: Layer, _ frame: Frame, status: Int) {
         guard let opcode = layer.integer(HCIFields.commandOpcode), opcode != 0 else { return }
-        if opcode == Int(HCICommandNames.unsupportedAnswer) {
+        if opcode == Int(HCICommands.unsupportedAnswer) {
             // The controller's "not supported", naming no command: it answers the oldest vendor
             // command waiting (controllers answer unknown vendor commands so).
             guard let position = pending[frame.controller]?.firstIndex(where: { $0.opcode >> 10 == 0x3F }) else { return }
