@@ -76,12 +76,11 @@ extension Browser {
         case .search:
             input = nil
             guard !text.isEmpty else {
-                searchPattern = nil
+                search.pattern = nil
                 return
             }
             do {
-                searchPattern = try TextPattern(text)
-                searchesTree = line.searchesTree
+                search = SearchState(pattern: try TextPattern(text), inTree: line.searchesTree)
                 findMatch(forward: true, includingSelected: true)
             } catch let error as TextPattern.CompileError {
                 message = "search: \(error.message) at offset \(error.offset)"

@@ -65,7 +65,7 @@ extension Browser {
         case .flag: annotate { $0.flagged.toggle() }
         case .comment:
             guard notesPath != nil, let packet = list.selectedPacket, let frame = index.frame(at: packet) else {
-                message = notesPath == nil ? "no notes file: a live capture is annotated once written (-w FILE)" : nil
+                message = notesPath == nil ? NotesPart.unwritable : nil
                 break
             }
             input = InputLine(.comment, text: notes.notes[frame.number]?.comment ?? "")

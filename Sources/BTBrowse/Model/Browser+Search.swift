@@ -10,6 +10,13 @@ import Glibc
 import Darwin
 #endif
 
+/// The search applied: its pattern, and whether it reads every line of each packet's tree (as
+/// `grep -V`) or the row alone.
+struct SearchState {
+    var pattern: TextPattern?
+    var inTree = false
+}
+
 /// The search: the next or previous listed packet whose row (or tree) matches.
 extension Browser {
     /// Selects the next (or previous) listed packet whose row (or a line of whose tree) the

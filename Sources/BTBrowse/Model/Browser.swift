@@ -52,9 +52,9 @@ public final class Browser {
     /// The scan of the filter applied; nil when every packet is listed.
     public internal(set) var scan: MatchScan?
     /// The search applied (n and N find its next and previous match; rows it matches are marked).
-    public internal(set) var searchPattern: TextPattern?
-    /// Whether the search reads every line of each packet's tree (as `grep -V`), not its row alone.
-    public internal(set) var searchesTree = false
+    var search = SearchState()
+    public var searchPattern: TextPattern? { search.pattern }
+    public var searchesTree: Bool { search.inTree }
     /// A line for the user: what a key did, a search that found nothing, a completion's choices.
     public internal(set) var message: String?
     public internal(set) var showsHelp = false
@@ -72,15 +72,13 @@ public final class Browser {
     /// Exports what the list shows (set by the command line, which knows how the capture is
     /// read and decoded); nil: nothing to export from.
     public var exporting: BrowserExport?
-    /// The capture's notes (`btlog annotate`'s sidecar), and where they are kept; nil: the
-    /// browser cannot annotate (a live capture not written to a file).
-    public internal(set) var notes: NotesDocument
-    public let notesPath: String?
+    /// The capture's notes, their file and the capture they are about.
+    var notesPart: NotesPart
+    public var notes: NotesDocument { notesPart.document }
+    /// Where the notes are kept; nil: the browser cannot annotate (a live capture not written to a file).
+    public var notesPath: String? { notesPart.path }
     /// The capture the notes are about (what `btlog annotate` is given).
-    let capturePath: String?
-    /// When the notes file last changed, as the browser read or wrote it: another browser's or
-    /// `btlog annotate`'s change is read again on the next tick.
-    var notesModified: [Int]?
+    var capturePath: String? { notesPart.capturePath }
     /// The packet selected when a new filter started, and its row on screen: selected again
     /// once the filter's scan has decided on it (until then the matches found so far are listed).
     var pendingSelection: (packet: Int, offset: Int)?
@@ -92,10 +90,8 @@ public final class Browser {
     public init(index: PacketIndex, loader: CaptureLoader?, source: String, timeMode: TimeFormatter.Mode = .abs,
                 follows: Bool = false, width: Int = 80, height: Int = 24, notesPath: String? = nil, capturePath: String? = nil,
                 flagMark: String = "⚑") {
-        self.notesPath = notesPath
-        self.capturePath = capturePath
+        notesPart = NotesPart(path: notesPath, capturePath: capturePath, capture: source)
         self.flagMark = flagMark
-        notes = NotesDocument(capture: source)
         self.index = index
         self.loader = loader
         self.source = source
@@ -142,7 +138,7 @@ public final class Browser {
     /// selected packet when it changed. Call before drawing.
     public func tick() {
         if let outcome = exporting?.take() { message = outcome }
-        if let notesPath, Self.modified(notesPath) != notesModified { reloadNotes() }
+        if notesPart.changedOnDisk { reloadNotes() }
         let total = index.count
         if let scan {
             if scan.isFinished && scan.scanned < total { scan.start() }
