@@ -85,7 +85,7 @@ public enum A2DPCodecs {
                 .joined(separator: " ")
         case 0xFF:
             guard info.count >= 6, let vendor = try? c.u32(), let id = try? c.u16() else { break }
-            layer.add(AVDTPFields.vendorID, .u32(vendor), AssignedNumbers.company(UInt16(truncatingIfNeeded: vendor)).map { "\($0) (\(Hex.format(vendor, width: 8)))" },
+            layer.add(AVDTPFields.vendorID, .u32(vendor), named: AssignedNumbers.company(UInt16(truncatingIfNeeded: vendor)),
                       at: at(0, 4))
             layer.add(AVDTPFields.vendorCodec, .u16(id), at: at(4, 2))
             if let name = vendorCodecs[vendor]?[id] {

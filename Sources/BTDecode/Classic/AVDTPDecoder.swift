@@ -281,7 +281,7 @@ enum AVDTPDecoder {
             case 0x04:
                 var protection = ByteCursor(info)
                 if let type = try? protection.u16() {
-                    layer.add(AVDTPFields.contentProtection, .u16(type), type == 2 ? "SCMS-T (0x0002)" : type == 1 ? "DTCP (0x0001)" : nil,
+                    layer.add(AVDTPFields.contentProtection, .u16(type), named: type == 2 ? "SCMS-T" : type == 1 ? "DTCP" : nil,
                               at: at(info.startIndex, 2))
                 }
             default:

@@ -230,9 +230,9 @@ enum RFCOMMDecoder {
                 layer.add(RFCOMMFields.mccChannel, .count(Int(dlci >> 1)), at: layer.range(at: dlciIndex))
                 let (flags, flagsAt) = try layer.reading(&v) { try $0.u8() }
                 let cl = flags >> 4
-                layer.add(RFCOMMFields.pnFrameType, .unsigned(UInt64(flags & 0x0F), width: 1), flags & 0x0F == 0 ? "UIH frames (0x0)" : nil, at: flagsAt)
+                layer.add(RFCOMMFields.pnFrameType, .unsigned(UInt64(flags & 0x0F), width: 1), named: flags & 0x0F == 0 ? "UIH frames" : nil, at: flagsAt)
                 let clName = cl == 0xF ? "Credit-based flow control requested" : cl == 0xE ? "Credit-based flow control accepted" : cl == 0 ? "No credit-based flow control" : "Reserved"
-                layer.add(RFCOMMFields.pnCL, .unsigned(UInt64(cl), width: 1), "\(clName) (\(Hex.format(cl, width: 1)))", at: flagsAt)
+                layer.add(RFCOMMFields.pnCL, .unsigned(UInt64(cl), width: 1), named: clName, at: flagsAt)
                 let (priorityOctet, priorityAt) = try layer.reading(&v) { try $0.u8() }
                 let priority = priorityOctet & 0x3F
                 layer.add(RFCOMMFields.pnPriority, .count(Int(priority)), at: priorityAt)

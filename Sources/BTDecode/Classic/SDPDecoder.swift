@@ -236,7 +236,7 @@ enum SDPDecoder {
                 parts.append("\(Hex.u16(low))-\(Hex.u16(high))")
             } else {
                 let id = UInt16(truncatingIfNeeded: v)
-                layer.add(SDPFields.attributeID, .u16(id), SDPNames.attributes[id].map { "\($0) (\(Hex.u16(id)))" }, at: layer.range(of: item))
+                layer.add(SDPFields.attributeID, .u16(id), named: SDPNames.attributes[id], at: layer.range(of: item))
                 parts.append(SDPNames.attributes[id] ?? Hex.u16(id))
             }
         }

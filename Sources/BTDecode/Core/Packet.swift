@@ -448,12 +448,6 @@ public struct Field {
     /// the value; otherwise the text a person reads. Made only where display text is built.
     public var name: String {
         if form == .named, let writtenDisplay { return writtenDisplay }
-        let text = self.text
-        // A decoder that wrote "Name (0x10)" itself: the name is what comes before the value's own text.
-        if form == .text, writtenDisplay != nil {
-            let value = " (" + self.value.displayText + ")"
-            if text.count > value.count, text.hasSuffix(value) { return String(text.dropLast(value.count)) }
-        }
         return text
     }
 }

@@ -232,11 +232,17 @@ struct HCIParameterReader {
         let start = c.index
         /// The parameter's bytes read so far.
         func read() -> Range<Int> { layer.range(at: start, count: c.index - start) }
-        /// `shown` is how the value reads without its raw form; the tree adds the raw form.
-        func add(_ value: FieldValue, _ shown: String? = nil) {
-            var shown = shown
-            if case .unsigned(let v, _) = value, let name = p.valueNames.name(v) { shown = name }
-            layer.add(p.field, value, shown.map { "\($0) (\(value.text))" }, at: read())
+        /// `shown` is how the value reads without its raw form; the tree adds the raw form. A
+        /// coded value's name (the parameter's table of names, an address type, a PHY) is added
+        /// as its name: JSON's `.name` and `diff` read it so.
+        func add(_ value: FieldValue, _ shown: String? = nil, isName: Bool = false) {
+            var shown = shown, isName = isName
+            if case .unsigned(let v, _) = value, let name = p.valueNames.name(v) { (shown, isName) = (name, true) }
+            if isName {
+                layer.add(p.field, value, named: shown, at: read())
+            } else {
+                layer.add(p.field, value, shown.map { "\($0) (\(value.text))" }, at: read())
+            }
             guard p.inSummary else { return }
             let text = shown ?? value.displayText
             if p.kind == .en || p.valueNames.isTable {
@@ -290,7 +296,7 @@ struct HCIParameterReader {
             layer.add(p.field, .u8(v), named: HCIErrorNames.name(v), at: read())
             layer.summary += " - Reason: \(HCIErrorNames.name(v))"
             return UInt64(v)
-        case .at: let v = try c.u8(); add(.u8(v), HCICommandDecoder.addressTypeName(v)); return UInt64(v)
+        case .at: let v = try c.u8(); add(.u8(v), HCICommandDecoder.addressTypeName(v), isName: true); return UInt64(v)
         case .en:
             let v = try c.u8()
             layer.add(p.field, .u8(v), v == 0 ? "Disabled" : v == 1 ? "Enabled" : Hex.u8(v), at: read())
@@ -321,7 +327,7 @@ struct HCIParameterReader {
         case .t10: return time(UInt64(try c.u16()), 10, 4)
         case .t128: return time(UInt64(try c.u8()), 1280, 2)
         case .s: let v = try c.u16(); add(.u16(v), "\(v) s"); return UInt64(v)
-        case .phy: let v = try c.u8(); add(.u8(v), HCIValueNames.phy(v)); return UInt64(v)
+        case .phy: let v = try c.u8(); add(.u8(v), HCIValueNames.phy(v), isName: true); return UInt64(v)
         case .phys:
             let v = try c.u8()
             add(.u8(v), [(0, "LE 1M"), (1, "LE 2M"), (2, "LE Coded")].filter { v & (1 << $0.0) != 0 }.map(\.1).joined(separator: ", "))
@@ -358,18 +364,18 @@ struct HCIParameterReader {
             return UInt64(length)
         case .io:
             let v = try c.u8()
-            add(.u8(v), SMPDecoder.ioNames[v] ?? "Reserved")
+            add(.u8(v), SMPDecoder.ioNames[v] ?? "Reserved", isName: true)
             return UInt64(v)
         case .auth:
             let v = try c.u8()
             let names = ["MITM Protection Not Required - No Bonding", "MITM Protection Required - No Bonding",
                          "MITM Protection Not Required - Dedicated Bonding", "MITM Protection Required - Dedicated Bonding",
                          "MITM Protection Not Required - General Bonding", "MITM Protection Required - General Bonding"]
-            add(.u8(v), names[safe: Int(v)] ?? "Reserved")
+            add(.u8(v), names[safe: Int(v)] ?? "Reserved", isName: true)
             return UInt64(v)
         case .role:
             let v = try c.u8()
-            add(.u8(v), v == 0 ? "Central" : v == 1 ? "Peripheral" : "Reserved")
+            add(.u8(v), v == 0 ? "Central" : v == 1 ? "Peripheral" : "Reserved", isName: true)
             return UInt64(v)
         }
     }
