@@ -274,9 +274,6 @@ public struct Layer {
     /// Inlinable, so a view in another module reads it in place rather than copying the Layer
     /// to call a getter.
     @inlinable public var name: String { kind.name }
-    /// Whether `Packet.append(taking:)` moved the layer into its packet, leaving a placeholder
-    /// here: how a decoder that handed its layer to the one above knows it is no longer its own.
-    var isTaken: Bool { kind == .placeholder }
     /// The protocol it belongs to: its kind's, or for a layer named after what it holds its
     /// first field's, or its name as a word ("Close Index" → close_index).
     public var protocolName: String {

@@ -3,8 +3,9 @@ import BTCapture
 /// One HCI command (Core Vol 4, Part E, 7.1-7.8), one row, as ATT's opcodes and btmon's
 /// opcode_table keep them: its name, the layout of its parameters and of its Command Complete
 /// return parameters after the status (in HCIParam's notation), and a decoder where the command
-/// or its return does more than its layout says (tells the Session something).
-struct HCICommand {
+/// or its return does more than its layout says (tells the Session something). A class, as
+/// HCIEvent is: static, immutable rows passed on by reference.
+final class HCICommand: @unchecked Sendable {
     let opcode: UInt16
     let name: String
     /// The parameters' layout; nil when the command has none.

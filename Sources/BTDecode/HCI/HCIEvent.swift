@@ -4,7 +4,9 @@ import BTCapture
 /// of its parameters (in HCIParam's notation), and a decoder where the event does more than its
 /// layout says: changes the Session (links opened and closed, commands answered) or is read by
 /// hand (advertising reports, which the tree groups differently from their layout).
-struct HCIEvent {
+/// A class: the decoder finds the row of every event by its code, and a reference is passed on
+/// without copying the row's strings and closure. Rows are static and immutable.
+final class HCIEvent: @unchecked Sendable {
     let code: UInt8
     let name: String
     /// The parameters' layout; nil when the row has none (a hand decoder reads them, or nothing).

@@ -4,8 +4,10 @@ enum HCIEventDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
         let codeIndex = c.index
         var layer = packet.makeLayer(.hciEvent, over: c)
-        // Unless a decoder handed the layer on to a vendor's or a stack's layer above it.
-        defer { if !layer.isTaken { packet.append(taking: &layer) } }
+        // Unless a decoder handed the layer on to a vendor's or a stack's layer above it: then
+        // `append(taking:)` left a placeholder here. (The kind read in place: a computed property
+        // of the Layer read in this defer copied the whole Layer, every event.)
+        defer { if layer.kind != .placeholder { packet.append(taking: &layer) } }
         let code = try c.u8()
         let event = HCIEvents.eventsByCode[Int(code)]
         let stackEvent = event == nil && BTstack.isStackEvent(code)
@@ -20,7 +22,7 @@ enum HCIEventDecoder {
         var params = try c.cursor(min(Int(length), c.remaining))
         if let event {
             try decode(event, HCIEvents.eventLayouts, &params, &layer, &packet, &session)
-            if layer.isTaken { return }
+            if layer.kind == .placeholder { return }
         } else if stackEvent {
             // BTstack's own event: its layer stands on the HCI one.
             packet.append(taking: &layer)
