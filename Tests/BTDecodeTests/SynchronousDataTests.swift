@@ -90,6 +90,32 @@ final class SynchronousDataTests: XCTestCase {
         XCTAssertEqual(fragment.summary, "Data [Handle: 0x0060, Length: 2] - CIS on 0x0040 - Continuation Fragment")
     }
 
+    /// Each set-up packet's row teaches the ISO links it names: LE Set CIG Parameters' return
+    /// (the CIG of each CIS handle), CIS Request (its ACL, CIG and CIS), Create BIG Complete and
+    /// BIG Sync Established (each BIS handle's BIG and place, after the BIG's own parameters).
+    func testISOLinksLearntFromEachSetUpPacket() {
+        func iso(_ handle: UInt16) -> SynchronousLinksState.ISOLink? {
+            decoder.session.synchronousLinks.iso[Session.LinkKey(controller: 0, handle: handle)]
+        }
+        feed(.event, .received, [0x0E, 0x0A, 0x01, 0x62, 0x20, 0x00, 0x01, 0x02, 0x60, 0x00, 0x61, 0x00])
+        XCTAssertEqual(iso(0x60)?.cig, 1)
+        XCTAssertEqual(iso(0x61)?.cig, 1)
+        // A failed return teaches nothing.
+        feed(.event, .received, [0x0E, 0x0A, 0x01, 0x62, 0x20, 0x0C, 0x09, 0x01, 0x62, 0x00, 0x00, 0x00])
+        XCTAssertNil(iso(0x62))
+        feed(.event, .received, [0x3E, 0x07, 0x1A, 0x40, 0x00, 0x70, 0x00, 0x02, 0x05])
+        XCTAssertEqual([iso(0x70)?.acl, iso(0x70)?.cig.map(UInt16.init), iso(0x70)?.cis.map(UInt16.init)], [0x40, 2, 5])
+        feed(.event, .received, [0x3E, 0x17, 0x1B, 0x00, 0x03] + [UInt8](repeating: 0, count: 15) + [0x02, 0x80, 0x00, 0x81, 0x00])
+        XCTAssertEqual([iso(0x80)?.big, iso(0x81)?.big], [3, 3])
+        XCTAssertEqual([iso(0x80)?.bis, iso(0x81)?.bis], [1, 2])
+        let synced = feed(.event, .received, [0x3E, 0x11, 0x1D, 0x00, 0x04] + [UInt8](repeating: 0, count: 11) + [0x01, 0x90, 0x00])
+        XCTAssertEqual(iso(0x90)?.big, 4)
+        XCTAssertEqual(iso(0x90)?.bis, 1)
+        // The layout is read as well: no bytes left over, nothing short.
+        XCTAssertNil(synced.worstSeverity)
+        XCTAssertEqual(synced.summary, "LE - BIG Sync Established")
+    }
+
     /// Android's 0x0EDC vendor debug data is not an SMP PDU; a capture that starts mid-connection is still L2CAP.
     func testACLThatIsNotL2CAP() {
         let debug = feed(.aclData, .received, [0xDC, 0x2E, 0x18, 0x00, 0x10, 0x00, 0x06, 0x00] + [UInt8](repeating: 0x42, count: 20))
