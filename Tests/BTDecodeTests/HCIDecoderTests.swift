@@ -26,6 +26,26 @@ final class HCIDecoderTests: XCTestCase {
         XCTAssertEqual(packet.field(HCIFields.status)?.value, .u8(0))
     }
 
+    /// A PHY mask names each PHY set (Core Vol 4, Part E, 7.8.48), and says "None" when none is:
+    /// LE Set Default PHY with All_PHYs 0x03 leaves both masks empty.
+    func testPHYMasksAreNamed() {
+        let none = decode(.command, .sent, [0x31, 0x20, 0x03, 0x03, 0x00, 0x00])
+        XCTAssertEqual(none.summary, "LE Set Default PHY - TX PHYs: None - RX PHYs: None")
+        let both = decode(.command, .sent, [0x31, 0x20, 0x03, 0x00, 0x05, 0x02])
+        XCTAssertEqual(both.summary, "LE Set Default PHY - TX PHYs: LE 1M, LE Coded - RX PHYs: LE 2M")
+        let rx = both.layers[0].fields.first { $0.definition.name == "hci.rx_phys" }
+        XCTAssertEqual(rx?.text, "LE 2M (0x02)")
+    }
+
+    /// IO capability and authentication requirements of a BR/EDR IO Capability Request Reply
+    /// (Core Vol 4, Part E, 7.1.29) are added as names.
+    func testIOCapabilityReplyNamesItsValues() {
+        let packet = decode(.command, .sent, [0x2B, 0x04, 0x09, 0x56, 0x34, 0x12, 0xB6, 0x99, 0xF0, 0x01, 0x00, 0x05])
+        let fields = packet.layers[0].fields
+        XCTAssertEqual(fields.first { $0.definition.name == "hci.authentication_requirements" }?.name, "MITM Protection Required - General Bonding")
+        XCTAssertEqual(fields.first { $0.definition.name == "hci.io_capability" }?.name, "DisplayYesNo")
+    }
+
     func testAdvertisingReportSummaryReadsLikePacketLogger() {
         // LE Meta 0x3E, subevent 0x02, 1 report, ADV_IND, random, address, 3 data bytes, RSSI -67 (0xBD).
         let bytes: [UInt8] = [0x3E, 0x0F, 0x02, 0x01, 0x00, 0x01, 0xAB, 0xC0, 0x6D, 0x97, 0x18, 0x24, 0x03, 0x02, 0x01, 0x1A, 0xBD]

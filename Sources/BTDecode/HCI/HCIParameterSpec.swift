@@ -330,7 +330,7 @@ struct HCIParameterReader {
         case .phy: let v = try c.u8(); add(.u8(v), HCIValueNames.phy(v), isName: true); return UInt64(v)
         case .phys:
             let v = try c.u8()
-            add(.u8(v), [(0, "LE 1M"), (1, "LE 2M"), (2, "LE Coded")].filter { v & (1 << $0.0) != 0 }.map(\.1).joined(separator: ", "))
+            add(.u8(v), LinkLayerControl.phyBits(v))
             return UInt64(v)
         case .cod:
             let v = try c.u24()
@@ -368,10 +368,7 @@ struct HCIParameterReader {
             return UInt64(v)
         case .auth:
             let v = try c.u8()
-            let names = ["MITM Protection Not Required - No Bonding", "MITM Protection Required - No Bonding",
-                         "MITM Protection Not Required - Dedicated Bonding", "MITM Protection Required - Dedicated Bonding",
-                         "MITM Protection Not Required - General Bonding", "MITM Protection Required - General Bonding"]
-            add(.u8(v), names[safe: Int(v)] ?? "Reserved", isName: true)
+            add(.u8(v), HCIValueNames.authenticationRequirements[safe: Int(v)] ?? "Reserved", isName: true)
             return UInt64(v)
         case .role:
             let v = try c.u8()
@@ -418,6 +415,13 @@ enum HCIValueNames {
     static func coreVersion(_ value: UInt64) -> String? {
         value < UInt64(coreVersions.count) ? "Bluetooth \(coreVersions[Int(value)])" : nil
     }
+
+    /// BR/EDR Authentication_Requirements (Core Vol 4, Part E, 7.1.29).
+    static let authenticationRequirements = [
+        "MITM Protection Not Required - No Bonding", "MITM Protection Required - No Bonding",
+        "MITM Protection Not Required - Dedicated Bonding", "MITM Protection Required - Dedicated Bonding",
+        "MITM Protection Not Required - General Bonding", "MITM Protection Required - General Bonding",
+    ]
 
     /// PHY values (Core Vol 4, Part E, 7.8.47 and 7.7.65.12): 0 means none where a PHY is optional.
     static func phy(_ value: UInt8) -> String {
