@@ -1,14 +1,5 @@
-import BTCapture
 import BTDecode
-import BTExport
 import BTQuery
-import BTRender
-import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The capture's notes (`NotesPart`): attached to decoded packets, shown again when they change.
 extension Browser {
