@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
         .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
@@ -26,6 +27,9 @@ let package = Package(
         // Byte cursor, Packet model, field registry, protocol decoders and Session state.
         .target(name: "BTDecode", dependencies: ["BTCapture"], exclude: ["AssignedNumbers/LICENSE-assigned-numbers"],
                 swiftSettings: fast),
+        // Protocols users describe in files (YAML, `btlog-protocol: 1`): read, checked and
+        // compiled into BTDecode's described protocols. Nothing in a description executes.
+        .target(name: "BTDescribe", dependencies: ["BTCapture", "BTDecode", "CPCRE2", .product(name: "Yams", package: "Yams")], swiftSettings: fast),
         // The packet chain: the pipeline every command wires and its stages (selection, filter,
         // search, annotations, redaction), over decoded Packets.
         .target(name: "BTQuery", dependencies: ["BTCapture", "BTDecode", "CPCRE2", .product(name: "DequeModule", package: "swift-collections")],
@@ -48,15 +52,16 @@ let package = Package(
         // implementation.
         .target(name: "BTFixtures", dependencies: ["BTCapture", "BTDecode", "CSystemZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .executableTarget(name: "btlog", dependencies: [
-            "BTCapture", "BTDecode", "BTQuery", "BTAnalysis", "BTRender", "BTExport", "BTBrowse",
+            "BTCapture", "BTDecode", "BTDescribe", "BTQuery", "BTAnalysis", "BTRender", "BTExport", "BTBrowse",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: fast),
         .executableTarget(name: "btlog-fixtures", dependencies: ["BTFixtures", "BTCapture", "BTFuzz"]),
         // What untrusted bytes reach, one entry point per fuzz target (Scripts/fuzz.sh).
-        .target(name: "BTFuzz", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTAnalysis", "BTRender", "BTBrowse", "BTFixtures"]),
+        .target(name: "BTFuzz", dependencies: ["BTCapture", "BTDecode", "BTDescribe", "BTQuery", "BTAnalysis", "BTRender", "BTBrowse", "BTFixtures"]),
         .executableTarget(name: "btlog-fuzz", dependencies: ["BTFuzz"]),
         .testTarget(name: "BTCaptureTests", dependencies: ["BTCapture", "BTFixtures"]),
         .testTarget(name: "BTDecodeTests", dependencies: ["BTCapture", "BTDecode", "BTFixtures"], exclude: ["Captures"]),
+        .testTarget(name: "BTDescribeTests", dependencies: ["BTCapture", "BTDecode", "BTDescribe", "BTQuery", "BTFuzz", "BTFixtures"]),
         .testTarget(name: "BTQueryTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTFixtures"]),
         .testTarget(name: "BTAnalysisTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTAnalysis", "BTFixtures"]),
         .testTarget(name: "BTRenderTests", dependencies: ["BTCapture", "BTDecode", "BTQuery", "BTAnalysis", "BTRender", "BTFixtures"]),

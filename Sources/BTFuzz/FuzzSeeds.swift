@@ -114,6 +114,11 @@ public enum FuzzSeeds {
         try save(.zip, "bugreport.zip", [UInt8](try Data(contentsOf: zipURL)))
         try? FileManager.default.removeItem(at: zipURL)
 
+        // Described protocols: whole descriptions, and generated ones over payloads.
+        try save(.description, "elm327.yaml", Array(DescribedInput.elm327Seed.utf8))
+        for (index, text) in DescribedInput.descriptionSeeds.enumerated() { try save(.description, "description-\(index).yaml", Array(text.utf8)) }
+        for (index, bytes) in DescribedInput.describedSeeds.enumerated() { try save(.described, "described-\(index).bin", bytes) }
+
         // btlog diff: the scenario pairs' first runs, in windows that keep a connection's set-up.
         for (index, pair) in DiffPairs.all.enumerated() {
             let frames = pair.frames()

@@ -85,6 +85,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// decoded again (which must show no difference) and with the records less every n-th
     /// (n = 2...9), renumbered; the text report, --stat and the JSON render.
     case diff
+    /// A protocol description (the input as YAML text): it compiles or is refused with an
+    /// error at a place in the file; one that compiles decodes the input's bytes as each message.
+    case description
+    /// Described decoders: [n][n bytes choosing a generated description][payload]. Every
+    /// generated description compiles; the payload decodes as each of its messages.
+    case described
 
     /// Runs the input; returns normally for every input (errors are the expected outcome of
     /// most inputs), crashes only on a bug.
@@ -142,6 +148,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             FuzzDecoder.shared.run(VendorInput.frames(from: input))
         case .diff:
             DiffFuzzInput.run(input)
+        case .description:
+            DescribedInput.runDescription(input)
+        case .described:
+            DescribedInput.runDescribed(input)
         case .notes:
             guard let document = try? NotesDocument.parse(Data(input)) else { return }
             guard let again = try? NotesDocument.parse(document.serialized()), again == document else {

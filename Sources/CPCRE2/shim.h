@@ -41,3 +41,46 @@ static inline int btlog_pcre2_find(const pcre2_code_8 *code, const unsigned char
 static inline int btlog_pcre2_error_message(int error, unsigned char *buffer, size_t size) {
     return pcre2_get_error_message_8(error, buffer, size);
 }
+
+/// Matches the whole subject once and copies each group's bounds into `bounds` (pairs of
+/// start and end, PCRE2_UNSET for a group that took no part): the number of pairs set, 0 for
+/// no match, below 0 for an error (the match limit reached among them). Its own match data,
+/// so that one compiled pattern serves several threads.
+static inline int btlog_pcre2_groups(const pcre2_code_8 *code, const unsigned char *subject, size_t length,
+                                     size_t *bounds, size_t pairs) {
+    pcre2_match_data_8 *data = pcre2_match_data_create_from_pattern_8(code, NULL);
+    if (!data) return -1;
+    int result = pcre2_match_8(code, (PCRE2_SPTR8)subject, length, 0, 0, data, NULL);
+    if (result < 0) {
+        pcre2_match_data_free_8(data);
+        return result == PCRE2_ERROR_NOMATCH ? 0 : result;
+    }
+    uint32_t available = pcre2_get_ovector_count_8(data);
+    PCRE2_SIZE *vector = pcre2_get_ovector_pointer_8(data);
+    size_t count = available < pairs ? available : pairs;
+    for (size_t i = 0; i < count * 2; i++) bounds[i] = vector[i];
+    pcre2_match_data_free_8(data);
+    return (int)count;
+}
+
+/// The group number of a named group, or below 0 when there is none.
+static inline int btlog_pcre2_group_number(const pcre2_code_8 *code, const char *name) {
+    return pcre2_substring_number_from_name_8(code, (PCRE2_SPTR8)name);
+}
+
+/// How many capturing groups the pattern has.
+static inline int btlog_pcre2_group_count(const pcre2_code_8 *code) {
+    uint32_t count = 0;
+    if (pcre2_pattern_info_8(code, PCRE2_INFO_CAPTURECOUNT, &count) != 0) return -1;
+    return (int)count;
+}
+
+/// The pattern's named groups: their number, and each entry's size in bytes (the group number
+/// in its first two bytes, big-endian, then the NUL-terminated name).
+static inline const unsigned char *btlog_pcre2_name_table(const pcre2_code_8 *code, uint32_t *count, uint32_t *entry_size) {
+    PCRE2_SPTR8 table = NULL;
+    if (pcre2_pattern_info_8(code, PCRE2_INFO_NAMECOUNT, count) != 0) return NULL;
+    if (pcre2_pattern_info_8(code, PCRE2_INFO_NAMEENTRYSIZE, entry_size) != 0) return NULL;
+    if (pcre2_pattern_info_8(code, PCRE2_INFO_NAMETABLE, &table) != 0) return NULL;
+    return table;
+}

@@ -17,12 +17,14 @@ struct BTLog: ParsableCommand {
         found from the content. `btlog FILE` is short for `btlog show FILE`.
         """,
         version: "0.1.0",
-        subcommands: [Show.self, Browse.self, Grep.self, Annotate.self, Export.self, Stats.self, Diagnose.self, Diff.self, Capture.self, Gatt.self, Fields.self],
+        subcommands: [Show.self, Browse.self, Grep.self, Annotate.self, Export.self, Stats.self, Diagnose.self, Diff.self, Capture.self, Gatt.self, Fields.self,
+                      Protocols.self],
         defaultSubcommand: Show.self
     )
 
     /// Runs the command line; usage errors exit 2, failures 1, as the man page says.
     static func runMain() {
+        LoadedProtocols.load(arguments: Array(CommandLine.arguments.dropFirst()))
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -16,6 +16,12 @@ struct DecodeOptionGroup: ParsableArguments {
     @Option(name: .customLong("keys"), help: ArgumentHelp("A file of long-term keys for air captures, one per line (32 hex digits; # starts a comment).", valueName: "FILE"))
     var keys: String?
 
+    @Option(name: .customLong("protocol"), help: ArgumentHelp("A protocol description (YAML, 'btlog-protocol: 1'): its fields are decoded, filtered and exported as built-in ones; repeat for several. Every *.yaml in $XDG_CONFIG_HOME/btlog/protocols is read too; 'btlog protocols' lists them.", valueName: "FILE"))
+    var protocols: [String] = []
+
+    @Option(name: .customLong("decode-as"), help: ArgumentHelp("What a channel or handle carries where the capture does not show it set up: 'l2cap.cid == 0x0055: rfcomm' (l2cap.cid, l2cap.psm, rfcomm.channel or att.handle; a protocol reached by a PSM, or a described one); repeat for several.", valueName: "RULE"))
+    var decodeAs: [String] = []
+
     static var defaultUUIDFile: String {
         let environment = ProcessInfo.processInfo.environment
         let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
@@ -37,6 +43,15 @@ struct DecodeOptionGroup: ParsableArguments {
             let cache = try gattCache.map(GATTNameSources.loadBlueZCache) ?? [:]
             var options = DecodeOptions(uuidNames: names, gattCache: cache)
             options.linkLayerKeys = try linkLayerKeys()
+            // Loaded before the arguments were parsed (LoadedProtocols), `--protocol` among them.
+            options.describe(LoadedProtocols.library.protocols)
+            for rule in LoadedProtocols.library.rules { options.decode(as: rule) }
+            for text in decodeAs {
+                do { options.decode(as: try LoadedProtocols.library.rule(text)) } catch let error as DecodeAsRule.ParseError {
+                    StandardError.error("--decode-as \(error.description)")
+                    throw ExitCode(2)
+                }
+            }
             return DecoderFactory(options: options)
         } catch let error as GATTNameSources.LoadError {
             StandardError.error(error.description)

@@ -16,6 +16,9 @@ struct Fields: ParsableCommand {
     @Flag(help: "List the named values of the field (value, name, and the word a filter accepts).")
     var values = false
 
+    @Option(name: .customLong("protocol"), help: ArgumentHelp("A protocol description whose fields to list too; repeat for several.", valueName: "FILE"))
+    var protocols: [String] = []
+
     func validate() throws {
         if values {
             guard let name else { throw ValidationError("--values lists the values of one field: btlog fields att.opcode --values") }

@@ -71,7 +71,7 @@ extension ATTDecoder {
             let naming = known ?? naming(handle, &session)
             pdu.describeValue(bytes, naming, &layer)
             switch opcode {
-            case 0x0B, 0x12, 0x52, 0x1B, 0x1D: handOff(handle, value, naming) // values whole, not in pieces
+            case 0x0B, 0x12, 0x52, 0x1B, 0x1D: handOff(handle, value, naming, described: session.options.described) // values whole, not in pieces
             default: break
             }
             // A Write Request's value counts only once the server accepts it.
@@ -82,10 +82,21 @@ extension ATTDecoder {
             }
         }
 
-        /// Marks the value for the profile registered for its characteristic, if any.
-        mutating func handOff(_ handle: UInt16, _ value: ByteCursor, _ naming: GATTDatabase.HandleNaming?) {
-            guard let naming, naming.hasProfile, let decode = DissectorTables.gattCharacteristics[naming.type] else { return }
+        /// Marks the value for the profile registered for its characteristic, if any: a
+        /// described protocol first (a user's description of a characteristic btlog knows is
+        /// what they want to see), then a built-in one.
+        mutating func handOff(_ handle: UInt16, _ value: ByteCursor, _ naming: GATTDatabase.HandleNaming?,
+                              described: DescribedProtocols = DescribedProtocols()) {
+            guard let naming else { return }
             let type = naming.type
+            if !described.isEmpty, let target = described.handleRules[handle] ?? described.characteristics[type] {
+                handoff = GATTHandoff(decode: { c, packet, session, context in
+                    target.decode(&c, into: &packet, session: &session, stream: .attribute(context.handle, context.l2cap))
+                }, value: value,
+                                      context: GATTValueContext(l2cap: pdu.context, opcode: opcode, handle: handle, characteristic: type))
+                return
+            }
+            guard naming.hasProfile, let decode = DissectorTables.gattCharacteristics[type] else { return }
             handoff = GATTHandoff(decode: decode, value: value, context: GATTValueContext(l2cap: pdu.context, opcode: opcode, handle: handle, characteristic: type))
         }
 

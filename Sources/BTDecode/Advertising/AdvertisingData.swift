@@ -36,7 +36,8 @@ public enum AdvertisingData {
     @discardableResult
     /// `ranged`: `data` lies in the layer's own bytes, so each field has its range (not so for
     /// data joined from several packets).
-    static func decode(_ data: ArraySlice<UInt8>, into layer: inout Layer, names uuidNames: UUIDNames, ranged: Bool = true) -> Digest {
+    static func decode(_ data: ArraySlice<UInt8>, into layer: inout Layer, names uuidNames: UUIDNames, described: DescribedProtocols = DescribedProtocols(),
+                       ranged: Bool = true) -> Digest {
         var digest = Digest()
         var c = ByteCursor(data)
         while !c.isAtEnd {
@@ -55,7 +56,7 @@ public enum AdvertisingData {
             var name: String { typeNames[type] ?? "Unknown AD Type" }
             var v = ByteCursor(value)
             let first = layer.fields.count
-            let text = describe(type, &v, &layer, &digest, uuidNames, ranged: ranged)
+            let text = describe(type, &v, &layer, &digest, uuidNames, described, ranged: ranged)
             // The structure's own line comes before the values decoded from it.
             // The mask's rule (Layer.keeps) as of before the structure's values: kept if the first.
             if first == 0 || layer.keptFields.keeps(AdvertisingFields.adType) {
@@ -71,15 +72,17 @@ public enum AdvertisingData {
     }
 
     /// `decode`, repeated from `memo` when the same bytes were decoded before for the same view.
-    static func decode(_ data: ArraySlice<UInt8>, into layer: inout Layer, names uuidNames: UUIDNames, ranged: Bool = true,
-                       memo: inout AdvertisingDataMemo) -> Digest {
-        guard data.count <= AdvertisingDataMemo.longestData else { return decode(data, into: &layer, names: uuidNames, ranged: ranged) }
+    static func decode(_ data: ArraySlice<UInt8>, into layer: inout Layer, names uuidNames: UUIDNames, described: DescribedProtocols = DescribedProtocols(),
+                       ranged: Bool = true, memo: inout AdvertisingDataMemo) -> Digest {
+        guard data.count <= AdvertisingDataMemo.longestData else {
+            return decode(data, into: &layer, names: uuidNames, described: described, ranged: ranged)
+        }
         let key = AdvertisingDataMemo.Key(bytes: data, ranged: ranged, layerWasEmpty: layer.fields.isEmpty)
         // Where the data's first byte lies in the layer's ranges.
         let shift = data.startIndex - layer.cursorBase
         if let digest = memo.replay(key, into: &layer, shift: shift) { return digest }
         let fieldsBefore = layer.fields.count, issuesBefore = layer.issues.count
-        let digest = decode(data, into: &layer, names: uuidNames, ranged: ranged)
+        let digest = decode(data, into: &layer, names: uuidNames, described: described, ranged: ranged)
         memo.remember(key, from: layer, fieldsBefore: fieldsBefore, issuesBefore: issuesBefore, shift: shift, digest: digest)
         return digest
     }
@@ -99,7 +102,7 @@ public enum AdvertisingData {
     /// Adds the structure's fields and returns its text for the tree (empty when no tree is
     /// printed: the text costs more than the fields).
     static func describe(_ type: UInt8, _ c: inout ByteCursor, _ layer: inout Layer, _ digest: inout Digest, _ uuidNames: UUIDNames,
-                         ranged: Bool) -> String? {
+                         _ described: DescribedProtocols, ranged: Bool) -> String? {
         let wantsText = layer.keepsDisplays
         /// Adds a field whose bytes are those read since `start`.
         func add(_ definition: FieldDefinition, _ value: FieldValue, _ display: @autoclosure () -> String? = nil, from start: Int) {
@@ -122,7 +125,19 @@ public enum AdvertisingData {
             let dataStart = c.index
             let data = c.rest()
             add(AdvertisingFields.serviceData, .bytes(data), from: dataStart)
+            if !described.isEmpty, let target = described.serviceData[uuid] {
+                let text = describedData(target, data, dataStart)
+                return wantsText ? ASCII.concat(uuidNames.labelled(uuid), ": ", text) : ""
+            }
             return wantsText ? ASCII.concat(uuidNames.labelled(uuid), ": ", Hex.bytes(data)) : ""
+        }
+        /// Data a described protocol lays out, its fields on this layer: its summary words.
+        func describedData(_ target: DescribedTarget, _ data: ArraySlice<UInt8>, _ dataStart: Int) -> String {
+            let before = layer.fields.count
+            var d = ByteCursor(data)
+            let words = DescribedDecoder.decodeFields(target.described, target.message, &d, into: &layer)
+            if !ranged { for index in before ..< layer.fields.count { layer.fields[index].range = nil } }
+            return ASCII.concat(target.described.name, " ", words)
         }
         let start = c.index
         switch type {
@@ -195,6 +210,10 @@ public enum AdvertisingData {
             let data = c.rest()
             add(AdvertisingFields.manufacturerData, .bytes(data), from: dataStart)
             let before = layer.fields.count
+            if !described.isEmpty, let target = described.manufacturer(company, data) {
+                let text = describedData(target, data, dataStart)
+                return wantsText ? ASCII.concat(companyName, ": ", text) : ""
+            }
             let described = DissectorTables.manufacturerData[company].flatMap { describe in describe(data, &layer) }
             // The company's decoder places its fields in `data`: not this packet's bytes when it was joined.
             if !ranged { for index in before ..< layer.fields.count { layer.fields[index].range = nil } }

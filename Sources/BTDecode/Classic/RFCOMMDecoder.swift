@@ -75,6 +75,25 @@ enum RFCOMMDecoder {
         }
     }
 
+    /// Whether `bytes` are one whole RFCOMM frame: address with its EA bit, a frame type the
+    /// specification defines, a length that accounts for every byte, and an FCS that checks.
+    /// What L2CAP asks of a channel no capture showed opening (a capture begun mid-connection).
+    static func isFrame(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var c = ByteCursor(bytes)
+        guard bytes.count >= 4, let address = try? c.u8(), address & 1 == 1, let control = try? c.u8(),
+              frameTypes[control & 0xEF] != nil, let first = try? c.u8() else { return false }
+        var length = Int(first >> 1)
+        if first & 1 == 0 {
+            guard let second = try? c.u8() else { return false }
+            length |= Int(second) << 7
+        }
+        let headerEnd = c.index
+        let credits = control & 0xEF == uih && address >> 2 != 0 && control & 0x10 != 0 ? 1 : 0
+        guard headerEnd - bytes.startIndex + credits + length + 1 == bytes.count else { return false }
+        let covered = bytes[bytes.startIndex ..< (control & 0xEF == uih ? bytes.startIndex + 2 : headerEnd)]
+        return fcs(covered) == bytes.last
+    }
+
     /// The frame onto the layer; returns the information and its decoder when the server
     /// channel carries a service some protocol registered for.
     static func decodeFrame(_ c: inout ByteCursor, _ layer: inout Layer, session: inout Session,
@@ -155,6 +174,14 @@ enum RFCOMMDecoder {
         }
         layer.add(RFCOMMFields.payload, .bytes(information), at: layer.range(at: information.startIndex, count: information.count))
         layer.summary += " - \(information.count) byte\(information.count == 1 ? "" : "s")"
+        let described = session.options.described
+        if !described.isEmpty || !session.options.decodeAs.isEmpty,
+           let target = session.options.decodeAs.rfcommChannels[dlci >> 1]
+            ?? described.rfcomm(channel: dlci >> 1, serviceName: session.sdp.service(context.link, rfcommChannel: dlci >> 1)?.name) {
+            return (information, RFCOMMContext(l2cap: context, dlci: dlci, serviceClass: service ?? 0), { c, packet, session, context in
+                target.decode(&c, into: &packet, session: &session, stream: .rfcomm(context.dlci, context.l2cap))
+            })
+        }
         if let service, let decodeService = DissectorTables.rfcommServices[service] {
             return (information, RFCOMMContext(l2cap: context, dlci: dlci, serviceClass: service), decodeService)
         }

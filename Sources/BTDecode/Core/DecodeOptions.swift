@@ -29,6 +29,28 @@ public struct DecodeOptions: Sendable {
     /// again (the browser opens it from a saved Session, a filter scans the capture once more)
     /// does not try a million keys again.
     public let keySearches = KeySearches()
+    /// Protocols described in files (`--protocol`, the protocols folder): what selects them,
+    /// their layouts. Set with `describe(_:)`, which also names their UUIDs.
+    public private(set) var described = DescribedProtocols()
+    /// What channels and handles carry where the capture does not show it (`--decode-as`).
+    public private(set) var decodeAs = DecodeAsRules()
+
+    /// Adds a decode-as rule (a later one for the same CID, PSM, channel or handle wins).
+    public mutating func decode(as rule: DecodeAsRule) {
+        decodeAs.add(rule)
+        if case .attHandle(let handle) = rule.selector, case .described(let protocolDescribed, let message) = rule.target {
+            described.handleRules[handle] = DescribedTarget(described: protocolDescribed, message: message)
+        }
+    }
+
+    /// Decodes `protocols` too, and names their characteristics and services as `--uuids` does
+    /// (a name the run already has from `--uuids` stays).
+    public mutating func describe(_ protocols: DescribedProtocols) {
+        described = protocols
+        for protocolDescribed in protocols.all {
+            for (uuid, name) in protocolDescribed.uuidNames where uuidNames.custom[uuid] == nil { uuidNames.add(uuid, name: name) }
+        }
+    }
 
     public init(buildsDisplayText: Bool = true, uuidNames: UUIDNames = .standard, gattCache: [BDAddr: GATTDatabase] = [:],
                 keepsLastValues: Bool = false) {

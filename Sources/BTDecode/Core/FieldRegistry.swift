@@ -21,9 +21,12 @@ public struct FieldDefinition: Hashable, Sendable {
         let id: Int
         /// A property of the frame (frame.number, frame.time...), not a layer's field.
         let isFrameField: Bool
+        /// Made from a description file, not by a built-in protocol's table.
+        let isDescribed: Bool
 
-        init(name: String, label: String, type: FieldType, help: String) {
+        init(name: String, label: String, type: FieldType, help: String, isDescribed: Bool) {
             self.name = name
+            self.isDescribed = isDescribed
             id = FieldIdentity.id(for: name)
             isFrameField = name.hasPrefix("frame.")
             self.label = label
@@ -39,7 +42,16 @@ public struct FieldDefinition: Hashable, Sendable {
     private unowned(unsafe) let description: Description
 
     public init(_ name: String, _ label: String, _ type: FieldType, _ help: String) {
-        let description = Description(name: name, label: label, type: type, help: help)
+        self.init(name, label, type, help, isDescribed: false)
+    }
+
+    /// A field of a protocol described in a file.
+    public init(described name: String, _ label: String, _ type: FieldType, _ help: String) {
+        self.init(name, label, type, help, isDescribed: true)
+    }
+
+    private init(_ name: String, _ label: String, _ type: FieldType, _ help: String, isDescribed: Bool) {
+        let description = Description(name: name, label: label, type: type, help: help, isDescribed: isDescribed)
         // Never released: what makes the unowned reference above safe.
         _ = Unmanaged.passRetained(description)
         self.description = description
@@ -65,6 +77,8 @@ public struct FieldDefinition: Hashable, Sendable {
     public var id: Int { description.id }
     /// A property of the frame (`frame.number`...), which no layer holds.
     public var isFrameField: Bool { description.isFrameField }
+    /// A field of a protocol described in a file (`FieldRegistry.register`).
+    public var isDescribed: Bool { description.isDescribed }
 
     /// The same name is the same field, even when declared twice.
     public static func == (a: FieldDefinition, b: FieldDefinition) -> Bool { a.description.id == b.description.id }
@@ -98,23 +112,93 @@ public enum FieldIdentity {
 }
 
 public enum FieldType: String, Sendable {
-    case uint8, uint16, uint32, uint64, int, bool, string, bytes, address, uuid, time
+    case uint8, uint16, uint32, uint64, int, bool, string, bytes, address, uuid, time, real
 }
 
-/// Every registered protocol's fields, in one list, in catalog order.
+/// Every registered protocol's fields, in one list, in catalog order, then those of the
+/// protocols described in files (`register`).
 public enum FieldRegistry {
-    public static let all: [FieldDefinition] = ProtocolCatalog.all.flatMap(\.fields)
+    static let builtIn: [FieldDefinition] = ProtocolCatalog.all.flatMap(\.fields)
+    static let builtInByName: [String: FieldDefinition] = Dictionary(builtIn.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
 
-    static let byName: [String: FieldDefinition] = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    public static var all: [FieldDefinition] {
+        let described = Described.fields
+        return described.isEmpty ? builtIn : builtIn + described
+    }
 
     /// A field by its name, or by one of the frame fields' bare aliases (`number` for `frame.number`).
-    public static func lookup(_ name: String) -> FieldDefinition? { byName[name] ?? FrameFields.aliases[name] }
+    public static func lookup(_ name: String) -> FieldDefinition? {
+        builtInByName[name] ?? FrameFields.aliases[name] ?? Described.lookup(name)
+    }
 
     /// Protocol prefixes in registry order ("frame", "hci", "acl", ...).
     public static var protocols: [String] {
         var seen: [String] = []
         for field in all where !seen.contains(field.protocolName) { seen.append(field.protocolName) }
         return seen
+    }
+
+    /// The protocols whose fields the registry has: the built-in ones, and those described.
+    public static func isKnownProtocol(_ key: String) -> Bool {
+        builtInProtocols.contains(key) || Described.keys.contains(key)
+    }
+    /// A protocol btlog decodes itself (its field prefix or layer word).
+    public static func isBuiltIn(_ key: String) -> Bool { builtInProtocols.contains(key) }
+    static let builtInProtocols = Set(builtIn.map(\.protocolName)).union(ProtocolCatalog.layerProtocols)
+
+    /// Makes `protocols`' fields and value names known to every name lookup of the process
+    /// (filters, `--fields`, export columns, `btlog fields`, the browser's completion), as the
+    /// built-in ones are. Field names are process-wide, as field identities already are
+    /// (`FieldIdentity`); what decodes them is the run's `DecodeOptions.described`. The command
+    /// line registers its descriptions once, before it reads any option that names a field.
+    public static func register(_ protocols: DescribedProtocols) {
+        Described.register(protocols)
+    }
+
+    /// The described protocols' fields, behind a lock: registered once at start, read after.
+    enum Described {
+        private static let lock = NSLock()
+        nonisolated(unsafe) private static var list: [FieldDefinition] = []
+        nonisolated(unsafe) private static var byName: [String: FieldDefinition] = [:]
+        nonisolated(unsafe) private static var names: [Int: [ValueName]] = [:]
+        nonisolated(unsafe) private static var protocolKeys: Set<String> = []
+
+        static func register(_ protocols: DescribedProtocols) {
+            lock.lock()
+            defer { lock.unlock() }
+            for described in protocols.all where !protocolKeys.contains(described.key) {
+                protocolKeys.insert(described.key)
+                for field in described.fields where byName[field.name] == nil {
+                    list.append(field)
+                    byName[field.name] = field
+                }
+                for (field, values) in described.valueNames { names[field.id] = values.sorted { $0.value < $1.value } }
+            }
+        }
+
+        static var fields: [FieldDefinition] {
+            lock.lock()
+            defer { lock.unlock() }
+            return list
+        }
+
+        static var keys: Set<String> {
+            lock.lock()
+            defer { lock.unlock() }
+            return protocolKeys
+        }
+
+        static func lookup(_ name: String) -> FieldDefinition? {
+            lock.lock()
+            defer { lock.unlock() }
+            return byName[name]
+        }
+
+        static func valueNames(_ id: Int) -> [ValueName]? {
+            lock.lock()
+            defer { lock.unlock() }
+            return names.isEmpty ? nil : names[id]
+        }
     }
 }
 

@@ -14,6 +14,9 @@ public enum FieldValue: Equatable {
     case uuid(BTUUID)
     /// Microseconds since the Unix epoch.
     case time(Int64)
+    /// A measurement: a float a device sent (IEEE-754, IEEE-11073), or an integer scaled into
+    /// its unit (a described protocol's `raw × 0.01 °C`). Not finite: NaN, ±INFINITY.
+    case real(Double)
 
     /// The value in the form `--fields` prints: hex with 0x for integers, AA:BB:.. for addresses.
     public var text: String {
@@ -35,7 +38,17 @@ public enum FieldValue: Equatable {
         case .address(let a): a.appendText(to: &out)
         case .uuid(let u): u.appendDescription(to: &out)
         case .time(let t): Microseconds.appendSeconds(t, to: &out)
+        case .real(let v): ASCII.append(FieldValue.realText(v), to: &out)
         }
+    }
+
+    /// A measurement as people write it: the shortest decimal that reads back as the same
+    /// number ("36.6", "40", "-0.25"), "NaN", "+INF" or "-INF".
+    public static func realText(_ v: Double) -> String {
+        if v.isNaN { return "NaN" }
+        if v.isInfinite { return v < 0 ? "-INF" : "+INF" }
+        if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
+        return "\(v)"
     }
 
     /// For a person: bytes as spaced pairs, UUIDs with their assigned name, everything else as `text`.
@@ -88,6 +101,7 @@ public enum FieldValue: Equatable {
         case .address(let a): a.appendText(to: &out)
         case .uuid(let u): ASCII.append(UUIDNames.standard.labelled(u), to: &out)
         case .time(let t): Microseconds.appendSeconds(t, to: &out)
+        case .real(let v): ASCII.append(FieldValue.realText(v), to: &out)
         }
     }
 
@@ -137,6 +151,9 @@ extension FieldValue {
             return .address(BDAddr(text))
         case .uuid:
             return BTUUID(text).map(FieldValue.uuid)
+        case .real:
+            guard let v = Double(text), !text.lowercased().hasPrefix("0x") else { return parseUnsigned(text).map { .real(Double($0)) } }
+            return .real(v)
         case .time:
             func isDigits(_ part: Substring) -> Bool { !part.isEmpty && part.allSatisfy { ("0" ... "9").contains($0) } }
             let halves = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
@@ -161,6 +178,10 @@ extension FieldValue {
         case let (a?, b?): return order(a, b)
         default: break
         }
+        if let a = self.real, let b = other.real {
+            guard !a.isNaN, !b.isNaN else { return a.isNaN && b.isNaN ? 0 : nil }
+            return order(a, b)
+        }
         switch (self, other) {
         case let (.time(a), .time(b)): return order(a, b)
         case let (.text(a), .text(b)): return order(a, b)
@@ -183,6 +204,16 @@ extension FieldValue {
             return ByteSearch.contains(whole, piece)
         default:
             return matches(part)
+        }
+    }
+
+    /// A measurement, or an integer compared with one.
+    private var real: Double? {
+        switch self {
+        case .real(let v): return v
+        case .unsigned(let v, _): return Double(v)
+        case .signed(let v): return Double(v)
+        default: return nil
         }
     }
 

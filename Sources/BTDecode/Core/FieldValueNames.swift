@@ -58,12 +58,16 @@ public enum FieldValueNames {
     /// The name of one value of a coded field ("Write Request" for att.opcode 0x12), or nil.
     @inline(__always) public static func name(of value: UInt64, for field: FieldDefinition) -> String? {
         let id = field.id
-        guard id < byValue.count, let names = byValue[id] else { return nil }
+        guard id < byValue.count, let names = byValue[id] else {
+            return field.isDescribed ? FieldRegistry.Described.valueNames(id)?.first { $0.value == value }?.name : nil
+        }
         return names[value]
     }
 
     /// The names a field's values take, by value; empty when it has none.
-    public static func names(of field: FieldDefinition) -> [ValueName] { byField[field.id] ?? [] }
+    public static func names(of field: FieldDefinition) -> [ValueName] {
+        byField[field.id] ?? (field.isDescribed ? FieldRegistry.Described.valueNames(field.id) : nil) ?? []
+    }
 
     /// What a word or quoted name given for `field` means.
     public enum Resolution: Equatable {

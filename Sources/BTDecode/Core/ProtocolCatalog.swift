@@ -162,8 +162,10 @@ public enum ProtocolCatalog {
     public static let secretFields = Set(all.flatMap(\.secrets))
     public static let valueFields = Set(all.flatMap(\.values))
 
-    /// The state types, in catalog order: a state's slot is its index here.
-    static let stateTypes: [any ProtocolState.Type] = all.compactMap(\.state)
+    /// The state types, in catalog order, then the described protocols' (their text streams'
+    /// unfinished lines: one state for every protocol a file describes): a state's slot is its
+    /// index here.
+    static let stateTypes: [any ProtocolState.Type] = all.compactMap(\.state) + [DescribedState.self]
 
     static func slot(of type: any ProtocolState.Type) -> Int {
         guard let index = stateTypes.firstIndex(where: { ObjectIdentifier($0) == ObjectIdentifier(type) }) else {

@@ -341,7 +341,7 @@ enum HCIEventDecoder {
                               addressType: UInt8, address: BDAddr, _ layer: inout Layer, _ packet: inout Packet, _ session: inout Session) {
         layer.add(AdvertisingFields.data, .bytes(data.value), at: data.range)
         let names = session.names
-        let digest = AdvertisingData.decode(data.value, into: &layer, names: names, memo: &session.advertisingMemo)
+        let digest = AdvertisingData.decode(data.value, into: &layer, names: names, described: session.options.described, memo: &session.advertisingMemo)
         let rssi = read.value
         layer.add(AdvertisingFields.rssi, .signed(Int64(rssi)), rssi == 127 ? "Not available" : ASCII.concat(String(rssi), " dBm"), at: read.range)
         layer.summary += " - \(eventName) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address) \(rssi) dBm"

@@ -170,8 +170,13 @@ struct HCIParameterReader {
     var companyIdentifier: UInt16?
     /// The run's UUID names, for the UUIDs in EIR and advertising data.
     let names: UUIDNames
+    /// The run's described protocols, for manufacturer and service data they lay out.
+    let described: DescribedProtocols
 
-    init(names: UUIDNames) { self.names = names }
+    init(session: Session) {
+        names = session.names
+        described = session.options.described
+    }
 
     /// Reads the parameters, onto the layer: fields, summary, issues. A packet too short for
     /// the layout keeps the fields read but no half a summary.
@@ -198,7 +203,7 @@ struct HCIParameterReader {
     @discardableResult
     static func read(_ layout: [HCIParam], _ c: inout ByteCursor, _ layer: inout Layer,
                      _ packet: inout Packet, _ session: Session) throws -> HCIParameterReader {
-        var reader = HCIParameterReader(names: session.names)
+        var reader = HCIParameterReader(session: session)
         try reader.read(layout, &c, into: &layer)
         reader.apply(to: &packet, session: session)
         return reader
@@ -312,7 +317,7 @@ struct HCIParameterReader {
             let bytes = block.prefix(Int(length))
             layer.add(p.field, .bytes(bytes), at: layer.range(at: blockStart, count: bytes.count))
             if length > 31 { layer.addIssue(.warning, "\(p.label) length \(length) exceeds the 31 bytes it is carried in") }
-            let digest = AdvertisingData.decode(bytes, into: &layer, names: names)
+            let digest = AdvertisingData.decode(bytes, into: &layer, names: names, described: described)
             if let name = digest.name { layer.summary += " - \"\(name)\"" }
             return UInt64(length)
         case .dm:
@@ -345,7 +350,7 @@ struct HCIParameterReader {
         case .eir:
             let bytes = try c.slice(min(240, c.remaining))
             layer.add(p.field, .bytes(bytes), at: read())
-            let digest = AdvertisingData.decode(bytes, into: &layer, names: names)
+            let digest = AdvertisingData.decode(bytes, into: &layer, names: names, described: described)
             if let name = digest.name { layer.summary += " - \"\(name)\"" }
             return 0
         case .lv:
@@ -359,7 +364,7 @@ struct HCIParameterReader {
             let bytesStart = c.index
             let bytes = try c.slice(Int(length))
             layer.add(p.field, .bytes(bytes), at: layer.range(at: bytesStart, count: bytes.count))
-            let digest = AdvertisingData.decode(bytes, into: &layer, names: names)
+            let digest = AdvertisingData.decode(bytes, into: &layer, names: names, described: described)
             if let name = digest.name { layer.summary += " - \"\(name)\"" }
             return UInt64(length)
         case .io:

@@ -161,7 +161,12 @@ enum L2CAPDecoder {
                 addPayload(&payload, &packet)
             }
         default:
-            guard let found = channel else {
+            if channel == nil, !session.options.decodeAs.isEmpty, let rule = session.options.decodeAs.cids[cid],
+               case .described(let described, let message) = rule.target {
+                DescribedTarget(described: described, message: message).decode(&payload, into: &packet, session: &session, stream: .channel(cid, context))
+                return
+            }
+            guard let found = channel ?? adopt(cid, body, link: link, sent: sent, &packet, &session) else {
                 packet.addIssue(.note, "No channel with CID \(Hex.u16(cid)) was opened in this capture")
                 addPayload(&payload, &packet)
                 return
@@ -169,6 +174,27 @@ enum L2CAPDecoder {
             context.channel = found
             try decodeChannelData(&payload, channel: found, into: &packet, session: &session, context: context)
         }
+    }
+
+    /// A channel the capture never showed opening (it began mid-connection): taken as a decode-as
+    /// rule says, or as RFCOMM when the PDU is one whole RFCOMM frame whose length and FCS check.
+    /// Recorded for both directions under this CID, so the packets after it follow; the note
+    /// says how it was decided.
+    static func adopt(_ cid: UInt16, _ body: ArraySlice<UInt8>, link: Session.LinkKey, sent: Bool, _ packet: inout Packet,
+                      _ session: inout Session) -> L2CAPChannel? {
+        let psm: UInt16
+        if let rule = session.options.decodeAs.cids[cid], case .builtIn(let rulePSM, let name) = rule.target {
+            psm = rulePSM
+            packet.addIssue(.note, "Channel \(Hex.u16(cid)) decoded as \(name) (decode-as '\(rule.description)'); the capture does not show it opened")
+        } else if RFCOMMDecoder.isFrame(body) {
+            psm = 0x0003
+            packet.addIssue(.note, "Channel \(Hex.u16(cid)) carries RFCOMM, inferred from this frame (its length and FCS check); the capture does not show it opened")
+        } else {
+            return nil
+        }
+        let channel = L2CAPChannel(psm: psm, localCID: cid, remoteCID: cid, mode: .basic)
+        session.l2cap.open(link, channel)
+        return channel
     }
 
     /// Data on a dynamic channel: strip the mode's framing, then hand the SDU to the PSM's decoder.
@@ -252,7 +278,16 @@ enum L2CAPDecoder {
 
     static func decodeSDU(_ c: inout ByteCursor, channel: L2CAPChannel, into packet: inout Packet,
                           session: inout Session, context: L2CAPContext, reassembled: Bool = false) throws {
-        if let decode = DissectorTables.psm(channel.psm) {
+        if !session.options.decodeAs.isEmpty, let rule = session.options.decodeAs.psms[channel.psm] {
+            switch rule.target {
+            case .described(let described, let message):
+                DescribedTarget(described: described, message: message).decode(&c, into: &packet, session: &session, stream: .channel(context.cid, context))
+            case .builtIn(let psm, _):
+                if let decode = DissectorTables.psm(psm) { try decode(&c, &packet, &session, context) } else { addPayload(&c, &packet, ranged: !reassembled) }
+            }
+        } else if !session.options.described.isEmpty, let target = session.options.described.channel(psm: channel.psm, creditBased: channel.mode.isCreditBased) {
+            target.decode(&c, into: &packet, session: &session, stream: .channel(context.cid, context))
+        } else if let decode = DissectorTables.psm(channel.psm) {
             try decode(&c, &packet, &session, context)
         } else {
             addPayload(&c, &packet, ranged: !reassembled)

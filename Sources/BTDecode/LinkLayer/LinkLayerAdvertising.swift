@@ -88,7 +88,7 @@ enum LinkLayerAdvertising {
         guard !data.isEmpty else { return }
         layer.add(AdvertisingFields.data, .bytes(data), at: joined ? nil : layer.range(at: data.startIndex, count: data.count))
         let names = session.names
-        let digest = AdvertisingData.decode(data, into: &layer, names: names, ranged: !joined, memo: &session.advertisingMemo)
+        let digest = AdvertisingData.decode(data, into: &layer, names: names, described: session.options.described, ranged: !joined, memo: &session.advertisingMemo)
         if let deviceName = digest.name { layer.summary += " - \"\(deviceName)\"" }
     }
 

@@ -276,7 +276,7 @@ public enum BTstack {
     /// record shorter than the header's layout (an older BTstack) keeps what was read.
     static func read(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer, _ packet: inout Packet, _ session: Session) throws {
         if let layout {
-            var reader = HCIParameterReader(names: session.names)
+            var reader = HCIParameterReader(session: session)
             do {
                 try reader.read(layout, &c, into: &layer)
             } catch DecodeError.truncated {

@@ -153,7 +153,7 @@ enum AndroidHCI {
             layer.addIssue(.note, "Controller debug information: its format is the controller vendor's")
         default:
             guard let params = eventLayouts[code.value] else { return nil }
-            var reader = HCIParameterReader(names: session.names)
+            var reader = HCIParameterReader(session: session)
             do {
                 try reader.read(params, &c, into: &layer)
             } catch DecodeError.truncated {

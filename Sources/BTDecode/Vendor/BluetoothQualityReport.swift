@@ -113,7 +113,7 @@ enum BluetoothQualityReport {
         let name = reportNames[id.value]
         layer.add(reportID, .u8(id.value), named: name ?? "Unknown", at: id.range)
         layer.summary += " - \(name ?? "Report \(Hex.u8(id.value))")"
-        var reader = HCIParameterReader(names: session.names)
+        var reader = HCIParameterReader(session: session)
         defer { reader.apply(to: &packet, session: session) }
         if let part = reportParts[id.value] ?? (id.value == 0x01 ? (0, []) : nil) {
             let common = commonForm(length: length, partLength: part.length,

@@ -162,7 +162,7 @@ enum IntelHCI {
             layer.addIssue(.note, "Intel does not document vendor event \(Hex.u8(code.value)) publicly: shown as bytes")
             return nil
         }
-        var reader = HCIParameterReader(names: session.names)
+        var reader = HCIParameterReader(session: session)
         do {
             try reader.read(event.params, &c, into: &layer)
         } catch DecodeError.truncated(let needed, let available, let at) {

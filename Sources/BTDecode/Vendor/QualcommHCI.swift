@@ -36,7 +36,7 @@ enum QualcommHCI {
 
     static func decodeEvent(_ c: inout ByteCursor, _ layer: inout Layer, _ packet: inout Packet, _ session: inout Session) throws -> VendorHCI.UpperLayer? {
         layer.summary.set("EDL Response")
-        var reader = HCIParameterReader(names: session.names)
+        var reader = HCIParameterReader(session: session)
         do {
             try reader.read(responseHeader, &c, &layer)
             guard case .unsigned(let code, _)? = layer.fields.last?.value, let params = responses[UInt8(truncatingIfNeeded: code)] else {

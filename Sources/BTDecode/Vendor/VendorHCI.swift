@@ -163,7 +163,7 @@ enum VendorDecoders {
             return
         }
         layer.summary.set("\(command.name)")
-        var reader = HCIParameterReader(names: session.names)
+        var reader = HCIParameterReader(session: session)
         if let field = command.subcommandField {
             let code = try layer.reading(&c) { try $0.u8() }
             let sub = command.subcommands[code.value]
@@ -206,7 +206,7 @@ enum VendorDecoders {
         layer.summary.set("Command Complete: \(command.name)")
         let status = try layer.reading(&c) { try $0.u8() }
         HCIEventDecoder.addStatus(status, &layer)
-        var reader = HCIParameterReader(names: session.names)
+        var reader = HCIParameterReader(session: session)
         var returns = command.returns, name = command.name, grows = command.grows, after = command.returnsAfter
         if let field = command.subcommandField {
             let key = UInt32(controller) << 16 | UInt32(opcode)

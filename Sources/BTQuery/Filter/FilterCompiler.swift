@@ -425,7 +425,7 @@ struct FilterCompiler {
 
     private static func isOrdered(_ type: FieldType) -> Bool {
         switch type {
-        case .uint8, .uint16, .uint32, .uint64, .int, .time: return true
+        case .uint8, .uint16, .uint32, .uint64, .int, .time, .real: return true
         default: return false
         }
     }
@@ -443,6 +443,7 @@ struct FilterCompiler {
         case .address: return "a device address such as 00:1B:DC:F2:1E:4F"
         case .uuid: return "a UUID such as 180D or 0000180d-0000-1000-8000-00805f9b34fb"
         case .time: return "a time"
+        case .real: return "a number such as 36.6"
         }
     }
 

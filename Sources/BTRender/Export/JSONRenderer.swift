@@ -232,6 +232,9 @@ public struct JSONRenderer: PacketRenderer {
             text.put(UInt8(ascii: "\""))
             time.append(micros, to: &text)
             text.put(UInt8(ascii: "\""))
+        case .real(let number):
+            // JSON has no NaN or infinity: a measurement that is not a number is null.
+            if number.isFinite { ASCII.append(FieldValue.realText(number), to: &text) } else { JSONText.appendLiteral("null", to: &text) }
         }
     }
 

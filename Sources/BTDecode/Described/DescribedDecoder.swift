@@ -1,0 +1,406 @@
+import BTCapture
+import Foundation
+
+/// Decodes bytes as a described protocol's message: each element read and added with its
+/// bytes, as a built-in decoder reads its fields (`Layer.read`), checksums verified, and a
+/// summary naming the message ("RevCar Drive - speed 40 - turn left").
+enum DescribedDecoder {
+    /// Nesting deeper than this (a message that selects itself, groups within groups) stops
+    /// with an issue: a description must not make a decoder recurse without end.
+    static let deepest = 32
+
+    /// `c` (to its end) as `message`, in a layer of the protocol's own, appended to `packet`.
+    static func decode(_ described: DescribedProtocol, _ message: DescribedMessage, _ c: inout ByteCursor, into packet: inout Packet,
+                       pendingLine: inout [UInt8]) {
+        var layer = packet.makeLayer(described.layerKind, over: c, showsDirection: true)
+        let title = decodeFields(described, message, &c, into: &layer, pendingLine: &pendingLine)
+        if layer.summary.isWritten { layer.summary.set("\(described.name) \(title)") }
+        packet.append(layer)
+    }
+
+    /// The message's fields on `layer` (an advertising layer holds those of manufacturer data),
+    /// and the summary's words after the protocol's name ("Drive - speed 40 - turn left").
+    @discardableResult
+    static func decodeFields(_ described: DescribedProtocol, _ message: DescribedMessage, _ c: inout ByteCursor, into layer: inout Layer) -> String {
+        var none: [UInt8] = []
+        return decodeFields(described, message, &c, into: &layer, pendingLine: &none)
+    }
+
+    /// `pendingLine`: the stream's unfinished line of text, for a text protocol; what is left
+    /// unfinished after this packet on return.
+    static func decodeFields(_ described: DescribedProtocol, _ message: DescribedMessage, _ c: inout ByteCursor, into layer: inout Layer,
+                             pendingLine: inout [UInt8]) -> String {
+        var run = Run(described: described, slots: [UInt64](repeating: 0, count: described.slotCount), wantsSummary: layer.summary.isWritten)
+        swap(&run.pendingLine, &pendingLine)
+        defer { swap(&run.pendingLine, &pendingLine) }
+        run.decode(message, &c, &layer, depth: 0)
+        if !c.isAtEnd { run.leftOver(&c, &layer) }
+        var words = run.title
+        for (definition, text) in run.summary { words += " - \(definition.label.lowercased()) \(text)" }
+        return words
+    }
+
+    struct Run {
+        let described: DescribedProtocol
+        var slots: [UInt64]
+        let wantsSummary: Bool
+        /// The innermost message chosen so far: what the summary calls the layer.
+        var title = ""
+        var summaryFields: [FieldDefinition] = []
+        var summary: [(FieldDefinition, String)] = []
+        /// A value ran past the end: what is left is data, already reported.
+        var ranOut = false
+        /// The text stream's unfinished line (`DescribedText`).
+        var pendingLine: [UInt8] = []
+
+        mutating func takePending() -> [UInt8] {
+            defer { pendingLine = [] }
+            return pendingLine
+        }
+
+        mutating func putPending(_ line: [UInt8]) { pendingLine = line }
+        var dataField: FieldDefinition { described.fields[0] }
+
+        init(described: DescribedProtocol, slots: [UInt64], wantsSummary: Bool) {
+            self.described = described
+            self.slots = slots
+            self.wantsSummary = wantsSummary
+        }
+
+        mutating func decode(_ message: DescribedMessage, _ c: inout ByteCursor, _ layer: inout Layer, depth: Int) {
+            title = message.title
+            summaryFields = message.summaryFields
+            summary.removeAll()
+            guard depth < DescribedDecoder.deepest else {
+                layer.addIssue(.error, "\(described.name): messages nested deeper than \(DescribedDecoder.deepest)")
+                return
+            }
+            guard let checksum = message.checksum else {
+                decodeElements(message.elements, &c, &layer, depth: depth)
+                return
+            }
+            // The checksum's bytes are the message's last: the layout reads up to them.
+            var body = c
+            guard var stored = try? body.trailer(checksum.algorithm.size) else {
+                layer.addIssue(.error, "\(described.name) \(message.title): \(c.remaining) byte\(c.remaining == 1 ? "" : "s"), too short for its \(checksum.algorithm.name) checksum")
+                _ = c.rest()
+                return
+            }
+            let covered = c.bytes[min(c.index + checksum.skip, stored.index) ..< stored.index]
+            decodeElements(message.elements, &body, &layer, depth: depth)
+            if !body.isAtEnd { leftOver(&body, &layer) }
+            verify(checksum, over: covered, stored: &stored, &layer, message)
+            _ = c.rest()
+        }
+
+        /// Bytes after the layout, as the protocol's data field, with a warning.
+        mutating func leftOver(_ c: inout ByteCursor, _ layer: inout Layer) {
+            let count = c.remaining
+            _ = try? layer.read(dataField, &c, bytes: count)
+            if !ranOut { layer.addIssue(.warning, "\(described.name) \(title): \(count) byte\(count == 1 ? "" : "s") after the described layout") }
+        }
+
+        mutating func decodeElements(_ elements: [DescribedElement], _ c: inout ByteCursor, _ layer: inout Layer, depth: Int) {
+            for element in elements {
+                guard decode(element, &c, &layer, depth: depth) else { return }
+            }
+        }
+
+        /// False when the layout cannot go on (truncated, or a message took the rest).
+        mutating func decode(_ element: DescribedElement, _ c: inout ByteCursor, _ layer: inout Layer, depth: Int) -> Bool {
+            switch element {
+            case .value(let value):
+                guard let count = value.count else { return read(value, &c, &layer) }
+                return repeatElements(count, &c) { run, c in run.read(value, &c, &layer) }
+            case .optional(let condition, let elements):
+                guard condition.holds(slots[condition.slot]) else { return true }
+                guard depth + 1 < DescribedDecoder.deepest else {
+                    layer.addIssue(.error, "\(described.name): layout nested deeper than \(DescribedDecoder.deepest)")
+                    return false
+                }
+                for element in elements where !decode(element, &c, &layer, depth: depth + 1) { return false }
+                return true
+            case .repeated(let count, let elements):
+                guard depth + 1 < DescribedDecoder.deepest else {
+                    layer.addIssue(.error, "\(described.name): layout nested deeper than \(DescribedDecoder.deepest)")
+                    return false
+                }
+                return repeatElements(count, &c) { run, c in
+                    for element in elements where !run.decode(element, &c, &layer, depth: depth + 1) { return false }
+                    return true
+                }
+            case .select(let slot, let cases, let otherwise):
+                let type = slots[slot]
+                guard let message = cases[type] ?? otherwise else {
+                    if !c.isAtEnd {
+                        layer.addIssue(.note, "\(described.name) \(title): message type \(type) (\(Hex.format(type, width: 2))) has no layout")
+                        _ = try? layer.read(dataField, &c, bytes: c.remaining)
+                    }
+                    return false
+                }
+                decode(message, &c, &layer, depth: depth + 1)
+                return false
+            case .tlv(let tlv):
+                readTLV(tlv, &c, &layer, depth: depth)
+                return true
+            case .text(let text):
+                readText(text, &c, &layer)
+                return false
+            }
+        }
+
+        /// Runs `body` as many times as `count` says, or to the end; stops when a round reads
+        /// nothing (a zero-length value cannot repeat a billion times) or fails.
+        mutating func repeatElements(_ count: DescribedCount, _ c: inout ByteCursor, _ body: (inout Run, inout ByteCursor) -> Bool) -> Bool {
+            var left: UInt64
+            switch count {
+            case .fixed(let n): left = UInt64(n)
+            case .slot(let slot): left = slots[slot]
+            case .rest: left = .max
+            }
+            while left > 0 {
+                if count == .rest && c.isAtEnd { break }
+                let before = c.index
+                guard body(&self, &c) else { return false }
+                if c.index == before { break }
+                left -= 1
+            }
+            return true
+        }
+
+        mutating func truncated(_ needed: Int, _ c: ByteCursor, _ field: FieldDefinition, _ layer: inout Layer) -> Bool {
+            layer.addIssue(.error, "\(described.name) \(title): \(field.label) needs \(needed) byte\(needed == 1 ? "" : "s"), \(c.remaining) left")
+            ranOut = true
+            return false
+        }
+
+        /// One value: read, added with its bytes, kept in its slot.
+        mutating func read(_ value: DescribedValue, _ c: inout ByteCursor, _ layer: inout Layer) -> Bool {
+            let start = c.index
+            switch value.scalar {
+            case .unsigned(let size, let order), .signed(let size, let order):
+                guard c.remaining >= size else { return truncated(size, c, value.field, &layer) }
+                let raw = DescribedDecoder.integer(&c, size, order)
+                let range = layer.range(at: start, count: size)
+                if let slot = value.slot { slots[slot] = raw }
+                addInteger(value, raw, at: range, &layer)
+                for bits in value.bits {
+                    let shift = UInt64(bits.mask.trailingZeroBitCount)
+                    let part = (raw & bits.mask) >> shift
+                    if let slot = bits.slot { slots[slot] = part }
+                    // A flag without names is a boolean; anything else a number (its field's type says which).
+                    let single = bits.mask.nonzeroBitCount == 1 && bits.names.isEmpty
+                    let fieldValue: FieldValue = single ? .bool(part != 0) : .unsigned(part, width: 0)
+                    let name = bits.names[part]
+                    if name != nil || !single {
+                        layer.add(bits.field, fieldValue, named: name, at: range)
+                    } else {
+                        layer.add(bits.field, fieldValue, part != 0 ? "Yes" : "No", at: range)
+                    }
+                    noteForSummary(bits.field) { name ?? (single ? (part != 0 ? "yes" : "no") : String(part)) }
+                }
+            case .float(let size, let order):
+                guard c.remaining >= size else { return truncated(size, c, value.field, &layer) }
+                let raw = DescribedDecoder.integer(&c, size, order)
+                let number = size == 4 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: raw))) : Double(bitPattern: raw)
+                addReal(value, scaled(value, number), special: nil, at: layer.range(at: start, count: size), &layer)
+            case .sfloat(let order):
+                guard c.remaining >= 2 else { return truncated(2, c, value.field, &layer) }
+                let (number, special) = DescribedDecoder.sfloat(UInt16(DescribedDecoder.integer(&c, 2, order)))
+                addReal(value, scaled(value, number), special: special, at: layer.range(at: start, count: 2), &layer)
+            case .medfloat(let order):
+                guard c.remaining >= 4 else { return truncated(4, c, value.field, &layer) }
+                let (number, special) = DescribedDecoder.medfloat(UInt32(DescribedDecoder.integer(&c, 4, order)))
+                addReal(value, scaled(value, number), special: special, at: layer.range(at: start, count: 4), &layer)
+            case .bytes(let length), .string(let length):
+                let isString: Bool
+                if case .string = value.scalar { isString = true } else { isString = false }
+                var count: Int
+                var terminator = 0
+                switch length {
+                case .fixed(let n): count = n
+                case .slot(let slot): count = slots[slot] > UInt64(Int.max) ? Int.max : Int(slots[slot])
+                case .rest: count = c.remaining
+                case .nulTerminated:
+                    let rest = c.bytes[c.index...]
+                    if let nul = rest.firstIndex(of: 0) { count = nul - c.index; terminator = 1 } else { count = rest.count }
+                }
+                guard c.remaining >= count else { return truncated(count, c, value.field, &layer) }
+                let bytes = c.bytes[c.index ..< c.index + count]
+                _ = try? c.skip(count + terminator)
+                let range = layer.range(at: start, count: count + terminator)
+                if isString {
+                    let text = String(decoding: bytes, as: UTF8.self)
+                    layer.add(value.field, .text(text), at: range)
+                    noteForSummary(value.field) { "\"\(text)\"" }
+                } else {
+                    layer.add(value.field, .bytes(bytes), at: range)
+                    noteForSummary(value.field) { Hex.bytes(bytes) }
+                }
+            }
+            return true
+        }
+
+        mutating func addInteger(_ value: DescribedValue, _ raw: UInt64, at range: Range<Int>, _ layer: inout Layer) {
+            let size: Int
+            let isSigned: Bool
+            switch value.scalar {
+            case .unsigned(let n, _): size = n; isSigned = false
+            case .signed(let n, _): size = n; isSigned = true
+            default: return
+            }
+            let signed = DescribedDecoder.signExtend(raw, bytes: size)
+            if value.scale != nil || value.offset != nil {
+                addReal(value, scaled(value, isSigned ? Double(signed) : Double(raw)), special: nil, at: range, &layer)
+                return
+            }
+            let fieldValue: FieldValue = isSigned ? .signed(signed) : .unsigned(raw, width: value.hex ? size * 2 : 0)
+            if let name = value.names[raw] {
+                layer.add(value.field, fieldValue, named: name, at: range)
+                noteForSummary(value.field) { name }
+            } else if let unit = value.unit {
+                layer.add(value.field, fieldValue, "\(fieldValue.text) \(unit)", at: range)
+                noteForSummary(value.field) { "\(fieldValue.text) \(unit)" }
+            } else {
+                layer.add(value.field, fieldValue, at: range)
+                noteForSummary(value.field) { fieldValue.text }
+            }
+        }
+
+        func scaled(_ value: DescribedValue, _ number: Double) -> Double {
+            guard number.isFinite else { return number }
+            var result = number
+            if let scale = value.scale {
+                // 0.01 is not exact in binary: dividing by 100 gives 36.6 where multiplying gives 36.600000000000001.
+                let inverse = (1 / scale).rounded()
+                result = abs(1 / scale - inverse) < 1e-9 && inverse != 0 ? number / inverse : number * scale
+            }
+            if let offset = value.offset { result += offset }
+            return result
+        }
+
+        mutating func addReal(_ value: DescribedValue, _ number: Double, special: String?, at range: Range<Int>, _ layer: inout Layer) {
+            let text = special ?? FieldValue.realText(number)
+            let shown = value.unit.map { special == nil ? "\(text) \($0)" : text } ?? text
+            layer.add(value.field, .real(number), shown, at: range)
+            noteForSummary(value.field) { shown }
+        }
+
+        /// A value the summary lists; a repeated one's values joined, the first eight.
+        mutating func noteForSummary(_ field: FieldDefinition, _ text: () -> String) {
+            guard wantsSummary, summaryFields.contains(field) else { return }
+            guard let index = summary.firstIndex(where: { $0.0 == field }) else {
+                summary.append((field, text()))
+                return
+            }
+            let count = summary[index].1.split(separator: " ").count
+            if count < 8 { summary[index].1 += " \(text())" } else if count == 8 { summary[index].1 += " ..." }
+        }
+
+        mutating func verify(_ checksum: DescribedChecksum, over covered: ArraySlice<UInt8>, stored: inout ByteCursor, _ layer: inout Layer,
+                             _ message: DescribedMessage) {
+            let start = stored.index
+            let size = checksum.algorithm.size
+            let value = DescribedDecoder.integer(&stored, size, checksum.order)
+            let expected = checksum.algorithm.compute(covered)
+            let range = layer.range(at: start, count: size)
+            if value == expected {
+                layer.add(checksum.field, .unsigned(value, width: size * 2), "\(Hex.format(value, width: size * 2)) (correct)", at: range)
+            } else {
+                layer.add(checksum.field, .unsigned(value, width: size * 2), "\(Hex.format(value, width: size * 2)) (incorrect: \(checksum.algorithm.name) gives \(Hex.format(expected, width: size * 2)))", at: range)
+                layer.addIssue(.error, "\(described.name) \(message.title): \(checksum.field.label) \(Hex.format(value, width: size * 2)) is wrong: \(checksum.algorithm.name) of the message gives \(Hex.format(expected, width: size * 2))")
+            }
+        }
+
+        mutating func readTLV(_ tlv: DescribedTLV, _ c: inout ByteCursor, _ layer: inout Layer, depth: Int) {
+            while !c.isAtEnd {
+                let header = tlv.typeBytes + tlv.lengthBytes
+                guard c.remaining >= header else {
+                    _ = truncated(header, c, tlv.typeField, &layer)
+                    return
+                }
+                let typeStart = c.index
+                let type = DescribedDecoder.integer(&c, tlv.typeBytes, tlv.order)
+                layer.add(tlv.typeField, .unsigned(type, width: tlv.typeBytes * 2), named: tlv.names[type] ?? tlv.cases[type]?.title,
+                          at: layer.range(at: typeStart, count: tlv.typeBytes))
+                let lengthStart = c.index
+                var length = DescribedDecoder.integer(&c, tlv.lengthBytes, tlv.order)
+                layer.add(tlv.lengthField, .unsigned(length, width: 0), at: layer.range(at: lengthStart, count: tlv.lengthBytes))
+                if tlv.lengthIncludesHeader {
+                    guard length >= UInt64(header) else {
+                        layer.addIssue(.error, "\(described.name) \(title): item length \(length) is shorter than its \(header)-byte header")
+                        return
+                    }
+                    length -= UInt64(header)
+                }
+                guard length <= UInt64(c.remaining), var item = try? c.cursor(Int(length)) else {
+                    _ = truncated(length > UInt64(Int.max) ? Int.max : Int(length), c, tlv.valueField, &layer)
+                    return
+                }
+                if let message = tlv.cases[type] {
+                    let outer = (title, summaryFields, summary)
+                    decode(message, &item, &layer, depth: depth + 1)
+                    if !item.isAtEnd { leftOver(&item, &layer) }
+                    (title, summaryFields, summary) = outer
+                } else if !item.isAtEnd {
+                    _ = try? layer.read(tlv.valueField, &item, bytes: item.remaining)
+                }
+            }
+        }
+    }
+
+    /// `size` bytes (1-8) as an unsigned integer in `order`. The caller checked they are there.
+    static func integer(_ c: inout ByteCursor, _ size: Int, _ order: ByteOrder) -> UInt64 {
+        guard let bytes = try? c.slice(size) else { return 0 }
+        var value: UInt64 = 0
+        if order == .littleEndian {
+            for byte in bytes.reversed() { value = value << 8 | UInt64(byte) }
+        } else {
+            for byte in bytes { value = value << 8 | UInt64(byte) }
+        }
+        return value
+    }
+
+    static func signExtend(_ raw: UInt64, bytes: Int) -> Int64 {
+        guard bytes < 8 else { return Int64(bitPattern: raw) }
+        let shift = UInt64(64 - bytes * 8)
+        return Int64(bitPattern: raw << shift) >> Int64(shift)
+    }
+
+    /// IEEE-11073 20601 SFLOAT: a 4-bit exponent and a 12-bit mantissa, both signed, and the
+    /// special values NaN, NRes (not at this resolution), ±INFINITY and a reserved one.
+    static func sfloat(_ raw: UInt16) -> (Double, String?) {
+        switch raw {
+        case 0x07FF: return (.nan, "NaN")
+        case 0x0800: return (.nan, "NRes")
+        case 0x07FE: return (.infinity, "+INFINITY")
+        case 0x0802: return (-.infinity, "-INFINITY")
+        case 0x0801: return (.nan, "Reserved")
+        default:
+            // 12 bits and 4 bits, each two's complement.
+            let mantissa = Int64(Int16(bitPattern: (raw & 0x0FFF) << 4) >> 4)
+            let exponent = Int(Int8(bitPattern: UInt8(raw >> 12) << 4) >> 4)
+            return (power(mantissa, exponent), nil)
+        }
+    }
+
+    /// IEEE-11073 20601 FLOAT: an 8-bit exponent and a 24-bit mantissa, both signed.
+    static func medfloat(_ raw: UInt32) -> (Double, String?) {
+        switch raw {
+        case 0x007F_FFFF: return (.nan, "NaN")
+        case 0x0080_0000: return (.nan, "NRes")
+        case 0x007F_FFFE: return (.infinity, "+INFINITY")
+        case 0x0080_0002: return (-.infinity, "-INFINITY")
+        case 0x0080_0001: return (.nan, "Reserved")
+        default:
+            let mantissa = signExtend(UInt64(raw & 0x00FF_FFFF), bytes: 3)
+            let exponent = Int(Int8(bitPattern: UInt8(raw >> 24)))
+            return (power(mantissa, exponent), nil)
+        }
+    }
+
+    /// mantissa × 10^exponent, dividing for a negative exponent so that 366 × 10^-1 is 36.6.
+    static func power(_ mantissa: Int64, _ exponent: Int) -> Double {
+        exponent < 0 ? Double(mantissa) / pow(10, Double(-exponent)) : Double(mantissa) * pow(10, Double(exponent))
+    }
+}
