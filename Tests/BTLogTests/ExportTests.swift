@@ -177,6 +177,41 @@ final class ExportTests: XCTestCase {
                        counts.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " "))
     }
 
+    /// Described protocols' fields in the export: valid against the schema (their measurements
+    /// numbers), and DuckDB's sum of the RevCar's drive speeds is what --fields prints.
+    func testDescribedFieldsExportAndDuckDBReadsThem() throws {
+        let path = Self.temporary("described.jsonl")
+        let revcar = "Fixtures/third-party/revcar/btsnoop_hci.log"
+        let exported = try btlog("export", "--protocol", "Examples/protocols/revcar.yaml", revcar, "-o", path)
+        XCTAssertEqual(exported.status, 0, exported.err)
+        let speeds = try btlog("show", "--protocol", "Examples/protocols/revcar.yaml", revcar, "-f", "revcar.drive.speed", "--fields", "revcar.drive.speed")
+        let total = speeds.out.split(separator: "\n").compactMap { Int($0) }.reduce(0, +)
+        XCTAssertGreaterThan(total, 1000)
+        if let python = Self.python(with: "jsonschema") {
+            let checker = """
+            import json, sys, jsonschema
+            validator = jsonschema.Draft202012Validator(json.load(open(sys.argv[1])))
+            for line in open(sys.argv[2], encoding="utf-8"):
+                for error in validator.iter_errors(json.loads(line)):
+                    print(error.message[:300]); sys.exit(1)
+            """
+            let result = try Tool.run(python, ["-c", checker, "docs/packet.schema.json", path])
+            XCTAssertEqual(result.status, 0, result.out + result.err)
+        }
+        guard let python = Self.python(with: "duckdb") else { throw Reference.skip("DuckDB") }
+        let query = """
+        import duckdb, sys
+        rows = duckdb.sql(f\"\"\"
+            select sum(cast(l.fields['revcar.drive.speed'] as integer)), count(*)
+            from (select unnest(layers) as l from read_json_auto('{sys.argv[1]}'))
+            where l.protocol = 'revcar' and l.fields['revcar.drive.speed'] is not null\"\"\").fetchall()
+        print(rows[0][0], rows[0][1])
+        """
+        let result = try Tool.run(python, ["-c", query, path])
+        XCTAssertEqual(result.status, 0, result.err)
+        XCTAssertEqual(result.out.trimmingCharacters(in: .whitespacesAndNewlines), "\(total) \(speeds.out.split(separator: "\n").count)")
+    }
+
     // MARK: Captures
 
     /// An unfiltered export in the input's own format is the same file; a filtered one holds
