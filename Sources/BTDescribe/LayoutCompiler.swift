@@ -127,6 +127,7 @@ extension DescriptionCompiler {
         }
         let field = FieldDefinition(described: "\(key).\(scope.id).\(fieldName)", label, type, help)
         fields.append(field)
+        if let unit { units[field.name] = unit }
         if !names.isEmpty { valueNames.append((field, names.map { ValueName($0.key, $0.value) })) }
         var slot: Int?
         if scalar.isInteger {

@@ -68,6 +68,8 @@ struct DescriptionCompiler {
     var slotCount = 0
     /// Integer values by "message.field", with their slots.
     var slots: [String: Int] = [:]
+    /// Units of the values that give one, by field name.
+    var units: [String: String] = [:]
 
     init(file: String) { self.file = file }
 
@@ -124,7 +126,7 @@ struct DescriptionCompiler {
         }
         return DescribedProtocol(name: name, key: key, source: file, summary: summary, fields: fields, valueNames: valueNames,
                                  messages: messageEntries.entries.map { messages[$0.key]! }, selectors: selectors, uuidNames: uuidNames,
-                                 slotCount: slotCount, decodeAs: decodeAs)
+                                 slotCount: slotCount, decodeAs: decodeAs, units: units)
     }
 
     // MARK: Selectors

@@ -1,6 +1,8 @@
+import BTAnalysis
 import BTCapture
 import BTDecode
 import BTDescribe
+import BTRender
 
 /// The two fuzz targets of described protocols: a description file as text, and described
 /// decoders over payloads.
@@ -33,10 +35,17 @@ public enum DescribedInput {
         do { described = try ProtocolDescriptionReader.parse(yaml, source: "generated.yaml") } catch {
             preconditionFailure("a generated description does not compile: \(error)\n\(yaml)")
         }
+        // `btlog plot` of every numeric field over the decoded packets: the SVG and CSV render.
+        var series = FieldSeries(fields: described.fields.filter { ![.bytes, .string].contains($0.type) })
         for message in described.messages {
-            check(described.decode(payload, message: message))
+            let packet = described.decode(payload, message: message)
+            check(packet)
             check(described.decode(payload, message: message, buildsDisplayText: false))
+            try? series.consume(packet)
         }
+        let plot = FieldPlot(series, title: "fuzz")
+        _ = plot.svg
+        _ = plot.csv
     }
 
     /// Every field's bytes lie inside the payload, and the layer's summary and fields read.

@@ -18,7 +18,7 @@ struct BTLog: ParsableCommand {
         """,
         version: "0.1.0",
         subcommands: [Show.self, Browse.self, Grep.self, Annotate.self, Export.self, Stats.self, Diagnose.self, Diff.self, Capture.self, Gatt.self, Fields.self,
-                      Protocols.self],
+                      Protocols.self, Plot.self],
         defaultSubcommand: Show.self
     )
 

@@ -370,3 +370,43 @@ final class StatsTests: XCTestCase {
                        try String(contentsOf: Tool.root.appendingPathComponent("docs/throughput.svg"), encoding: .utf8))
     }
 }
+
+/// `btlog plot`: a described protocol's values over time, as CSV equal to what --fields prints
+/// and as an SVG a real renderer draws; link events marked; fields that are not numbers refused.
+final class PlotTests: XCTestCase {
+    func btlog(_ arguments: String...) throws -> Tool.Result { try Tool.run(Tool.btlog, arguments) }
+    func btlog(_ arguments: [String]) throws -> Tool.Result { try Tool.run(Tool.btlog, arguments) }
+
+    let revcar = ["--protocol", "Examples/protocols/revcar.yaml", "revcar.drive.speed", "revcar.drive.turn", "Fixtures/third-party/revcar/btsnoop_hci.log"]
+
+    func testCSVHoldsWhatFieldsPrints() throws {
+        let csv = try btlog(["plot", "--csv"] + revcar)
+        XCTAssertEqual(csv.status, 0, csv.err)
+        let rows = csv.out.split(separator: "\n").dropFirst().map { $0.split(separator: ",") }
+        let fields = try btlog("show", "--protocol", "Examples/protocols/revcar.yaml", "-f", "revcar.drive.speed", "--fields", "time,revcar.drive.speed",
+                               "--time", "epoch", "Fixtures/third-party/revcar/btsnoop_hci.log")
+        let speeds = rows.filter { $0[2] == "revcar.drive.speed" }.map { String($0[3]) }
+        XCTAssertEqual(speeds, fields.out.split(separator: "\n").map { String($0.split(separator: "\t")[1]) })
+        XCTAssertEqual(speeds.count, 47)
+        XCTAssertEqual(rows.filter { $0[2] == "revcar.drive.turn" }.count, 47)
+        XCTAssertEqual(csv.out.split(separator: "\n").first, "time,seconds,field,value")
+    }
+
+    func testSVGRendersAndMarksLinks() throws {
+        let svg = ExportTests.temporary("plot.svg"), png = ExportTests.temporary("plot.png")
+        let result = try btlog(["plot", "-o", svg] + revcar)
+        XCTAssertEqual(result.status, 0, result.err)
+        let text = try String(contentsOfFile: svg, encoding: .utf8)
+        for expected in ["revcar.drive.speed", "47 values, 9 to 31", "time since the first packet (s)"] { XCTAssertTrue(text.contains(expected), expected) }
+        // The heart-rate fixture's links: one comes up, goes down (connection timeout), another comes up.
+        let links = try btlog("plot", "att.handle", "Fixtures/le-heart-rate.btsnoop")
+        XCTAssertTrue(links.out.contains("▲ 0x0040") && links.out.contains("▼ 0x0040") && links.out.contains("▲ 0x0041"), links.out)
+        XCTAssertEqual(try btlog("plot", "att.value", "Fixtures/le-heart-rate.btsnoop").status, 2)
+        XCTAssertEqual(try btlog("plot", "Fixtures/le-heart-rate.btsnoop").status, 2)
+        guard let rsvg = Reference.consumer("rsvg-convert") else { throw Reference.skip("rsvg-convert") }
+        let rendered = try Tool.run(rsvg, [svg, "-o", png])
+        XCTAssertEqual(rendered.status, 0, rendered.err)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: png)))
+        XCTAssertEqual(Array(bytes.prefix(4)), [0x89, 0x50, 0x4E, 0x47])
+    }
+}

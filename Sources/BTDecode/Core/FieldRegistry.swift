@@ -138,6 +138,11 @@ public enum FieldRegistry {
         return seen
     }
 
+    /// The unit a field's values are in, where its description gives one ("°C", "km/h").
+    public static func unit(of field: FieldDefinition) -> String? {
+        field.isDescribed ? Described.unit(field.name) : nil
+    }
+
     /// The protocols whose fields the registry has: the built-in ones, and those described.
     public static func isKnownProtocol(_ key: String) -> Bool {
         builtInProtocols.contains(key) || Described.keys.contains(key)
@@ -162,6 +167,7 @@ public enum FieldRegistry {
         nonisolated(unsafe) private static var byName: [String: FieldDefinition] = [:]
         nonisolated(unsafe) private static var names: [Int: [ValueName]] = [:]
         nonisolated(unsafe) private static var protocolKeys: Set<String> = []
+        nonisolated(unsafe) private static var units: [String: String] = [:]
 
         static func register(_ protocols: DescribedProtocols) {
             lock.lock()
@@ -173,6 +179,7 @@ public enum FieldRegistry {
                     byName[field.name] = field
                 }
                 for (field, values) in described.valueNames { names[field.id] = values.sorted { $0.value < $1.value } }
+                units.merge(described.units) { first, _ in first }
             }
         }
 
@@ -192,6 +199,12 @@ public enum FieldRegistry {
             lock.lock()
             defer { lock.unlock() }
             return byName[name]
+        }
+
+        static func unit(_ name: String) -> String? {
+            lock.lock()
+            defer { lock.unlock() }
+            return units[name]
         }
 
         static func valueNames(_ id: Int) -> [ValueName]? {

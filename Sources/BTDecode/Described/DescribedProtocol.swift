@@ -26,11 +26,14 @@ public final class DescribedProtocol: Sendable {
     /// The file's decode-as rules as written, with where: parsed once every file is loaded,
     /// as a rule may name a protocol of another file (`DecodeAsRule.parse`).
     public let decodeAs: [(rule: String, location: String)]
+    /// The unit of each field that has one, by field name ("°C"): what `btlog plot` groups axes by.
+    public let units: [String: String]
 
     public init(name: String, key: String, source: String, summary: String, fields: [FieldDefinition],
                 valueNames: [(FieldDefinition, [ValueName])], messages: [DescribedMessage], selectors: [DescribedSelector],
-                uuidNames: [(BTUUID, String)], slotCount: Int, decodeAs: [(rule: String, location: String)] = []) {
+                uuidNames: [(BTUUID, String)], slotCount: Int, decodeAs: [(rule: String, location: String)] = [], units: [String: String] = [:]) {
         self.decodeAs = decodeAs
+        self.units = units
         self.name = name
         self.key = key
         self.source = source
