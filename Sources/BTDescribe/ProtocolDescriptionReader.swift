@@ -37,7 +37,13 @@ public enum ProtocolDescriptionReader {
             throw Self.error(error, source)
         }
         var compiler = DescriptionCompiler(file: source)
-        return try compiler.compile(DescriptionNode(node: root, file: source))
+        do {
+            return try compiler.compile(DescriptionNode(node: root, file: source))
+        } catch {
+            // Messages that select each other would keep each other alive.
+            for message in compiler.messages.values { message.unlink() }
+            throw error
+        }
     }
 
     /// Yams' error as one of ours: the place, and the problem without libyaml's snippet.

@@ -232,6 +232,35 @@ final class DescribedProtocolTests: XCTestCase {
         XCTAssertTrue(packet.layers[0].issues.contains { $0.message.contains("nested deeper than 32") })
     }
 
+    /// A protocol whose message selects itself is freed when the last reference goes (the
+    /// fuzzer's leak checker found the cycle), and its fields, made again by a second reading,
+    /// are the same definitions (interned: never freed, never duplicated).
+    func testProtocolsAreFreedAndTheirFieldsInterned() throws {
+        let text = """
+        btlog-protocol: 1
+        name: Loop
+        gatt: [{characteristic: FFF0, message: a}]
+        messages:
+          a:
+            fields:
+              - {name: kind, type: u8}
+              - switch: kind
+                cases: {0: a}
+        """
+        weak var message: DescribedMessage?
+        var first: [FieldDefinition] = []
+        do {
+            let described = try parse(text)
+            message = described.message("a")
+            first = described.fields
+            XCTAssertNotNil(message)
+        }
+        XCTAssertNil(message, "the protocol and its self-selecting message are freed")
+        XCTAssertEqual(try parse(text).fields.map(\.id), first.map(\.id))
+        // A description that fails after its messages were made frees them too.
+        XCTAssertThrowsError(try parse(text + "\n  b:\n    fields: [{name: x, type: u99}]\n"))
+    }
+
     // MARK: Errors
 
     func assertError(_ text: String, _ line: Int, _ column: Int, _ fragment: String, file: StaticString = #filePath, line testLine: UInt = #line) {

@@ -45,8 +45,14 @@ public struct FieldDefinition: Hashable, Sendable {
         self.init(name, label, type, help, isDescribed: false)
     }
 
-    /// A field of a protocol described in a file.
+    /// A field of a protocol described in a file. Interned: reading the same description again
+    /// (the browser reopening, a test, a fuzzer) gives the same definition, so the definitions
+    /// that are never freed stay as many as the distinct fields described, all reachable.
     public init(described name: String, _ label: String, _ type: FieldType, _ help: String) {
+        self = DescribedDefinitions.definition(name, label, type, help)
+    }
+
+    fileprivate init(interning name: String, _ label: String, _ type: FieldType, _ help: String) {
         self.init(name, label, type, help, isDescribed: true)
     }
 
@@ -83,6 +89,37 @@ public struct FieldDefinition: Hashable, Sendable {
     /// The same name is the same field, even when declared twice.
     public static func == (a: FieldDefinition, b: FieldDefinition) -> Bool { a.description.id == b.description.id }
     public func hash(into hasher: inout Hasher) { hasher.combine(description.id) }
+}
+
+/// The described protocols' field definitions by everything that makes one, and their layer
+/// kinds: made once each, never freed (as the built-in ones, which static tables hold).
+enum DescribedDefinitions {
+    private struct Key: Hashable {
+        let name: String, label: String, type: FieldType, help: String
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var definitions: [Key: FieldDefinition] = [:]
+    nonisolated(unsafe) private static var kinds: [[String]: LayerKind] = [:]
+
+    static func definition(_ name: String, _ label: String, _ type: FieldType, _ help: String) -> FieldDefinition {
+        let key = Key(name: name, label: label, type: type, help: help)
+        lock.lock()
+        defer { lock.unlock() }
+        if let known = definitions[key] { return known }
+        let made = FieldDefinition(interning: name, label, type, help)
+        definitions[key] = made
+        return made
+    }
+
+    static func layerKind(_ name: String, protocol key: String) -> LayerKind {
+        lock.lock()
+        defer { lock.unlock() }
+        if let known = kinds[[name, key]] { return known }
+        let made = LayerKind(name, protocol: key)
+        kinds[[name, key]] = made
+        return made
+    }
 }
 
 /// Numbers field names in the order they are first declared, so that two definitions of the

@@ -44,7 +44,13 @@ public final class DescribedProtocol: Sendable {
         self.selectors = selectors
         self.uuidNames = uuidNames
         self.slotCount = slotCount
-        layerKind = LayerKind(name, protocol: key)
+        layerKind = DescribedDefinitions.layerKind(name, protocol: key)
+    }
+
+    // Messages refer to each other (a switch may select its own message): the protocol that
+    // owns them breaks those cycles when it goes.
+    deinit {
+        for message in messages { message.unlink() }
     }
 }
 
@@ -110,6 +116,13 @@ public final class DescribedMessage: @unchecked Sendable { // written only while
     public init(id: String, title: String) {
         self.id = id
         self.title = title
+    }
+
+    /// Lets go of the messages its elements select (see DescribedProtocol's deinit, and a
+    /// description that failed to compile).
+    public func unlink() {
+        elements = []
+        checksum = nil
     }
 
     public func define(elements: [DescribedElement], summaryFields: [FieldDefinition], checksum: DescribedChecksum?) {

@@ -170,12 +170,14 @@ struct HCIParameterReader {
     var companyIdentifier: UInt16?
     /// The run's UUID names, for the UUIDs in EIR and advertising data.
     let names: UUIDNames
-    /// The run's described protocols, for manufacturer and service data they lay out.
-    let described: DescribedProtocols
+    /// The run's described protocols, for manufacturer and service data they lay out; nil
+    /// when there are none (most runs: no copy of their tables per packet).
+    let describedOrNil: DescribedProtocols?
+    var described: DescribedProtocols { describedOrNil ?? DescribedProtocols() }
 
     init(session: Session) {
         names = session.names
-        described = session.options.described
+        describedOrNil = session.options.described.isEmpty ? nil : session.options.described
     }
 
     /// Reads the parameters, onto the layer: fields, summary, issues. A packet too short for
