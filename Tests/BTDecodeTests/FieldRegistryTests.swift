@@ -97,7 +97,9 @@ final class FieldRegistryTests: XCTestCase {
         XCTAssertNotNil(DissectorTables.manufacturerData[0x004C])
         XCTAssertNotNil(DissectorTables.avctpProfiles[0x110E], "AVRCP")
         XCTAssertNotNil(DissectorTables.gattCharacteristics[BTUUID(UInt16(0x2BC6))], "ASE Control Point")
-        XCTAssertEqual(ProtocolCatalog.stateTypes.count, ProtocolCatalog.all.filter { $0.state != nil }.count)
+        // Each catalog protocol's state, then the described protocols' text streams'.
+        XCTAssertEqual(ProtocolCatalog.stateTypes.count, ProtocolCatalog.all.filter { $0.state != nil }.count + 1)
+        XCTAssertTrue(ProtocolCatalog.stateTypes.last == DescribedState.self)
     }
 
     /// What `--redact` and `--redact-values` zero is named by the protocols: every such name is
