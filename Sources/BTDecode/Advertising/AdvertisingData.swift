@@ -126,13 +126,13 @@ public enum AdvertisingData {
             let data = c.rest()
             add(AdvertisingFields.serviceData, .bytes(data), from: dataStart)
             if !described.isEmpty, let target = described.serviceData[uuid] {
-                let text = describedData(target, data, dataStart)
+                let text = describedData(target, data)
                 return wantsText ? ASCII.concat(uuidNames.labelled(uuid), ": ", text) : ""
             }
             return wantsText ? ASCII.concat(uuidNames.labelled(uuid), ": ", Hex.bytes(data)) : ""
         }
         /// Data a described protocol lays out, its fields on this layer: its summary words.
-        func describedData(_ target: DescribedTarget, _ data: ArraySlice<UInt8>, _ dataStart: Int) -> String {
+        func describedData(_ target: DescribedTarget, _ data: ArraySlice<UInt8>) -> String {
             let before = layer.fields.count
             var d = ByteCursor(data)
             let words = DescribedDecoder.decodeFields(target.described, target.message, &d, into: &layer)
@@ -211,7 +211,7 @@ public enum AdvertisingData {
             add(AdvertisingFields.manufacturerData, .bytes(data), from: dataStart)
             let before = layer.fields.count
             if !described.isEmpty, let target = described.manufacturer(company, data) {
-                let text = describedData(target, data, dataStart)
+                let text = describedData(target, data)
                 return wantsText ? ASCII.concat(companyName, ": ", text) : ""
             }
             let described = DissectorTables.manufacturerData[company].flatMap { describe in describe(data, &layer) }

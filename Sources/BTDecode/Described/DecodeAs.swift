@@ -39,9 +39,9 @@ public struct DecodeAsRule: Sendable, CustomStringConvertible {
         guard let colon = text.lastIndex(of: ":") else {
             throw ParseError(description: "'\(text)': a rule reads FIELD == VALUE: PROTOCOL, as 'l2cap.cid == 0x0055: rfcomm'")
         }
-        let test = text[..<colon].split(separator: "=", omittingEmptySubsequences: true).map { $0.trimmingCharacters(in: " ") }
-        let name = text[text.index(after: colon)...].trimmingCharacters(in: " ")
-        guard test.count == 2, text[..<colon].contains("=="), let value = parseInteger(test[1]) else {
+        let test = text[..<colon].split(separator: "=", omittingEmptySubsequences: true).map { String($0).trimmingWhitespace }
+        let name = String(text[text.index(after: colon)...]).trimmingWhitespace
+        guard test.count == 2, text[..<colon].contains("=="), case .unsigned(let value, _)? = FieldValue.parse(test[1], as: .uint64) else {
             throw ParseError(description: "'\(text)': a rule reads FIELD == VALUE: PROTOCOL, as 'l2cap.cid == 0x0055: rfcomm'")
         }
         let selector: Selector
@@ -80,10 +80,6 @@ public struct DecodeAsRule: Sendable, CustomStringConvertible {
         return DecodeAsRule(selector: selector, target: .builtIn(psm: psm, name: DissectorTables.psmNames[psm] ?? name), description: text)
     }
 
-    static func parseInteger(_ text: String) -> UInt64? {
-        let lower = text.lowercased()
-        return lower.hasPrefix("0x") ? UInt64(lower.dropFirst(2), radix: 16) : UInt64(lower)
-    }
 }
 
 /// A run's decode-as rules, by what they select.
@@ -110,14 +106,5 @@ public struct DecodeAsRules: Sendable {
         case .attHandle(let handle):
             if case .described(let described, let message) = rule.target { handles[handle] = DescribedTarget(described: described, message: message) }
         }
-    }
-}
-
-private extension Substring {
-    func trimmingCharacters(in character: Character) -> String {
-        var slice = self
-        while slice.first == character { slice.removeFirst() }
-        while slice.last == character { slice.removeLast() }
-        return String(slice)
     }
 }

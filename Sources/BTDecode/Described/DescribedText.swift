@@ -184,7 +184,7 @@ extension DescribedDecoder.Run {
                     layer.add(group.field, .text(partText), at: partRange)
                     noteForSummary(group.field) { partText }
                 case .decimal:
-                    if let value = Int64(partText.trimmingCharacters(in: " ")) {
+                    if let value = Int64(partText.trimmingWhitespace) {
                         layer.add(group.field, .signed(value), at: partRange)
                         noteForSummary(group.field) { String(value) }
                     } else {
@@ -204,14 +204,5 @@ extension DescribedDecoder.Run {
         }
         summaryFields = [text.lineField]
         summary = [(text.lineField, "\"\(string)\"")]
-    }
-}
-
-private extension String {
-    func trimmingCharacters(in set: Character) -> String {
-        var slice = Substring(self)
-        while slice.first == set { slice.removeFirst() }
-        while slice.last == set { slice.removeLast() }
-        return String(slice)
     }
 }

@@ -142,7 +142,8 @@ public struct FieldPlot {
             if low.time <= high.time { out.append(low); if high != low { out.append(high) } } else { out.append(high); out.append(low) }
         }
         for point in points {
-            let c = Int(x(point.time))
+            // Clamped: a timestamp decades from the others must not overflow the conversion.
+            let c = Int(min(max(x(point.time), -1e12), 1e12))
             if c != column {
                 flush()
                 column = c
