@@ -80,7 +80,10 @@ final class CaptureCommandTests: XCTestCase {
         let path = temporaryPath("term.btsnoop")
         let run = try startCapture(["-q", "-w", path])
         for i in 0 ..< 500 { run.send(12, 0xFFFF, Array("note \(i)".utf8)) }
-        usleep(300_000)
+        // Signalled once every frame is in the file (a header of 16 bytes, records of 24 + text).
+        let written = 16 + (0 ..< 500).reduce(0) { $0 + 24 + "note \($1)".utf8.count }
+        run.waitUntilCatchingStopSignals()
+        XCTAssertTrue(waitUntil(seconds: 20) { largestFileSize(in: (path as NSString).deletingLastPathComponent) >= written })
         kill(run.process.processIdentifier, SIGTERM)
         let result = run.finish(closing: false)
         XCTAssertEqual(result.status, 0, result.err)

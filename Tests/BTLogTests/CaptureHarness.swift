@@ -16,6 +16,19 @@ struct CaptureRun {
         _ = bytes.withUnsafeBytes { Glibc.send(sender, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
+    /// Waits (at most `seconds`) until btlog handles SIGINT and SIGTERM itself: a signal sent
+    /// earlier, by a test on a loaded machine, would kill it before it could finish its file.
+    func waitUntilCatchingStopSignals(seconds: Double = 20) {
+        let wanted: UInt64 = (1 << (UInt64(SIGINT) - 1)) | (1 << (UInt64(SIGTERM) - 1))
+        waitUntil(seconds: seconds) {
+            guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+                  let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+            else { return false }
+            return mask & wanted == wanted
+        }
+    }
+
     func finish(closing: Bool = true) -> (status: Int32, out: String, err: String, bytes: [UInt8]) {
         if closing { close(sender) }
         let output = out.fileHandleForReading.readDataToEndOfFile()
@@ -25,6 +38,25 @@ struct CaptureRun {
         return (process.terminationStatus, String(decoding: output, as: UTF8.self),
                 String(decoding: errors, as: UTF8.self), [UInt8](output))
     }
+}
+
+/// Polls `condition` every 10 ms for at most `seconds`; true when it held.
+@discardableResult
+func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(10_000)
+    }
+    return condition()
+}
+
+/// The size of the largest file in `folder` (a capture grows beside its final name).
+func largestFileSize(in folder: String) -> Int {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    return names.compactMap { name in
+        (try? FileManager.default.attributesOfItem(atPath: folder + "/" + name))?[.size] as? Int
+    }.max() ?? 0
 }
 
 extension XCTestCase {

@@ -143,10 +143,12 @@ final class HostileInputTests: XCTestCase {
         try old.write(to: URL(fileURLWithPath: path))
         let run = try startCapture(["-q", "-w", path])
         run.send(2, 0, [0x03, 0x0C, 0x00])
-        usleep(300_000)
-        // While the capture runs, the old file is whole and the new one grows beside it.
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), old)
+        // While the capture runs (its frame written: a header of 16 bytes, a record of 24 + 3),
+        // the old file is whole and the new one grows beside it.
         let dir = (path as NSString).deletingLastPathComponent
+        run.waitUntilCatchingStopSignals()
+        XCTAssertTrue(waitUntil(seconds: 20) { largestFileSize(in: dir) >= 16 + 24 + 3 })
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), old)
         let beside = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix(".existing.btsnoop.btlog-") }
         XCTAssertEqual(beside.count, 1)
         kill(run.process.processIdentifier, SIGINT)
