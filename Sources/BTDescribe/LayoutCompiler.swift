@@ -6,7 +6,7 @@ import Foundation
 extension DescriptionCompiler {
     static let messageKeys: Set<String> = ["name", "summary", "checksum", "fields"]
     static let valueKeys: Set<String> = ["name", "label", "help", "type", "order", "count", "length", "until", "values", "bits",
-                                         "scale", "offset", "unit", "format", "if"]
+                                         "scale", "offset", "unit", "format", "if", "decimals"]
     static let groupKeys: Set<String> = ["fields", "if", "count"]
     static let switchKeys: Set<String> = ["switch", "cases", "default", "if"]
     static let textKeys: Set<String> = ["text", "end", "prompt", "rules"]
@@ -17,6 +17,11 @@ extension DescriptionCompiler {
         let id: String
         var names: Set<String> = []
         var summary: [FieldDefinition] = []
+        /// Within an optional group: a value there may take the name of one in another
+        /// optional part (Heart Rate Measurement's rate, a u8 or a u16 as a flag says).
+        var isConditional = false
+        /// Values that may be named again: their field and slot.
+        var conditionalValues: [String: (field: FieldDefinition, slot: Int?)] = [:]
     }
 
     mutating func compileMessage(_ id: String, _ node: DescriptionNode) throws {
@@ -26,18 +31,53 @@ extension DescriptionCompiler {
         let elements = try compileElements(fieldsNode, &scope, topLevel: true)
         var checksum: DescribedChecksum?
         if let checksumNode = entry["checksum"] { checksum = try compileChecksum(checksumNode, &scope) }
-        var summary = scope.summary
+        var summaryFields = scope.summary
+        var summaryItems: [DescribedSummaryItem]?
         if let summaryNode = entry["summary"] {
-            summary = []
-            for item in try summaryNode.list("the fields the summary lists") {
-                let fieldName = try item.string("a field name")
-                guard let field = fields.first(where: { $0.name == "\(key).\(id).\(fieldName)" }) else {
-                    throw item.error("message '\(id)' has no field '\(fieldName)'")
-                }
-                summary.append(field)
-            }
+            let items = try summaryNode.list("the summary's items: field names, or text with {field} in it")
+            summaryItems = try items.map { try summaryItem($0, scope) }
+            summaryFields = summaryItems!.flatMap(\.fields)
         }
-        messages[id]!.define(elements: elements, summaryFields: summary, checksum: checksum)
+        messages[id]!.define(elements: elements, summaryFields: summaryFields, summaryItems: summaryItems, checksum: checksum)
+    }
+
+    /// A message's title after the protocol's name, once (as `DescribedProtocol.heading`).
+    func heading(_ title: String) -> String { DescribedProtocol.heading(name, title) }
+
+    /// A field's full name: `<key>.<message>.<name>`, or `<key>.<name>` with short names.
+    func qualifiedName(_ name: String, _ scope: MessageScope) -> String {
+        shortNames ? "\(key).\(name)" : "\(key).\(scope.id).\(name)"
+    }
+
+    /// A summary item: `speed` (the field with its label), `"{heart_rate} bpm"` (text with
+    /// values), or `{text: "Contact detected", if: "flags & 0x06 == 0x06"}`.
+    func summaryItem(_ node: DescriptionNode, _ scope: MessageScope) throws -> DescribedSummaryItem {
+        func field(_ name: Substring) throws -> FieldDefinition {
+            guard let field = fields.first(where: { $0.name == qualifiedName(String(name), scope) }) else {
+                throw node.error("message '\(scope.id)' has no field '\(name)'")
+            }
+            return field
+        }
+        var condition: DescribedCondition?
+        let text: String
+        if case .mapping = node.node {
+            let entry = try node.mapping("a summary item", allowed: ["text", "if"])
+            text = try entry.required("text").string("the item's text")
+            condition = try entry["if"].map { try self.condition($0, scope) }
+        } else {
+            text = try node.string("a field name, or text with {field} in it")
+            guard text.contains("{") else { return DescribedSummaryItem(parts: [.labelled(try field(text[...]))], condition: nil) }
+        }
+        var parts: [DescribedSummaryItem.Part] = []
+        var rest = text[...]
+        while let open = rest.firstIndex(of: "{") {
+            if open > rest.startIndex { parts.append(.text(String(rest[..<open]))) }
+            guard let close = rest[open...].firstIndex(of: "}") else { throw node.error("'{' without '}' in '\(text)'") }
+            parts.append(.value(try field(rest[rest.index(after: open) ..< close])))
+            rest = rest[rest.index(after: close)...]
+        }
+        if !rest.isEmpty { parts.append(.text(String(rest))) }
+        return DescribedSummaryItem(parts: parts, condition: condition)
     }
 
     mutating func compileElements(_ node: DescriptionNode, _ scope: inout MessageScope, topLevel: Bool) throws -> [DescribedElement] {
@@ -72,7 +112,10 @@ extension DescriptionCompiler {
         } else if probe.has("fields") {
             let entry = try node.mapping("a group of fields", allowed: Self.groupKeys)
             conditionNode = entry["if"]
+            let outer = scope.isConditional
+            scope.isConditional = outer || (conditionNode != nil && !entry.has("count"))
             let inner = try compileElements(try entry.required("fields"), &scope, topLevel: false)
+            scope.isConditional = outer
             if let countNode = entry["count"] {
                 element = .repeated(try count(countNode, scope), inner)
             } else {
@@ -91,7 +134,9 @@ extension DescriptionCompiler {
     mutating func compileValue(_ entry: DescriptionMapping, _ scope: inout MessageScope, topLevel: Bool) throws -> DescribedValue {
         let nameNode = try entry.required("name")
         let fieldName = try nameNode.string("the field's name")
-        try declare(fieldName, nameNode, &scope)
+        let conditional = scope.isConditional || entry.has("if")
+        let earlier = conditional ? scope.conditionalValues[fieldName] : nil
+        if earlier == nil { try declare(fieldName, nameNode, &scope) }
         let typeNode = try entry.required("type")
         let valueOrder = try entry["order"].map(byteOrder) ?? order
         let scalar = try self.scalar(typeNode, valueOrder, entry, scope)
@@ -99,7 +144,7 @@ extension DescriptionCompiler {
         let scale = try entry["scale"].map { try $0.number("a scale factor") }
         let offset = try entry["offset"].map { try $0.number("an offset") }
         let unit = try entry["unit"].map { try $0.string("a unit") }
-        var hex = !names.isEmpty
+        var hex = !names.isEmpty || entry.has("bits") // codes and flags read in hex, amounts in decimal
         if let format = entry["format"] {
             switch format.text {
             case "hex": hex = true
@@ -114,27 +159,43 @@ extension DescriptionCompiler {
         }
         if scale == 0 { throw entry["scale"]!.error("a scale of 0 makes every value 0") }
         let isScaled = scale != nil || offset != nil
+        let decimals = try entry["decimals"].map { Int(try $0.integer("a number of digits after the point", max: 9)) }
+        if decimals != nil, !isScaled, scalar.isInteger {
+            throw entry["decimals"]!.error("'decimals' applies to real values: a float, or an integer with a scale or offset")
+        }
         if isScaled, !names.isEmpty { throw entry["values"]!.error("a scaled value has no names: give 'values' or 'scale', not both") }
         let label = try entry["label"]?.string("a label") ?? Self.title(fieldName)
-        let help = try entry["help"]?.string("help text") ?? "\(name) \(messages[scope.id]!.title): \(label)"
+        let help = try entry["help"]?.string("help text") ?? "\(heading(messages[scope.id]!.title)): \(label)"
         let type: FieldType
         switch scalar {
         case .unsigned(let size, _) where !isScaled: type = size == 1 ? .uint8 : size == 2 ? .uint16 : size <= 4 ? .uint32 : .uint64
         case .signed where !isScaled: type = .int
         case .bytes: type = .bytes
-        case .string: type = .string
+        case .string, .dateTime: type = .string
         default: type = .real
         }
-        let field = FieldDefinition(described: "\(key).\(scope.id).\(fieldName)", label, type, help)
-        fields.append(field)
-        if let unit { units[field.name] = unit }
-        if !names.isEmpty { valueNames.append((field, names.map { ValueName($0.key, $0.value) })) }
+        let field: FieldDefinition
         var slot: Int?
-        if scalar.isInteger {
-            slot = slotCount
-            slots["\(scope.id).\(fieldName)"] = slotCount
-            slotCount += 1
+        if let earlier {
+            // The same value in another optional part: one field, one slot, if they agree.
+            guard earlier.field.type.isUnsignedInteger && type.isUnsignedInteger || earlier.field.type == type, (earlier.slot != nil) == scalar.isInteger,
+                  units[earlier.field.name] == unit, !entry.has("bits") else {
+                throw nameNode.error("message '\(scope.id)' has two fields named '\(fieldName)' that differ (type, unit or bits)")
+            }
+            field = earlier.field
+            slot = earlier.slot
+        } else {
+            field = FieldDefinition(described: qualifiedName(fieldName, scope), label, type, help)
+            fields.append(field)
+            if let unit { units[field.name] = unit }
+            if scalar.isInteger {
+                slot = slotCount
+                slots["\(scope.id).\(fieldName)"] = slotCount
+                slotCount += 1
+            }
+            if conditional { scope.conditionalValues[fieldName] = (field, slot) }
         }
+        if !names.isEmpty { valueNames.append((field, names.map { ValueName($0.key, $0.value) })) }
         var bits: [DescribedBits] = []
         if let bitsNode = entry["bits"] {
             guard case .unsigned(let size, _) = scalar, !isScaled else { throw bitsNode.error("bit fields are parts of an unsigned integer") }
@@ -145,7 +206,7 @@ extension DescriptionCompiler {
             if bits.isEmpty { scope.summary.append(field) } else { scope.summary += bits.map(\.field) }
         }
         return DescribedValue(field: field, scalar: scalar, count: count, names: names, bits: bits, scale: scale, offset: offset,
-                              unit: unit, hex: hex, slot: slot)
+                              unit: unit, hex: hex, slot: slot, decimals: decimals)
     }
 
     func scalar(_ node: DescriptionNode, _ order: ByteOrder, _ entry: DescriptionMapping, _ scope: MessageScope) throws -> DescribedScalar {
@@ -170,10 +231,11 @@ extension DescriptionCompiler {
         case "f64", "float64": try noLength(); return .float(bytes: 8, order)
         case "sfloat", "medfloat16": try noLength(); return .sfloat(order)
         case "medfloat32", "float11073": try noLength(); return .medfloat(order)
+        case "datetime", "date_time": try noLength(); return .dateTime
         case "bytes": return .bytes(try length(entry, scope))
         case "string", "utf8": return .string(try length(entry, scope))
         default:
-            throw node.error("unknown type '\(text)'; types are u8-u64, s8-s64 (with be or le: u16be), f32, f64, sfloat, medfloat32, bytes, string")
+            throw node.error("unknown type '\(text)'; types are u8-u64, s8-s64 (with be or le: u16be), f32, f64, sfloat, medfloat32, datetime, bytes, string")
         }
     }
 
@@ -240,8 +302,8 @@ extension DescriptionCompiler {
             }
             let names = try entry["values"].map(valueNames) ?? [:]
             let label = try entry["label"]?.string("a label") ?? Self.title(bitName)
-            let help = try entry["help"]?.string("help text") ?? "\(name) \(messages[scope.id]!.title): \(label)"
-            let field = FieldDefinition(described: "\(key).\(scope.id).\(bitName)", label, mask.nonzeroBitCount == 1 && names.isEmpty ? .bool : .uint64, help)
+            let help = try entry["help"]?.string("help text") ?? "\(heading(messages[scope.id]!.title)): \(label)"
+            let field = FieldDefinition(described: qualifiedName(bitName, scope), label, mask.nonzeroBitCount == 1 && names.isEmpty ? .bool : .uint64, help)
             fields.append(field)
             if !names.isEmpty { valueNames.append((field, names.map { ValueName($0.key, $0.value) })) }
             slots["\(scope.id).\(bitName)"] = slotCount
@@ -328,7 +390,7 @@ extension DescriptionCompiler {
                 cases[value] = try message(item.value)
             }
         }
-        let prefix = "\(key).\(scope.id).\(base)"
+        let prefix = qualifiedName(base, scope)
         let typeField = FieldDefinition(described: prefix + "_type", Self.title(base) + " type", .uint16, "\(name): an item's type")
         let lengthField = FieldDefinition(described: prefix + "_length", Self.title(base) + " length", .uint16, "\(name): an item's length")
         let valueField = FieldDefinition(described: prefix + "_value", Self.title(base) + " value", .bytes, "\(name): an item's value, where no message lays it out")
@@ -346,7 +408,7 @@ extension DescriptionCompiler {
         let lineName = try lineNode.string("the line's field name")
         try declare(lineName, lineNode, &scope)
         let title = messages[scope.id]!.title
-        let lineField = FieldDefinition(described: "\(key).\(scope.id).\(lineName)", Self.title(lineName), .string, "\(name) \(title): a line of text")
+        let lineField = FieldDefinition(described: qualifiedName(lineName, scope), Self.title(lineName), .string, "\(heading(title)): a line of text")
         fields.append(lineField)
         scope.summary.append(lineField)
         var terminators: [UInt8] = [0x0D, 0x0A]
@@ -360,7 +422,7 @@ extension DescriptionCompiler {
             prompt = text.utf8.first
         }
         try declare("prompt", lineNode, &scope)
-        let promptField = FieldDefinition(described: "\(key).\(scope.id).prompt", "Prompt", .bool, "\(name) \(title): the prompt that asks for the next command")
+        let promptField = FieldDefinition(described: qualifiedName("prompt", scope), "Prompt", .bool, "\(heading(title)): the prompt that asks for the next command")
         fields.append(promptField)
         var rules: [DescribedTextRule] = []
         var groupFields: [String: FieldDefinition] = [:]
@@ -387,9 +449,9 @@ extension DescriptionCompiler {
                     try checkIdentifier(groupName, matchNode, "a group's name")
                     guard !scope.names.contains(groupName) else { throw matchNode.error("group '\(groupName)' has the name of another field of message '\(scope.id)'") }
                     scope.names.insert(groupName)
-                    field = FieldDefinition(described: "\(key).\(scope.id).\(groupName)", Self.title(groupName),
+                    field = FieldDefinition(described: qualifiedName(groupName, scope), Self.title(groupName),
                                             hex.contains(groupName) ? .uint64 : decimal.contains(groupName) ? .int : .string,
-                                            "\(name) \(title): the \(groupName) group of a matching line")
+                                            "\(heading(title)): the \(groupName) group of a matching line")
                     fields.append(field)
                     groupFields[groupName] = field
                 }
@@ -409,18 +471,22 @@ extension DescriptionCompiler {
         }
         let fieldName = try entry["name"]?.string("the checksum's name") ?? "checksum"
         try declare(fieldName, entry["name"] ?? node, &scope)
-        let field = FieldDefinition(described: "\(key).\(scope.id).\(fieldName)", Self.title(fieldName), algorithm.size == 1 ? .uint8 : algorithm.size == 2 ? .uint16 : .uint32,
-                                    "\(name) \(messages[scope.id]!.title): \(algorithm.name) over the message, verified")
+        let field = FieldDefinition(described: qualifiedName(fieldName, scope), Self.title(fieldName), algorithm.size == 1 ? .uint8 : algorithm.size == 2 ? .uint16 : .uint32,
+                                    "\(heading(messages[scope.id]!.title)): \(algorithm.name) over the message, verified")
         fields.append(field)
         let skip = try entry["skip"].map { Int(try $0.integer("a number of bytes", max: 65535)) } ?? 0
         return DescribedChecksum(field: field, algorithm: algorithm, order: try entry["order"].map(byteOrder) ?? order, skip: skip)
     }
 }
 
+extension FieldType {
+    var isUnsignedInteger: Bool { [.uint8, .uint16, .uint32, .uint64].contains(self) }
+}
+
 extension DescribedScalar {
     var isNumeric: Bool {
         switch self {
-        case .bytes, .string: return false
+        case .bytes, .string, .dateTime: return false
         default: return true
         }
     }

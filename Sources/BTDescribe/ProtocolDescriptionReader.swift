@@ -26,7 +26,8 @@ public enum ProtocolDescriptionReader {
         return try parse(text, source: path)
     }
 
-    public static func parse(_ text: String, source: String) throws -> DescribedProtocol {
+    /// `shipped`: one of btlog's own descriptions (`ShippedProtocols`), which a user's replaces.
+    public static func parse(_ text: String, source: String, shipped: Bool = false) throws -> DescribedProtocol {
         let root: Node
         do {
             guard let composed = try Yams.compose(yaml: text) else {
@@ -37,6 +38,7 @@ public enum ProtocolDescriptionReader {
             throw Self.error(error, source)
         }
         var compiler = DescriptionCompiler(file: source)
+        compiler.isShipped = shipped
         do {
             return try compiler.compile(DescriptionNode(node: root, file: source))
         } catch {
@@ -76,11 +78,14 @@ struct DescriptionCompiler {
     var slots: [String: Int] = [:]
     /// Units of the values that give one, by field name.
     var units: [String: String] = [:]
+    /// Fields named `<key>.<field>`, without the message's id (`field-names: short`).
+    var shortNames = false
+    var isShipped = false
 
     init(file: String) { self.file = file }
 
     static let topKeys: Set<String> = ["btlog-protocol", "name", "key", "description", "byte-order", "gatt", "advertising", "l2cap", "rfcomm",
-                                       "decode-as", "messages"]
+                                       "decode-as", "messages", "inline", "field-names"]
 
     mutating func compile(_ root: DescriptionNode) throws -> DescribedProtocol {
         let top = try root.mapping("a protocol description", allowed: Self.topKeys)
@@ -103,6 +108,14 @@ struct DescriptionCompiler {
         if FieldRegistry.isBuiltIn(key) { throw (top["key"] ?? nameNode).error("'\(key)' is a protocol btlog decodes itself; give the description another key") }
         if let orderNode = top["byte-order"] { order = try byteOrder(orderNode) }
         let summary = try top["description"]?.string("a description") ?? ""
+        let isInline = try top["inline"]?.bool("inline (true or false)") ?? false
+        if let naming = top["field-names"] {
+            switch naming.text {
+            case "short": shortNames = true
+            case "long": shortNames = false
+            default: throw naming.error("'field-names' is long (<key>.<message>.<field>, the default) or short (<key>.<field>)")
+            }
+        }
 
         // Every message first, so that any may name any other.
         let messagesNode = try top.required("messages")
@@ -116,6 +129,10 @@ struct DescriptionCompiler {
         fields.append(FieldDefinition(described: "\(key).data", "Data", .bytes,
                                       "Bytes of \(name) its description does not lay out (a message type without a layout, bytes after a layout)"))
         for entry in messageEntries.entries { try compileMessage(entry.key, entry.value) }
+        var seen: Set<String> = []
+        for field in fields where !seen.insert(field.name).inserted {
+            throw messagesNode.error("two fields are named '\(field.name)'\(shortNames ? " (with field-names: short, a name is used once in the protocol)" : "")")
+        }
 
         var selectors: [DescribedSelector] = []
         var uuidNames: [(BTUUID, String)] = []
@@ -130,9 +147,13 @@ struct DescriptionCompiler {
         if selectors.isEmpty && decodeAs.isEmpty {
             throw root.error("nothing selects \(name): give 'gatt', 'advertising', 'l2cap', 'rfcomm' or 'decode-as'")
         }
+        if isInline, let other = selectors.first(where: { if case .characteristic = $0.key { return false } else { return true } }) {
+            throw top["inline"]!.error("'inline' shows GATT values in the ATT layer; \(other.key) (\(other.location)) has no ATT layer")
+        }
         return DescribedProtocol(name: name, key: key, source: file, summary: summary, fields: fields, valueNames: valueNames,
                                  messages: messageEntries.entries.map { messages[$0.key]! }, selectors: selectors, uuidNames: uuidNames,
-                                 slotCount: slotCount, decodeAs: decodeAs, units: units)
+                                 slotCount: slotCount, decodeAs: decodeAs, units: units,
+                                 isInline: isInline, isShipped: isShipped)
     }
 
     // MARK: Selectors

@@ -12,6 +12,8 @@ public struct ProtocolLibrary: Sendable {
     public private(set) var rules: [DecodeAsRule] = []
     /// What was skipped, for the command line to print.
     public private(set) var warnings: [String] = []
+    /// Shipped descriptions a user's replaced: the shipped one's source, and why.
+    public private(set) var replaced: [(source: String, reason: String)] = []
 
     public init() {}
 
@@ -36,6 +38,18 @@ public struct ProtocolLibrary: Sendable {
             let path = folder + "/" + name
             do { try load(file: path) } catch {
                 warnings.append("\(error) (\(path) not loaded)")
+            }
+        }
+    }
+
+    /// The descriptions btlog ships (`ShippedProtocols`), after the user's: one that claims
+    /// what a user's description claims, or has its key, is left out (the user's wins).
+    public mutating func loadShipped(_ shipped: [DescribedProtocol] = ShippedProtocols.compiled()) {
+        for described in shipped {
+            do { try protocols.add(described) } catch let conflict as DescribedProtocols.Conflict {
+                replaced.append((described.source, conflict.description))
+            } catch {
+                replaced.append((described.source, "\(error)"))
             }
         }
     }

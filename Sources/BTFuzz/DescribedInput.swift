@@ -67,7 +67,9 @@ public enum DescribedInput {
     static func generate(_ recipe: inout ByteCursor) -> String {
         func next() -> Int { Int((try? recipe.u8()) ?? 0) }
         let messageCount = 1 + next() % 4
-        var yaml = "btlog-protocol: 1\nname: Generated\ngatt:\n  - characteristic: FFF1\n    message: m0\nmessages:\n"
+        var yaml = "btlog-protocol: 1\nname: Generated\ngatt:\n  - characteristic: FFF1\n    message: m0\n"
+        if messageCount == 1 && next() % 2 == 0 { yaml += "field-names: short\ninline: true\n" }
+        yaml += "messages:\n"
         let scalars = ["u8", "u16", "u24be", "u32", "u64be", "s8", "s16be", "s24", "s32", "s64", "f32", "f64be", "sfloat", "medfloat32"]
         let checksums = ChecksumAlgorithm.all.map(\.name)
         for m in 0 ..< messageCount {
@@ -75,6 +77,8 @@ public enum DescribedInput {
             if next() % 4 == 0 { yaml += "    checksum: {type: \(checksums[next() % checksums.count]), skip: \(next() % 3)}\n" }
             yaml += "    fields:\n"
             var integers: [String] = []
+            var values: [String] = []
+            var summary: [String] = []
             let elements = 1 + next() % 6
             for e in 0 ..< elements {
                 let name = "f\(e)"
@@ -84,11 +88,16 @@ public enum DescribedInput {
                 case 0, 1:
                     let type = scalars[next() % scalars.count]
                     var line = "      - {name: \(name), type: \(type)"
-                    if next() % 3 == 0 { line += ", scale: 0.01, unit: V" }
+                    if next() % 3 == 0 { line += ", scale: 0.01, unit: V" + (next() % 2 == 0 ? ", decimals: \(next() % 10)" : "") }
                     if next() % 4 == 0 { line += ", count: \(reference ?? "rest")" }
                     yaml += line + "}\n"
+                    values.append(name)
                     if type.hasPrefix("u") || type.hasPrefix("s") && !type.hasPrefix("sf") { integers.append(name) }
                 case 2, 3:
+                    if next() % 5 == 0 {
+                        yaml += "      - {name: \(name), type: datetime}\n"
+                        break
+                    }
                     let kind = choice == 2 ? "bytes" : "string"
                     let lengths = ["length: \(next() % 5)", "length: rest", "until: nul", reference.map { "length: \($0)" } ?? "length: 2"]
                     yaml += "      - {name: \(name), type: \(kind), \(lengths[next() % lengths.count])}\n"
@@ -97,8 +106,13 @@ public enum DescribedInput {
                     integers += [name, "\(name)_a", "\(name)_b"]
                 case 5:
                     guard let reference else { fallthrough }
-                    yaml += "      - if: \"\(reference) & \(next())\"\n        fields:\n          - {name: \(name), type: u8}\n"
+                    // The same value in either of two optional parts, as a flag says.
+                    let mask = 1 + next()
+                    yaml += "      - if: \"\(reference) & \(mask)\"\n        fields:\n          - {name: \(name), type: u8}\n"
+                    yaml += "      - {name: \(name), type: u16, if: \"\(reference) & \(mask) == 0\"}\n"
                     integers.append(name)
+                    values.append(name)
+                    summary.append("{text: \"set \(name)\", if: \"\(reference) & \(mask)\"}")
                 case 6:
                     yaml += "      - count: \(reference ?? "rest")\n        fields:\n          - {name: \(name), type: u8}\n          - {name: \(name)_x, type: bytes, length: \(next() % 3)}\n"
                 case 7:
@@ -114,6 +128,11 @@ public enum DescribedInput {
                 default:
                     yaml += "      - {tlv: x, name: \(name), type: u\(next() % 2 == 0 ? 8 : 16), length: u8, length-includes: \(next() % 2 == 0 ? "value" : "all"), cases: {1: m\(next() % messageCount)}}\n"
                 }
+            }
+            // A summary of templates and labelled values, when the message has values to show.
+            if !values.isEmpty && next() % 2 == 0 {
+                summary += ["\"{\(values[next() % values.count])} units\"", values[next() % values.count], "\"a {\(values[0])}, {\(values[values.count - 1])} b\""]
+                yaml += "    summary: [\(summary.joined(separator: ", "))]\n"
             }
         }
         return yaml

@@ -1,5 +1,6 @@
 import BTCapture
 import BTDecode
+import BTDescribe
 import BTFixtures
 import BTQuery
 import Foundation
@@ -117,6 +118,7 @@ public enum FuzzSeeds {
         // Described protocols: whole descriptions, and generated ones over payloads.
         try save(.description, "elm327.yaml", Array(DescribedInput.elm327Seed.utf8))
         for (index, text) in DescribedInput.descriptionSeeds.enumerated() { try save(.description, "description-\(index).yaml", Array(text.utf8)) }
+        for (name, text) in ShippedProtocols.texts { try save(.description, "shipped-" + name, Array(text.utf8)) }
         for (index, bytes) in DescribedInput.describedSeeds.enumerated() { try save(.described, "described-\(index).bin", bytes) }
 
         // btlog diff: the scenario pairs' first runs, in windows that keep a connection's set-up.

@@ -3,6 +3,7 @@ import BTCapture
 import BTDecode
 import BTDescribe
 import BTRender
+import Foundation
 
 /// The descriptions this run decodes with, loaded before the arguments are parsed: the
 /// options that name fields (`-f`, `--fields`, export columns) are checked while parsing, and
@@ -39,6 +40,7 @@ enum LoadedProtocols {
             }
         }
         library.load(folder: ProtocolLibrary.folder)
+        library.loadShipped()
         for warning in library.warnings { StandardError.warning(warning) }
         FieldRegistry.register(library.protocols)
         self.library = library
@@ -56,7 +58,7 @@ struct Protocols: ParsableCommand {
         --protocol and every *.yaml in $XDG_CONFIG_HOME/btlog/protocols (~/.config/btlog/protocols). \
         Their fields work everywhere a built-in field does.
         """,
-        subcommands: [List.self, Check.self],
+        subcommands: [List.self, Show.self, Check.self],
         defaultSubcommand: List.self
     )
 
@@ -70,10 +72,11 @@ struct Protocols: ParsableCommand {
             let out = OutputWriter()
             do {
                 let loaded = LoadedProtocols.library.protocols.all
-                if loaded.isEmpty {
-                    try out.line("No protocols described (give --protocol FILE, or put *.yaml files in \(ProtocolLibrary.folder)).")
+                let users = loaded.filter { !$0.isShipped }, shipped = loaded.filter(\.isShipped)
+                if users.isEmpty {
+                    try out.line("No protocols described by you (give --protocol FILE, or put *.yaml files in \(ProtocolLibrary.folder)).")
                 }
-                for described in loaded {
+                for described in users {
                     try out.line("\(described.name) (\(described.key)): \(described.source)")
                     if !described.summary.isEmpty { try out.line("    \(described.summary)") }
                     for selector in described.selectors {
@@ -81,6 +84,50 @@ struct Protocols: ParsableCommand {
                     }
                     try out.line("    \(described.messages.count) message\(described.messages.count == 1 ? "" : "s"), \(described.fields.count) fields ('btlog fields \(described.key)' lists them)")
                 }
+                try out.line("")
+                try out.line("Built in (descriptions btlog ships; 'btlog protocols show KEY' prints one, a file of yours claiming the same replaces it):")
+                for described in shipped {
+                    let characteristics = described.selectors.map { "\($0.key)".replacingOccurrences(of: "characteristic ", with: "") }
+                    try out.line("    \(described.key): \(described.name) (\(characteristics.joined(separator: ", ")); \(described.fields.count) fields)")
+                }
+                for (source, reason) in LoadedProtocols.library.replaced {
+                    try out.line("    \(source.replacingOccurrences(of: ShippedProtocols.sourcePrefix, with: "")) replaced: \(reason)")
+                }
+                try out.flush()
+            } catch is OutputWriter.OutputClosed {}
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a loaded protocol's description: a built-in one to read or copy and change, or a file of yours.")
+
+        @Option(name: .customLong("protocol"), help: ArgumentHelp("A protocol description to load besides the protocols folder; repeat for several.", valueName: "FILE"))
+        var protocols: [String] = []
+
+        @Argument(help: ArgumentHelp("The protocol's key (hrs, bas, or a key of yours: 'btlog protocols' lists them).", valueName: "KEY"))
+        var key: String
+
+        func run() throws {
+            guard let described = LoadedProtocols.library.protocols.all.first(where: { $0.key == key }) else {
+                let keys = LoadedProtocols.library.protocols.all.map(\.key)
+                StandardError.error("no protocol '\(key)' is loaded; loaded: \(keys.joined(separator: ", "))")
+                throw ExitCode(1)
+            }
+            let text: String
+            if described.isShipped {
+                let name = described.source.replacingOccurrences(of: ShippedProtocols.sourcePrefix, with: "")
+                text = ShippedProtocols.texts.first { $0.name == name }?.text ?? ""
+            } else {
+                guard let data = FileManager.default.contents(atPath: described.source) else {
+                    StandardError.error("\(described.source): cannot read the file")
+                    throw ExitCode(1)
+                }
+                text = String(decoding: data, as: UTF8.self)
+            }
+            let out = OutputWriter()
+            do {
+                try out.write(text.hasSuffix("\n") ? text : text + "\n")
                 try out.flush()
             } catch is OutputWriter.OutputClosed {}
         }

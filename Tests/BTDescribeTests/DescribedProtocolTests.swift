@@ -285,6 +285,44 @@ final class DescribedProtocolTests: XCTestCase {
         assertError("btlog-protocol: 1\nname: X\ngatt: [{characteristic: FFF0, message: n}]\nmessages:\n  m:\n    fields: []\n", 3, 40, "no message 'n'")
         assertError("btlog-protocol: 1\nname: ATT\ngatt: [{characteristic: FFF0, message: m}]\nmessages:\n  m:\n    fields: []\n", 2, 7, "a protocol btlog decodes itself")
         assertError(head + "messages:\n  m:\n    checksum: {type: crc7}\n    fields: []\n", 6, 22, "unknown checksum 'crc7'")
+        // Summaries, decimals, short names, one value in two optional parts, inline.
+        assertError(head + "messages:\n  m:\n    fields: [{name: a, type: u8}]\n    summary: [\"{b} bpm\"]\n", 7, 15, "no field 'b'")
+        assertError(head + "messages:\n  m:\n    fields: [{name: a, type: u8}]\n    summary: [\"{a bpm\"]\n", 7, 15, "'{' without '}'")
+        assertError(head + "messages:\n  m:\n    fields: [{name: a, type: u8, decimals: 2}]\n", 6, 44, "'decimals' applies to real values")
+        assertError(head + "field-names: short\nmessages:\n  m:\n    fields: [{name: a, type: u8}]\n  n:\n    fields: [{name: a, type: u8}]\n", 6, 3,
+                    "two fields are named 'x.a'")
+        assertError(head + "messages:\n  m:\n    fields:\n      - {name: f, type: u8}\n      - {name: a, type: u8, if: f}\n      - {name: a, type: bytes, if: f}\n",
+                    9, 16, "two fields named 'a' that differ")
+        assertError("btlog-protocol: 1\nname: X\ninline: true\nl2cap: [{psm: 0x1001, message: m}]\nmessages:\n  m:\n    fields: []\n", 3, 9, "has no ATT layer")
+    }
+
+    /// A value read in either of two optional parts (a u16 or a u8 as a flag says) is one
+    /// field; a summary's templates show values without their units, and only when read.
+    func testOneValueInTwoOptionalPartsAndSummaryTemplates() throws {
+        let described = try parse("""
+        btlog-protocol: 1
+        name: Meter
+        field-names: short
+        gatt: [{characteristic: FFF0, message: reading}]
+        messages:
+          reading:
+            fields:
+              - {name: flags, type: u8}
+              - {name: level, type: u16, unit: mV, if: "flags & 0x01"}
+              - {name: level, type: u8, unit: mV, if: "flags & 0x01 == 0"}
+              - {name: ratio, type: u16, scale: 0.001, decimals: 2, if: "flags & 0x02"}
+            summary:
+              - "{level} mV"
+              - {text: charging, if: "flags & 0x04"}
+              - "ratio {ratio}"
+              - level
+        """)
+        XCTAssertEqual(described.fields.map(\.name), ["meter.data", "meter.flags", "meter.level", "meter.ratio"])
+        XCTAssertEqual(described.decode([0x01, 0x2C, 0x01]).summary, "Meter Reading - 300 mV - level 300 mV")
+        XCTAssertEqual(described.decode([0x06, 0x2C, 0x34, 0x12]).summary, "Meter Reading - 44 mV - charging - ratio 4.66 - level 44 mV")
+        let packet = described.decode([0x02, 0x05, 0x35, 0x12])
+        XCTAssertEqual(packet.layers[0].value(described.fields[3]), .real(4.661))
+        XCTAssertEqual(packet.layers[0].fields.first { $0.definition == described.fields[3] }?.text, "4.66")
     }
 
     func testTwoDescriptionsClaimingOneCharacteristicIsAnErrorNamingBoth() throws {

@@ -168,7 +168,11 @@ final class CommandLineTests: XCTestCase {
         let result = try btlog("show", "Fixtures/le-heart-rate.btsnoop", "--packets", "95-95",
                                "--fields", "number,direction,type,acl.handle,l2cap.cid,att.opcode,att.handle,gatt.value,smp.code")
         XCTAssertEqual(result.status, 0, result.err)
-        XCTAssertEqual(result.out, "95\treceived\tATT Receive\t0x0040\t0x0004\t0x1B\t0x000E\t72 bpm - Contact detected - RR: 0.812, 0.796 s\t\n")
+        // RR intervals 0x0340 and 0x0330 in 1/1024 s: 0.8125 (to even: 0.812) and 0.796875 (0.797).
+        XCTAssertEqual(result.out, "95\treceived\tATT Receive\t0x0040\t0x0004\t0x1B\t0x000E\t72 bpm - Contact detected - RR: 0.812, 0.797 s\t\n")
+        // The values are fields too, from the description btlog ships for the Heart Rate Service.
+        let values = try btlog("show", "Fixtures/le-heart-rate.btsnoop", "-f", "hrs.heart_rate", "--fields", "number,hrs.heart_rate,hrs.contact,hrs.rr")
+        XCTAssertEqual(values.out, "95\t72\t3\t0.8125,0.796875\n96\t73\t3\t\n", values.err)
         let unknown = try btlog("show", "Fixtures/le-heart-rate.btsnoop", "--fields", "att.nope")
         XCTAssertEqual(unknown.status, 2)
         XCTAssertTrue(unknown.err.contains("unknown field 'att.nope'"), unknown.err)

@@ -69,7 +69,22 @@ extension ATTDecoder {
             let bytes = (try? readValue()) ?? []
             guard let handle else { return }
             let naming = known ?? naming(handle, &session)
-            pdu.describeValue(bytes, naming, &layer)
+            if let naming, let target = session.options.described.inline(naming.type, handle: handle) {
+                // A description shown inline (the SIG's characteristics btlog ships): its fields
+                // in this layer, its summary where btlog's own text would be.
+                var cursor = value
+                let wantsText = layer.summary.isWritten || layer.keeps(GATTFields.value)
+                if let words = DescribedDecoder.decodeInline(target.described, target.message, &cursor, into: &layer, wantsText: wantsText) {
+                    if !words.isEmpty {
+                        layer.add(GATTFields.value, .text(words), at: layer.range(at: bytes.startIndex, count: bytes.count))
+                        layer.summary += " - \(words)"
+                    } else if !bytes.isEmpty {
+                        layer.summary += " - Value: \(preview: bytes)"
+                    }
+                }
+            } else {
+                pdu.describeValue(bytes, naming, &layer)
+            }
             switch opcode {
             case 0x0B, 0x12, 0x52, 0x1B, 0x1D: handOff(handle, value, naming, described: session.options.described) // values whole, not in pieces
             default: break
@@ -89,7 +104,7 @@ extension ATTDecoder {
                               described: DescribedProtocols = DescribedProtocols()) {
             guard let naming else { return }
             let type = naming.type
-            if !described.isEmpty, let target = described.handleRules[handle] ?? described.characteristics[type] {
+            if !described.isEmpty, let target = described.handleRules[handle] ?? described.characteristics[type], target.selector == nil || !target.described.isInline {
                 handoff = GATTHandoff(decode: { c, packet, session, context in
                     target.decode(&c, into: &packet, session: &session, stream: .attribute(context.handle, context.l2cap))
                 }, value: value,

@@ -14,7 +14,7 @@ enum DescribedDecoder {
                        pendingLine: inout [UInt8]) {
         var layer = packet.makeLayer(described.layerKind, over: c, showsDirection: true)
         let title = decodeFields(described, message, &c, into: &layer, pendingLine: &pendingLine)
-        if layer.summary.isWritten { layer.summary.set("\(described.name) \(title)") }
+        if layer.summary.isWritten { layer.summary.set("\(described.heading(title))") }
         packet.append(layer)
     }
 
@@ -30,14 +30,37 @@ enum DescribedDecoder {
     /// unfinished after this packet on return.
     static func decodeFields(_ described: DescribedProtocol, _ message: DescribedMessage, _ c: inout ByteCursor, into layer: inout Layer,
                              pendingLine: inout [UInt8]) -> String {
-        var run = Run(described: described, slots: [UInt64](repeating: 0, count: described.slotCount), wantsSummary: layer.summary.isWritten)
+        let run = self.run(described, message, &c, into: &layer, pendingLine: &pendingLine, wantsSummary: layer.summary.isWritten)
+        guard run.wantsSummary else { return "" }
+        return run.summaryParts().reduce(run.title) { $0 + " - " + $1 }
+    }
+
+    /// The message's fields on an ATT layer, for a protocol shown inline (`isInline`): the
+    /// summary's parts alone, joined by " - " ("72 bpm - Contact detected"), or nil when the
+    /// text is not wanted.
+    static func decodeInline(_ described: DescribedProtocol, _ message: DescribedMessage, _ c: inout ByteCursor, into layer: inout Layer,
+                             wantsText: Bool) -> String? {
+        var none: [UInt8] = []
+        let run = self.run(described, message, &c, into: &layer, pendingLine: &none, wantsSummary: wantsText)
+        guard run.wantsSummary else { return nil }
+        return run.summaryParts().joined(separator: " - ")
+    }
+
+    private static func run(_ described: DescribedProtocol, _ message: DescribedMessage, _ c: inout ByteCursor, into layer: inout Layer,
+                            pendingLine: inout [UInt8], wantsSummary: Bool) -> Run {
+        var run = Run(described: described, slots: [UInt64](repeating: 0, count: described.slotCount), wantsSummary: wantsSummary)
         swap(&run.pendingLine, &pendingLine)
         defer { swap(&run.pendingLine, &pendingLine) }
         run.decode(message, &c, &layer, depth: 0)
         if !c.isAtEnd { run.leftOver(&c, &layer) }
-        var words = run.title
-        for (definition, text) in run.summary { words += " - \(definition.label.lowercased()) \(text)" }
-        return words
+        return run
+    }
+
+    /// The values of one field a summary shows: their texts (the first nine), and its unit.
+    struct SummaryValues {
+        let field: FieldDefinition
+        var texts: [String]
+        let unit: String?
     }
 
     struct Run {
@@ -47,7 +70,8 @@ enum DescribedDecoder {
         /// The innermost message chosen so far: what the summary calls the layer.
         var title = ""
         var summaryFields: [FieldDefinition] = []
-        var summary: [(FieldDefinition, String)] = []
+        var summaryItems: [DescribedSummaryItem] = []
+        var summary: [SummaryValues] = []
         /// A value ran past the end: what is left is data, already reported.
         var ranOut = false
         /// The text stream's unfinished line (`DescribedText`).
@@ -70,6 +94,7 @@ enum DescribedDecoder {
         mutating func decode(_ message: DescribedMessage, _ c: inout ByteCursor, _ layer: inout Layer, depth: Int) {
             title = message.title
             summaryFields = message.summaryFields
+            summaryItems = message.summaryItems
             summary.removeAll()
             guard depth < DescribedDecoder.deepest else {
                 layer.addIssue(.error, "\(described.name): messages nested deeper than \(DescribedDecoder.deepest)")
@@ -82,7 +107,7 @@ enum DescribedDecoder {
             // The checksum's bytes are the message's last: the layout reads up to them.
             var body = c
             guard var stored = try? body.trailer(checksum.algorithm.size) else {
-                layer.addIssue(.error, "\(described.name) \(message.title): \(c.remaining) byte\(c.remaining == 1 ? "" : "s"), too short for its \(checksum.algorithm.name) checksum")
+                layer.addIssue(.error, "\(described.heading(message.title)): \(c.remaining) byte\(c.remaining == 1 ? "" : "s"), too short for its \(checksum.algorithm.name) checksum")
                 _ = c.rest()
                 return
             }
@@ -97,7 +122,7 @@ enum DescribedDecoder {
         mutating func leftOver(_ c: inout ByteCursor, _ layer: inout Layer) {
             let count = c.remaining
             _ = try? layer.read(dataField, &c, bytes: count)
-            if !ranOut { layer.addIssue(.warning, "\(described.name) \(title): \(count) byte\(count == 1 ? "" : "s") after the described layout") }
+            if !ranOut { layer.addIssue(.warning, "\(described.heading(title)): \(count) byte\(count == 1 ? "" : "s") after the described layout") }
         }
 
         mutating func decodeElements(_ elements: [DescribedElement], _ c: inout ByteCursor, _ layer: inout Layer, depth: Int) {
@@ -133,7 +158,7 @@ enum DescribedDecoder {
                 let type = slots[slot]
                 guard let message = cases[type] ?? otherwise else {
                     if !c.isAtEnd {
-                        layer.addIssue(.note, "\(described.name) \(title): message type \(type) (\(Hex.format(type, width: 2))) has no layout")
+                        layer.addIssue(.note, "\(described.heading(title)): message type \(type) (\(Hex.format(type, width: 2))) has no layout")
                         _ = try? layer.read(dataField, &c, bytes: c.remaining)
                     }
                     return false
@@ -169,7 +194,7 @@ enum DescribedDecoder {
         }
 
         mutating func truncated(_ needed: Int, _ c: ByteCursor, _ field: FieldDefinition, _ layer: inout Layer) -> Bool {
-            layer.addIssue(.error, "\(described.name) \(title): \(field.label) needs \(needed) byte\(needed == 1 ? "" : "s"), \(c.remaining) left")
+            layer.addIssue(.error, "\(described.heading(title)): \(field.label) needs \(needed) byte\(needed == 1 ? "" : "s"), \(c.remaining) left")
             ranOut = true
             return false
         }
@@ -212,6 +237,11 @@ enum DescribedDecoder {
                 guard c.remaining >= 4 else { return truncated(4, c, value.field, &layer) }
                 let (number, special) = DescribedDecoder.medfloat(UInt32(DescribedDecoder.integer(&c, 4, order)))
                 addReal(value, scaled(value, number), special: special, at: layer.range(at: start, count: 4), &layer)
+            case .dateTime:
+                guard c.remaining >= 7, let bytes = try? c.slice(7) else { return truncated(7, c, value.field, &layer) }
+                let text = DescribedDecoder.dateTime(bytes)
+                layer.add(value.field, .text(text), at: layer.range(at: start, count: 7))
+                noteForSummary(value.field) { text }
             case .bytes(let length), .string(let length):
                 let isString: Bool
                 if case .string = value.scalar { isString = true } else { isString = false }
@@ -260,7 +290,7 @@ enum DescribedDecoder {
                 noteForSummary(value.field) { name }
             } else if let unit = value.unit {
                 layer.add(value.field, fieldValue, "\(fieldValue.text) \(unit)", at: range)
-                noteForSummary(value.field) { "\(fieldValue.text) \(unit)" }
+                noteForSummary(value.field, unit: unit) { fieldValue.text }
             } else {
                 layer.add(value.field, fieldValue, at: range)
                 noteForSummary(value.field) { fieldValue.text }
@@ -280,21 +310,44 @@ enum DescribedDecoder {
         }
 
         mutating func addReal(_ value: DescribedValue, _ number: Double, special: String?, at range: Range<Int>, _ layer: inout Layer) {
-            let text = special ?? FieldValue.realText(number)
-            let shown = value.unit.map { special == nil ? "\(text) \($0)" : text } ?? text
-            layer.add(value.field, .real(number), shown, at: range)
-            noteForSummary(value.field) { shown }
+            let text = special ?? DescribedDecoder.realText(number, decimals: value.decimals)
+            let unit = special == nil ? value.unit : nil
+            layer.add(value.field, .real(number), unit.map { "\(text) \($0)" } ?? text, at: range)
+            noteForSummary(value.field, unit: unit) { text }
         }
 
-        /// A value the summary lists; a repeated one's values joined, the first eight.
-        mutating func noteForSummary(_ field: FieldDefinition, _ text: () -> String) {
+        /// A value the summary lists (its text without the unit); of a repeated one, the first nine.
+        mutating func noteForSummary(_ field: FieldDefinition, unit: String? = nil, _ text: () -> String) {
             guard wantsSummary, summaryFields.contains(field) else { return }
-            guard let index = summary.firstIndex(where: { $0.0 == field }) else {
-                summary.append((field, text()))
+            guard let index = summary.firstIndex(where: { $0.field == field }) else {
+                summary.append(SummaryValues(field: field, texts: [text()], unit: unit))
                 return
             }
-            let count = summary[index].1.split(separator: " ").count
-            if count < 8 { summary[index].1 += " \(text())" } else if count == 8 { summary[index].1 += " ..." }
+            if summary[index].texts.count < 9 { summary[index].texts.append(text()) }
+        }
+
+        /// The summary's items that have their values (and whose condition holds), as text.
+        func summaryParts() -> [String] {
+            var parts: [String] = []
+            items: for item in summaryItems {
+                if let condition = item.condition, !condition.holds(slots[condition.slot]) { continue }
+                var text = ""
+                for part in item.parts {
+                    switch part {
+                    case .text(let words):
+                        text += words
+                    case .value(let field):
+                        guard let values = summary.first(where: { $0.field == field }) else { continue items }
+                        text += values.texts.prefix(8).joined(separator: ", ") + (values.texts.count > 8 ? ", ..." : "")
+                    case .labelled(let field):
+                        guard let values = summary.first(where: { $0.field == field }) else { continue items }
+                        text += field.label.lowercased() + " " + values.texts.prefix(8).joined(separator: " ") + (values.texts.count > 8 ? " ..." : "")
+                        if let unit = values.unit { text += " " + unit }
+                    }
+                }
+                if !text.isEmpty { parts.append(text) }
+            }
+            return parts
         }
 
         mutating func verify(_ checksum: DescribedChecksum, over covered: ArraySlice<UInt8>, stored: inout ByteCursor, _ layer: inout Layer,
@@ -308,7 +361,7 @@ enum DescribedDecoder {
                 layer.add(checksum.field, .unsigned(value, width: size * 2), "\(Hex.format(value, width: size * 2)) (correct)", at: range)
             } else {
                 layer.add(checksum.field, .unsigned(value, width: size * 2), "\(Hex.format(value, width: size * 2)) (incorrect: \(checksum.algorithm.name) gives \(Hex.format(expected, width: size * 2)))", at: range)
-                layer.addIssue(.error, "\(described.name) \(message.title): \(checksum.field.label) \(Hex.format(value, width: size * 2)) is wrong: \(checksum.algorithm.name) of the message gives \(Hex.format(expected, width: size * 2))")
+                layer.addIssue(.error, "\(described.heading(message.title)): \(checksum.field.label) \(Hex.format(value, width: size * 2)) is wrong: \(checksum.algorithm.name) of the message gives \(Hex.format(expected, width: size * 2))")
             }
         }
 
@@ -328,7 +381,7 @@ enum DescribedDecoder {
                 layer.add(tlv.lengthField, .unsigned(length, width: 0), at: layer.range(at: lengthStart, count: tlv.lengthBytes))
                 if tlv.lengthIncludesHeader {
                     guard length >= UInt64(header) else {
-                        layer.addIssue(.error, "\(described.name) \(title): item length \(length) is shorter than its \(header)-byte header")
+                        layer.addIssue(.error, "\(described.heading(title)): item length \(length) is shorter than its \(header)-byte header")
                         return
                     }
                     length -= UInt64(header)
@@ -338,15 +391,32 @@ enum DescribedDecoder {
                     return
                 }
                 if let message = tlv.cases[type] {
-                    let outer = (title, summaryFields, summary)
+                    let outer = (title, summaryFields, summaryItems, summary)
                     decode(message, &item, &layer, depth: depth + 1)
                     if !item.isAtEnd { leftOver(&item, &layer) }
-                    (title, summaryFields, summary) = outer
+                    (title, summaryFields, summaryItems, summary) = outer
                 } else if !item.isAtEnd {
                     _ = try? layer.read(tlv.valueField, &item, bytes: item.remaining)
                 }
             }
         }
+    }
+
+    /// A real value's text: with `decimals` digits after the point (rounded to nearest, ties to
+    /// even), or as many as it takes.
+    static func realText(_ number: Double, decimals: Int?) -> String {
+        guard let decimals, number.isFinite else { return FieldValue.realText(number) }
+        return String(format: "%.\(decimals)f", number)
+    }
+
+    /// GATT Date Time: "2022-11-28 10:30:00"; a year or a month of 0 means not known, as the
+    /// GATT Specification Supplement says, and reads "unknown".
+    static func dateTime(_ bytes: ArraySlice<UInt8>) -> String {
+        let b = Array(bytes)
+        let year = Int(b[0]) | Int(b[1]) << 8
+        func two(_ value: UInt8) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let date = "\(year == 0 ? "unknown" : String(year))-\(b[2] == 0 ? "unknown" : two(b[2]))-\(b[3] == 0 ? "unknown" : two(b[3]))"
+        return "\(date) \(two(b[4])):\(two(b[5])):\(two(b[6]))"
     }
 
     /// `size` bytes (1-8) as an unsigned integer in `order`. The caller checked they are there.

@@ -28,11 +28,21 @@ public final class DescribedProtocol: Sendable {
     public let decodeAs: [(rule: String, location: String)]
     /// The unit of each field that has one, by field name ("°C"): what `btlog plot` groups axes by.
     public let units: [String: String]
+    /// Its GATT values are decoded into the ATT layer that carries them, their summary after
+    /// the characteristic's name, as btlog's own text for a standard characteristic reads
+    /// ("Heart Rate Measurement - 72 bpm"), rather than in a layer of their own.
+    public let isInline: Bool
+    /// Shipped with btlog (the SIG's characteristics), not read from a user's file: a user's
+    /// description of the same thing replaces it.
+    public let isShipped: Bool
 
     public init(name: String, key: String, source: String, summary: String, fields: [FieldDefinition],
                 valueNames: [(FieldDefinition, [ValueName])], messages: [DescribedMessage], selectors: [DescribedSelector],
-                uuidNames: [(BTUUID, String)], slotCount: Int, decodeAs: [(rule: String, location: String)] = [], units: [String: String] = [:]) {
+                uuidNames: [(BTUUID, String)], slotCount: Int, decodeAs: [(rule: String, location: String)] = [], units: [String: String] = [:],
+                isInline: Bool = false, isShipped: Bool = false) {
         self.decodeAs = decodeAs
+        self.isInline = isInline
+        self.isShipped = isShipped
         self.units = units
         self.name = name
         self.key = key
@@ -110,6 +120,9 @@ public final class DescribedMessage: @unchecked Sendable { // written only while
     /// The fields the summary lists (" - speed 40 - turn left"); by default every value read at
     /// the message's top level.
     public internal(set) var summaryFields: [FieldDefinition] = []
+    /// How the summary reads: items joined by " - ", each a field with its label or a
+    /// template ("{heart_rate} bpm").
+    public internal(set) var summaryItems: [DescribedSummaryItem] = []
     /// A checksum in the message's last bytes, over the bytes before it.
     public internal(set) var checksum: DescribedChecksum?
 
@@ -125,10 +138,44 @@ public final class DescribedMessage: @unchecked Sendable { // written only while
         checksum = nil
     }
 
-    public func define(elements: [DescribedElement], summaryFields: [FieldDefinition], checksum: DescribedChecksum?) {
+    /// `summaryItems` nil: each of `summaryFields` with its label.
+    public func define(elements: [DescribedElement], summaryFields: [FieldDefinition], summaryItems: [DescribedSummaryItem]? = nil,
+                       checksum: DescribedChecksum?) {
         self.elements = elements
         self.summaryFields = summaryFields
+        self.summaryItems = summaryItems ?? summaryFields.map { DescribedSummaryItem(parts: [.labelled($0)], condition: nil) }
         self.checksum = checksum
+    }
+}
+
+/// One part of a message's summary: a field's label and value ("speed 40"), or text with
+/// values in it ("RR: {rr} s"), shown when every value it names was read and its condition
+/// (if any) holds.
+public struct DescribedSummaryItem: Sendable {
+    public enum Part: Sendable {
+        case text(String)
+        /// The value's text without its unit; a repeated value's joined by ", ".
+        case value(FieldDefinition)
+        /// The label, the values and the unit ("heart rate 72 bpm").
+        case labelled(FieldDefinition)
+    }
+
+    public let parts: [Part]
+    public let condition: DescribedCondition?
+
+    public init(parts: [Part], condition: DescribedCondition?) {
+        self.parts = parts
+        self.condition = condition
+    }
+
+    /// The fields it shows.
+    public var fields: [FieldDefinition] {
+        parts.compactMap {
+            switch $0 {
+            case .text: return nil
+            case .value(let field), .labelled(let field): return field
+            }
+        }
     }
 }
 
@@ -160,6 +207,9 @@ public enum DescribedScalar: Sendable, Equatable {
     /// exponent, 24-bit mantissa), as health devices' characteristics send them.
     case sfloat(ByteOrder)
     case medfloat(ByteOrder)
+    /// The GATT Date Time layout (year u16, month, day, hours, minutes, seconds): a text
+    /// value, "2022-11-28 10:30:00".
+    case dateTime
     case bytes(DescribedLength)
     case string(DescribedLength)
 
@@ -223,9 +273,12 @@ public struct DescribedValue: Sendable {
     public let hex: Bool
     /// Where later elements find its value, or nil when none refers to it.
     public let slot: Int?
+    /// Digits after the point in a real value's text (nil: as many as it takes).
+    public let decimals: Int?
 
     public init(field: FieldDefinition, scalar: DescribedScalar, count: DescribedCount?, names: [UInt64: String], bits: [DescribedBits],
-                scale: Double?, offset: Double?, unit: String?, hex: Bool, slot: Int?) {
+                scale: Double?, offset: Double?, unit: String?, hex: Bool, slot: Int?, decimals: Int? = nil) {
+        self.decimals = decimals
         self.field = field
         self.scalar = scalar
         self.count = count
@@ -311,6 +364,14 @@ extension DescribedProtocol {
         var pending: [UInt8] = []
         DescribedDecoder.decode(self, message ?? selectors.first?.message ?? messages[0], &c, into: &packet, pendingLine: &pending)
         return packet
+    }
+
+    /// A message's title after the protocol's name ("RevCar Drive"), once only when the
+    /// title already starts with it ("Heart Rate Measurement").
+    public func heading(_ title: String) -> String { Self.heading(name, title) }
+
+    public static func heading(_ name: String, _ title: String) -> String {
+        title.hasPrefix(name) ? title : "\(name) \(title)"
     }
 
     /// A message by its id.

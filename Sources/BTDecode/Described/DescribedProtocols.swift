@@ -74,6 +74,13 @@ public struct DescribedProtocols: Sendable {
         rfcommChannels[channel] ?? serviceName.flatMap { serviceNames[$0] }
     }
 
+    /// The protocol shown inline for a characteristic's values, unless a decode-as rule gives
+    /// the handle another.
+    func inline(_ type: BTUUID, handle: UInt16) -> DescribedTarget? {
+        guard !isEmpty, let target = characteristics[type], target.described.isInline, handleRules[handle] == nil else { return nil }
+        return target
+    }
+
     func manufacturer(_ company: UInt16, _ data: ArraySlice<UInt8>) -> DescribedTarget? {
         manufacturers[company]?.first { target in
             guard case .manufacturer(_, let prefix)? = target.selector?.key else { return false }

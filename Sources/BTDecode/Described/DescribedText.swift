@@ -15,9 +15,12 @@ public struct DescribedText: Sendable {
     public let prompt: UInt8?
     public let promptField: FieldDefinition
     public let rules: [DescribedTextRule]
+    /// A summary that shows the line.
+    let lineItems: [DescribedSummaryItem]
 
     public init(lineField: FieldDefinition, terminators: [UInt8], prompt: UInt8?, promptField: FieldDefinition, rules: [DescribedTextRule]) {
         self.lineField = lineField
+        lineItems = [DescribedSummaryItem(parts: [.labelled(lineField)], condition: nil)]
         self.terminators = terminators
         self.prompt = prompt
         self.promptField = promptField
@@ -38,6 +41,8 @@ public struct DescribedTextRule: Sendable {
     public let matcher: any DescribedLineMatcher
     /// Each named group: its number, its field, and how its text becomes a value.
     public let groups: [Group]
+    /// A summary that shows each group's value with its label.
+    let summaryItems: [DescribedSummaryItem]
 
     public struct Group: Sendable {
         public let number: Int
@@ -63,6 +68,7 @@ public struct DescribedTextRule: Sendable {
         self.title = title
         self.matcher = matcher
         self.groups = groups
+        summaryItems = groups.map { DescribedSummaryItem(parts: [.labelled($0.field)], condition: nil) }
     }
 }
 
@@ -154,11 +160,13 @@ extension DescribedDecoder.Run {
                 // Only line ends: the end of a line an earlier packet finished, or an empty one.
                 title = "Line end"
                 summaryFields = []
+                summaryItems = []
             } else {
                 title = "Partial line"
                 summaryFields = []
+                summaryItems = text.lineItems
                 let shown = String(decoding: pending.prefix(40), as: UTF8.self)
-                summary = [(text.lineField, "\"\(shown)\"\(joined ? " (continued)" : "")")]
+                summary = [DescribedDecoder.SummaryValues(field: text.lineField, texts: ["\"\(shown)\"\(joined ? " (continued)" : "")"], unit: nil)]
                 layer.add(text.lineField, .text(String(decoding: bytes, as: UTF8.self)), "\"\(String(decoding: bytes, as: UTF8.self))\" (the line goes on)",
                           at: layer.range(at: start, count: bytes.count))
             }
@@ -172,6 +180,7 @@ extension DescribedDecoder.Run {
             guard let groups = rule.matcher.groups(in: line) else { continue }
             title = rule.title
             summaryFields = rule.groups.map(\.field)
+            summaryItems = rule.summaryItems
             summary.removeAll()
             for group in rule.groups {
                 guard group.number - 1 < groups.count, let bounds = groups[group.number - 1],
@@ -203,6 +212,7 @@ extension DescribedDecoder.Run {
             return
         }
         summaryFields = [text.lineField]
-        summary = [(text.lineField, "\"\(string)\"")]
+        summaryItems = text.lineItems
+        summary = [DescribedDecoder.SummaryValues(field: text.lineField, texts: ["\"\(string)\""], unit: nil)]
     }
 }

@@ -106,7 +106,8 @@ public enum GATTValues {
         if flags & 0x10 != 0 {
             var intervals: [String] = []
             while let rr = try? c.u16() {
-                intervals.append(String(format1000(Int(rr) * 1000 / 1024)))
+                // 1/1024 s to milliseconds, to nearest (ties to even, as printf rounds).
+                intervals.append(String(format1000(Int((Double(rr) * 1000 / 1024).rounded(.toNearestOrEven)))))
             }
             if !intervals.isEmpty { parts.append("RR: " + intervals.joined(separator: ", ") + " s") }
         }

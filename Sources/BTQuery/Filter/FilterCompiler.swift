@@ -134,6 +134,7 @@ struct FilterCompiler {
     /// any of its fields.
     private mutating func protocolPresence(_ test: FilterTest) throws -> Predicate? {
         let name = test.name
+        if let message = try messagePresence(test) { return message }
         guard !name.contains("."), FieldRegistry.lookup(name) == nil, !PacketFilter.packetTerms.contains(name.lowercased()),
               FieldRegistry.protocols.contains(name) else { return nil }
         if test.relation != nil {
@@ -159,9 +160,37 @@ struct FilterCompiler {
         }
     }
 
+    /// `revcar.drive`: a described protocol's message, which is there when any of its fields
+    /// (`revcar.drive.*`) is.
+    private mutating func messagePresence(_ test: FilterTest) throws -> Predicate? {
+        let name = test.name
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, FieldRegistry.lookup(name) == nil, FieldRegistry.isKnownProtocol(String(parts[0])),
+              !FieldRegistry.isBuiltIn(String(parts[0])) else { return nil }
+        let fields = FieldRegistry.all.filter { $0.name.hasPrefix(name + ".") }
+        guard !fields.isEmpty else { return nil }
+        if test.relation != nil {
+            throw error("'\(name)' is a message, which is there or not: compare one of its fields ('btlog fields \(parts[0])' lists them)", test.nameSpan)
+        }
+        let mask = FilterCompiler.mask(of: fields)
+        fieldsRead += fields
+        return { packet, _ in
+            for l in packet.layers.indices {
+                let hit = packet.layers[l].fields.withUnsafeBufferPointer { fields in
+                    fields.contains { let id = $0.definition.id; return id < mask.count && mask[id] }
+                }
+                if hit { return true }
+            }
+            return false
+        }
+    }
+
     /// Which field ids belong to a protocol, indexed by id.
     static func protocolMask(_ name: String) -> [Bool] {
-        let fields = FieldRegistry.all.filter { $0.protocolName == name }
+        mask(of: FieldRegistry.all.filter { $0.protocolName == name })
+    }
+
+    static func mask(of fields: [FieldDefinition]) -> [Bool] {
         var mask = [Bool](repeating: false, count: (FieldRegistry.all.map(\.id).max() ?? 0) + 1)
         for field in fields { mask[field.id] = true }
         return mask
