@@ -201,6 +201,7 @@ extension DescriptionCompiler {
             guard case .unsigned(let size, _) = scalar, !isScaled else { throw bitsNode.error("bit fields are parts of an unsigned integer") }
             bits = try compileBits(bitsNode, size: size, &scope)
         }
+        if scalar.isNumeric, !hex, names.isEmpty, bits.isEmpty, !quantities.contains(field) { quantities.append(field) }
         let count = try entry["count"].map { try self.count($0, scope) }
         if topLevel {
             if bits.isEmpty { scope.summary.append(field) } else { scope.summary += bits.map(\.field) }
@@ -307,6 +308,7 @@ extension DescriptionCompiler {
             fields.append(field)
             if !names.isEmpty { valueNames.append((field, names.map { ValueName($0.key, $0.value) })) }
             slots["\(scope.id).\(bitName)"] = slotCount
+            if names.isEmpty && mask.nonzeroBitCount > 1 { quantities.append(field) } // a count in some bits (a speed 0-31)
             bits.append(DescribedBits(field: field, mask: mask, names: names, slot: slotCount))
             slotCount += 1
         }

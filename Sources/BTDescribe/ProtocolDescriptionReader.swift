@@ -78,6 +78,8 @@ struct DescriptionCompiler {
     var slots: [String: Int] = [:]
     /// Units of the values that give one, by field name.
     var units: [String: String] = [:]
+    /// Values that are amounts (decimal, without names), for `DescribedProtocol.quantities`.
+    var quantities: [FieldDefinition] = []
     /// Fields named `<key>.<field>`, without the message's id (`field-names: short`).
     var shortNames = false
     var isShipped = false
@@ -153,7 +155,7 @@ struct DescriptionCompiler {
         return DescribedProtocol(name: name, key: key, source: file, summary: summary, fields: fields, valueNames: valueNames,
                                  messages: messageEntries.entries.map { messages[$0.key]! }, selectors: selectors, uuidNames: uuidNames,
                                  slotCount: slotCount, decodeAs: decodeAs, units: units,
-                                 isInline: isInline, isShipped: isShipped)
+                                 isInline: isInline, isShipped: isShipped, quantities: quantities)
     }
 
     // MARK: Selectors

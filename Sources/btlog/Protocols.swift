@@ -40,7 +40,8 @@ enum LoadedProtocols {
             }
         }
         library.load(folder: ProtocolLibrary.folder)
-        library.loadShipped()
+        // Off for measuring them against the Swift text decoders (Scripts/described-cost.py).
+        if ProcessInfo.processInfo.environment["BTLOG_NO_SHIPPED_PROTOCOLS"] == nil { library.loadShipped() }
         for warning in library.warnings { StandardError.warning(warning) }
         FieldRegistry.register(library.protocols)
         self.library = library

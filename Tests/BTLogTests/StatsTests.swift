@@ -97,6 +97,18 @@ final class StatsTests: XCTestCase {
         XCTAssertEqual(parameters["encrypted"] as? Bool, true)
         let timeline = try XCTUnwrap(first["timeline"] as? [[String: Any]])
         XCTAssertEqual(timeline.map { $0["frame"] as? Int }, [17, 19, 84, 112, 113, 116])
+        // The amounts the shipped descriptions decode: two heart rates (0x48 and 0x49 in #95 and
+        // #96), three battery levels (0x57, 0x56, 0x55 in #58, #99, #120). Flags are not amounts.
+        let values = try XCTUnwrap(report["values"] as? [[String: Any]])
+        XCTAssertEqual(values.map { $0["field"] as? String }, ["hrs.heart_rate", "hrs.rr", "bas.level"])
+        XCTAssertEqual(values[0]["count"] as? Int, 2)
+        XCTAssertEqual(values[0]["min"] as? Double, 72)
+        XCTAssertEqual(values[0]["max"] as? Double, 73)
+        XCTAssertEqual(values[0]["unit"] as? String, "bpm")
+        XCTAssertEqual(values[2]["count"] as? Int, 3)
+        XCTAssertEqual(values[2]["min"] as? Double, 85)
+        XCTAssertEqual(values[2]["max"] as? Double, 87)
+        XCTAssertEqual([values[2]["first_frame"] as? Int, values[2]["last_frame"] as? Int], [58, 120])
         XCTAssertEqual(timeline[0]["interval_ms"] as? Double, 30)
         XCTAssertEqual(timeline[0]["supervision_timeout_ms"] as? Double, 720)
         XCTAssertEqual(timeline[1]["client_mtu"] as? Int, 247)

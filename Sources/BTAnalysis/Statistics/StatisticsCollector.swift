@@ -21,6 +21,7 @@ public struct StatisticsCollector: PacketSink {
     var att = ATTTracker()
     var audio = AudioTracker()
     var airLinks = AirLinkTracker()
+    var values = ValueTracker()
     var security = SecurityReport()
     var connectFailures: [ConnectFailure] = []
     /// Every link in order of appearance, and the index of each one still up.
@@ -54,6 +55,7 @@ public struct StatisticsCollector: PacketSink {
 
     public mutating func consume(_ packet: Packet) throws {
         totals.count(packet)
+        values.see(packet)
         throughput?.see(packet.frame.timestamp, frame: packet.frame.number)
         guard let first = packet.layers.first else { return }
         switch packet.frame.kind {
@@ -82,6 +84,7 @@ public struct StatisticsCollector: PacketSink {
         report.hci = commands.finish()
         report.security = security
         report.connectFailures = connectFailures
+        report.values = values.finish()
         return report
     }
 

@@ -27,6 +27,8 @@ public struct CaptureReport {
     public var security = SecurityReport()
     /// Connection attempts the controller's quality reports said failed.
     public var connectFailures: [ConnectFailure] = []
+    /// The amounts described protocols decoded (hrs.heart_rate, bas.level...).
+    public var values: [ValueSummary] = []
 }
 
 public struct HCIReport {

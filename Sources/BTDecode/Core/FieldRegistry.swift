@@ -180,6 +180,10 @@ public enum FieldRegistry {
         field.isDescribed ? Described.unit(field.name) : nil
     }
 
+    /// The described fields that are amounts (a rate, a level), in registration order: what
+    /// `btlog stats` summarises as values.
+    public static var quantities: [FieldDefinition] { Described.quantities }
+
     /// The protocols whose fields the registry has: the built-in ones, and those described.
     public static func isKnownProtocol(_ key: String) -> Bool {
         builtInProtocols.contains(key) || Described.keys.contains(key)
@@ -205,6 +209,7 @@ public enum FieldRegistry {
         nonisolated(unsafe) private static var names: [Int: [ValueName]] = [:]
         nonisolated(unsafe) private static var protocolKeys: Set<String> = []
         nonisolated(unsafe) private static var units: [String: String] = [:]
+        nonisolated(unsafe) private static var quantityList: [FieldDefinition] = []
 
         static func register(_ protocols: DescribedProtocols) {
             lock.lock()
@@ -217,7 +222,14 @@ public enum FieldRegistry {
                 }
                 for (field, values) in described.valueNames { names[field.id] = values.sorted { $0.value < $1.value } }
                 units.merge(described.units) { first, _ in first }
+                for field in described.quantities where !quantityList.contains(field) { quantityList.append(field) }
             }
+        }
+
+        static var quantities: [FieldDefinition] {
+            lock.lock()
+            defer { lock.unlock() }
+            return quantityList
         }
 
         static var fields: [FieldDefinition] {

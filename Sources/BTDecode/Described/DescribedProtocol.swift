@@ -35,11 +35,15 @@ public final class DescribedProtocol: Sendable {
     /// Shipped with btlog (the SIG's characteristics), not read from a user's file: a user's
     /// description of the same thing replaces it.
     public let isShipped: Bool
+    /// Its fields that are amounts (decimal numbers without value names: a rate, a level, a
+    /// speed), not codes or flags: what `btlog stats` summarises.
+    public let quantities: [FieldDefinition]
 
     public init(name: String, key: String, source: String, summary: String, fields: [FieldDefinition],
                 valueNames: [(FieldDefinition, [ValueName])], messages: [DescribedMessage], selectors: [DescribedSelector],
                 uuidNames: [(BTUUID, String)], slotCount: Int, decodeAs: [(rule: String, location: String)] = [], units: [String: String] = [:],
-                isInline: Bool = false, isShipped: Bool = false) {
+                isInline: Bool = false, isShipped: Bool = false, quantities: [FieldDefinition] = []) {
+        self.quantities = quantities
         self.decodeAs = decodeAs
         self.isInline = isInline
         self.isShipped = isShipped

@@ -38,6 +38,22 @@ struct StatisticsDocument: Encodable {
     var security: SecurityDocument
     var connectFailures: Omittable<[ConnectFailureDocument]>
     var throughput: Omittable<ThroughputDocument>
+    var values: Omittable<[ValueDocument]>
+}
+
+/// A described field's amounts over the capture (hrs.heart_rate, bas.level).
+struct ValueDocument: Encodable {
+    var field: String
+    var label: String
+    var unit: String?
+    var count: Int
+    var min: Double
+    var mean: Double
+    var max: Double
+    var firstFrame: Int
+    var lastFrame: Int
+    var firstTime: UTCTime
+    var lastTime: UTCTime
 }
 
 /// A time as RFC 3339 in UTC with microseconds.

@@ -50,7 +50,11 @@ public struct StatisticsJSON: ReportRenderer {
                 ConnectFailureDocument(frame: $0.frame, time: UTCTime($0.time), controller: Int($0.controller), address: $0.address?.description,
                                        reason: Int($0.reason), reasonName: FieldValueNames.name(of: UInt64($0.reason), for: HCIFields.reason))
             }),
-            throughput: Omittable(throughput.map(throughputDocument)))
+            throughput: Omittable(throughput.map(throughputDocument)),
+            values: Omittable(report.values.isEmpty ? nil : report.values.map {
+                ValueDocument(field: $0.field, label: $0.label, unit: $0.unit, count: $0.count, min: $0.minimum, mean: $0.mean, max: $0.maximum,
+                              firstFrame: $0.firstFrame, lastFrame: $0.lastFrame, firstTime: UTCTime($0.first), lastTime: UTCTime($0.last))
+            }))
     }
 
     static func device(_ d: DeviceReport) -> DeviceDocument {

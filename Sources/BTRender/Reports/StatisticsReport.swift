@@ -58,6 +58,7 @@ public struct StatisticsReport: ReportRenderer {
         })
         try section(emit, "ATT", attLines())
         try section(emit, "GATT characteristics", characteristicLines())
+        try section(emit, "Values (described fields)", valueLines())
         try section(emit, "Audio", audioLines())
     }
 
@@ -176,6 +177,17 @@ public struct StatisticsReport: ReportRenderer {
         return lines
     }
 
+    private func valueLines() -> [String] {
+        guard !report.values.isEmpty else { return [] }
+        var table = TextTable(["FIELD", "VALUES", "MIN", "MEAN", "MAX", "UNIT", "PACKETS"], rightAligned: [1, 2, 3, 4], indent: 2)
+        for v in report.values {
+            table.add([v.field, String(v.count), StatisticsText.amount(v.minimum), StatisticsText.amount(v.mean), StatisticsText.amount(v.maximum), v.unit ?? "-",
+                       "#\(v.firstFrame)-#\(v.lastFrame)"])
+        }
+        return table.lines + ["  'btlog plot FIELD... FILE' draws them over time"]
+    }
+
+
     private func audioLines() -> [String] {
         var lines: [String] = []
         for s in report.a2dpStreams {
@@ -240,6 +252,13 @@ public enum StatisticsText {
         return lines
     }
     public static func number(_ value: Double, decimals: Int) -> String { JSONWriter.decimal(value, decimals: decimals) }
+
+    /// A value as a number reads: whole numbers without a point, others to three decimals.
+    public static func amount(_ value: Double) -> String {
+        guard value.isFinite else { return value.isNaN ? "NaN" : value < 0 ? "-INF" : "+INF" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return number(value, decimals: 3)
+    }
 
     public static func bytes(_ count: Int) -> String {
         if count < 10_000 { return "\(count) B" }
