@@ -20,7 +20,10 @@ final class FuzzRegressionTests: XCTestCase {
             for name in names.sorted() {
                 let started = Date()
                 target.run(try bytes(target.rawValue, name))
-                XCTAssertLessThan(Date().timeIntervalSince(started), 10, "\(target.rawValue)/\(name) took too long")
+                // A bound that catches a hang, not a measurement: the numeric-pin capture tries
+                // every passkey of its legacy pairing (a million AES rounds, 6 s in a debug build
+                // alone, over 10 s on a CI machine running the other tests beside it).
+                XCTAssertLessThan(Date().timeIntervalSince(started), 40, "\(target.rawValue)/\(name) took too long")
                 ran += 1
             }
         }
