@@ -338,6 +338,41 @@ final class BrowserTests: XCTestCase {
 
     /// s, a and d: `btlog stats`, `btlog gatt` and `btlog diagnose` of the capture, line for
     /// line as the commands make them, scrolled and closed with the usual keys.
+    /// v: the selected tree field's values over the listed packets, as a sparkline between
+    /// their minimum and maximum; every listed packet that has the field counts once.
+    func testValuesOfTheSelectedFieldOverTheListedPackets() throws {
+        let fixture = "le-heart-rate.btsnoop"
+        let path = PacketIndexTests.root.appendingPathComponent("Fixtures/" + fixture).path
+        // What the report must count: the notifications' handles, from a pass of our own.
+        let decoder = Decoder(options: DecodeOptions(buildsDisplayText: false))
+        let reader = try CaptureInput.open(path)
+        var handles: [Int] = []
+        while let frame = try reader.next() {
+            let packet = decoder.decode(frame)
+            if let att = packet.layers.first(where: { $0.kind == .att }), att.integer(ATTFields.opcode) == 0x1B,
+               let handle = att.integer(ATTFields.handle) { handles.append(handle) }
+        }
+        XCTAssertGreaterThan(handles.count, 3)
+        let browser = try Self.browser(fixture, height: 30)
+        Self.press(browser, [.character("f")] + Self.type("att.opcode == 0x1b") + [.enter])
+        XCTAssertEqual(browser.list.rows.count, handles.count)
+        Self.press(browser, [.character("g"), .enter, .down, .down])
+        XCTAssertEqual(browser.tree.selectedLine?.field, ATTFields.handle, browser.tree.selectedLine?.text ?? "")
+        Self.press(browser, [.character("v")])
+        let deadline = Date().addingTimeInterval(20)
+        while browser.report?.lines == nil && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let lines = try XCTUnwrap(browser.report?.lines)
+        XCTAssertEqual(lines[0], "Values over the \(handles.count) listed packets (Esc closes; 'btlog plot' draws them against time)")
+        XCTAssertTrue(lines[2].hasPrefix("att.handle (Handle): \(handles.count) values, \(handles.min()!) to \(handles.max()!), "), lines[2])
+        let sparkline = lines[3].dropFirst(2)
+        XCTAssertEqual(sparkline.count, handles.count)
+        // The lowest handle at the bottom (▁), the highest at the top (█), in packet order.
+        XCTAssertEqual(Array(sparkline).enumerated().filter { $0.element == "█" }.map(\.offset),
+                       handles.enumerated().filter { $0.element == handles.max()! }.map(\.offset))
+        Self.press(browser, [.escape])
+        XCTAssertNil(browser.report)
+    }
+
     func testWholeCaptureReports() throws {
         let fixture = "le-heart-rate.btsnoop"
         let path = PacketIndexTests.root.appendingPathComponent("Fixtures/" + fixture).path

@@ -71,6 +71,11 @@ final class DescribedProtocolTests: XCTestCase {
         XCTAssertTrue(FieldRegistry.protocols.contains("revcar"))
         let fast = try PacketFilter("revcar.drive.speed >= 30 && revcar.drive.turn == straight")
         let any = try PacketFilter("revcar")
+        // A message alone: any of its fields.
+        let drive = try PacketFilter("revcar.drive"), fire = try PacketFilter("revcar.fire")
+        XCTAssertThrowsError(try PacketFilter("revcar.drive == 1"))
+        XCTAssertThrowsError(try PacketFilter("revcar.nothing"))
+        var drives = 0, fires = 0
         var options = DecodeOptions()
         options.describe(library.protocols)
         let decoder = Decoder(options: options)
@@ -87,7 +92,11 @@ final class DescribedProtocolTests: XCTestCase {
             if let att = packet.layers.first(where: { $0.kind == .att }), [0x0017, 0x0012].contains(att.integer(ATTFields.handle)),
                [0x12, 0x52, 0x1B].contains(att.integer(ATTFields.opcode)) { carValues += 1 }
             if any.matches(packet) { described += 1 }
+            if drive.matches(packet) { drives += 1 }
+            if fire.matches(packet) { fires += 1 }
         }
+        XCTAssertEqual(drives, 47)
+        XCTAssertEqual(fires, 1)
         XCTAssertEqual(matched, expected)
         XCTAssertGreaterThan(matched, 20)
         XCTAssertEqual(described, carValues)

@@ -91,7 +91,13 @@ extension Browser {
 
     /// Opens a whole-capture report over the packets loaded so far (again: made anew).
     func showReport(_ kind: CaptureReports.Kind) {
-        report = CaptureReports(kind, index: index, source: source)
+        if kind == .values {
+            // The field on the tree's selected line, when the tree has the focus and it is one.
+            let field = focus == .tree ? tree.selectedLine?.field : nil
+            report = CaptureReports(kind, index: index, source: source, listed: list.rows, fields: field.map { [$0] } ?? [])
+        } else {
+            report = CaptureReports(kind, index: index, source: source)
+        }
         reportTop = 0
     }
 

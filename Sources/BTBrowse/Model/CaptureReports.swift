@@ -13,17 +13,20 @@ public final class CaptureReports: @unchecked Sendable { // `result` is behind `
         case statistics = "Statistics"
         case gatt = "GATT databases"
         case diagnosis = "Diagnosis"
+        case values = "Values"
     }
 
     public let kind: Kind
     private let lock = NSLock()
     private var result: [String]?
 
-    /// Starts making the report of `kind` over what `index` holds now.
-    public init(_ kind: Kind, index: PacketIndex, source: String) {
+    /// Starts making the report of `kind` over what `index` holds now; the values report over
+    /// the `listed` packets, of `fields` (every amount described protocols give when empty).
+    public init(_ kind: Kind, index: PacketIndex, source: String, listed: PacketRows? = nil, fields: [FieldDefinition] = []) {
         self.kind = kind
         let thread = Thread { [self] in
-            let lines = Self.lines(kind, index: index, source: source)
+            let lines = kind == .values ? FieldValuesReport.lines(index: index, listed: listed ?? .all(count: index.count), fields: fields)
+                : Self.lines(kind, index: index, source: source)
             lock.withLock { result = lines }
         }
         thread.stackSize = 1 << 24
@@ -38,6 +41,8 @@ public final class CaptureReports: @unchecked Sendable { // `result` is behind `
         options.buildsDisplayText = false
         let style = Style(enabled: false)
         switch kind {
+        case .values:
+            return FieldValuesReport.lines(index: index, listed: .all(count: index.count), fields: [])
         case .gatt:
             options.keepsLastValues = true
             let session = index.decodeAll(options: options) { _ in }

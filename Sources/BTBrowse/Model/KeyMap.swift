@@ -59,6 +59,8 @@ enum KeyMap {
               "export the listed packets · the selected packet (the format from the file's extension, as btlog export)"),
         Entry([([.character("s")], .report(.statistics)), ([.character("a")], .report(.gatt)), ([.character("d")], .report(.diagnosis))],
               "statistics · GATT databases · diagnosis of the capture, in place of the tree (Esc closes)"),
+        Entry([([.character("v")], .report(.values))],
+              "values of the selected tree field (or every described amount) over the listed packets, as sparklines"),
         Entry([([.character(":")], .goTo)], "go to a packet number"),
         Entry([], "click selects, double-click opens or folds, wheel scrolls", keysText: "mouse"),
         Entry([([.character("?")], .help)], "this help (any key closes it)"),

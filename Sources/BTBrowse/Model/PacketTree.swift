@@ -26,6 +26,8 @@ public struct PacketTree: Equatable {
         /// The bytes the line covers in `source`.
         public var bytes: Range<Int>?
         public var source: Layer.Source
+        /// A field line's field (what the values report plots).
+        public var field: FieldDefinition?
     }
 
     public private(set) var lines: [Line] = []
@@ -66,7 +68,7 @@ public struct PacketTree: Equatable {
             guard expanded else { continue }
             for field in layer.fields {
                 guard body(Line(kind: .field, text: TreeRenderer.fieldLine(field), layer: index, layerKind: layer.kind,
-                                bytes: field.range, source: layer.source)) else { return }
+                                bytes: field.range, source: layer.source, field: field.definition)) else { return }
             }
         }
         for layer in packet.layers {
