@@ -32,7 +32,7 @@ enum DescribedDecoder {
                              pendingLine: inout [UInt8]) -> String {
         let run = self.run(described, message, &c, into: &layer, pendingLine: &pendingLine, wantsSummary: layer.summary.isWritten)
         guard run.wantsSummary else { return "" }
-        return run.summaryParts().reduce(run.title) { $0 + " - " + $1 }
+        return run.summaryText(after: run.title)
     }
 
     /// The message's fields on an ATT layer, for a protocol shown inline (`isInline`): the
@@ -43,7 +43,7 @@ enum DescribedDecoder {
         var none: [UInt8] = []
         let run = self.run(described, message, &c, into: &layer, pendingLine: &none, wantsSummary: wantsText)
         guard run.wantsSummary else { return nil }
-        return run.summaryParts().joined(separator: " - ")
+        return run.summaryText(after: "")
     }
 
     private static func run(_ described: DescribedProtocol, _ message: DescribedMessage, _ c: inout ByteCursor, into layer: inout Layer,
@@ -326,28 +326,53 @@ enum DescribedDecoder {
             if summary[index].texts.count < 9 { summary[index].texts.append(text()) }
         }
 
-        /// The summary's items that have their values (and whose condition holds), as text.
-        func summaryParts() -> [String] {
-            var parts: [String] = []
+        /// `head`, then the summary's items that have their values (and whose condition holds),
+        /// each after " - " (the first after nothing when `head` is empty). Written into one
+        /// string: a summary is made for every packet a table shows.
+        func summaryText(after head: String) -> String {
+            var text = head
+            text.reserveCapacity(head.utf8.count + 80)
             items: for item in summaryItems {
                 if let condition = item.condition, !condition.holds(slots[condition.slot]) { continue }
-                var text = ""
+                for part in item.parts {
+                    switch part {
+                    case .text: continue
+                    case .value(let field), .labelled(let field):
+                        if !summary.contains(where: { $0.field == field }) { continue items }
+                    }
+                }
+                let before = text.utf8.count
+                if !text.isEmpty { text += " - " }
+                let start = text.utf8.count
                 for part in item.parts {
                     switch part {
                     case .text(let words):
                         text += words
                     case .value(let field):
-                        guard let values = summary.first(where: { $0.field == field }) else { continue items }
-                        text += values.texts.prefix(8).joined(separator: ", ") + (values.texts.count > 8 ? ", ..." : "")
+                        let values = summary.first { $0.field == field }!
+                        for (index, value) in values.texts.prefix(8).enumerated() {
+                            if index > 0 { text += ", " }
+                            text += value
+                        }
+                        if values.texts.count > 8 { text += ", ..." }
                     case .labelled(let field):
-                        guard let values = summary.first(where: { $0.field == field }) else { continue items }
-                        text += field.label.lowercased() + " " + values.texts.prefix(8).joined(separator: " ") + (values.texts.count > 8 ? " ..." : "")
-                        if let unit = values.unit { text += " " + unit }
+                        let values = summary.first { $0.field == field }!
+                        text += field.label.lowercased()
+                        for value in values.texts.prefix(8) {
+                            text += " "
+                            text += value
+                        }
+                        if values.texts.count > 8 { text += " ..." }
+                        if let unit = values.unit {
+                            text += " "
+                            text += unit
+                        }
                     }
                 }
-                if !text.isEmpty { parts.append(text) }
+                // An item that came out empty takes its separator back.
+                if text.utf8.count == start { text = String(text.utf8.prefix(before))! }
             }
-            return parts
+            return text
         }
 
         mutating func verify(_ checksum: DescribedChecksum, over covered: ArraySlice<UInt8>, stored: inout ByteCursor, _ layer: inout Layer,
@@ -404,9 +429,22 @@ enum DescribedDecoder {
 
     /// A real value's text: with `decimals` digits after the point (rounded to nearest, ties to
     /// even), or as many as it takes.
+    /// (Digits by integer arithmetic: Foundation's String(format:) cost more than the rest of
+    /// a Heart Rate Measurement's decoding.)
     static func realText(_ number: Double, decimals: Int?) -> String {
-        guard let decimals, number.isFinite else { return FieldValue.realText(number) }
-        return String(format: "%.\(decimals)f", number)
+        guard let decimals, decimals >= 0, decimals <= 9, number.isFinite else { return FieldValue.realText(number) }
+        var scale: UInt64 = 1
+        for _ in 0 ..< decimals { scale *= 10 }
+        let scaled = (abs(number) * Double(scale)).rounded(.toNearestOrEven)
+        guard scaled < 9.0e18 else { return FieldValue.realText(number) }
+        let magnitude = UInt64(scaled)
+        var text = number < 0 && magnitude != 0 ? "-" : ""
+        text += String(magnitude / scale)
+        if decimals > 0 {
+            let fraction = String(magnitude % scale)
+            text += "." + String(repeating: "0", count: decimals - fraction.count) + fraction
+        }
+        return text
     }
 
     /// GATT Date Time: "2022-11-28 10:30:00"; a year or a month of 0 means not known, as the
