@@ -2,7 +2,7 @@ import XCTest
 import Foundation
 import BTCapture
 import BTDecode
-import BTAnalysis
+@testable import BTAnalysis
 import BTQuery
 import BTFixtures
 @testable import BTRender
@@ -51,6 +51,13 @@ final class ReportSchemaTests: XCTestCase {
         for frame in AirScenario.frames(.nordicBLE, secureConnections: true) { try collector.consume(decoder.decode(frame)) }
         let secure = try JSONSerialization.jsonObject(with: Data(StatisticsJSON(collector.finish(), files: ["sc"]).text.utf8))
         walker.check(secure, against: schema, at: "", seen: &seen) { failures.append("Secure Connections: \($0)") }
+        // The amounts described protocols decode: no description is loaded in this process, so
+        // a report that has some (the command line's, with the shipped ones, is StatsTests').
+        var valued = CaptureReport()
+        valued.values = [ValueSummary(field: "hrs.heart_rate", label: "Heart rate", unit: "bpm", count: 2, minimum: 72, maximum: 73, sum: 145,
+                                      firstFrame: 95, lastFrame: 96, first: 1_557_360_268_122_700, last: 1_557_360_268_124_200)]
+        let values = try JSONSerialization.jsonObject(with: Data(StatisticsJSON(valued, files: ["values"]).text.utf8))
+        walker.check(values, against: schema, at: "", seen: &seen) { failures.append("values: \($0)") }
         for failure in failures.prefix(20) { XCTFail(failure) }
         let declared = walker.declaredMembers(of: schema, at: "")
         XCTAssertEqual(declared.subtracting(seen).sorted(), [], "members the schema declares that no fixture's document writes")
