@@ -310,10 +310,15 @@ enum DescribedDecoder {
         }
 
         mutating func addReal(_ value: DescribedValue, _ number: Double, special: String?, at range: Range<Int>, _ layer: inout Layer) {
-            let text = special ?? DescribedDecoder.realText(number, decimals: value.decimals)
+            // The text only when the tree or the summary asks for it (a table row of a filter's
+            // view wants neither).
+            let decimals = value.decimals
             let unit = special == nil ? value.unit : nil
-            layer.add(value.field, .real(number), unit.map { "\(text) \($0)" } ?? text, at: range)
-            noteForSummary(value.field, unit: unit) { text }
+            layer.add(value.field, .real(number), { () -> String in
+                let text = special ?? DescribedDecoder.realText(number, decimals: decimals)
+                return unit.map { "\(text) \($0)" } ?? text
+            }(), at: range)
+            noteForSummary(value.field, unit: unit) { special ?? DescribedDecoder.realText(number, decimals: decimals) }
         }
 
         /// A value the summary lists (its text without the unit); of a repeated one, the first nine.

@@ -149,15 +149,7 @@ struct FilterCompiler {
         }
         let mask = FilterCompiler.protocolMask(name)
         fieldsRead += FieldRegistry.all.filter { $0.protocolName == name }
-        return { packet, _ in
-            for l in packet.layers.indices {
-                let hit = packet.layers[l].fields.withUnsafeBufferPointer { fields in
-                    fields.contains { let id = $0.definition.id; return id < mask.count && mask[id] }
-                }
-                if hit { return true }
-            }
-            return false
-        }
+        return FilterCompiler.anyField(in: mask)
     }
 
     /// `revcar.drive`: a described protocol's message, which is there when any of its fields
@@ -174,7 +166,12 @@ struct FilterCompiler {
         }
         let mask = FilterCompiler.mask(of: fields)
         fieldsRead += fields
-        return { packet, _ in
+        return FilterCompiler.anyField(in: mask)
+    }
+
+    /// True when a layer of the packet has a field whose id `mask` marks.
+    static func anyField(in mask: [Bool]) -> Predicate {
+        { packet, _ in
             for l in packet.layers.indices {
                 let hit = packet.layers[l].fields.withUnsafeBufferPointer { fields in
                     fields.contains { let id = $0.definition.id; return id < mask.count && mask[id] }
