@@ -47,9 +47,9 @@ struct ValueDocument: Encodable {
     var label: String
     var unit: String?
     var count: Int
-    var min: Double
-    var mean: Double
-    var max: Double
+    var min: FixedDecimal
+    var mean: FixedDecimal
+    var max: FixedDecimal
     var firstFrame: Int
     var lastFrame: Int
     var firstTime: UTCTime

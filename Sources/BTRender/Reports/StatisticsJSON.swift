@@ -52,7 +52,8 @@ public struct StatisticsJSON: ReportRenderer {
             }),
             throughput: Omittable(throughput.map(throughputDocument)),
             values: Omittable(report.values.isEmpty ? nil : report.values.map {
-                ValueDocument(field: $0.field, label: $0.label, unit: $0.unit, count: $0.count, min: $0.minimum, mean: $0.mean, max: $0.maximum,
+                ValueDocument(field: $0.field, label: $0.label, unit: $0.unit, count: $0.count,
+                              min: StatisticsText.exact($0.minimum), mean: StatisticsText.exact($0.mean), max: StatisticsText.exact($0.maximum),
                               firstFrame: $0.firstFrame, lastFrame: $0.lastFrame, firstTime: UTCTime($0.first), lastTime: UTCTime($0.last))
             }))
     }

@@ -253,12 +253,19 @@ public enum StatisticsText {
     }
     public static func number(_ value: Double, decimals: Int) -> String { JSONWriter.decimal(value, decimals: decimals) }
 
-    /// A value as a number reads: whole numbers without a point, others to three decimals.
+    /// A value as a number reads: whole numbers without a point, others to six decimals at
+    /// most, so that a minimum or maximum reads as the packet that holds it (an RR interval of
+    /// 0.8125 s is not "0.813" beside a packet that says 0.812).
     public static func amount(_ value: Double) -> String {
         guard value.isFinite else { return value.isNaN ? "NaN" : value < 0 ? "-INF" : "+INF" }
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        return number(value, decimals: 3)
+        return number(value, decimals: amountDecimals)
     }
+
+    static let amountDecimals = 6
+
+    /// `amount`'s precision for JSON.
+    static func exact(_ value: Double) -> FixedDecimal { FixedDecimal(value, decimals: amountDecimals) }
 
     public static func bytes(_ count: Int) -> String {
         if count < 10_000 { return "\(count) B" }
