@@ -89,7 +89,7 @@ struct DescriptionCompiler {
     init(file: String) { self.file = file }
 
     static let topKeys: Set<String> = ["btlog-protocol", "name", "key", "description", "byte-order", "gatt", "advertising", "l2cap", "rfcomm",
-                                       "decode-as", "messages", "inline", "field-names"]
+                                       "hci", "decode-as", "messages", "inline", "field-names"]
 
     mutating func compile(_ root: DescriptionNode) throws -> DescribedProtocol {
         let top = try root.mapping("a protocol description", allowed: Self.topKeys)
@@ -145,12 +145,14 @@ struct DescriptionCompiler {
         if let advertising = top["advertising"] { try advertisingSelectors(advertising, &selectors) }
         if let l2cap = top["l2cap"] { try l2capSelectors(l2cap, &selectors) }
         if let rfcomm = top["rfcomm"] { try rfcommSelectors(rfcomm, &selectors) }
+        var commandNames: [DescribedCommandName] = []
+        if let hci = top["hci"] { try hciSelectors(hci, &selectors, &commandNames) }
         var decodeAs: [(rule: String, location: String)] = []
         for item in try top["decode-as"]?.list("decode-as rules") ?? [] {
             decodeAs.append((try item.string("a rule such as 'l2cap.cid == 0x0055: rfcomm'"), item.location))
         }
-        if selectors.isEmpty && decodeAs.isEmpty {
-            throw root.error("nothing selects \(name): give 'gatt', 'advertising', 'l2cap', 'rfcomm' or 'decode-as'")
+        if selectors.isEmpty && decodeAs.isEmpty && commandNames.isEmpty {
+            throw root.error("nothing selects \(name): give 'gatt', 'advertising', 'l2cap', 'rfcomm', 'hci' or 'decode-as'")
         }
         if isInline, let other = selectors.first(where: { if case .characteristic = $0.key { return false } else { return true } }) {
             throw top["inline"]!.error("'inline' shows GATT values in the ATT layer; \(other.key) (\(other.location)) has no ATT layer")
@@ -158,7 +160,7 @@ struct DescriptionCompiler {
         return DescribedProtocol(name: name, key: key, source: file, summary: summary, fields: fields, valueNames: valueNames,
                                  messages: messageEntries.entries.map { messages[$0.key]! }, selectors: selectors, uuidNames: uuidNames,
                                  slotCount: slotCount, decodeAs: decodeAs, units: units,
-                                 isInline: isInline, isShipped: isShipped, quantities: quantities)
+                                 isInline: isInline, isShipped: isShipped, quantities: quantities, commandNames: commandNames)
     }
 
     // MARK: Selectors
@@ -273,6 +275,39 @@ struct DescriptionCompiler {
                                                    location: item.location))
             } else {
                 throw item.error("an RFCOMM entry needs 'channel' or 'service-name'")
+            }
+        }
+    }
+
+    /// Vendor HCI commands (OGF 0x3F: a name, the parameters' message, the return parameters'
+    /// message) and the vendor event (0xFF, by a prefix of its parameters).
+    func hciSelectors(_ node: DescriptionNode, _ selectors: inout [DescribedSelector], _ names: inout [DescribedCommandName]) throws {
+        for item in try node.list("vendor HCI commands and events") {
+            let entry = try item.mapping("an HCI entry", allowed: ["command", "name", "message", "returns", "event", "prefix"])
+            if let command = entry["command"] {
+                let opcode = UInt16(try command.integer("an HCI opcode", max: 0xFFFF))
+                guard opcode >> 10 == 0x3F else {
+                    throw command.error("\(Hex.u16(opcode)) is not a vendor command (OGF 0x3F: opcodes 0xFC00 to 0xFFFF); btlog decodes the others itself")
+                }
+                if entry.has("event") || entry.has("prefix") { throw item.error("an HCI entry is a 'command' or an 'event', not both") }
+                guard let nameNode = entry["name"] else { throw item.error("a vendor command needs its 'name' (what the command and its Command Complete are called)") }
+                names.append(DescribedCommandName(opcode: opcode, name: try nameNode.string("the command's name"), location: item.location))
+                if let parameters = entry["message"] {
+                    selectors.append(DescribedSelector(key: .hciCommand(opcode), message: try message(parameters), location: item.location))
+                }
+                if let returns = entry["returns"] {
+                    selectors.append(DescribedSelector(key: .hciReturn(opcode), message: try message(returns), location: item.location))
+                }
+            } else if let event = entry["event"] {
+                let code = try event.integer("an HCI event code", max: 0xFF)
+                guard code == 0xFF else {
+                    throw event.error("event \(Hex.u8(UInt8(code))) is one btlog decodes itself; only the vendor event, 0xFF, is described")
+                }
+                if entry.has("name") || entry.has("returns") { throw item.error("a vendor event takes 'prefix' and 'message' (its name is the message's)") }
+                let prefix = try entry["prefix"].map(bytes) ?? []
+                selectors.append(DescribedSelector(key: .vendorEvent(prefix: prefix), message: try message(try entry.required("message")), location: item.location))
+            } else {
+                throw item.error("an HCI entry needs 'command' (a vendor opcode, 0xFC00 to 0xFFFF) or 'event: 0xFF'")
             }
         }
     }

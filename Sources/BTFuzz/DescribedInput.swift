@@ -46,6 +46,30 @@ public enum DescribedInput {
         let plot = FieldPlot(series, title: "fuzz")
         _ = plot.svg
         _ = plot.csv
+        decodeAsHCI(described, payload)
+    }
+
+    /// The payload as the parameters of the generated description's vendor command, its
+    /// Command Complete's return parameters and the vendor event, through the whole decoder:
+    /// the HCI decoders' hand-over to a described layer.
+    static func decodeAsHCI(_ described: DescribedProtocol, _ payload: [UInt8]) {
+        var protocols = DescribedProtocols()
+        guard (try? protocols.add(described)) != nil else { preconditionFailure("a generated description conflicts with itself") }
+        var options = DecodeOptions()
+        options.describe(protocols)
+        let decoder = Decoder(options: options)
+        let parameters = Array(payload.prefix(251))
+        let length = UInt8(parameters.count)
+        let frames: [(FrameKind, [UInt8])] = [
+            (.command, [0x20, 0xFC, length] + parameters),
+            (.event, [0x0E, length &+ 4, 0x01, 0x20, 0xFC, 0x00] + parameters),
+            (.event, [0x0E, length &+ 4, 0x01, 0x20, 0xFC, payload.first ?? 0] + parameters),
+            (.event, [0x0F, 0x04, 0x00, 0x01, 0x20, 0xFC]),
+            (.event, [0xFF, length] + parameters),
+        ]
+        for (number, (kind, bytes)) in frames.enumerated() {
+            check(decoder.decode(Frame(number: number + 1, timestamp: Int64(number), kind: kind, direction: kind == .command ? .sent : .received, bytes: bytes)))
+        }
     }
 
     /// Every field's bytes lie inside the payload, and the layer's summary and fields read.
@@ -68,7 +92,11 @@ public enum DescribedInput {
         func next() -> Int { Int((try? recipe.u8()) ?? 0) }
         let messageCount = 1 + next() % 4
         var yaml = "btlog-protocol: 1\nname: Generated\ngatt:\n  - characteristic: FFF1\n    message: m0\n"
-        if messageCount == 1 && next() % 2 == 0 { yaml += "field-names: short\ninline: true\n" }
+        if messageCount == 1 && next() % 2 == 0 {
+            yaml += "field-names: short\ninline: true\n"
+        } else {
+            yaml += "hci:\n  - {command: 0xFC20, name: Generated, message: m0, returns: m\(messageCount - 1)}\n  - {event: 0xFF, message: m0}\n"
+        }
         yaml += "messages:\n"
         let scalars = ["u8", "u16", "u24be", "u32", "u64be", "s8", "s16be", "s24", "s32", "s64", "f32", "f64be", "sfloat", "medfloat32"]
         let checksums = ChecksumAlgorithm.all.map(\.name)
@@ -172,6 +200,7 @@ extension DescribedInput {
         l2cap: [{psm: 0x1001, message: frame}, {spsm: 0x80, message: frame}]
         rfcomm: [{channel: 3, message: frame}, {service-name: Serial, message: frame}]
         advertising: [{company: 0x0059, prefix: "01 02", message: frame}, {service-data: FEAA, message: frame}]
+        hci: [{command: 0xFC20, name: Frame Command, message: frame, returns: frame}, {event: 0xFF, prefix: "42", message: frame}]
         messages:
           frame:
             checksum: {type: crc16-ccitt-false, skip: 1}

@@ -55,7 +55,7 @@ struct Protocols: ParsableCommand {
         discussion: """
         A description (YAML, 'btlog-protocol: 1') lays out a protocol btlog does not know: a GATT \
         characteristic's values, manufacturer or service data in advertisements, an L2CAP PSM or \
-        LE SPSM, an RFCOMM channel. Every verb that decodes reads the files given with \
+        LE SPSM, an RFCOMM channel, a vendor's HCI commands and events. Every verb that decodes reads the files given with \
         --protocol and every *.yaml in $XDG_CONFIG_HOME/btlog/protocols (~/.config/btlog/protocols). \
         Their fields work everywhere a built-in field does.
         """,
@@ -80,6 +80,9 @@ struct Protocols: ParsableCommand {
                 for described in users {
                     try out.line("\(described.name) (\(described.key)): \(described.source)")
                     if !described.summary.isEmpty { try out.line("    \(described.summary)") }
+                    for command in described.commandNames {
+                        try out.line("    HCI command \(Hex.u16(command.opcode)) named \(command.name)")
+                    }
                     for selector in described.selectors {
                         try out.line("    \(selector.key) -> \(selector.message.id)")
                     }

@@ -165,3 +165,40 @@ final class ProtocolTermTests: XCTestCase {
         }
     }
 }
+
+extension FilterCommandTests {
+    /// A vendor command described in a file: `btlog protocols` lists it, `-f` selects it by its
+    /// field, and the tree names it (the Broadcom fixture's undocumented 0xFCAA).
+    func testDescribedVendorCommandListsAndFilters() throws {
+        let path = ExportTests.temporary("vendor-coex.yaml")
+        try DescribedHCITests_description.write(toFile: path, atomically: true, encoding: .utf8)
+        let listed = try btlog("protocols", "--protocol", path)
+        XCTAssertEqual(listed.status, 0, listed.err)
+        XCTAssertTrue(listed.out.contains("HCI command 0xFCAA named Acme Set Coex Mode"), listed.out)
+        XCTAssertTrue(listed.out.contains("HCI command 0xFCAA's return parameters -> mode_status"), listed.out)
+        let checked = try btlog("protocols", "check", path)
+        XCTAssertEqual(checked.status, 0, checked.out + checked.err)
+        // Its Command Complete (58) carries the status alone: no return parameters to lay out.
+        XCTAssertEqual(try numbers("--protocol", path, "Fixtures/broadcom-firmware.btsnoop", "-f", "coex"), [57])
+        XCTAssertEqual(try numbers("--protocol", path, "Fixtures/broadcom-firmware.btsnoop", "-f", "hci.opcode == 0xfcaa || hci.event_opcode == 0xfcaa"), [57, 58])
+        let tree = try btlog("show", "-V", "--protocol", path, "Fixtures/broadcom-firmware.btsnoop", "-f", "hci.opcode == 0xfcaa")
+        XCTAssertTrue(tree.out.contains("Opcode: Acme Set Coex Mode (0xFCAA)"), tree.out)
+    }
+}
+
+/// A vendor's commands and event described (the same as BTDescribeTests' DescribedHCITests).
+let DescribedHCITests_description = """
+btlog-protocol: 1
+name: Acme Coex
+key: coex
+hci:
+  - {command: 0xFCAA, name: Acme Set Coex Mode, message: mode, returns: mode_status}
+  - {event: 0xFF, prefix: "42", message: mode}
+messages:
+  mode:
+    fields:
+      - {name: mode, type: u8, values: {0: off, 1: wlan-priority, 2: bt-priority}}
+  mode_status:
+    fields:
+      - {name: active, type: u8}
+"""

@@ -21,6 +21,9 @@ public final class DescribedProtocol: Sendable {
     public let selectors: [DescribedSelector]
     /// Names the run gives UUIDs (its characteristics' and services'), as `--uuids` does.
     public let uuidNames: [(BTUUID, String)]
+    /// Names of the vendor HCI commands it describes (OGF 0x3F), for the command, its Command
+    /// Complete and Command Status, with where the file gives each.
+    public let commandNames: [DescribedCommandName]
     /// How many values a decode keeps for later elements to refer to (counts, conditions).
     let slotCount: Int
     /// The file's decode-as rules as written, with where: parsed once every file is loaded,
@@ -42,8 +45,9 @@ public final class DescribedProtocol: Sendable {
     public init(name: String, key: String, source: String, summary: String, fields: [FieldDefinition],
                 valueNames: [(FieldDefinition, [ValueName])], messages: [DescribedMessage], selectors: [DescribedSelector],
                 uuidNames: [(BTUUID, String)], slotCount: Int, decodeAs: [(rule: String, location: String)] = [], units: [String: String] = [:],
-                isInline: Bool = false, isShipped: Bool = false, quantities: [FieldDefinition] = []) {
+                isInline: Bool = false, isShipped: Bool = false, quantities: [FieldDefinition] = [], commandNames: [DescribedCommandName] = []) {
         self.quantities = quantities
+        self.commandNames = commandNames
         self.decodeAs = decodeAs
         self.isInline = isInline
         self.isShipped = isShipped
@@ -85,6 +89,20 @@ public struct DescribedSelector: Sendable {
         case rfcommChannel(UInt8)
         /// An RFCOMM server channel whose SDP record has this service name.
         case serviceName(String)
+        /// A vendor HCI command's parameters (OGF 0x3F).
+        case hciCommand(UInt16)
+        /// A vendor HCI command's return parameters, after the status of a successful Command Complete.
+        case hciReturn(UInt16)
+        /// The vendor HCI event (0xFF) whose parameters start with `prefix`.
+        case vendorEvent(prefix: [UInt8])
+
+        /// The first bytes that select it among others of its kind (manufacturer data, vendor events).
+        var prefix: [UInt8]? {
+            switch self {
+            case .manufacturer(_, let prefix), .vendorEvent(let prefix): return prefix
+            default: return nil
+            }
+        }
 
         public var description: String {
             switch self {
@@ -96,6 +114,9 @@ public struct DescribedSelector: Sendable {
             case .spsm(let spsm): return "SPSM \(Hex.u16(spsm))"
             case .rfcommChannel(let channel): return "RFCOMM channel \(channel)"
             case .serviceName(let name): return "SDP service name \"\(name)\""
+            case .hciCommand(let opcode): return "HCI command \(Hex.u16(opcode))"
+            case .hciReturn(let opcode): return "HCI command \(Hex.u16(opcode))'s return parameters"
+            case .vendorEvent(let prefix): return "HCI vendor event" + (prefix.isEmpty ? "" : " starting \(Hex.bytes(prefix[...]))")
             }
         }
     }
@@ -108,6 +129,21 @@ public struct DescribedSelector: Sendable {
     public init(key: Key, message: DescribedMessage, location: String) {
         self.key = key
         self.message = message
+        self.location = location
+    }
+}
+
+/// A vendor HCI command a description names: what the command, its Command Complete and its
+/// Command Status call it.
+public struct DescribedCommandName: Sendable {
+    public let opcode: UInt16
+    public let name: String
+    /// Where the file says it ("coex.yaml:7:5"), for a conflict's error.
+    public let location: String
+
+    public init(opcode: UInt16, name: String, location: String) {
+        self.opcode = opcode
+        self.name = name
         self.location = location
     }
 }

@@ -12,6 +12,11 @@ public struct DescribedProtocols: Sendable {
     var spsms: [UInt16: DescribedTarget] = [:]
     var rfcommChannels: [UInt8: DescribedTarget] = [:]
     var serviceNames: [String: DescribedTarget] = [:]
+    var hciCommands: [UInt16: DescribedTarget] = [:]
+    var hciReturns: [UInt16: DescribedTarget] = [:]
+    var vendorEvents: [DescribedTarget] = []
+    /// Vendor command names by opcode, with the protocol that gives each.
+    var commandNames: [UInt16: (name: String, key: String, location: String)] = [:]
     /// Decode-as rules for ATT handles (`att.handle == 0x0017: key`), kept here because the ATT
     /// decoder asks this table, and a described protocol is what a handle can be decoded as.
     var handleRules: [UInt16: DescribedTarget] = [:]
@@ -32,6 +37,12 @@ public struct DescribedProtocols: Sendable {
             throw Conflict(description: "\(described.source): protocol '\(described.key)' is also described in \(other.source)")
         }
         var copy = self
+        for command in described.commandNames {
+            if let other = copy.commandNames[command.opcode] {
+                throw Conflict(description: "\(command.location): HCI command \(Hex.u16(command.opcode)) is named by both \(described.key) and \(other.key) (\(other.location))")
+            }
+            copy.commandNames[command.opcode] = (command.name, described.key, command.location)
+        }
         for selector in described.selectors {
             let target = DescribedTarget(described: described, selector: selector)
             func claim<Key: Hashable>(_ table: inout [Key: DescribedTarget], _ key: Key) throws {
@@ -40,6 +51,17 @@ public struct DescribedProtocols: Sendable {
                 }
                 table[key] = target
             }
+            // Data told apart by its first bytes (a company's formats, vendor events): neither
+            // prefix may begin the other.
+            func claim(_ targets: inout [DescribedTarget], _ prefix: [UInt8]) throws {
+                for other in targets {
+                    guard let otherSelector = other.selector, let otherPrefix = otherSelector.key.prefix else { continue }
+                    if prefix.starts(with: otherPrefix) || otherPrefix.starts(with: prefix) {
+                        throw Conflict(description: "\(selector.location): \(selector.key) overlaps \(otherSelector.key), claimed by \(other.described.key) (\(otherSelector.location))")
+                    }
+                }
+                targets.append(target)
+            }
             switch selector.key {
             case .characteristic(let uuid): try claim(&copy.characteristics, uuid)
             case .serviceData(let uuid): try claim(&copy.serviceData, uuid)
@@ -47,15 +69,12 @@ public struct DescribedProtocols: Sendable {
             case .spsm(let spsm): try claim(&copy.spsms, spsm)
             case .rfcommChannel(let channel): try claim(&copy.rfcommChannels, channel)
             case .serviceName(let name): try claim(&copy.serviceNames, name)
+            case .hciCommand(let opcode): try claim(&copy.hciCommands, opcode)
+            case .hciReturn(let opcode): try claim(&copy.hciReturns, opcode)
+            case .vendorEvent(let prefix):
+                try claim(&copy.vendorEvents, prefix)
             case .manufacturer(let company, let prefix):
-                // Prefixes of one company must tell its formats apart: neither may begin the other.
-                for other in copy.manufacturers[company] ?? [] {
-                    guard let otherSelector = other.selector, case .manufacturer(_, let otherPrefix) = otherSelector.key else { continue }
-                    if prefix.starts(with: otherPrefix) || otherPrefix.starts(with: prefix) {
-                        throw Conflict(description: "\(selector.location): \(selector.key) overlaps \(otherSelector.key), claimed by \(other.described.key) (\(otherSelector.location))")
-                    }
-                }
-                copy.manufacturers[company, default: []].append(target)
+                try claim(&copy.manufacturers[company, default: []], prefix)
             }
         }
         copy.all.append(described)
@@ -81,11 +100,18 @@ public struct DescribedProtocols: Sendable {
         return target
     }
 
+    /// The name a description gives a vendor command.
+    func commandName(_ opcode: UInt16) -> String? {
+        commandNames.isEmpty ? nil : commandNames[opcode]?.name
+    }
+
+    /// The protocol of a vendor event whose parameters are `data`.
+    func vendorEvent(_ data: ArraySlice<UInt8>) -> DescribedTarget? {
+        vendorEvents.first { data.starts(with: $0.selector?.key.prefix ?? []) }
+    }
+
     func manufacturer(_ company: UInt16, _ data: ArraySlice<UInt8>) -> DescribedTarget? {
-        manufacturers[company]?.first { target in
-            guard case .manufacturer(_, let prefix)? = target.selector?.key else { return false }
-            return data.starts(with: prefix)
-        }
+        manufacturers[company]?.first { data.starts(with: $0.selector?.key.prefix ?? []) }
     }
 }
 
@@ -106,6 +132,13 @@ struct DescribedTarget: Sendable {
         self.described = described
         self.message = message
         selector = nil
+    }
+
+    /// Decodes `c` as the message, in the protocol's own layer, as a whole of its own (an HCI
+    /// command or event: no stream of text continues into the next).
+    func decode(_ c: inout ByteCursor, into packet: inout Packet) {
+        var none: [UInt8] = []
+        DescribedDecoder.decode(described, message, &c, into: &packet, pendingLine: &none)
     }
 
     /// Decodes `c` as the message, in the protocol's own layer; a text protocol's lines

@@ -36,7 +36,23 @@ enum HCICommandDecoder {
         if isVendor {
             layer.summary.set("Vendor Command \(hex: opcode)")
             let recognised = VendorDecoders.recognise(opcode, controller: packet.frame.controller, &session)
-            if let vendor = VendorDecoders.vendor(for: opcode, controller: packet.frame.controller, session: session) {
+            let described = session.options.described
+            if !described.isEmpty, let describedName = described.commandName(opcode) {
+                // A description of the user's wins over btlog's vendor tables: they know their controller.
+                layer.summary.set("\(describedName)")
+                if described.hciCommands[opcode] == nil, !params.isAtEnd { // named, its parameters not laid out: bytes
+                    let at = params.offset + 3
+                    let rest = params.rest()
+                    layer.add(HCIFields.parameters, .bytes(rest), at: at ..< at + rest.count)
+                }
+                packet.append(taking: &layer)
+                appended = true
+                described.hciCommands[opcode]?.decode(&params, into: &packet)
+                if let recognised {
+                    packet.addIssue(.note, "The capture does not name the controller's manufacturer (no Read Local Version Information): taken to be \(recognised) from this firmware download command")
+                }
+                return
+            } else if let vendor = VendorDecoders.vendor(for: opcode, controller: packet.frame.controller, session: session) {
                 // The vendor's layer stands on the HCI layer, which is complete without the parameters.
                 packet.append(taking: &layer)
                 appended = true

@@ -62,6 +62,15 @@ enum HCIEventDecoder {
             try answerUnsupported(&params, &layer, event: "Command Complete", statusRead: false)
             return
         }
+        if opcode >> 10 == 0x3F, !params.isAtEnd, !session.options.described.isEmpty, session.options.described.commandName(opcode) != nil {
+            // A described vendor command: its status here, its return parameters in the description's layer.
+            let status = try layer.reading(&params) { try $0.u8() }
+            addStatus(status, &layer)
+            guard status.value == 0, let target = session.options.described.hciReturns[opcode] else { return }
+            packet.append(taking: &layer)
+            target.decode(&params, into: &packet)
+            return
+        }
         if opcode >> 10 == 0x3F, !params.isAtEnd, let vendor = VendorDecoders.vendor(for: opcode, controller: controller, session: session) {
             packet.append(taking: &layer)
             try VendorDecoders.decodeReturn(vendor, opcode, &params, &packet, &session)
@@ -182,6 +191,10 @@ enum HCIEventDecoder {
     static func vendor(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
                        _ packet: inout Packet, _ session: inout Session) throws {
         packet.append(taking: &layer)
+        if !session.options.described.isEmpty, let target = session.options.described.vendorEvent(params.bytes[params.index...]) {
+            target.decode(&params, into: &packet)
+            return
+        }
         let before = packet.layers.count
         try VendorDecoders.decodeEvent(&params, &packet, &session)
         if packet.layers.count == before, !params.isAtEnd {

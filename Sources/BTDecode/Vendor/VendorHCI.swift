@@ -128,9 +128,12 @@ enum VendorDecoders {
         return nil
     }
 
-    /// How a Command Complete or Status names a vendor opcode: the vendor's name for it, or nil.
+    /// How a Command Complete or Status names a vendor opcode: a description's name for it, the
+    /// vendor's, or nil.
     static func commandName(_ opcode: UInt16, controller: UInt16, session: Session) -> String? {
-        guard opcode >> 10 == 0x3F, let vendor = vendor(for: opcode, controller: controller, session: session),
+        guard opcode >> 10 == 0x3F else { return nil }
+        if !session.options.described.isEmpty, let described = session.options.described.commandName(opcode) { return described }
+        guard let vendor = vendor(for: opcode, controller: controller, session: session),
               let command = vendor.commands[opcode] else { return nil }
         return command.name
     }
