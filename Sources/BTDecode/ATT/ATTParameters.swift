@@ -73,14 +73,25 @@ extension ATTDecoder {
                 // A description shown inline (the SIG's characteristics btlog ships): its fields
                 // in this layer, its summary where btlog's own text would be.
                 var cursor = value
-                let wantsText = layer.summary.isWritten || layer.keeps(GATTFields.value)
-                if let words = DescribedDecoder.decodeInline(target.described, target.message, &cursor, into: &layer, wantsText: wantsText) {
-                    if !words.isEmpty {
-                        layer.add(GATTFields.value, .text(words), at: layer.range(at: bytes.startIndex, count: bytes.count))
-                        layer.summary += " - \(words)"
-                    } else if !bytes.isEmpty {
-                        layer.summary += " - Value: \(preview: bytes)"
+                let wantsField = layer.keeps(GATTFields.value)
+                if let run = DescribedDecoder.decodeInline(target.described, target.message, &cursor, into: &layer,
+                                                           wantsText: layer.summary.isWritten || wantsField) {
+                    var wrote = false
+                    if wantsField {
+                        var words: [UInt8] = []
+                        run.writeSummary(to: &words)
+                        wrote = !words.isEmpty
+                        if wrote { layer.add(GATTFields.value, .text(String(decoding: words, as: UTF8.self)), at: layer.range(at: bytes.startIndex, count: bytes.count)) }
                     }
+                    if layer.summary.isWritten {
+                        // Written straight into the summary (a table row of every notification).
+                        layer.summary += " - "
+                        let start = layer.summary.count
+                        run.writeSummary(to: &layer.summary, after: start)
+                        wrote = layer.summary.count > start
+                        if !wrote { layer.summary.removeLast(3) }
+                    }
+                    if !wrote, !bytes.isEmpty { layer.summary += " - Value: \(preview: bytes)" }
                 }
             } else {
                 pdu.describeValue(bytes, naming, &layer)

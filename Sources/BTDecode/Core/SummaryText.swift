@@ -62,9 +62,9 @@ public struct SummaryText: Equatable, CustomStringConvertible {
 
     /// Writes `bytes` after the text: over the stale bytes where the storage has room, else
     /// (a longer text than this layer held before) past them, growing it.
-    fileprivate mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+    public mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
         let n = bytes.count
-        guard n > 0 else { return }
+        guard n > 0, isWritten else { return }
         if length + n <= storage.count {
             let at = length
             storage.withUnsafeMutableBufferPointer { target in
@@ -76,6 +76,34 @@ public struct SummaryText: Equatable, CustomStringConvertible {
         }
         length += n
     }
+}
+
+/// An output text is written into that can take back what it wrote: a summary's item that
+/// came out empty takes back its separator.
+protocol RetractableOutput: ASCIIOutput {
+    var written: Int { get }
+    mutating func retract(to count: Int)
+}
+
+extension RetractableOutput {
+    /// A literal's bytes where the compiler put them.
+    @inline(__always) mutating func put(literal: StaticString) { literal.withUTF8Buffer { put($0) } }
+}
+
+/// Written into directly by a decoder that makes its summary from parts (a described protocol's).
+extension SummaryText: RetractableOutput {
+    public mutating func put(_ byte: UInt8) {
+        guard isWritten else { return }
+        if length < storage.count { storage[length] = byte } else { storage.append(byte) }
+        length += 1
+    }
+    var written: Int { length }
+    mutating func retract(to count: Int) { removeLast(length - count) }
+}
+
+extension Array: RetractableOutput where Element == UInt8 {
+    var written: Int { count }
+    mutating func retract(to count: Int) { removeLast(self.count - count) }
 }
 
 /// The text `+=` appends to a summary: a literal with interpolations, formatted into a small

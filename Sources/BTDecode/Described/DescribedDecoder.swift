@@ -13,8 +13,12 @@ enum DescribedDecoder {
     static func decode(_ described: DescribedProtocol, _ message: DescribedMessage, _ c: inout ByteCursor, into packet: inout Packet,
                        pendingLine: inout [UInt8]) {
         var layer = packet.makeLayer(described.layerKind, over: c, showsDirection: true)
-        let title = decodeFields(described, message, &c, into: &layer, pendingLine: &pendingLine)
-        if layer.summary.isWritten { layer.summary.set("\(described.heading(title))") }
+        let run = self.run(described, message, &c, into: &layer, pendingLine: &pendingLine, wantsSummary: layer.summary.isWritten)
+        if run.wantsSummary {
+            // Written straight into the layer's summary: one is made for every packet a table shows.
+            layer.summary.set("\(described.heading(run.title))")
+            run.writeSummary(to: &layer.summary)
+        }
         packet.append(layer)
     }
 
@@ -23,27 +27,21 @@ enum DescribedDecoder {
     @discardableResult
     static func decodeFields(_ described: DescribedProtocol, _ message: DescribedMessage, _ c: inout ByteCursor, into layer: inout Layer) -> String {
         var none: [UInt8] = []
-        return decodeFields(described, message, &c, into: &layer, pendingLine: &none)
-    }
-
-    /// `pendingLine`: the stream's unfinished line of text, for a text protocol; what is left
-    /// unfinished after this packet on return.
-    static func decodeFields(_ described: DescribedProtocol, _ message: DescribedMessage, _ c: inout ByteCursor, into layer: inout Layer,
-                             pendingLine: inout [UInt8]) -> String {
-        let run = self.run(described, message, &c, into: &layer, pendingLine: &pendingLine, wantsSummary: layer.summary.isWritten)
+        let run = self.run(described, message, &c, into: &layer, pendingLine: &none, wantsSummary: layer.summary.isWritten)
         guard run.wantsSummary else { return "" }
-        return run.summaryText(after: run.title)
+        var text = Array(run.title.utf8)
+        run.writeSummary(to: &text)
+        return String(decoding: text, as: UTF8.self)
     }
 
-    /// The message's fields on an ATT layer, for a protocol shown inline (`isInline`): the
-    /// summary's parts alone, joined by " - " ("72 bpm - Contact detected"), or nil when the
-    /// text is not wanted.
+    /// The message's fields on an ATT layer, for a protocol shown inline (`isInline`); the run,
+    /// whose summary's parts alone ("72 bpm - Contact detected") the caller writes where it
+    /// wants them, or nil when no text is wanted.
     static func decodeInline(_ described: DescribedProtocol, _ message: DescribedMessage, _ c: inout ByteCursor, into layer: inout Layer,
-                             wantsText: Bool) -> String? {
+                             wantsText: Bool) -> Run? {
         var none: [UInt8] = []
         let run = self.run(described, message, &c, into: &layer, pendingLine: &none, wantsSummary: wantsText)
-        guard run.wantsSummary else { return nil }
-        return run.summaryText(after: "")
+        return run.wantsSummary ? run : nil
     }
 
     private static func run(_ described: DescribedProtocol, _ message: DescribedMessage, _ c: inout ByteCursor, into layer: inout Layer,
@@ -56,10 +54,20 @@ enum DescribedDecoder {
         return run
     }
 
-    /// The values of one field a summary shows: their texts (the first nine), and its unit.
-    struct SummaryValues {
+    /// A value a summary lists, kept as read: its text is written only into the summary.
+    enum SummaryValue {
+        /// A name, a date and time, a string already quoted.
+        case text(String)
+        /// An integer, written as its field writes it.
+        case value(FieldValue)
+        case real(Double, decimals: Int?)
+        case bytes(ArraySlice<UInt8>)
+    }
+
+    /// One value of a field the summary lists, with the field's unit.
+    struct NotedValue {
         let field: FieldDefinition
-        var texts: [String]
+        let value: SummaryValue
         let unit: String?
     }
 
@@ -71,7 +79,8 @@ enum DescribedDecoder {
         var title = ""
         var summaryFields: [FieldDefinition] = []
         var summaryItems: [DescribedSummaryItem] = []
-        var summary: [SummaryValues] = []
+        /// The values the summary lists, in the order read (of a repeated one, the first nine).
+        var summary: [NotedValue] = []
         /// A value ran past the end: what is left is data, already reported.
         var ranOut = false
         /// The text stream's unfinished line (`DescribedText`).
@@ -222,7 +231,7 @@ enum DescribedDecoder {
                     } else {
                         layer.add(bits.field, fieldValue, part != 0 ? "Yes" : "No", at: range)
                     }
-                    noteForSummary(bits.field) { name ?? (single ? (part != 0 ? "yes" : "no") : String(part)) }
+                    noteForSummary(bits.field, name.map { .text($0) } ?? (single ? .text(part != 0 ? "yes" : "no") : .value(.unsigned(part, width: 0))))
                 }
             case .float(let size, let order):
                 guard c.remaining >= size else { return truncated(size, c, value.field, &layer) }
@@ -241,7 +250,7 @@ enum DescribedDecoder {
                 guard c.remaining >= 7, let bytes = try? c.slice(7) else { return truncated(7, c, value.field, &layer) }
                 let text = DescribedDecoder.dateTime(bytes)
                 layer.add(value.field, .text(text), at: layer.range(at: start, count: 7))
-                noteForSummary(value.field) { text }
+                noteForSummary(value.field, .text(text))
             case .bytes(let length), .string(let length):
                 let isString: Bool
                 if case .string = value.scalar { isString = true } else { isString = false }
@@ -262,10 +271,10 @@ enum DescribedDecoder {
                 if isString {
                     let text = String(decoding: bytes, as: UTF8.self)
                     layer.add(value.field, .text(text), at: range)
-                    noteForSummary(value.field) { "\"\(text)\"" }
+                    noteForSummary(value.field, .text("\"\(text)\""))
                 } else {
                     layer.add(value.field, .bytes(bytes), at: range)
-                    noteForSummary(value.field) { Hex.bytes(bytes) }
+                    noteForSummary(value.field, .bytes(bytes))
                 }
             }
             return true
@@ -287,13 +296,13 @@ enum DescribedDecoder {
             let fieldValue: FieldValue = isSigned ? .signed(signed) : .unsigned(raw, width: value.hex ? size * 2 : 0)
             if let name = value.names[raw] {
                 layer.add(value.field, fieldValue, named: name, at: range)
-                noteForSummary(value.field) { name }
+                noteForSummary(value.field, .text(name))
             } else if let unit = value.unit {
                 layer.add(value.field, fieldValue, "\(fieldValue.text) \(unit)", at: range)
-                noteForSummary(value.field, unit: unit) { fieldValue.text }
+                noteForSummary(value.field, unit: unit, .value(fieldValue))
             } else {
                 layer.add(value.field, fieldValue, at: range)
-                noteForSummary(value.field) { fieldValue.text }
+                noteForSummary(value.field, .value(fieldValue))
             }
         }
 
@@ -318,25 +327,21 @@ enum DescribedDecoder {
                 let text = special ?? DescribedDecoder.realText(number, decimals: decimals)
                 return unit.map { "\(text) \($0)" } ?? text
             }(), at: range)
-            noteForSummary(value.field, unit: unit) { special ?? DescribedDecoder.realText(number, decimals: decimals) }
+            noteForSummary(value.field, unit: unit, special.map { .text($0) } ?? .real(number, decimals: decimals))
         }
 
         /// A value the summary lists (its text without the unit); of a repeated one, the first nine.
-        mutating func noteForSummary(_ field: FieldDefinition, unit: String? = nil, _ text: () -> String) {
+        mutating func noteForSummary(_ field: FieldDefinition, unit: String? = nil, _ value: @autoclosure () -> SummaryValue) {
             guard wantsSummary, summaryFields.contains(field) else { return }
-            guard let index = summary.firstIndex(where: { $0.field == field }) else {
-                summary.append(SummaryValues(field: field, texts: [text()], unit: unit))
-                return
-            }
-            if summary[index].texts.count < 9 { summary[index].texts.append(text()) }
+            var seen = 0
+            for noted in summary where noted.field == field { seen += 1 }
+            guard seen < 9 else { return }
+            summary.append(NotedValue(field: field, value: value(), unit: unit))
         }
 
-        /// `head`, then the summary's items that have their values (and whose condition holds),
-        /// each after " - " (the first after nothing when `head` is empty). Written into one
-        /// string: a summary is made for every packet a table shows.
-        func summaryText(after head: String) -> String {
-            var text = head
-            text.reserveCapacity(head.utf8.count + 80)
+        /// The summary's items that have their values (and whose condition holds), each after
+        /// " - " (the first after nothing when nothing was written after `start`).
+        func writeSummary<Output: RetractableOutput>(to out: inout Output, after start: Int = 0) {
             items: for item in summaryItems {
                 if let condition = item.condition, !condition.holds(slots[condition.slot]) { continue }
                 for part in item.parts {
@@ -346,38 +351,49 @@ enum DescribedDecoder {
                         if !summary.contains(where: { $0.field == field }) { continue items }
                     }
                 }
-                let before = text.utf8.count
-                if !text.isEmpty { text += " - " }
-                let start = text.utf8.count
+                let before = out.written
+                if before > start { out.put(literal: " - ") }
+                let itemStart = out.written
                 for part in item.parts {
                     switch part {
                     case .text(let words):
-                        text += words
+                        ASCII.append(words, to: &out)
                     case .value(let field):
-                        let values = summary.first { $0.field == field }!
-                        for (index, value) in values.texts.prefix(8).enumerated() {
-                            if index > 0 { text += ", " }
-                            text += value
+                        var index = 0
+                        for noted in summary where noted.field == field {
+                            if index == 8 { out.put(literal: ", ..."); break }
+                            if index > 0 { out.put(literal: ", ") }
+                            write(noted.value, to: &out)
+                            index += 1
                         }
-                        if values.texts.count > 8 { text += ", ..." }
                     case .labelled(let field):
-                        let values = summary.first { $0.field == field }!
-                        text += field.label.lowercased()
-                        for value in values.texts.prefix(8) {
-                            text += " "
-                            text += value
+                        DescribedDecoder.writeLowercased(field.label, to: &out)
+                        var index = 0, unit: String?
+                        for noted in summary where noted.field == field {
+                            if index == 8 { out.put(literal: " ..."); break }
+                            out.put(UInt8(ascii: " "))
+                            write(noted.value, to: &out)
+                            if index == 0 { unit = noted.unit }
+                            index += 1
                         }
-                        if values.texts.count > 8 { text += " ..." }
-                        if let unit = values.unit {
-                            text += " "
-                            text += unit
+                        if let unit {
+                            out.put(UInt8(ascii: " "))
+                            ASCII.append(unit, to: &out)
                         }
                     }
                 }
                 // An item that came out empty takes its separator back.
-                if text.utf8.count == start { text = String(text.utf8.prefix(before))! }
+                if out.written == itemStart { out.retract(to: before) }
             }
-            return text
+        }
+
+        func write<Output: ASCIIOutput>(_ value: SummaryValue, to out: inout Output) {
+            switch value {
+            case .text(let text): ASCII.append(text, to: &out)
+            case .value(let value): value.writeText(to: &out)
+            case .real(let number, let decimals): DescribedDecoder.writeReal(number, decimals: decimals, to: &out)
+            case .bytes(let bytes): Hex.append(bytes: bytes, to: &out)
+            }
         }
 
         mutating func verify(_ checksum: DescribedChecksum, over covered: ArraySlice<UInt8>, stored: inout ByteCursor, _ layer: inout Layer,
@@ -437,19 +453,31 @@ enum DescribedDecoder {
     /// (Digits by integer arithmetic: Foundation's String(format:) cost more than the rest of
     /// a Heart Rate Measurement's decoding.)
     static func realText(_ number: Double, decimals: Int?) -> String {
-        guard let decimals, decimals >= 0, decimals <= 9, number.isFinite else { return FieldValue.realText(number) }
+        var text: [UInt8] = []
+        writeReal(number, decimals: decimals, to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    static func writeReal<Output: ASCIIOutput>(_ number: Double, decimals: Int?, to out: inout Output) {
+        guard let decimals, decimals >= 0, decimals <= 9, number.isFinite else { return ASCII.append(FieldValue.realText(number), to: &out) }
         var scale: UInt64 = 1
         for _ in 0 ..< decimals { scale *= 10 }
         let scaled = (abs(number) * Double(scale)).rounded(.toNearestOrEven)
-        guard scaled < 9.0e18 else { return FieldValue.realText(number) }
+        guard scaled < 9.0e18 else { return ASCII.append(FieldValue.realText(number), to: &out) }
         let magnitude = UInt64(scaled)
-        var text = number < 0 && magnitude != 0 ? "-" : ""
-        text += String(magnitude / scale)
+        if number < 0 && magnitude != 0 { out.put(UInt8(ascii: "-")) }
+        ASCII.appendDecimal(magnitude / scale, to: &out)
         if decimals > 0 {
-            let fraction = String(magnitude % scale)
-            text += "." + String(repeating: "0", count: decimals - fraction.count) + fraction
+            out.put(UInt8(ascii: "."))
+            ASCII.appendDecimal(magnitude % scale, width: decimals, to: &out)
         }
-        return text
+    }
+
+    /// A label in lower case, as a summary lists it ("speed 40"): ASCII byte by byte, anything
+    /// else through String's own rules.
+    static func writeLowercased<Output: ASCIIOutput>(_ label: String, to out: inout Output) {
+        guard label.utf8.allSatisfy({ $0 < 0x80 }) else { return ASCII.append(label.lowercased(), to: &out) }
+        for byte in label.utf8 { out.put(byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte) }
     }
 
     /// GATT Date Time: "2022-11-28 10:30:00"; a year or a month of 0 means not known, as the

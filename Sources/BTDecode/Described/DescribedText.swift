@@ -166,7 +166,7 @@ extension DescribedDecoder.Run {
                 summaryFields = []
                 summaryItems = text.lineItems
                 let shown = String(decoding: pending.prefix(40), as: UTF8.self)
-                summary = [DescribedDecoder.SummaryValues(field: text.lineField, texts: ["\"\(shown)\"\(joined ? " (continued)" : "")"], unit: nil)]
+                summary = [DescribedDecoder.NotedValue(field: text.lineField, value: .text("\"\(shown)\"\(joined ? " (continued)" : "")"), unit: nil)]
                 layer.add(text.lineField, .text(String(decoding: bytes, as: UTF8.self)), "\"\(String(decoding: bytes, as: UTF8.self))\" (the line goes on)",
                           at: layer.range(at: start, count: bytes.count))
             }
@@ -191,11 +191,11 @@ extension DescribedDecoder.Run {
                 switch group.kind {
                 case .text:
                     layer.add(group.field, .text(partText), at: partRange)
-                    noteForSummary(group.field) { partText }
+                    noteForSummary(group.field, .text(partText))
                 case .decimal:
                     if let value = Int64(partText.trimmingWhitespace) {
                         layer.add(group.field, .signed(value), at: partRange)
-                        noteForSummary(group.field) { String(value) }
+                        noteForSummary(group.field, .value(.signed(value)))
                     } else {
                         layer.add(group.field, .text(partText), at: partRange)
                     }
@@ -203,7 +203,7 @@ extension DescribedDecoder.Run {
                     let digits = partText.filter { $0 != " " }
                     if !digits.isEmpty, digits.count <= 16, let value = UInt64(digits, radix: 16) {
                         layer.add(group.field, .unsigned(value, width: 0), "0x\(digits) (\(value))", at: partRange)
-                        noteForSummary(group.field) { "0x\(digits)" }
+                        noteForSummary(group.field, .text("0x\(digits)"))
                     } else {
                         layer.add(group.field, .text(partText), at: partRange)
                     }
@@ -213,6 +213,6 @@ extension DescribedDecoder.Run {
         }
         summaryFields = [text.lineField]
         summaryItems = text.lineItems
-        summary = [DescribedDecoder.SummaryValues(field: text.lineField, texts: ["\"\(string)\""], unit: nil)]
+        summary = [DescribedDecoder.NotedValue(field: text.lineField, value: .text("\"\(string)\""), unit: nil)]
     }
 }
