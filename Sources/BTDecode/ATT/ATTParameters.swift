@@ -77,19 +77,22 @@ extension ATTDecoder {
                 if let run = DescribedDecoder.decodeInline(target.described, target.message, &cursor, into: &layer,
                                                            wantsText: layer.summary.isWritten || wantsField) {
                     var wrote = false
-                    if wantsField {
-                        var words: [UInt8] = []
-                        run.writeSummary(to: &words)
-                        wrote = !words.isEmpty
-                        if wrote { layer.add(GATTFields.value, .text(String(decoding: words, as: UTF8.self)), at: layer.range(at: bytes.startIndex, count: bytes.count)) }
-                    }
+                    var words: [UInt8] = []
                     if layer.summary.isWritten {
-                        // Written straight into the summary (a table row of every notification).
+                        // Written straight into the summary (a table row of every notification);
+                        // the field's text, when kept, is a copy of what was written.
                         layer.summary += " - "
                         let start = layer.summary.count
                         run.writeSummary(to: &layer.summary, after: start)
                         wrote = layer.summary.count > start
+                        if wrote, wantsField { words = Array(layer.summary.bytes[start...]) }
                         if !wrote { layer.summary.removeLast(3) }
+                    } else {
+                        run.writeSummary(to: &words)
+                        wrote = !words.isEmpty
+                    }
+                    if wrote, wantsField {
+                        layer.add(GATTFields.value, .text(String(decoding: words, as: UTF8.self)), at: layer.range(at: bytes.startIndex, count: bytes.count))
                     }
                     if !wrote, !bytes.isEmpty { layer.summary += " - Value: \(preview: bytes)" }
                 }

@@ -46,12 +46,38 @@ enum DescribedDecoder {
 
     private static func run(_ described: DescribedProtocol, _ message: DescribedMessage, _ c: inout ByteCursor, into layer: inout Layer,
                             pendingLine: inout [UInt8], wantsSummary: Bool) -> Run {
-        var run = Run(described: described, slots: [UInt64](repeating: 0, count: described.slotCount), wantsSummary: wantsSummary)
+        var run = Run(described: described, slots: Slots(count: described.slotCount), wantsSummary: wantsSummary)
         swap(&run.pendingLine, &pendingLine)
         defer { swap(&run.pendingLine, &pendingLine) }
         run.decode(message, &c, &layer, depth: 0)
         if !c.isAtEnd { run.leftOver(&c, &layer) }
         return run
+    }
+
+    /// The values later elements refer to (counts, conditions, switches), by slot: in place for
+    /// the few most descriptions have (Heart Rate's flags), an array past that. A decode of
+    /// every notification allocated one before.
+    struct Slots {
+        static let inlineCount = 8
+        private var inline: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+        private var spilled: [UInt64]
+
+        init(count: Int) {
+            spilled = count > Self.inlineCount ? [UInt64](repeating: 0, count: count) : []
+        }
+
+        subscript(slot: Int) -> UInt64 {
+            get {
+                guard spilled.isEmpty else { return spilled[slot] }
+                precondition(slot >= 0 && slot < Self.inlineCount, "slot \(slot) out of range")
+                return withUnsafeBytes(of: inline) { $0.load(fromByteOffset: slot * 8, as: UInt64.self) }
+            }
+            set {
+                guard spilled.isEmpty else { spilled[slot] = newValue; return }
+                precondition(slot >= 0 && slot < Self.inlineCount, "slot \(slot) out of range")
+                withUnsafeMutableBytes(of: &inline) { $0.storeBytes(of: newValue, toByteOffset: slot * 8, as: UInt64.self) }
+            }
+        }
     }
 
     /// A value a summary lists, kept as read: its text is written only into the summary.
@@ -73,7 +99,7 @@ enum DescribedDecoder {
 
     struct Run {
         let described: DescribedProtocol
-        var slots: [UInt64]
+        var slots: Slots
         let wantsSummary: Bool
         /// The innermost message chosen so far: what the summary calls the layer.
         var title = ""
@@ -94,7 +120,7 @@ enum DescribedDecoder {
         mutating func putPending(_ line: [UInt8]) { pendingLine = line }
         var dataField: FieldDefinition { described.fields[0] }
 
-        init(described: DescribedProtocol, slots: [UInt64], wantsSummary: Bool) {
+        init(described: DescribedProtocol, slots: Slots, wantsSummary: Bool) {
             self.described = described
             self.slots = slots
             self.wantsSummary = wantsSummary
@@ -334,8 +360,9 @@ enum DescribedDecoder {
         mutating func noteForSummary(_ field: FieldDefinition, unit: String? = nil, _ value: @autoclosure () -> SummaryValue) {
             guard wantsSummary, summaryFields.contains(field) else { return }
             var seen = 0
-            for noted in summary where noted.field == field { seen += 1 }
+            for index in summary.indices where summary[index].field == field { seen += 1 }
             guard seen < 9 else { return }
+            if summary.capacity == 0 { summary.reserveCapacity(8) }
             summary.append(NotedValue(field: field, value: value(), unit: unit))
         }
 
@@ -348,7 +375,7 @@ enum DescribedDecoder {
                     switch part {
                     case .text: continue
                     case .value(let field), .labelled(let field):
-                        if !summary.contains(where: { $0.field == field }) { continue items }
+                        if !summary.indices.contains(where: { summary[$0].field == field }) { continue items }
                     }
                 }
                 let before = out.written
@@ -360,23 +387,23 @@ enum DescribedDecoder {
                         ASCII.append(words, to: &out)
                     case .value(let field):
                         var index = 0
-                        for noted in summary where noted.field == field {
+                        for at in summary.indices where summary[at].field == field {
                             if index == 8 { out.put(literal: ", ..."); break }
                             if index > 0 { out.put(literal: ", ") }
-                            write(noted.value, to: &out)
+                            write(summary[at].value, to: &out)
                             index += 1
                         }
                     case .labelled(let field):
                         DescribedDecoder.writeLowercased(field.label, to: &out)
-                        var index = 0, unit: String?
-                        for noted in summary where noted.field == field {
+                        var index = 0, first = -1
+                        for at in summary.indices where summary[at].field == field {
                             if index == 8 { out.put(literal: " ..."); break }
                             out.put(UInt8(ascii: " "))
-                            write(noted.value, to: &out)
-                            if index == 0 { unit = noted.unit }
+                            write(summary[at].value, to: &out)
+                            if index == 0 { first = at }
                             index += 1
                         }
-                        if let unit {
+                        if first >= 0, let unit = summary[first].unit {
                             out.put(UInt8(ascii: " "))
                             ASCII.append(unit, to: &out)
                         }
