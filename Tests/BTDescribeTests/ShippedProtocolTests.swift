@@ -107,6 +107,31 @@ final class ShippedProtocolTests: XCTestCase {
 
     /// Heart Rate Measurement, Body Sensor Location and Battery Level read as btlog's Swift
     /// text decoder (GATTValues) reads them, on every capture: the shipped descriptions change
+    /// One Date Time text (GATT Specification Supplement 3.70: year as a little-endian u16, month,
+    /// day, hours, minutes, seconds; 0 for a year, month or day not known) for Current Time
+    /// (0x2A2B: then the day of the week and 1/256 s) and for a description's datetime.
+    func testDateTimeReadsTheSameInCurrentTimeAndDescriptions() throws {
+        // 2022 = 0x07E6; November 28, 10:30:00; Monday (1); 128/256 s; adjust reason 0.
+        let exact: [UInt8] = [0xE6, 0x07, 11, 28, 10, 30, 0, 1, 128, 0]
+        XCTAssertEqual(GATTValues.describe(BTUUID(UInt16(0x2A2B)), exact[...]), "2022-11-28 10:30:00 Monday +128/256 s")
+        let unknown: [UInt8] = [0, 0, 0, 0, 23, 59, 59, 0, 0, 0]
+        XCTAssertEqual(GATTValues.describe(BTUUID(UInt16(0x2A2B)), unknown[...]), "unknown-unknown-unknown 23:59:59 +0/256 s")
+        XCTAssertNil(GATTValues.describe(BTUUID(UInt16(0x2A2B)), exact[..<7]))
+        let described = try ProtocolDescriptionReader.parse("""
+        btlog-protocol: 1
+        name: Clock
+        gatt: [{characteristic: FFF0, message: time}]
+        messages:
+          time:
+            fields: [{name: at, type: datetime}]
+        """, source: "clock.yaml")
+        for bytes in [exact, unknown] {
+            let packet = described.decode(Array(bytes.prefix(7)))
+            let text = try XCTUnwrap(packet.layers[0].fields.first { $0.definition.name == "clock.time.at" }?.text)
+            XCTAssertTrue(GATTValues.describe(BTUUID(UInt16(0x2A2B)), bytes[...])!.hasPrefix(text), text)
+        }
+    }
+
     /// no summary but where btlog had no decoder (a value it showed as bytes).
     func testShippedSummariesReadAsTheBuiltInTextOnEveryCapture() throws {
         var library = ProtocolLibrary()

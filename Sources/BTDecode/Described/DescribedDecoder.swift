@@ -274,7 +274,7 @@ enum DescribedDecoder {
                 addReal(value, scaled(value, number), special: special, at: layer.range(at: start, count: 4), &layer)
             case .dateTime:
                 guard c.remaining >= 7, let bytes = try? c.slice(7) else { return truncated(7, c, value.field, &layer) }
-                let text = DescribedDecoder.dateTime(bytes)
+                let text = GATTValues.dateTime(bytes)
                 layer.add(value.field, .text(text), at: layer.range(at: start, count: 7))
                 noteForSummary(value.field, .text(text))
             case .bytes(let length), .string(let length):
@@ -505,16 +505,6 @@ enum DescribedDecoder {
     static func writeLowercased<Output: ASCIIOutput>(_ label: String, to out: inout Output) {
         guard label.utf8.allSatisfy({ $0 < 0x80 }) else { return ASCII.append(label.lowercased(), to: &out) }
         for byte in label.utf8 { out.put(byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte) }
-    }
-
-    /// GATT Date Time: "2022-11-28 10:30:00"; a year or a month of 0 means not known, as the
-    /// GATT Specification Supplement says, and reads "unknown".
-    static func dateTime(_ bytes: ArraySlice<UInt8>) -> String {
-        let b = Array(bytes)
-        let year = Int(b[0]) | Int(b[1]) << 8
-        func two(_ value: UInt8) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let date = "\(year == 0 ? "unknown" : String(year))-\(b[2] == 0 ? "unknown" : two(b[2]))-\(b[3] == 0 ? "unknown" : two(b[3]))"
-        return "\(date) \(two(b[4])):\(two(b[5])):\(two(b[6]))"
     }
 
     /// `size` bytes (1-8) as an unsigned integer in `order`. The caller checked they are there.

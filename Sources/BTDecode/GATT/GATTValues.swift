@@ -63,14 +63,13 @@ public enum GATTValues {
             return "Interval: \(Units.milliseconds(min, 1.25))-\(Units.milliseconds(max, 1.25)) - Latency: \(latency) - Timeout: \(Units.milliseconds(timeout, 10))"
         }),
         (type(0x2A2B), { value in
-            var c = ByteCursor(value)
-            guard let year = try? c.u16(), let month = try? c.u8(), let day = try? c.u8(), let hours = try? c.u8(),
-                  let minutes = try? c.u8(), let seconds = try? c.u8(), let weekday = try? c.u8() else { return nil }
+            // Current Time: Exact Time 256 (a Date Time, the day of the week, 1/256 s), then the adjust reason.
+            guard value.count >= 8 else { return nil }
             let days = ["", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
-            func two(_ v: UInt8) -> String { v < 10 ? "0\(v)" : "\(v)" }
-            var text = "\(year)-\(two(month))-\(two(day)) \(two(hours)):\(two(minutes)):\(two(seconds))"
+            var text = dateTime(value.prefix(7))
+            let weekday = value[value.startIndex + 7]
             if weekday >= 1 && weekday <= 7 { text += " \(days[Int(weekday)])" }
-            if let fractions = try? c.u8() { text += " +\(fractions)/256 s" }
+            if value.count >= 9 { text += " +\(value[value.startIndex + 8])/256 s" }
             return text
         }),
         (type(0x2AA6), { value in
@@ -79,6 +78,17 @@ public enum GATTValues {
             return flag == 1 ? "Address resolution supported" : "Address resolution not supported"
         }),
     ] + [0x2A00, 0x2A24, 0x2A25, 0x2A26, 0x2A27, 0x2A28, 0x2A29, 0x2901].map { (type($0), quotedText) }
+
+    /// GATT Date Time (GATT Specification Supplement 3.70), seven bytes: "2022-11-28 10:30:00". A
+    /// year, month or day of 0 means not known, and reads "unknown". The one Date Time text: of
+    /// Current Time here, and of a description's `datetime` values.
+    static func dateTime(_ bytes: ArraySlice<UInt8>) -> String {
+        let b = Array(bytes.prefix(7)) + [UInt8](repeating: 0, count: max(0, 7 - bytes.count))
+        let year = Int(b[0]) | Int(b[1]) << 8
+        func two(_ value: UInt8) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let date = "\(year == 0 ? "unknown" : String(year))-\(b[2] == 0 ? "unknown" : two(b[2]))-\(b[3] == 0 ? "unknown" : two(b[3]))"
+        return "\(date) \(two(b[4])):\(two(b[5])):\(two(b[6]))"
+    }
 
     /// UTF-8 strings (Device Name, the Device Information strings, User Description).
     static func quotedText(_ value: ArraySlice<UInt8>) -> String? { "\"" + ReadableText.untilNUL(value) + "\"" }
