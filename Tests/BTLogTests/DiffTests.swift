@@ -196,4 +196,38 @@ final class DiffTests: XCTestCase {
             XCTAssertFalse(unrelated.out.contains("\(aspect.padding(toLength: 14, withPad: " ", startingAt: 0))same"), "\(aspect): \(unrelated.out)")
         }
     }
+
+    /// Two captures that differ only in one described value (the Body Sensor Location read,
+    /// Chest in A, Wrist in B: Heart Rate Service 3.2, 0x01 and 0x02): the conversation step
+    /// names the shipped description's field with each side's value.
+    func testACaptureDifferingInOneDescribedValue() throws {
+        let reader = try CaptureInput.open(Tool.root.appendingPathComponent("Fixtures/le-heart-rate.btsnoop").path)
+        var frames: [Frame] = []
+        while let frame = try reader.next() { frames.append(frame) }
+        let decoder = Decoder()
+        var changed = frames
+        var location: Int?
+        for (index, frame) in frames.enumerated() {
+            let packet = decoder.decode(frame)
+            guard let att = packet.layers.first(where: { $0.kind == .att }), att.integer(ATTFields.opcode) == 0x0B,
+                  att.fields.contains(where: { $0.definition == GATTFields.characteristic && $0.text.contains("2A38") }) else { continue }
+            var bytes = Array(frame.bytes)
+            XCTAssertEqual(bytes.last, 0x01, "the fixture's sensor is on the chest")
+            bytes[bytes.count - 1] = 0x02
+            changed[index] = Frame(number: frame.number, timestamp: frame.timestamp, kind: frame.kind, direction: frame.direction, bytes: bytes)
+            location = index
+        }
+        XCTAssertNotNil(location)
+        let a = ExportTests.temporary("described-a.btsnoop"), b = ExportTests.temporary("described-b.btsnoop")
+        try Data(try FixtureContainers.encode(frames, as: .btsnoopH4)).write(to: URL(fileURLWithPath: a))
+        try Data(try FixtureContainers.encode(changed, as: .btsnoopH4)).write(to: URL(fileURLWithPath: b))
+        let result = try btlog("diff", "--color", "never", a, b)
+        XCTAssertEqual(result.status, 1, result.out + result.err)
+        XCTAssertTrue(result.out.contains("location=Chest (0x01)"), result.out)
+        XCTAssertTrue(result.out.contains("  +         #90     Read Response  2A38 (Body Sensor Location)  location=Wrist (0x02)  02"), result.out)
+        // Nothing else differs: one difference, in the conversations.
+        let stat = try btlog("diff", "--stat", a, b)
+        XCTAssertTrue(stat.out.contains("conversations 1 difference"), stat.out)
+        XCTAssertTrue(stat.out.contains("total         1 difference"), stat.out)
+    }
 }
