@@ -8,7 +8,9 @@ import BTAnalysis
 /// across every panel.
 public struct FieldPlot {
     public static let width = 960
-    static let left = 80.0, right = 240.0, top = 50.0, panelHeight = 220.0, gap = 30.0, bottom = 60.0
+    static let left = 80.0, right = 240.0, top = 58.0, panelHeight = 220.0, gap = 30.0, bottom = 60.0
+    /// "▲ 0x0040" at 10 px, with a little room after it.
+    static let linkLabelWidth = 52.0
     /// More points than this per line are drawn as each pixel column's lowest and highest.
     static let mostPoints = 2000
 
@@ -56,12 +58,17 @@ public struct FieldPlot {
             s += "<text x=\"\(f(px))\" y=\"\(f(bottomY + 20))\" text-anchor=\"middle\">\(ThroughputPlot.label(tick))</text>\n"
         }
         s += "<text x=\"\(f(Self.left + plotWidth / 2))\" y=\"\(f(height - 15))\" text-anchor=\"middle\">time since the first packet (s)</text>\n"
-        // Links up and down, across every panel.
+        // Links up and down, across every panel. Their labels go in the first of two rows above
+        // the plot where they do not run into the one before (a link that drops and comes back
+        // within a second); where neither has room, the line alone marks it.
+        var rowEnds = [-Double.infinity, -Double.infinity]
         for event in series.links {
             let px = x(event.time)
             let colour = event.connected ? "#2ca02c" : "#d62728"
             s += "<line x1=\"\(f(px))\" y1=\"\(f(Self.top))\" x2=\"\(f(px))\" y2=\"\(f(bottomY))\" stroke=\"\(colour)\" stroke-opacity=\"0.7\" stroke-dasharray=\"4 3\"/>\n"
-            s += "<text x=\"\(f(px + 3))\" y=\"\(f(Self.top - 4))\" font-size=\"10\" fill=\"\(colour)\">\(event.connected ? "▲" : "▼") \(Hex.u16(event.handle))</text>\n"
+            guard let row = rowEnds.firstIndex(where: { $0 <= px + 3 }) else { continue }
+            rowEnds[row] = px + 3 + Self.linkLabelWidth
+            s += "<text x=\"\(f(px + 3))\" y=\"\(f(Self.top - 4 - Double(row) * 11))\" font-size=\"10\" fill=\"\(colour)\">\(event.connected ? "▲" : "▼") \(Hex.u16(event.handle))</text>\n"
         }
         let breaks = series.links.filter { !$0.connected }.map(\.time)
         var colourIndex = 0
