@@ -230,4 +230,36 @@ final class DiffTests: XCTestCase {
         XCTAssertTrue(stat.out.contains("conversations 1 difference"), stat.out)
         XCTAssertTrue(stat.out.contains("total         1 difference"), stat.out)
     }
+
+    /// A capture that starts after its link came up names no peer (revcar's: handle 0x0002, no
+    /// connection event). Its conversations are compared under the link: the RevCar app's
+    /// drive command at packet 102, its speed (the throttle's low five bits: 0x18, 24) made 5 in
+    /// B, is the one difference, and the capture against itself has none.
+    func testConversationsOfALinkWhosePeerTheCaptureNeverNames() throws {
+        let revcar = "Fixtures/third-party/revcar/btsnoop_hci.log"
+        let reader = try CaptureInput.open(Tool.root.appendingPathComponent(revcar).path)
+        var frames: [Frame] = []
+        while let frame = try reader.next() { frames.append(frame) }
+        var changed = frames
+        // ACL header (4), L2CAP header (4), Write Command 0x52 to handle 0x0017, drive 0x78, throttle, steering.
+        let drive = try XCTUnwrap(frames.firstIndex { frame in
+            let bytes = Array(frame.bytes)
+            return frame.number >= 102 && bytes.count == 14 && Array(bytes[8 ..< 12]) == [0x52, 0x17, 0x00, 0x78]
+        })
+        var bytes = Array(frames[drive].bytes)
+        XCTAssertEqual(bytes[12] & 0x1F, 24, "the capture's drive command at \(frames[drive].number)")
+        bytes[12] = bytes[12] & 0xE0 | 5
+        changed[drive] = Frame(number: frames[drive].number, timestamp: frames[drive].timestamp, kind: frames[drive].kind,
+                               direction: frames[drive].direction, bytes: bytes)
+        let a = ExportTests.temporary("revcar-a.btsnoop"), b = ExportTests.temporary("revcar-b.btsnoop")
+        try Data(try FixtureContainers.encode(frames, as: .btsnoopH4)).write(to: URL(fileURLWithPath: a))
+        try Data(try FixtureContainers.encode(changed, as: .btsnoopH4)).write(to: URL(fileURLWithPath: b))
+        XCTAssertEqual(try btlog("diff", a, a).status, 0)
+        let result = try btlog("diff", "--color", "never", "--protocol", "Examples/protocols/revcar.yaml", a, b)
+        XCTAssertEqual(result.status, 1, result.out + result.err)
+        XCTAssertTrue(result.out.contains("1 difference:\n  1. conversations: ATT with link 0x0002 on hci0 (its peer not in the capture): 1 step only in A, 1 only in B"), result.out)
+        let lines = result.out.components(separatedBy: "\n")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("  - #\(frames[drive].number) ") && $0.hasSuffix("Write Command  FFE9 (RevCar Command)  78 18 00") }, result.out)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("  +         #\(frames[drive].number) ") && $0.hasSuffix("Write Command  FFE9 (RevCar Command)  78 05 00") }, result.out)
+    }
 }

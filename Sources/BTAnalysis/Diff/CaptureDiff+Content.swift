@@ -34,7 +34,7 @@ extension CaptureDiff {
         for key in b.conversations.keys.sorted() where !comparedB.contains(key) {
             let steps = b.conversations[key] ?? []
             guard let first = steps.first else { continue }
-            items.append(DiffItem(summary: "\(key.protocolName) with \(key.peer): only in B (\(steps.count) step\(steps.count == 1 ? "" : "s"), first: \(Self.short(first.step.text)))",
+            items.append(DiffItem(summary: "\(key.protocolName) with \(UnnamedPeer.name(key.peer)): only in B (\(steps.count) step\(steps.count == 1 ? "" : "s"), first: \(Self.short(first.step.text)))",
                                   framesB: [first.frame], details: ConversationDiff([], steps).unifiedText))
         }
         return items

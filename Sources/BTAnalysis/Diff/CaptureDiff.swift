@@ -81,7 +81,7 @@ public struct CaptureDiff {
         ]
         for (name, side) in [("A", a), ("B", b)] {
             for (key, count) in side.conversations.notKept.sorted(by: { $0.key < $1.key }) {
-                cutConversations.append("\(name): \(key.protocolName) with \(key.peer): its last \(count) step\(count == 1 ? "" : "s") not compared "
+                cutConversations.append("\(name): \(key.protocolName) with \(UnnamedPeer.name(key.peer)): its last \(count) step\(count == 1 ? "" : "s") not compared "
                     + "(\(ConversationLog.perConversation) steps are kept per conversation, \(ConversationLog.total) in all)")
             }
         }
@@ -89,9 +89,9 @@ public struct CaptureDiff {
 
     /// A peer as both sides name it: "C0:FF:EE:12:34:56", or "C0:… / D1:…" when matched otherwise.
     static func label(_ peer: BDAddr?, _ other: BDAddr?) -> String {
-        guard let peer else { return other?.description ?? "?" }
-        guard let other, other != peer else { return peer.description }
-        return "\(peer) / \(other)"
+        guard let peer else { return other.map(UnnamedPeer.name) ?? "?" }
+        guard let other, other != peer else { return UnnamedPeer.name(peer) }
+        return "\(UnnamedPeer.name(peer)) / \(UnnamedPeer.name(other))"
     }
 
     // MARK: Peers

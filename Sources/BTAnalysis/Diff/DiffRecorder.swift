@@ -15,6 +15,23 @@ public struct ConversationKey: Hashable, Comparable, Sendable {
     static func order(_ name: String) -> Int { ConversationDescription.named(name)?.rank ?? .max }
 }
 
+/// A link whose peer the capture never names (it starts after the connection was made, as an
+/// Android log switched on mid-session does): its conversations are kept under a stand-in
+/// address, FF:FE, then the controller and the handle, and reported as "link 0x0002 on hci0".
+/// Without it such a capture's conversations were not compared at all.
+public enum UnnamedPeer {
+    public static func address(controller: UInt16, handle: UInt16) -> BDAddr {
+        BDAddr(littleEndian: [UInt8(handle & 0xFF), UInt8(handle >> 8), UInt8(controller & 0xFF), UInt8(controller >> 8), 0xFE, 0xFF][...])
+    }
+
+    /// How a report names a peer: its address, or the link of a stand-in.
+    public static func name(_ peer: BDAddr) -> String {
+        let b = peer.bytes
+        guard b.0 == 0xFF, b.1 == 0xFE else { return peer.description }
+        return "link \(Hex.u16(UInt16(b.4) << 8 | UInt16(b.5))) on hci\(UInt16(b.2) << 8 | UInt16(b.3)) (its peer not in the capture)"
+    }
+}
+
 /// What `btlog diff` keeps of one capture: the statistics report (devices, connections and their
 /// parameters, audio streams), its diagnosis, each peer's conversations by protocol, the GATT
 /// databases discovery built, what the controllers said of themselves, and when each link
@@ -52,7 +69,7 @@ public struct DiffRecorder: PacketSink {
 
     public mutating func consume(_ packet: Packet) throws {
         try statistics.consume(packet)
-        if let peer = packet.peer {
+        if let peer = packet.peer ?? packet.handle.map({ UnnamedPeer.address(controller: packet.frame.controller, handle: $0) }) {
             // Layers read in place (no Layer copied per packet).
             for index in packet.layers.indices {
                 if packet.frame.direction == .received, packet.layers[index].kind == .smp,

@@ -36,7 +36,7 @@ public struct DiffReport: ReportRenderer {
     public var lines: [String] {
         var lines = ["A: \(a.file) (\(a.packets) packet\(a.packets == 1 ? "" : "s"))", "B: \(b.file) (\(b.packets) packet\(b.packets == 1 ? "" : "s"))"]
         for peer in diff.peers where peer.basis != .address {
-            lines.append("peer \(peer.a) in A is \(peer.b) in B (matched by \(Self.basis(peer.basis)))")
+            lines.append("peer \(UnnamedPeer.name(peer.a)) in A is \(UnnamedPeer.name(peer.b)) in B (matched by \(Self.basis(peer.basis)))")
         }
         for note in diff.cutConversations { lines.append("note: " + note) }
         lines.append("")
@@ -131,7 +131,7 @@ public struct DiffJSON: ReportRenderer {
 
     var document: Document {
         Document(schemaVersion: Self.schemaVersion, a: Input(file: a.file, packets: a.packets), b: Input(file: b.file, packets: b.packets),
-                 peers: diff.peers.map { Peer(a: $0.a.description, b: $0.b.description, matchedBy: $0.basis.rawValue) },
+                 peers: diff.peers.map { Peer(a: UnnamedPeer.name($0.a), b: UnnamedPeer.name($0.b), matchedBy: $0.basis.rawValue) },
                  differences: diff.differences,
                  aspects: diff.aspects.map { aspect in
                      Aspect(name: aspect.name, differences: aspect.items.count,
