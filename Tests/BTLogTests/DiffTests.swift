@@ -40,7 +40,9 @@ final class DiffTests: XCTestCase {
         let summary = try XCTUnwrap(lines.firstIndex(of: "5 differences:"), failed.out)
         XCTAssertEqual(lines[summary + 1], "  1. diagnosis: only in B: error pairing: Pairing failed: DHKey Check Failed (0x0B), sent by the peer on 0x0040 C0:FF:EE:12:34:56  [B #81]",
                        "the problem first")
-        XCTAssertTrue(lines[summary + 2].hasPrefix("  2. conversations: ATT with C0:FF:EE:12:34:56: 1 step only in A, 1 only in B; first: A has Read Response  2A38 (Body Sensor Location)  location=Chest (0x01)  01  [A #90, B #82]"),
+        // B #83 is B's answer in place of A's Read Response (Insufficient Authentication): the
+        // packet that shows the difference, not the request both sent before it.
+        XCTAssertTrue(lines[summary + 2].hasPrefix("  2. conversations: ATT with C0:FF:EE:12:34:56: 1 step only in A, 1 only in B; first: A has Read Response  2A38 (Body Sensor Location)  location=Chest (0x01)  01  [A #90, B #83]"),
                       lines[summary + 2])
         XCTAssertTrue(lines[summary + 3].hasPrefix("  3. conversations: SMP with C0:FF:EE:12:34:56"), lines[summary + 3])
         // The details: the SMP conversation as diff -u, both captures' packet numbers.

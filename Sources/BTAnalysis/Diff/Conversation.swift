@@ -192,18 +192,23 @@ public struct ConversationDiff: Equatable, Sendable {
         return lines
     }
 
-    /// For a line only B has, the packet of A's step just before it (where A went another way).
-    func nearestFrameA(to line: Line) -> [Int] {
-        let all = hunks.flatMap(\.lines)
-        guard let index = all.firstIndex(of: line) else { return [] }
-        return all[..<index].last { $0.frameA != nil }?.frameA.map { [$0] } ?? []
-    }
+    /// For a line only B has: A's step in its place when the same run of changes has one (A did
+    /// that step otherwise: another value, another outcome), else A's step just before it
+    /// (where A went another way). The packet a report cites must show the difference.
+    func nearestFrameA(to line: Line) -> [Int] { counterpart(of: line, \Line.frameA, in: .removed) }
 
-    /// For a line only A has, the packet of B's step just before it.
-    func nearestFrameB(to line: Line) -> [Int] {
+    /// For a line only A has: B's step in its place, else B's step just before it.
+    func nearestFrameB(to line: Line) -> [Int] { counterpart(of: line, \Line.frameB, in: .added) }
+
+    private func counterpart(of line: Line, _ frame: KeyPath<Line, Int?>, in kind: Kind) -> [Int] {
         let all = hunks.flatMap(\.lines)
         guard let index = all.firstIndex(of: line) else { return [] }
-        return all[..<index].last { $0.frameB != nil }?.frameB.map { [$0] } ?? []
+        // The run of changed lines around it: a replaced step is removed and added there.
+        var start = index, end = index
+        while start > all.startIndex, all[start - 1].kind != .same { start -= 1 }
+        while end + 1 < all.endIndex, all[end + 1].kind != .same { end += 1 }
+        if let replaced = all[start ... end].first(where: { $0.kind == kind })?[keyPath: frame] { return [replaced] }
+        return all[..<index].last { $0[keyPath: frame] != nil }?[keyPath: frame].map { [$0] } ?? []
     }
 }
 

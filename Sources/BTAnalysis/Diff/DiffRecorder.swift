@@ -48,6 +48,8 @@ public struct DiffRecorder: PacketSink {
     /// notification and the last discovery answer so far: a few per connection, whatever the
     /// traffic.
     var milestones: [Milestone] = []
+    /// The stand-in address of each link whose peer the capture never names (`UnnamedPeer`).
+    var standIns: [Session.LinkKey: BDAddr] = [:]
     var openMilestones: [Session.LinkKey: [Milestone.Kind: Milestone]] = [:]
     let values: Bool
 
@@ -67,19 +69,28 @@ public struct DiffRecorder: PacketSink {
         }
     }
 
+    /// The stand-in for the peer of `packet`'s link, made once per link.
+    mutating func standIn(_ packet: Packet) -> BDAddr {
+        let link = Session.LinkKey(controller: packet.frame.controller, handle: packet.handle ?? 0)
+        if let address = standIns[link] { return address }
+        let address = UnnamedPeer.address(controller: link.controller, handle: link.handle)
+        standIns[link] = address
+        return address
+    }
+
     public mutating func consume(_ packet: Packet) throws {
         try statistics.consume(packet)
-        if let peer = packet.peer ?? packet.handle.map({ UnnamedPeer.address(controller: packet.frame.controller, handle: $0) }) {
+        if packet.peer != nil || packet.handle != nil {
             // Layers read in place (no Layer copied per packet).
             for index in packet.layers.indices {
-                if packet.frame.direction == .received, packet.layers[index].kind == .smp,
+                if let peer = packet.peer, packet.frame.direction == .received, packet.layers[index].kind == .smp,
                    let identity = packet.layers[index].address(SMPFields.address) {
                     identities[peer] = identity
                 }
                 // A step is built only where the log will keep it: past its limits, a stream of
                 // notifications costs a field lookup per packet.
                 guard let conversation = ConversationDescription.of(packet.layers[index]) else { continue }
-                let key = ConversationKey(peer: peer, protocolName: conversation.name)
+                let key = ConversationKey(peer: packet.peer ?? standIn(packet), protocolName: conversation.name)
                 guard conversations.accepts(key) else {
                     conversations.refuse(key)
                     continue

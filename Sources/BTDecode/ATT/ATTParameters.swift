@@ -77,7 +77,7 @@ extension ATTDecoder {
                 if let run = DescribedDecoder.decodeInline(target.described, target.message, &cursor, into: &layer,
                                                            wantsText: layer.summary.isWritten || wantsField) {
                     var wrote = false
-                    var words: [UInt8] = []
+                    var words: String?
                     if layer.summary.isWritten {
                         // Written straight into the summary (a table row of every notification);
                         // the field's text, when kept, is a copy of what was written.
@@ -85,14 +85,16 @@ extension ATTDecoder {
                         let start = layer.summary.count
                         run.writeSummary(to: &layer.summary, after: start)
                         wrote = layer.summary.count > start
-                        if wrote, wantsField { words = Array(layer.summary.bytes[start...]) }
+                        if wrote, wantsField { words = String(decoding: layer.summary.bytes[start...], as: UTF8.self) }
                         if !wrote { layer.summary.removeLast(3) }
                     } else {
-                        run.writeSummary(to: &words)
-                        wrote = !words.isEmpty
+                        var text: [UInt8] = []
+                        run.writeSummary(to: &text)
+                        wrote = !text.isEmpty
+                        if wrote { words = String(decoding: text, as: UTF8.self) }
                     }
-                    if wrote, wantsField {
-                        layer.add(GATTFields.value, .text(String(decoding: words, as: UTF8.self)), at: layer.range(at: bytes.startIndex, count: bytes.count))
+                    if let words, wantsField {
+                        layer.add(GATTFields.value, .text(words), at: layer.range(at: bytes.startIndex, count: bytes.count))
                     }
                     if !wrote, !bytes.isEmpty { layer.summary += " - Value: \(preview: bytes)" }
                 }

@@ -83,11 +83,21 @@ public enum GATTValues {
     /// year, month or day of 0 means not known, and reads "unknown". The one Date Time text: of
     /// Current Time here, and of a description's `datetime` values.
     static func dateTime(_ bytes: ArraySlice<UInt8>) -> String {
-        let b = Array(bytes.prefix(7)) + [UInt8](repeating: 0, count: max(0, 7 - bytes.count))
-        let year = Int(b[0]) | Int(b[1]) << 8
-        func two(_ value: UInt8) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let date = "\(year == 0 ? "unknown" : String(year))-\(b[2] == 0 ? "unknown" : two(b[2]))-\(b[3] == 0 ? "unknown" : two(b[3]))"
-        return "\(date) \(two(b[4])):\(two(b[5])):\(two(b[6]))"
+        func byte(_ i: Int) -> UInt8 { i < bytes.count ? bytes[bytes.startIndex + i] : 0 }
+        return ASCII.string(capacity: 32) { out in // "unknown-unknown-unknown 23:59:59" at most
+            func part(_ value: UInt64, width: Int) {
+                if value == 0 { ASCII.append("unknown", to: &out) } else { ASCII.appendDecimal(value, width: width, to: &out) }
+            }
+            part(UInt64(byte(0)) | UInt64(byte(1)) << 8, width: 1)
+            out.put(UInt8(ascii: "-"))
+            part(UInt64(byte(2)), width: 2)
+            out.put(UInt8(ascii: "-"))
+            part(UInt64(byte(3)), width: 2)
+            for (index, i) in [4, 5, 6].enumerated() {
+                out.put(UInt8(ascii: index == 0 ? " " : ":"))
+                ASCII.appendDecimal(UInt64(byte(i)), width: 2, to: &out)
+            }
+        }
     }
 
     /// UTF-8 strings (Device Name, the Device Information strings, User Description).

@@ -38,31 +38,27 @@ enum HCICommandDecoder {
             let recognised = VendorDecoders.recognise(opcode, controller: packet.frame.controller, &session)
             let described = session.options.described
             if !described.isEmpty, let describedName = described.commandName(opcode) {
-                // A description of the user's wins over btlog's vendor tables: they know their controller.
+                // A description of the user's wins over btlog's vendor tables: they know their
+                // controller. Named but not laid out, its parameters are bytes (below).
                 layer.summary.set("\(describedName)")
-                if described.hciCommands[opcode] == nil, !params.isAtEnd { // named, its parameters not laid out: bytes
-                    let at = params.offset + 3
-                    let rest = params.rest()
-                    layer.add(HCIFields.parameters, .bytes(rest), at: at ..< at + rest.count)
+                if let target = described.hciCommands[opcode] {
+                    packet.append(taking: &layer)
+                    appended = true
+                    target.decode(&params, into: &packet)
                 }
-                packet.append(taking: &layer)
-                appended = true
-                described.hciCommands[opcode]?.decode(&params, into: &packet)
-                if let recognised {
-                    packet.addIssue(.note, "The capture does not name the controller's manufacturer (no Read Local Version Information): taken to be \(recognised) from this firmware download command")
-                }
-                return
             } else if let vendor = VendorDecoders.vendor(for: opcode, controller: packet.frame.controller, session: session) {
                 // The vendor's layer stands on the HCI layer, which is complete without the parameters.
                 packet.append(taking: &layer)
                 appended = true
                 try VendorDecoders.decodeCommand(vendor, opcode, &params, &packet, &session)
-                if let recognised {
-                    packet.addIssue(.note, "The capture does not name the controller's manufacturer (no Read Local Version Information): taken to be \(recognised) from this firmware download command")
-                }
-                return
+            } else {
+                layer.addIssue(.note, "Vendor command: parameters are specific to the controller's manufacturer, which the capture does not name")
             }
-            layer.addIssue(.note, "Vendor command: parameters are specific to the controller's manufacturer, which the capture does not name")
+            if let recognised {
+                let note = "The capture does not name the controller's manufacturer (no Read Local Version Information): taken to be \(recognised) from this firmware download command"
+                if appended { packet.addIssue(.note, note) } else { layer.addIssue(.note, note) }
+            }
+            if appended { return }
         }
         if let command { try decodeParameters(command, &params, &layer, &packet, &session) }
         if !params.isAtEnd {
