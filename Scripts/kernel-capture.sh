@@ -8,17 +8,22 @@
 # out through a 9p share into OUTDIR (btlog.btsnoop, btmon.btsnoop, btlog-sigterm.btsnoop and
 # the logs). Compare them with Scripts/compare-captures.py.
 #
-# Usage: Scripts/kernel-capture.sh [--btlog PATH] [--testers "l2cap-tester smp-tester:PREFIX ..."] OUTDIR
+# Usage: Scripts/kernel-capture.sh [--btlog PATH] [--testers "l2cap-tester smp-tester:PREFIX ..."]
+#                                  [--scenario two-hosts] OUTDIR
+# A scenario (Scripts/kernel-capture/NAME.sh) runs after the testers, with BlueZ's command-line
+# tools (btvirt, hciconfig, l2ping, l2test) in the VM.
 # Exit status 0 on a finished run, 77 when qemu cannot run here (the caller skips), else 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BTLOG=.build/release/btlog
 TESTERS="l2cap-tester smp-tester rfcomm-tester sco-tester bnep-tester iso-tester"
 SIGTERM_AFTER=l2cap-tester
+SCENARIO=""
 while [ $# -gt 1 ]; do
     case "$1" in
         --btlog) BTLOG=$2; shift 2 ;;
         --testers) TESTERS=$2; shift 2 ;;
+        --scenario) SCENARIO=$2; shift 2 ;;
         *) break ;;
     esac
 done
@@ -94,12 +99,17 @@ copy_with_libraries "$(command -v btmon)" /usr/bin/btmon
 strip -o "$WORK/btlog" "$BTLOG"
 copy_with_libraries "$WORK/btlog" /usr/bin/btlog
 mkdir -p "$ROOT/lib64" && cp -L /lib64/ld-linux-x86-64.so.2 "$ROOT/lib64/"
+if [ -n "$SCENARIO" ]; then
+    for tool in btvirt hciconfig l2ping l2test; do copy_with_libraries "$(command -v $tool)" "/usr/bin/$tool"; done
+    cp "Scripts/kernel-capture/$SCENARIO.sh" "$ROOT/$SCENARIO.sh"
+fi
 cp Scripts/kernel-capture/init "$ROOT/init"
 chmod +x "$ROOT/init"
 {
     echo "TESTERS=\"$TESTERS\""
     echo "TESTER_TIMEOUT=${TESTER_TIMEOUT:-240}"
     echo "SIGTERM_AFTER=$SIGTERM_AFTER"
+    echo "SCENARIO=$SCENARIO"
 } > "$ROOT/harness.conf"
 (cd "$ROOT" && find . | cpio -o -H newc --quiet | gzip -1) > "$WORK/initramfs.cpio.gz"
 

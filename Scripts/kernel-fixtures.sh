@@ -13,3 +13,8 @@ for set in "l2cap:l2cap-tester" "smp:smp-tester" "rfcomm-sco:rfcomm-tester sco-t
     cp "$out/btlog.btsnoop" "Fixtures/kernel-$name.btsnoop"
     echo "Fixtures/kernel-$name.btsnoop: $(stat -c %s "Fixtures/kernel-$name.btsnoop") bytes"
 done
+# Both ends of a BR/EDR and an LE link, on one clock (btvirt's two controllers per emulator).
+out=.build/kernel-fixture-two-hosts
+Scripts/kernel-capture.sh --testers "" --scenario two-hosts "$out" >/dev/null
+cp "$out/btlog.btsnoop" Fixtures/kernel-two-hosts.btsnoop
+echo "Fixtures/kernel-two-hosts.btsnoop: $(stat -c %s Fixtures/kernel-two-hosts.btsnoop) bytes"

@@ -22,6 +22,9 @@ public struct Frame: Sendable, Equatable {
     public var drops: UInt32
     /// A comment the capture file holds for the record (a pcapng packet comment).
     public var comment: String?
+    /// Where the frame came from when several captures are read as one timeline (`btlog
+    /// merge`, `--merge`); nil for a frame read from one capture.
+    public var origin: FrameOrigin?
 
     public static let systemController: UInt16 = 0xFFFF
 
@@ -51,7 +54,80 @@ public struct Frame: Sendable, Equatable {
         a.number == b.number && a.timestamp == b.timestamp && a.kind == b.kind
             && a.direction == b.direction && a.controller == b.controller
             && a.bytes.elementsEqual(b.bytes) && a.originalLength == b.originalLength
-            && a.drops == b.drops
+            && a.drops == b.drops && a.origin == b.origin
+    }
+}
+
+/// A merged frame's source: which capture, its number and controller there, its time there
+/// before alignment, and the frame of another source that carried the same PDU.
+public struct FrameOrigin: Sendable, Equatable {
+    /// The source's position among the merged captures, from 1.
+    public var source: Int
+    /// The source's name (its file name): the Source column, `frame.source`.
+    public var name: String
+    /// The frame's number in its own capture.
+    public var number: Int
+    /// The controller index the source gave the frame (the merge gives every source's
+    /// controllers their own indexes in `Frame.controller`).
+    public var controller: UInt16
+    /// The time in the source's own clock, before alignment.
+    public var sourceTime: Int64
+    /// The same PDU seen by another source, when the merge matched one.
+    public var match: FrameMatch?
+
+    public init(source: Int, name: String, number: Int, controller: UInt16, sourceTime: Int64, match: FrameMatch? = nil) {
+        self.source = source
+        self.name = name
+        self.number = number
+        self.controller = controller
+        self.sourceTime = sourceTime
+        self.match = match
+    }
+}
+
+/// Controller indexes for the frames of several sources read as one: each source's own
+/// (source, controller) pair gets an index of its own, in order of appearance, so two
+/// captures' hci0 stay two controllers for the decoder.
+public struct ControllerIndexes: Sendable {
+    private var indexes: [Int: UInt16] = [:]
+    private var next: UInt16 = 0
+
+    public init() {}
+
+    public mutating func index(source: Int, controller: UInt16) -> UInt16 {
+        let key = source << 16 | Int(controller)
+        if let index = indexes[key] { return index }
+        let index = next
+        // Short of the system's index: past it, the last index is shared (65,534 controllers).
+        if next < Frame.systemController - 1 { next += 1 }
+        indexes[key] = index
+        return index
+    }
+}
+
+/// One PDU seen at both ends: the host that sent it logged it going to its controller, the
+/// other host logged it arriving from its own.
+public struct FrameMatch: Sendable, Equatable {
+    /// The other end's source (from 1) and its frame number in the merged timeline.
+    public var source: Int
+    public var sourceName: String
+    public var number: Int
+    /// The other end's controller index and connection handle, as its own capture gives them.
+    public var controller: UInt16
+    public var handle: UInt16
+    /// Microseconds from the sender's HCI to the receiver's, on the aligned clock.
+    public var latency: Int64
+    /// Whether this frame is the sending end.
+    public var isSender: Bool
+
+    public init(source: Int, sourceName: String, number: Int, controller: UInt16, handle: UInt16, latency: Int64, isSender: Bool) {
+        self.source = source
+        self.sourceName = sourceName
+        self.number = number
+        self.controller = controller
+        self.handle = handle
+        self.latency = latency
+        self.isSender = isSender
     }
 }
 

@@ -136,7 +136,7 @@ public struct ExportJob {
         var failed = 0, read = 0
         try InputJobs.run(count: request.files.count, width: width, job: { index, spool in
             let file = request.files[index]
-            let reader = try CaptureInput.open(file, options: request.input)
+            let reader = try request.open(file)
             let stages = try index == 0 ? firstStages ?? request.stages(file) : request.stages(file)
             let spoolOut = OutputWriter(fd: spool.descriptor)
             var sink = RenderingSink(Self.renderer(format, columns: columns, several: true, writesHeader: false), out: spoolOut)
@@ -243,7 +243,7 @@ public struct ExportJob {
         for (index, file) in request.files.enumerated() {
             var progress: ProgressCountingReader?
             do {
-                var reader = try CaptureInput.open(file, options: request.input)
+                var reader = try request.open(file)
                 if request.reportsProgress {
                     progress = ProgressCountingReader(reader, file: file, onEvent: onEvent)
                     reader = progress!

@@ -13,6 +13,14 @@ public struct ExportRequest {
     public var output: String?
     /// How each input is opened (PacketLogger's UTC offset, a container's member).
     public var input = InputOptions()
+    /// Opens an input that is not one file (several captures merged into one timeline, whose
+    /// `files` entry is the merge's name); nil: each entry of `files` is a capture file.
+    public var opener: ((String) throws -> FrameReader)?
+
+    /// An input's frames.
+    func open(_ file: String) throws -> FrameReader {
+        try opener?(file) ?? CaptureInput.open(file, options: input)
+    }
     /// What the decoders know beyond the capture (UUID names, a GATT cache, keys).
     public var decoding = DecodeOptions()
     /// Each input's stages, given its file name: the selection and filters, then its notes.

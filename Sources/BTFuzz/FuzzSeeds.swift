@@ -129,6 +129,16 @@ public enum FuzzSeeds {
             }
         }
 
+        // btlog merge: windows of the kernel's two hosts (each end a controller of its own).
+        if let fixtures, let reader = try? CaptureInput.open((fixtures as NSString).appendingPathComponent("kernel-two-hosts.btsnoop")) {
+            var frames: [Frame] = []
+            while let frame = try? reader.next() { frames.append(frame) }
+            for (index, start) in stride(from: 0, to: frames.count, by: 400).enumerated() {
+                let window = Array(frames[start ..< min(start + 400, frames.count)])
+                try save(.merge, "two-hosts-\(start).bin", MergeFuzzInput.encode(clock: UInt8(truncatingIfNeeded: index &* 37), window))
+            }
+        }
+
         // Vendor HCI: runs of each vendor fixture's session under its manufacturer, and under none.
         for (name, company, frames) in [("android", UInt16(0x000F), Scenarios.androidVendorSession().frames),
                                          ("broadcom", UInt16(0x000F), Scenarios.broadcomFirmwareSession().frames),

@@ -91,6 +91,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Described decoders: [n][n bytes choosing a generated description][payload]. Every
     /// generated description compiles; the payload decodes as each of its messages.
     case described
+    /// `btlog merge` and `--merge`: [clock][DecoderInput records], the records dealt to two to
+    /// five sources by controller, each source's clock moved and skewed by the clock byte. The
+    /// alignment (with a small anchor sample), the merged timeline, its decoding, statistics,
+    /// tree and JSON, and the pcapng it writes read back: every frame once, each match naming
+    /// its other end, the pcapng's sources those of the merge.
+    case merge
 
     /// Runs the input; returns normally for every input (errors are the expected outcome of
     /// most inputs), crashes only on a bug.
@@ -152,6 +158,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             DescribedInput.runDescription(input)
         case .described:
             DescribedInput.runDescribed(input)
+        case .merge:
+            MergeFuzzInput.run(input)
         case .notes:
             guard let document = try? NotesDocument.parse(Data(input)) else { return }
             guard let again = try? NotesDocument.parse(document.serialized()), again == document else {
@@ -597,6 +605,65 @@ public enum DiffFuzzInput {
 
     /// A seed: the frames, and which to leave out.
     public static func encode(every: UInt8, _ frames: [Frame]) -> [UInt8] { [every] + DecoderInput.encode(frames) }
+}
+
+public enum MergeFuzzInput {
+    public static func run(_ input: [UInt8]) {
+        guard let clock = input.first else { return }
+        let frames = DecoderInput.frames(from: Array(input.dropFirst()))
+        let count = Int(clock >> 6) + 2
+        var sources = Array(repeating: [Frame](), count: count)
+        for frame in frames { sources[Int(frame.controller) % count].append(frame) }
+        // Every source but the first on a clock of its own: hours ahead or behind, tens of ppm.
+        let offset = Int64(Int8(bitPattern: clock << 2)) * 97_000_003
+        let ppm = Int64(clock & 0x0F) * 7 - 50
+        for index in sources.indices.dropFirst() {
+            for position in sources[index].indices {
+                let time = sources[index][position].timestamp
+                sources[index][position].timestamp = time.saturatingAdd(offset.saturatingMultiply(Int64(index)))
+                    .saturatingAdd(time.saturatingMultiply(ppm) / 1_000_000)
+                sources[index][position].number = position + 1
+            }
+        }
+        let inputs = sources.enumerated().map { index, list in
+            MergeInput(name: "s\(index)") { ArrayFrameReader(frames: list, formatDescription: "fuzz", nativeFormat: .btsnoopMonitor) }
+        }
+        guard let alignments = try? MergePlan.align(inputs, anchorLimit: 16 + Int(clock & 0x3F)),
+              let reader = try? MergePlan.reader(inputs, alignments) else { return }
+        precondition(alignments.count == count)
+        for alignment in alignments { precondition(!alignment.summary.isEmpty) }
+        let decoder = Decoder()
+        var collector = StatisticsCollector()
+        var tree: PacketRenderer = TreeRenderer(options: RenderOptions())
+        var json: PacketRenderer = JSONRenderer(layout: .lines)
+        let output = FuzzDecoder.shared.output
+        let sink = MemorySink()
+        guard let writer = try? PcapNGWriter(sink: sink) else { return }
+        var merged: [Frame] = []
+        while let frame = try? reader.next() {
+            merged.append(frame)
+            let packet = decoder.decode(frame)
+            try? collector.consume(packet)
+            try? tree.render(packet, to: output)
+            try? json.render(packet, to: output)
+            _ = try? writer.write(frame)
+        }
+        try? writer.close()
+        precondition(merged.count == frames.count, "a merge lost or repeated frames")
+        for frame in merged {
+            guard let match = frame.origin?.match else { continue }
+            precondition(merged[match.number - 1].origin?.match?.number == frame.number, "a match names an end that does not name it")
+        }
+        _ = StatisticsJSON(collector.finish(), files: ["fuzz"]).text
+        // The pcapng names its sources as the merge did.
+        guard let back = try? PcapReader(memory: sink.bytes, name: "fuzz") else { return }
+        while let frame = try? back.next() {
+            if let origin = frame.origin { precondition(origin.name.hasPrefix("s") || origin.name.hasPrefix("interface")) }
+        }
+    }
+
+    /// A seed: the frames (their controllers choose the sources) and the clock byte.
+    public static func encode(clock: UInt8, _ frames: [Frame]) -> [UInt8] { [clock] + DecoderInput.encode(frames) }
 }
 
 /// The capture target: the input is a capture file; at most 20,000 of its records are read.

@@ -42,6 +42,7 @@ struct Annotate: ParsableCommand {
     @OptionGroup(title: "Decoding") var decoding: DecodeOptionGroup
 
     func validate() throws {
+        try input.refuseMerge("annotate", because: "notes belong to one capture file")
         if file == "-" { throw ValidationError("annotate needs a capture file (notes are kept beside it), not standard input") }
         if list {
             if packet != nil || comment != nil || flag || unflag || clear {

@@ -17,8 +17,10 @@ struct Browse: ParsableCommand {
         discussion: "PacketLogger's window over ssh: the list is shown as soon as the first packets are read, while the rest load. Press ? inside for every key; q quits."
     )
 
-    @Argument(help: ArgumentHelp("The capture file to browse.", valueName: "FILE"))
-    var file: String
+    @Argument(help: ArgumentHelp("The capture file to browse (with --merge, the captures of one scenario to browse as one timeline).", valueName: "FILE"))
+    var files: [String]
+
+    var file: String { files.first ?? "" }
 
     @Flag(help: "Keep reading as another program writes the file (like tail -f); new packets join the list, which follows them while its last packet is selected.")
     var follow = false
@@ -36,7 +38,14 @@ struct Browse: ParsableCommand {
     @OptionGroup(title: "Decoding") var decoding: DecodeOptionGroup
 
     func validate() throws {
-        if file == "-" { throw ValidationError("browse reads a capture file, not standard input (the keyboard is read from the terminal)") }
+        if input.merge {
+            _ = try input.mergeRequest(files)
+            if follow { throw ValidationError("--follow reads one capture as it grows; a merge reads finished captures") }
+            if notes.notes != nil { throw ValidationError("--notes names the notes of one capture; a merge has none") }
+        } else if files.count != 1 {
+            throw ValidationError(files.isEmpty ? "give the capture file to browse" : "browse reads one capture; give --merge to browse several captures of one scenario as one timeline")
+        }
+        if files.contains("-") { throw ValidationError("browse reads a capture file, not standard input (the keyboard is read from the terminal)") }
         if selection.packets != nil { throw ValidationError("--packets does not apply to browse: ':' goes to a packet, f filters") }
     }
 
@@ -46,11 +55,10 @@ struct Browse: ParsableCommand {
             StandardError.error("browse needs a terminal on standard input and output; 'btlog show' prints to a pipe or file")
             throw ExitCode(2)
         }
-        var options = input.inputOptions
-        options.follow = follow
+        let source = try input.sources(files)[0]
         let reader: FrameReader
         do {
-            reader = try CaptureInput.open(file, options: options)
+            reader = try source.open(follow)
         } catch let error as CaptureError {
             StandardError.error(error.message)
             throw ExitCode(1)
@@ -60,10 +68,12 @@ struct Browse: ParsableCommand {
         let index = PacketIndex(decoder: decoder)
         let loader = CaptureLoader(index: index)
         loader.start(reader, live: follow)
-        let notesPath = NotesStore.path(forCapture: file, notes: notes.notes)
-        try BrowseLoop.run(index: index, loader: loader, source: (file as NSString).lastPathComponent, time: time, follows: follow,
+        // A merge has no notes file of its own, and the browser's export re-reads one capture.
+        let notesPath = input.merge ? nil : NotesStore.path(forCapture: file, notes: notes.notes)
+        try BrowseLoop.run(index: index, loader: loader, source: input.merge ? source.label : (file as NSString).lastPathComponent,
+                           time: time, follows: follow,
                            colours: color.enabledOnTerminal, filter: selection.filter ?? "", quick: selection.quickFilters,
-                           notesPath: notesPath, capturePath: file,
+                           notesPath: notesPath, capturePath: input.merge ? nil : file,
                            exporting: BrowserExport(input: input.inputOptions, decoding: decoders.options))
     }
 }

@@ -60,6 +60,7 @@ struct Diff: ParsableCommand {
     var ignored: Set<String> { Set(ignore.flatMap(CommaList.items).map { $0.lowercased() }) }
 
     func validate() throws {
+        try input.refuseMerge("diff", because: "it compares two captures of two runs; merge the two ends of each run first (btlog merge)")
         if first == "-" && second == "-" { throw ValidationError("standard input ('-') can be read only once") }
         if stat && json { throw ValidationError("--stat and --json are two forms of the report: give one") }
         for item in ignored where !Self.ignorable.contains(item) {

@@ -74,6 +74,7 @@ struct Export: ParsableCommand {
 
     func validate() throws {
         try CaptureInputs.validate(files, notes: notes)
+        if input.merge { _ = try input.mergeRequest(files) }
         if output == "-" { throw ValidationError("-o takes a file; without -o the export goes to standard output") }
         if payload != nil && format != nil { throw ValidationError("--payload writes its own form; not with --format") }
         do {
@@ -87,6 +88,10 @@ struct Export: ParsableCommand {
     func request(decoding: DecodeOptions) -> ExportRequest {
         var request = ExportRequest(files: files, format: resolvedFormat, output: output)
         request.input = input.inputOptions
+        if input.merge, let merged = try? input.sources(files).first {
+            request.files = [merged.label]
+            request.opener = { _ in try merged.open(false) }
+        }
         request.decoding = decoding
         let selection = selection, count = limit.count, notes = notes
         request.stages = { file in

@@ -20,6 +20,10 @@ struct Gatt: ParsableCommand {
     @OptionGroup var coloring: ColorOptionGroup
     var color: ColorChoice { coloring.color }
 
+    func validate() throws {
+        try input.refuseMerge("gatt", because: "it reads one capture's GATT database; merge the captures first (btlog merge) and read the merged file")
+    }
+
     func run() throws {
         let out = OutputWriter()
         let decoder = try decoding.prepare().make(buildsDisplayText: false, keepsLastValues: true)

@@ -108,10 +108,11 @@ struct Grep: ParsableCommand {
         if let width = concurrentInputs {
             (anySelected, failed) = try runConcurrently(setup, out: out, width: width)
         } else {
-            for file in files {
+            for source in try input.sources(files) {
+                let file = source.label
                 do {
-                    let reader = try CaptureInput.open(file, options: input.inputOptions)
-                    if file == "-" { out.lineBuffered = true }
+                    let reader = try source.open(false)
+                    if source.isStandardInput { out.lineBuffered = true }
                     let sink = try search(file, reader, setup, out: out, printedBefore: printedBefore) { warning in
                         if !noMessages { StandardError.warning(warning.message) }
                     }
@@ -168,7 +169,7 @@ struct Grep: ParsableCommand {
     /// Files searched at once: -c and -l print a line per file that does not depend on the
     /// others (context separators and match lines do, so those read one file at a time).
     var concurrentInputs: Int? {
-        guard files.count > 1, countOnly || filesWithMatches, !files.contains("-"), SinkThreading.inputsAtOnce > 1,
+        guard files.count > 1, !input.merge, countOnly || filesWithMatches, !files.contains("-"), SinkThreading.inputsAtOnce > 1,
               InputJobs.canSpool else { return nil }
         return SinkThreading.inputsAtOnce
     }

@@ -27,9 +27,10 @@ struct CaptureInputs {
     /// True in `failed` when an input could not be read; `read` counts those that were.
     func forEach(_ body: (FrameReader, [any PacketStage], String) throws -> Void) throws -> (failed: Bool, read: Int) {
         var failed = false, read = 0
-        for file in files {
+        for source in try input.sources(files) {
+            let file = source.label
             do {
-                var reader = try CaptureInput.open(file, options: input.inputOptions)
+                var reader = try source.open(false)
                 if let progress = ProgressLine(file: file, enabled: showsProgress) {
                     reader = ProgressReader(reader, progress: progress)
                 }

@@ -19,12 +19,75 @@ struct InputOptionGroup: ParsableArguments {
     @Option(help: ArgumentHelp("Which capture to read from a sysdiagnose or bugreport holding several (a path or a file name).", valueName: "NAME"))
     var member: String?
 
+    @Flag(help: "Read the captures as one timeline of one scenario (the two ends of a link): clocks aligned from the PDUs both show, each packet labelled with its source (frame.source).")
+    var merge = false
+
+    @Option(name: .customLong("offset"),
+            help: ArgumentHelp("With --merge: how far a capture's clock reads ahead of the first's, instead of finding it from the PDUs (repeatable), e.g. board.btsnoop=+3612.402,+21ppm.", valueName: "FILE=SECONDS[,PPMppm]"))
+    var offsets: [String] = []
+
     func validate() throws {
         if let pklgUTCOffset, UTCOffset.parse(pklgUTCOffset) == nil {
             throw ValidationError("--pklg-utc-offset takes +HH:MM or -HH:MM (e.g. +02:00), not '\(pklgUTCOffset)'")
         }
+        if !offsets.isEmpty && !merge { throw ValidationError("--offset gives a clock for --merge; add --merge") }
     }
 
+    /// What a command reads: each file, or with --merge every file as one timeline (the
+    /// clocks' alignment reported on standard error as the merge opens).
+    func sources(_ files: [String]) throws -> [InputSource] {
+        guard merge else {
+            return files.map { file in
+                InputSource(label: file, isStandardInput: file == "-") { follow in
+                    var options = inputOptions
+                    options.follow = follow
+                    return try CaptureInput.open(file, options: options)
+                }
+            }
+        }
+        let request = try mergeRequest(files)
+        return [InputSource(label: request.label, isStandardInput: false) { _ in
+            try request.open { MergeReport.print($0) }
+        }]
+    }
+
+    /// For a command that reads one capture at a time in its own way (annotate, diff, gatt, plot).
+    func refuseMerge(_ command: String, because reason: String) throws {
+        if merge { throw ValidationError("--merge does not apply to \(command): \(reason)") }
+    }
+
+    func mergeRequest(_ files: [String]) throws -> MergeRequest {
+        if let problem = MergeRequest.problem(with: files) { throw ValidationError(problem) }
+        var request = MergeRequest(files: files, input: inputOptions)
+        for offset in offsets {
+            if let problem = request.addOffset(offset) { throw ValidationError(problem) }
+        }
+        return request
+    }
+}
+
+/// A capture as a command reads it: a file, or several merged into one timeline.
+struct InputSource {
+    /// The file's name, or the merged files' ("phone.btsnoop + board.btsnoop").
+    let label: String
+    let isStandardInput: Bool
+    /// Opens it; `true` to read on as the file grows (--follow).
+    let open: (_ follow: Bool) throws -> FrameReader
+}
+
+/// How the merged sources' clocks were found, on standard error.
+enum MergeReport {
+    static func print(_ alignment: SourceAlignment) {
+        if alignment.basis == .timestamps {
+            StandardError.warning("merge: " + alignment.summary)
+        } else {
+            StandardError.note("merge: " + alignment.summary)
+        }
+        for line in alignment.linkLines { StandardError.note("merge: " + line) }
+    }
+}
+
+extension InputOptionGroup {
     var inputOptions: InputOptions {
         InputOptions(pklgUTCOffset: pklgUTCOffset.flatMap(UTCOffset.parse) ?? 0, member: member)
     }

@@ -17,7 +17,7 @@ struct Plot: ParsableCommand {
         """
     )
 
-    @Argument(help: ArgumentHelp("The fields to plot ('btlog fields' lists them), then the capture file.", valueName: "FIELD... FILE"))
+    @Argument(help: ArgumentHelp("The fields to plot ('btlog fields' lists them), then the capture file (with --merge, the captures to merge: merge.latency plots the latency between them).", valueName: "FIELD... FILE"))
     var items: [String] = []
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Write the SVG (or with --csv, the CSV) to this file instead of standard output.", valueName: "FILE"))
@@ -33,10 +33,17 @@ struct Plot: ParsableCommand {
     @OptionGroup(title: "Selection") var selection: SelectionOptionGroup
     @OptionGroup(title: "Decoding") var decoding: DecodeOptionGroup
 
-    var fieldNames: [String] { Array(items.dropLast()) }
-    var file: String { items.last ?? "" }
+    /// The fields, then the file; with --merge the files are the items after the last field.
+    var fieldNames: [String] {
+        guard input.merge else { return Array(items.dropLast()) }
+        let files = mergedFiles.count
+        return Array(items.dropLast(files))
+    }
+    var file: String { input.merge ? mergedFiles.joined(separator: " + ") : items.last ?? "" }
+    var mergedFiles: [String] { Array(items.reversed().prefix { FieldRegistry.lookup($0) == nil }.reversed()) }
 
     func validate() throws {
+        if input.merge { _ = try input.mergeRequest(mergedFiles) }
         guard items.count >= 2 else { throw ValidationError("give the fields to plot, then a capture file: btlog plot hrs.heart_rate capture.log") }
         let unknown = fieldNames.filter { FieldRegistry.lookup($0) == nil }
         if !unknown.isEmpty {
@@ -53,7 +60,7 @@ struct Plot: ParsableCommand {
         var series = FieldSeries(fields: fields)
         let decoders = try decoding.prepare()
         do {
-            let reader = try CaptureInput.open(file, options: input.inputOptions)
+            let reader = try input.sources(input.merge ? mergedFiles : [file])[0].open(false)
             var pipeline = PacketPipeline(decoder: decoders.make(buildsDisplayText: false, keptFields: .only(series.fieldsRead)),
                                           stages: try selection.stages()) { StandardError.warning($0.message) }
             try pipeline.run(reader, into: &series)

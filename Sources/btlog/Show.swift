@@ -58,21 +58,22 @@ struct Show: ParsableCommand {
         let options = display.renderOptions(for: out)
         let decoders = try decoding.prepare()
         var failed = false
-        for (index, file) in files.enumerated() {
-            if files.count > 1 {
+        let sources = try input.sources(files)
+        for (index, source) in sources.enumerated() {
+            let file = source.label
+            if sources.count > 1 {
                 if index > 0 { try? out.line("") }
                 try? out.line("==> \(file) <==")
             }
             do {
-                var inputOptions = input.inputOptions
-                inputOptions.follow = follow
                 var fileOptions = options
+                if input.merge { fileOptions.sourceColumn = MergeInput.names(for: files).map(\.count).max() }
                 let annotations = notes.stage(for: file)
                 if annotations != nil { fileOptions.flagColumn = NotesOptionGroup.flagMark }
                 // Folded runs are printed from their own rendering: nothing to hand over then.
                 var fileStages = try stages(printing: display.collapse ? nil : fileOptions)
                 if let annotations { fileStages.insert(annotations, at: 0) }
-                try ShowPipeline.run(file: file, input: inputOptions, stages: fileStages, mode: display.mode,
+                try ShowPipeline.run(source: source, follow: follow, stages: fileStages, mode: display.mode,
                                      options: fileOptions, collapse: display.collapse, decoders: decoders, out: out)
             } catch is OutputWriter.OutputClosed {
                 return
@@ -89,11 +90,11 @@ struct Show: ParsableCommand {
 
 /// Opens a capture file and runs it through the packet pipeline.
 enum ShowPipeline {
-    static func run(file: String, input: InputOptions, stages: [any PacketStage], mode: RenderMode,
+    static func run(source: InputSource, follow: Bool, stages: [any PacketStage], mode: RenderMode,
                     options: RenderOptions, collapse: Bool = false, decoders: DecoderFactory, out: OutputWriter) throws {
-        let reader = try CaptureInput.open(file, options: input)
+        let reader = try source.open(follow)
         // A stream someone is still writing is shown as it arrives.
-        if file == "-" || input.follow { out.lineBuffered = true }
+        if source.isStandardInput || follow { out.lineBuffered = true }
         var run = PrintedRun(decoders: decoders, stages: stages, mode: mode, options: options)
         run.collapse = collapse
         try run.run(reader, out: out)

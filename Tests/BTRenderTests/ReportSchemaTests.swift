@@ -58,6 +58,23 @@ final class ReportSchemaTests: XCTestCase {
                                       firstFrame: 95, lastFrame: 96, first: 1_557_360_268_122_700, last: 1_557_360_268_124_200)]
         let values = try JSONSerialization.jsonObject(with: Data(StatisticsJSON(valued, files: ["values"]).text.utf8))
         walker.check(values, against: schema, at: "", seen: &seen) { failures.append("values: \($0)") }
+        // Two hosts' captures merged into one timeline (source_links): the kernel's two ends.
+        let reader = try CaptureInput.open(Self.root.appendingPathComponent("Fixtures/kernel-two-hosts.btsnoop").path)
+        var all: [Frame] = []
+        while let frame = try reader.next() { all.append(frame) }
+        let ends = [Set<UInt16>([0, 2]), Set<UInt16>([1, 3])].enumerated().map { index, controllers in
+            MergeInput(name: "host\(index)") {
+                ArrayFrameReader(frames: all.filter { controllers.contains($0.controller) }, formatDescription: "host", nativeFormat: .btsnoopMonitor)
+            }
+        }
+        let merged = try MergePlan.reader(ends, try MergePlan.align(ends))
+        var mergedCollector = StatisticsCollector()
+        let mergedDecoder = Decoder()
+        while let frame = try merged.next() { try mergedCollector.consume(mergedDecoder.decode(frame)) }
+        let mergedReport = mergedCollector.finish()
+        XCTAssertEqual(mergedReport.sourceLinks.count, 4, "two links, each both ways")
+        let mergedDocument = try JSONSerialization.jsonObject(with: Data(StatisticsJSON(mergedReport, files: ["merged"]).text.utf8))
+        walker.check(mergedDocument, against: schema, at: "", seen: &seen) { failures.append("merge: \($0)") }
         for failure in failures.prefix(20) { XCTFail(failure) }
         let declared = walker.declaredMembers(of: schema, at: "")
         XCTAssertEqual(declared.subtracting(seen).sorted(), [], "members the schema declares that no fixture's document writes")

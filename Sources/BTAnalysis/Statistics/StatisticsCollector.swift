@@ -22,6 +22,7 @@ public struct StatisticsCollector: PacketSink {
     var audio = AudioTracker()
     var airLinks = AirLinkTracker()
     var values = ValueTracker()
+    var merge = MergeTracker()
     var security = SecurityReport()
     var connectFailures: [ConnectFailure] = []
     /// Every link in order of appearance, and the index of each one still up.
@@ -56,6 +57,7 @@ public struct StatisticsCollector: PacketSink {
     public mutating func consume(_ packet: Packet) throws {
         totals.count(packet)
         values.see(packet)
+        if packet.frame.origin != nil { merge.see(packet) }
         throughput?.see(packet.frame.timestamp, frame: packet.frame.number)
         guard let first = packet.layers.first else { return }
         switch packet.frame.kind {
@@ -85,6 +87,7 @@ public struct StatisticsCollector: PacketSink {
         report.security = security
         report.connectFailures = connectFailures
         report.values = values.finish()
+        report.sourceLinks = merge.finish()
         return report
     }
 

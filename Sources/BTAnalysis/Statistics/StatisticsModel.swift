@@ -29,6 +29,9 @@ public struct CaptureReport {
     public var connectFailures: [ConnectFailure] = []
     /// The amounts described protocols decoded (hrs.heart_rate, bas.level...).
     public var values: [ValueSummary] = []
+    /// Captures merged into one timeline: the links seen at both ends, with the latency
+    /// between them per direction.
+    public var sourceLinks: [SourceLatency] = []
 }
 
 public struct HCIReport {
@@ -485,4 +488,25 @@ public struct SynchronousStreamReport: Equatable {
     public var lost = 0
     public var badStatus = 0
     public var firstLossFrame: Int?
+}
+
+/// One end of a link in one of several merged captures: the capture, its controller index
+/// and the connection handle there.
+public struct LinkEnd: Hashable, Sendable {
+    public var source: String
+    public var controller: UInt16
+    public var handle: UInt16
+}
+
+/// PDUs one end sent and the other received: the same link under two names.
+public struct SourceLink: Hashable, Sendable {
+    public var from: LinkEnd
+    public var to: LinkEnd
+}
+
+/// The latency of a link's PDUs in one direction, from the sender's HCI to the receiver's
+/// (microseconds, on the aligned clock).
+public struct SourceLatency: Sendable {
+    public var link: SourceLink
+    public var latency: Distribution
 }

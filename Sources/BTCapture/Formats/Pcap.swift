@@ -38,6 +38,11 @@ public final class PcapReader: FrameReaderBase, FrameReader {
     /// Records libpcap handed over so far, and the pcapng packet comments by record.
     var records = 0
     var comments: [Int: String] = [:]
+    /// A pcapng of several interfaces (a merge): each record's interface and the names, so
+    /// each frame says its source and each interface's controllers stay its own.
+    var interfaces = PcapNGComments()
+    var controllers = ControllerIndexes()
+    var sourceNumbers: [Int] = []
 
     /// Opens a regular file by path.
     public convenience init(path: String, name: String, isNG: Bool) throws {
@@ -46,7 +51,11 @@ public final class PcapReader: FrameReaderBase, FrameReader {
             throw CaptureError("\(name): \(String(cString: errorBuffer))")
         }
         try self.init(handle: handle, name: name, isNG: isNG, feeder: nil)
-        if isNG { comments = PcapNGComments.scan(path: path) }
+        if isNG {
+            interfaces = PcapNGComments.scan(path: path)
+            comments = interfaces.comments
+            interfaces.comments = [:]
+        }
     }
 
     /// Reads a stream (standard input, a decompressed file) by feeding libpcap through a pipe.
@@ -85,6 +94,11 @@ public final class PcapReader: FrameReaderBase, FrameReader {
             throw error
         }
         memory = copy
+        if isNG {
+            interfaces = PcapNGComments.scan(bytes: bytes)
+            comments = interfaces.comments
+            interfaces.comments = [:]
+        }
     }
 
     init(handle: OpaquePointer, name: String, isNG: Bool, feeder: PipeFeeder?) throws {
@@ -135,6 +149,7 @@ public final class PcapReader: FrameReaderBase, FrameReader {
                                                      micros: Int64(header.pointee.ts.tv_usec))
                 if var frame = makeFrame(bytes, originalLength: Int(header.pointee.len), timestamp: timestamp) {
                     frame.comment = comments[records]
+                    if records <= interfaces.interfaceOfRecord.count { attachSource(&frame) }
                     return frame
                 }
                 continue
@@ -148,6 +163,20 @@ public final class PcapReader: FrameReaderBase, FrameReader {
             }
         }
         return nil
+    }
+
+    /// The frame's interface as its source: named by the interface's if_name, numbered in it,
+    /// its controller index made distinct from other interfaces' (kept in the origin).
+    private func attachSource(_ frame: inout Frame) {
+        let interface = Int(interfaces.interfaceOfRecord[records - 1])
+        while sourceNumbers.count <= interface { sourceNumbers.append(0) }
+        sourceNumbers[interface] += 1
+        let name = interface < interfaces.interfaceNames.count ? interfaces.interfaceNames[interface] : nil
+        frame.origin = FrameOrigin(source: interface + 1, name: name ?? "interface \(interface)", number: sourceNumbers[interface],
+                                   controller: frame.controller, sourceTime: frame.timestamp)
+        if frame.controller != Frame.systemController {
+            frame.controller = controllers.index(source: interface, controller: frame.controller)
+        }
     }
 
     private func makeFrame(_ bytes: [UInt8], originalLength: Int, timestamp: Int64) -> Frame? {

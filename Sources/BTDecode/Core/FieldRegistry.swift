@@ -19,7 +19,8 @@ public struct FieldDefinition: Hashable, Sendable {
         /// The same for every definition of the same name (see `FieldIdentity`): what equality
         /// and a filter compare, an integer instead of a string.
         let id: Int
-        /// A property of the frame (frame.number, frame.time...), not a layer's field.
+        /// A property of the frame (frame.number, frame.time...; merge.latency, which a merge
+        /// of several captures gives the frame), not a layer's field.
         let isFrameField: Bool
         /// Made from a description file, not by a built-in protocol's table.
         let isDescribed: Bool
@@ -28,7 +29,7 @@ public struct FieldDefinition: Hashable, Sendable {
             self.name = name
             self.isDescribed = isDescribed
             id = FieldIdentity.id(for: name)
-            isFrameField = name.hasPrefix("frame.")
+            isFrameField = name.hasPrefix("frame.") || name.hasPrefix("merge.")
             self.label = label
             self.type = type
             self.help = help
@@ -177,7 +178,8 @@ public enum FieldRegistry {
 
     /// The unit a field's values are in, where its description gives one ("°C", "km/h").
     public static func unit(of field: FieldDefinition) -> String? {
-        field.isDescribed ? Described.unit(field.name) : nil
+        if field == MergeFields.latency { return "ms" }
+        return field.isDescribed ? Described.unit(field.name) : nil
     }
 
     /// The described fields that are amounts (a rate, a level), in registration order: what
@@ -275,11 +277,26 @@ public enum FrameFields {
     public static let controller = f("controller", "Controller", .uint16, "Controller index (hci0 is 0) (also: controller)")
     public static let length = f("length", "Length", .uint32, "Captured length of the HCI packet or record (also: length)")
     public static let issues = f("issues", "Issues", .string, "Problems found in the packet, each as 'error: ...', 'warning: ...' or 'note: ...'; --fields joins them with '; ' (also: issues)")
-    public static let all = [number, time, direction, type, controller, length, issues]
+    public static let source = f("source", "Source", .string, "The capture the packet came from, when several are read as one (btlog merge, --merge): its file name")
+    public static let sourceNumber = f("source_number", "Source Number", .uint64, "The packet's number in its own capture, when several are read as one")
+    public static let all = [number, time, direction, type, controller, length, issues, source, sourceNumber]
 
     /// The capture record's own properties, listed first.
     static let descriptor = ProtocolDescriptor(name: "Frame", fields: all)
 
     /// The names `--fields` took before the frame fields had a prefix.
-    static let aliases: [String: FieldDefinition] = Dictionary(uniqueKeysWithValues: all.map { (String($0.name.dropFirst("frame.".count)), $0) })
+    static let aliases: [String: FieldDefinition] = Dictionary(uniqueKeysWithValues: [number, time, direction, type, controller, length, issues].map { (String($0.name.dropFirst("frame.".count)), $0) })
+}
+
+/// What a merge of several captures of one scenario learns of a packet: the same PDU seen at
+/// the other end, and the time between the two hosts' HCI.
+public enum MergeFields {
+    static let f = FieldDefinition.maker("merge")
+    public static let latency = f("latency", "Latency", .real, "Milliseconds from the sending host's HCI to the receiving host's, on the aligned clock, for a PDU both captures show (on the receiving end's packet)")
+    public static let peer = f("peer", "Other End", .uint64, "Packet number of the same PDU at the other end")
+    public static let peerSource = f("peer_source", "Other End Source", .string, "The capture that shows the other end")
+    public static let role = f("role", "Role", .string, "sender or receiver: which end of the matched PDU this packet is")
+    public static let all = [latency, peer, peerSource, role]
+
+    static let descriptor = ProtocolDescriptor(name: "Merge", fields: all)
 }

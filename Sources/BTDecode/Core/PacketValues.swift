@@ -48,6 +48,15 @@ extension Packet {
         case FrameFields.type: return .text(typeLabel)
         case FrameFields.controller: return frame.controller == Frame.systemController ? nil : .count(Int(frame.controller))
         case FrameFields.length: return .count(frame.bytes.count)
+        case FrameFields.source: return frame.origin.map { .text($0.name) }
+        case FrameFields.sourceNumber: return frame.origin.map { .count($0.number) }
+        case MergeFields.latency:
+            // At the receiving end only: each PDU's latency once (stats, plots, CSV).
+            guard let match = frame.origin?.match, !match.isSender else { return nil }
+            return .real(Double(match.latency) / 1000)
+        case MergeFields.peer: return frame.origin?.match.map { .count($0.number) }
+        case MergeFields.peerSource: return frame.origin?.match.map { .text($0.sourceName) }
+        case MergeFields.role: return frame.origin?.match.map { .text($0.isSender ? "sender" : "receiver") }
         default: return nil
         }
     }

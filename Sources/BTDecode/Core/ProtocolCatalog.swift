@@ -108,6 +108,7 @@ typealias ManufacturerDataDescriber = (ArraySlice<UInt8>, inout Layer) -> String
 public enum ProtocolCatalog {
     public static let all: [ProtocolDescriptor] = [
         FrameFields.descriptor,
+        MergeFields.descriptor,
         HCIProtocol.descriptor,
         AndroidHCI.descriptor,
         BluetoothQualityReport.descriptor,

@@ -214,7 +214,7 @@ struct FilterCompiler {
         fieldsRead.append(field)
         let id = field.id
         let visit: (Packet, StageContext, (FieldValue) -> Bool) -> Void
-        if field.protocolName == "frame" {
+        if field.isFrameField {
             visit = { packet, _, body in
                 var going = true
                 packet.forEachValue(of: field) { value in if going { going = body(value) } }

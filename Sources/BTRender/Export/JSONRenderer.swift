@@ -58,6 +58,7 @@ public struct JSONRenderer: PacketRenderer {
             writeMember(member, of: packet, to: &text)
             text.put(UInt8(ascii: ","))
         }
+        if let origin = packet.frame.origin { Self.writeOrigin(origin, to: &text) }
         JSONText.appendKey("layers", to: &text)
         text.put(UInt8(ascii: "["))
         packet.layers.withUnsafeBufferPointer { layers in
@@ -139,6 +140,33 @@ public struct JSONRenderer: PacketRenderer {
         case .length: ASCII.appendDecimal(UInt64(max(0, frame.originalLength)), to: &text)
         case .bytes: Self.appendHexString(frame.bytes, to: &text)
         }
+    }
+
+    /// `"source":{...},` and, for a matched PDU, `"merge":{...},`: a merged packet's origin.
+    static func writeOrigin(_ origin: FrameOrigin, to text: inout OutputBuffer) {
+        JSONText.appendKey("source", to: &text)
+        JSONText.appendLiteral("{\"name\":", to: &text)
+        JSONText.appendString(origin.name, to: &text)
+        JSONText.appendLiteral(",\"number\":", to: &text)
+        ASCII.appendDecimal(UInt64(max(0, origin.number)), to: &text)
+        JSONText.appendLiteral(",\"controller\":", to: &text)
+        if origin.controller == Frame.systemController {
+            JSONText.appendLiteral("null", to: &text)
+        } else {
+            ASCII.appendDecimal(UInt64(origin.controller), to: &text)
+        }
+        JSONText.appendLiteral(",\"timestamp_us\":", to: &text)
+        JSONText.appendInteger(origin.sourceTime, to: &text)
+        JSONText.appendLiteral("},", to: &text)
+        guard let match = origin.match else { return }
+        JSONText.appendKey("merge", to: &text)
+        JSONText.appendLiteral("{\"latency_ms\":", to: &text)
+        ASCII.append(FieldValue.realText(Double(match.latency) / 1000), to: &text)
+        JSONText.appendLiteral(",\"peer\":", to: &text)
+        ASCII.appendDecimal(UInt64(max(0, match.number)), to: &text)
+        JSONText.appendLiteral(",\"peer_source\":", to: &text)
+        JSONText.appendString(match.sourceName, to: &text)
+        JSONText.appendLiteral(match.isSender ? ",\"role\":\"sender\"}," : ",\"role\":\"receiver\"},", to: &text)
     }
 
     static func severityWord(_ severity: Issue.Severity) -> String {

@@ -37,6 +37,8 @@ public struct RenderOptions: Sendable, Equatable {
     /// A column after the number marks flagged packets (when the capture has notes), with
     /// this mark: ⚑, or F where the terminal's encoding is not UTF-8.
     public var flagColumn: String?
+    /// A Source column after the time, this wide, for captures merged into one timeline.
+    public var sourceColumn: Int?
     public init() {}
 }
 

@@ -18,6 +18,8 @@ public struct TableRenderer: PacketRenderer {
     /// The first controller seen; once another appears, every row names its controller.
     var firstController: UInt16?
     var severalControllers = false
+    /// In a merge: each source's first controller, and whether it has shown another.
+    var sourceControllers: [(first: UInt16?, several: Bool)] = []
     var line: [UInt8] = []
     public static let typeWidth = 14
 
@@ -95,6 +97,15 @@ public struct TableRenderer: PacketRenderer {
         ASCII.appendSpaces(2, to: &line)
         clock.append(packet.frame.timestamp, to: &line)
         ASCII.appendSpaces(2, to: &line)
+        if let origin = packet.frame.origin {
+            // A merged file read back names its sources only as they come: the column widens.
+            if (options.sourceColumn ?? 0) < origin.name.utf8.count { options.sourceColumn = max(origin.name.utf8.count, options.sourceColumn ?? 12) }
+        }
+        if let width = options.sourceColumn {
+            let name = packet.frame.origin?.name ?? ""
+            ASCII.append(name, to: &line)
+            ASCII.appendSpaces(max(0, width - name.utf8.count) + 2, to: &line)
+        }
         appendTypeLabel(packet, to: &line)
         ASCII.appendSpaces(2, to: &line)
         if let handle = packet.handle { Hex.append(UInt64(handle), width: 4, to: &line) } else { ASCII.appendSpaces(6, to: &line) }
@@ -102,7 +113,11 @@ public struct TableRenderer: PacketRenderer {
         if let peer = packet.peer { peer.appendText(to: &line) } else { ASCII.appendSpaces(17, to: &line) }
         ASCII.appendSpaces(2, to: &line)
         if packet.frame.kind.isAir { appendRadio(packet, to: &line) }
-        appendControllerTag(packet.frame.controller, to: &line)
+        if let origin = packet.frame.origin {
+            appendControllerTag(origin, controller: packet.frame.controller, to: &line)
+        } else {
+            appendControllerTag(packet.frame.controller, to: &line)
+        }
         var hasSummary = false
         if let top = packet.layers.indices.last {
             packet.layers[top].summary.withBytes { line.put($0) }
@@ -183,6 +198,21 @@ public struct TableRenderer: PacketRenderer {
         guard severalControllers else { return }
         ASCII.append("{hci", to: &line)
         ASCII.appendDecimal(UInt64(controller), to: &line)
+        ASCII.append("} ", to: &line)
+    }
+
+    /// In a merge, the source's own index ("{hci2} "), once that source shows a second
+    /// controller: every source's hci0 is not a second controller of the timeline.
+    mutating func appendControllerTag<O: ASCIIOutput>(_ origin: FrameOrigin, controller: UInt16, to line: inout O) {
+        guard controller != Frame.systemController else { return }
+        while sourceControllers.count < origin.source { sourceControllers.append((nil, false)) }
+        var seen = sourceControllers[origin.source - 1]
+        if seen.first == nil { seen.first = origin.controller }
+        if seen.first != origin.controller { seen.several = true }
+        sourceControllers[origin.source - 1] = seen
+        guard seen.several else { return }
+        ASCII.append("{hci", to: &line)
+        ASCII.appendDecimal(UInt64(origin.controller), to: &line)
         ASCII.append("} ", to: &line)
     }
 

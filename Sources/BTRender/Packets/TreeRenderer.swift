@@ -58,6 +58,9 @@ public struct TreeRenderer: PacketRenderer {
                 }
             }
         }
+        if let origin = packet.frame.origin {
+            for line in Self.originLines(origin) { try out.line(line) }
+        }
         for layer in packet.layers {
             for issue in layer.issues {
                 try out.line("    " + options.style.paint(Self.issueLine(issue), issue.severity == .error ? Style.red : Style.yellow))
@@ -102,6 +105,27 @@ public struct TreeRenderer: PacketRenderer {
 
     public mutating func finish(_ statistics: CaptureStatistics, to out: OutputWriter) throws {
         try out.line(options.style.paint(statistics.statusLine, Style.bold))
+    }
+
+    /// A merged packet's source, and the other end of a PDU both hosts logged, under the layers.
+    public static func originLines(_ origin: FrameOrigin) -> [String] {
+        var summary = "\(origin.name) #\(origin.number)"
+        if let match = origin.match {
+            let latency = StatisticsText.milliseconds(Double(match.latency))
+            summary += match.isSender ? ", received by \(match.sourceName) #\(match.number) \(latency) later"
+                : ", sent by \(match.sourceName) #\(match.number) \(latency) before"
+        }
+        var time = UTCTimeFormatter()
+        var lines = ["    " + padded("Merge", 12) + " ▼ " + summary,
+                     "        Source: \(origin.name)",
+                     "        Source Number: \(origin.number)",
+                     "        Time In Its Own Clock: \(time.format(origin.sourceTime))"]
+        if let match = origin.match {
+            lines += ["        Role: \(match.isSender ? "sender" : "receiver")",
+                      "        Other End: #\(match.number) (\(match.sourceName), hci\(match.controller), handle \(Hex.u16(match.handle)))",
+                      "        Latency: \(StatisticsText.milliseconds(Double(match.latency)))"]
+        }
+        return lines
     }
 
     /// A field's line of the tree, without its indentation: "Handle: 0x0040" (`btlog browse`

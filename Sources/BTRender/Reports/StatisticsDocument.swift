@@ -39,6 +39,19 @@ struct StatisticsDocument: Encodable {
     var connectFailures: Omittable<[ConnectFailureDocument]>
     var throughput: Omittable<ThroughputDocument>
     var values: Omittable<[ValueDocument]>
+    var sourceLinks: Omittable<[SourceLinkDocument]>
+}
+
+/// Captures merged into one timeline: a link seen at both ends, one direction.
+struct SourceLinkDocument: Encodable {
+    struct End: Encodable {
+        var source: String
+        var controller: Int
+        var handle: Int
+    }
+    var from: End
+    var to: End
+    var latencyMs: DistributionDocument?
 }
 
 /// A described field's amounts over the capture (hrs.heart_rate, bas.level).

@@ -55,6 +55,10 @@ public struct StatisticsJSON: ReportRenderer {
                 ValueDocument(field: $0.field, label: $0.label, unit: $0.unit, count: $0.count,
                               min: StatisticsText.exact($0.minimum), mean: StatisticsText.exact($0.mean), max: StatisticsText.exact($0.maximum),
                               firstFrame: $0.firstFrame, lastFrame: $0.lastFrame, firstTime: UTCTime($0.first), lastTime: UTCTime($0.last))
+            }),
+            sourceLinks: Omittable(report.sourceLinks.isEmpty ? nil : report.sourceLinks.map {
+                func end(_ e: LinkEnd) -> SourceLinkDocument.End { .init(source: e.source, controller: Int(e.controller), handle: Int(e.handle)) }
+                return SourceLinkDocument(from: end($0.link.from), to: end($0.link.to), latencyMs: DistributionDocument.of($0.latency))
             }))
     }
 

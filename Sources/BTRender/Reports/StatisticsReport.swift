@@ -48,6 +48,7 @@ public struct StatisticsReport: ReportRenderer {
             return table.lines
         }())
         try section(emit, "Devices", deviceLines(&clock))
+        try section(emit, "Links across sources (latency from the sender's HCI to the receiver's)", sourceLinkLines())
         if !report.connections.isEmpty {
             try emit("")
             try emit(heading("Connections"))
@@ -175,6 +176,19 @@ public struct StatisticsReport: ReportRenderer {
         var lines = table.lines
         if report.characteristics.count > listLimit { lines.append("  ... and \(report.characteristics.count - listLimit) more (--json lists every one)") }
         return lines
+    }
+
+    private func sourceLinkLines() -> [String] {
+        guard !report.sourceLinks.isEmpty else { return [] }
+        func end(_ e: LinkEnd) -> String { "\(e.source) hci\(e.controller) \(Hex.u16(e.handle))" }
+        var table = TextTable(["FROM", "TO", "PDUS", "MIN", "MEDIAN", "P95", "MAX"], rightAligned: [2, 3, 4, 5, 6], indent: 2)
+        for link in report.sourceLinks {
+            let d = link.latency
+            table.add([end(link.link.from), end(link.link.to), String(d.count), StatisticsText.milliseconds(Double(d.minimum)),
+                       d.median.map(StatisticsText.milliseconds) ?? "-", d.percentile(0.95).map { StatisticsText.milliseconds(Double($0)) } ?? "-",
+                       StatisticsText.milliseconds(Double(d.maximum))])
+        }
+        return table.lines
     }
 
     private func valueLines() -> [String] {

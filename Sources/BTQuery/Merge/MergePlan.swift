@@ -1,0 +1,149 @@
+import BTCapture
+
+/// One capture to merge: its name in the timeline and how to open it (it is read twice: once
+/// for its PDUs, to align its clock, then for the merge).
+public struct MergeInput {
+    public var name: String
+    public var open: () throws -> FrameReader
+
+    public init(name: String, open: @escaping () throws -> FrameReader) {
+        self.name = name
+        self.open = open
+    }
+
+    /// Names for the timeline: each file's own name, or the path given where two share one.
+    public static func names(for paths: [String]) -> [String] {
+        let bases = paths.map { path -> String in
+            let base = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path
+            return base.isEmpty ? path : base
+        }
+        let counts = Dictionary(bases.map { ($0, 1) }, uniquingKeysWith: +)
+        var names = paths.indices.map { counts[bases[$0]]! > 1 ? paths[$0] : bases[$0] }
+        var seen: [String: Int] = [:]
+        for index in names.indices {
+            seen[names[index], default: 0] += 1
+            if seen[names[index]]! > 1 { names[index] += " (\(seen[names[index]]!))" }
+        }
+        return names
+    }
+}
+
+/// How a source's clock was put on the reference's.
+public struct SourceAlignment {
+    public enum Basis: Equatable {
+        /// The first source: the others are put on its clock.
+        case reference
+        /// From the PDUs both captures show.
+        case matched
+        /// Given with --offset.
+        case manual
+        /// Nothing matched: its own timestamps, as they are.
+        case timestamps
+    }
+
+    public var name: String
+    public var basis: Basis
+    public var fit: ClockFit?
+    public var reference: String
+
+    /// "board.btsnoop: +3,612.402 s, +21 ppm from phone.cfa, 148 matched PDUs, residual
+    /// 0.3 ms (p99 1.1 ms)", or what was done instead.
+    public var summary: String {
+        switch basis {
+        case .reference:
+            return "\(name): the reference clock"
+        case .manual:
+            let fit = fit ?? .manual(offset: 0, drift: 0)
+            return "\(name): \(Self.seconds(fit.offset)), \(Self.ppm(fit.drift)) from \(reference), as --offset gives"
+        case .timestamps:
+            return "\(name): no PDU matched \(reference)'s; its own timestamps are used, which may be off by any amount"
+        case .matched:
+            guard let fit else { return "\(name): matched" }
+            var text = "\(name): \(Self.seconds(fit.offset)), \(Self.ppm(fit.drift)) from \(reference), \(fit.matched) matched PDU\(fit.matched == 1 ? "" : "s")"
+            if fit.outliers > 0 { text += " (\(fit.outliers) set aside)" }
+            text += ", residual \(Self.milliseconds(fit.residual)) (p99 \(Self.milliseconds(fit.residualP99)))"
+            if fit.latency == nil { text += "; matched one way only, so the offset includes the one-way latency" }
+            return text
+        }
+    }
+
+    /// The links both captures carried, one line each.
+    public var linkLines: [String] {
+        guard basis == .matched, let fit else { return [] }
+        return fit.links.prefix(8).map { link in
+            "  \(reference) hci\(link.reference.controller) handle \(Self.handle(link.reference.handle)) = \(name) hci\(link.other.controller) handle \(Self.handle(link.other.handle)): \(link.pdus) PDU\(link.pdus == 1 ? "" : "s")"
+        }
+    }
+
+    static func handle(_ value: UInt16) -> String {
+        let hex = String(value, radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+
+    /// "+3,612.402 s"
+    static func seconds(_ micros: Double) -> String {
+        let millis = (micros / 1000).rounded()
+        guard millis.isFinite, abs(millis) < 9e15 else { return "\(micros) µs" }
+        let whole = Int64(abs(millis))
+        let seconds = whole / 1000, fraction = whole % 1000
+        var grouped = String(seconds)
+        var index = grouped.count - 3
+        while index > 0 {
+            grouped.insert(",", at: grouped.index(grouped.startIndex, offsetBy: index))
+            index -= 3
+        }
+        let fractionText = String(fraction)
+        return (millis < 0 ? "-" : "+") + grouped + "." + String(repeating: "0", count: 3 - fractionText.count) + fractionText + " s"
+    }
+
+    static func ppm(_ value: Double) -> String {
+        let rounded = value.rounded()
+        return (rounded < 0 ? "-" : "+") + String(Int64(abs(rounded).isFinite ? min(abs(rounded), 1e12) : 0)) + " ppm"
+    }
+
+    /// "0.3 ms", "12 ms"
+    static func milliseconds(_ micros: Double) -> String {
+        let value = micros / 1000
+        guard value.isFinite else { return "-" }
+        if value >= 10 { return "\(Int64(value.rounded())) ms" }
+        let tenths = Int64((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10) ms"
+    }
+}
+
+/// Puts several captures on one clock: the first is the reference; each other is aligned to
+/// it from the PDUs both show (`ClockAligner`), or by the offset given by hand, or, when
+/// nothing matches, left on its own timestamps with a warning.
+public enum MergePlan {
+    /// Reads each input once for its PDUs. `manual`: fits given by hand, by input position.
+    public static func align(_ inputs: [MergeInput], manual: [Int: ClockFit] = [:],
+                             anchorLimit: Int = 1 << 18) throws -> [SourceAlignment] {
+        guard let reference = inputs.first else { return [] }
+        var alignments = [SourceAlignment(name: reference.name, basis: .reference, fit: nil, reference: reference.name)]
+        let needsMatching = inputs.indices.dropFirst().contains { manual[$0] == nil }
+        let referenceAnchors = needsMatching ? try MergeAnchors.read(reference.open(), limit: anchorLimit) : MergeAnchors()
+        for index in inputs.indices.dropFirst() {
+            let input = inputs[index]
+            if let fit = manual[index] {
+                alignments.append(SourceAlignment(name: input.name, basis: .manual, fit: fit, reference: reference.name))
+                continue
+            }
+            let anchors = try MergeAnchors.read(input.open(), limit: anchorLimit)
+            if let fit = ClockAligner.fit(reference: referenceAnchors, other: anchors) {
+                alignments.append(SourceAlignment(name: input.name, basis: .matched, fit: fit, reference: reference.name))
+            } else {
+                alignments.append(SourceAlignment(name: input.name, basis: .timestamps, fit: nil, reference: reference.name))
+            }
+        }
+        return alignments
+    }
+
+    /// The merged timeline: every input opened again, on the clocks `alignments` found.
+    public static func reader(_ inputs: [MergeInput], _ alignments: [SourceAlignment]) throws -> MergedFrameReader {
+        var sources: [MergedFrameReader.Source] = []
+        for (input, alignment) in zip(inputs, alignments) {
+            sources.append(MergedFrameReader.Source(name: input.name, reader: try input.open(), fit: alignment.fit))
+        }
+        return MergedFrameReader(sources: sources)
+    }
+}

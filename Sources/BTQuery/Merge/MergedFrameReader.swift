@@ -1,0 +1,282 @@
+import BTCapture
+
+/// Several captures of one scenario as one timeline: each source's frames in its own order,
+/// its times moved onto the reference clock (`ClockFit`), interleaved by that time. Every
+/// frame says where it came from (`Frame.origin`); each source's controllers get indexes of
+/// their own, so two captures' hci0 stay two controllers for the decoder.
+///
+/// On the way it pairs each PDU one host sent with the same PDU the other host received, in
+/// order and by time (`FrameMatch`: the other end's packet and the latency between them).
+/// Frames are held back `holdBack` of aligned time, so that the sending end, seen first, can
+/// still be told of its receiver; memory holds that window, never the captures.
+public final class MergedFrameReader: FrameReader {
+    public struct Source {
+        public var name: String
+        public var reader: FrameReader
+        /// Its clock against the reference's; nil for the reference (and for a source left on
+        /// its own timestamps).
+        public var fit: ClockFit?
+
+        public init(name: String, reader: FrameReader, fit: ClockFit?) {
+            self.name = name
+            self.reader = reader
+            self.fit = fit
+        }
+    }
+
+    /// How far behind the newest frame read a frame is released.
+    public static let holdBack: Int64 = 2_000_000
+    /// How long a PDU sent waits for its receiver (a retransmission, a slow link).
+    public static let matchWindow: Int64 = 8_000_000
+
+    let sources: [Source]
+    public var warnings: [CaptureWarning] = []
+    public var hasWarnings: Bool { !warnings.isEmpty }
+    public var formatDescription: String { "merge of \(sources.count) captures" }
+    public var nativeFormat: CaptureFileFormat { .pcapng }
+
+    /// Each source's next frame, in a heap ordered by aligned time (then source order).
+    private var heads: [Head] = []
+    private var started = false
+    private var controllers = ControllerIndexes()
+    private var fingerprinters: [PDUFingerprinter]
+    private var numbers = 0
+
+    /// Frames read but not yet released, oldest first; `released` counts those gone before.
+    private var queue: [Frame] = []
+    private var queueHead = 0
+    /// PDUs that completed at one end and wait for the other: sends for their receiver, and
+    /// receptions that arrived a little before their sender (the clocks' residual).
+    private var pendingSends: [PDUFingerprint: [End]] = [:]
+    private var pendingReceipts: [PDUFingerprint: [End]] = [:]
+    private var pendingCount = 0
+    private var lastSweep: Int64 = .min
+    /// Recent latencies per pair of ends, to choose among PDUs with the same bytes.
+    private var recent: [EndPair: [Int64]] = [:]
+    /// How early a reception may appear before its send: the clocks' residual.
+    let tolerance: Int64
+    let expectedLatency: Int64
+    /// PDUs matched so far.
+    public private(set) var matches = 0
+
+    struct Head {
+        var frame: Frame
+        var aligned: Int64
+        var source: Int
+        var order: Int
+    }
+
+    struct End {
+        var number: Int
+        /// The timeline's controller index (distinct per source), and the source's own.
+        var controller: UInt16
+        var ownController: UInt16
+        var handle: UInt16
+        var source: Int
+        var time: Int64
+    }
+
+    struct EndPair: Hashable {
+        var sender: UInt16
+        var receiver: UInt16
+    }
+
+    public init(sources: [Source]) {
+        self.sources = sources
+        fingerprinters = Array(repeating: PDUFingerprinter(), count: sources.count)
+        let residual = sources.compactMap(\.fit).map(\.residualP99).max() ?? 0
+        tolerance = 2_000 + ClockFit.clamp(3 * residual)
+        let latencies = sources.compactMap { $0.fit?.latency }
+        expectedLatency = latencies.isEmpty ? 0 : ClockFit.clamp(latencies.reduce(0, +) / Double(latencies.count))
+    }
+
+    public func next() throws -> Frame? {
+        if !started {
+            started = true
+            for index in sources.indices { try pull(index) }
+        }
+        // Read until the oldest held frame is far enough behind, or every source has ended.
+        while let top = heads.first {
+            if queueHead < queue.count, top.aligned.saturatingSubtract(queue[queueHead].timestamp) > Self.holdBack { break }
+            let head = popHead()
+            try pull(head.source)
+            admit(head)
+        }
+        guard queueHead < queue.count else { return nil }
+        let frame = queue[queueHead]
+        queueHead += 1
+        if queueHead >= 4096 && queueHead * 2 >= queue.count {
+            queue.removeFirst(queueHead)
+            queueHead = 0
+        }
+        return frame
+    }
+
+    /// The source's next frame into the heap, its time moved to the reference clock.
+    private func pull(_ index: Int) throws {
+        let reader = sources[index].reader
+        let frame: Frame?
+        do {
+            frame = try reader.next()
+        } catch let error as CaptureError {
+            // One source's damage ends that source, not the merge: what it held so far stays.
+            warnings.append(CaptureWarning("\(sources[index].name): \(error.message); its later packets are left out"))
+            frame = nil
+        }
+        if reader.hasWarnings {
+            for warning in reader.warnings { warnings.append(CaptureWarning("\(sources[index].name): \(warning.message)")) }
+            reader.warnings.removeAll()
+        }
+        guard let frame else { return }
+        let aligned = sources[index].fit?.referenceTime(of: frame.timestamp) ?? frame.timestamp
+        pushHead(Head(frame: frame, aligned: aligned, source: index, order: frame.number))
+    }
+
+    /// The frame as the merge gives it: its number in the timeline, the aligned time, its
+    /// source's controller index, its origin; then matched against the other ends.
+    private func admit(_ head: Head) {
+        var frame = head.frame
+        numbers += 1
+        frame.number = numbers
+        frame.timestamp = head.aligned
+        frame.origin = FrameOrigin(source: head.source + 1, name: sources[head.source].name, number: head.frame.number,
+                                   controller: head.frame.controller, sourceTime: head.frame.timestamp)
+        if frame.controller != Frame.systemController {
+            frame.controller = controllers.index(source: head.source, controller: head.frame.controller)
+        }
+        let pdu = fingerprinters[head.source].feed(head.frame)
+        queue.append(frame)
+        if let pdu {
+            let end = End(number: numbers, controller: frame.controller, ownController: head.frame.controller, handle: pdu.handle,
+                          source: head.source, time: head.aligned)
+            if pdu.sent { sent(pdu.fingerprint, end) } else { received(pdu.fingerprint, end) }
+        }
+        if head.aligned.saturatingSubtract(lastSweep) > Self.matchWindow {
+            sweep(before: head.aligned.saturatingSubtract(Self.matchWindow))
+            lastSweep = head.aligned
+        }
+    }
+
+    private func sent(_ fingerprint: PDUFingerprint, _ end: End) {
+        // A reception logged a little before its send (the residual of the clocks).
+        if var receipts = pendingReceipts[fingerprint],
+           let pick = receipts.firstIndex(where: { $0.controller != end.controller && end.time.saturatingSubtract($0.time) <= tolerance }) {
+            let receiver = receipts.remove(at: pick)
+            pendingReceipts[fingerprint] = receipts.isEmpty ? nil : receipts
+            pendingCount -= 1
+            pair(sender: end, receiver: receiver)
+            return
+        }
+        pendingSends[fingerprint, default: []].append(end)
+        pendingCount += 1
+    }
+
+    private func received(_ fingerprint: PDUFingerprint, _ end: End) {
+        guard var sends = pendingSends[fingerprint] else {
+            pendingReceipts[fingerprint, default: []].append(end)
+            pendingCount += 1
+            return
+        }
+        // Of the sends with these bytes at another end, the one whose latency is nearest what
+        // that pair of ends has shown: a notification repeated every 100 ms pairs with its own.
+        var best: (index: Int, distance: UInt64)?
+        for (index, send) in sends.enumerated() where send.controller != end.controller {
+            let latency = end.time.saturatingSubtract(send.time)
+            guard latency >= -tolerance, latency <= Self.matchWindow else { continue }
+            let expected = expectation(EndPair(sender: send.controller, receiver: end.controller))
+            let distance = latency.saturatingSubtract(expected).magnitude
+            if distance < (best?.distance ?? .max) { best = (index, distance) }
+        }
+        guard let pick = best?.index else {
+            pendingReceipts[fingerprint, default: []].append(end)
+            pendingCount += 1
+            return
+        }
+        let sender = sends[pick]
+        // Delivery is in order: that sender's earlier PDUs with these bytes will find no
+        // receiver now.
+        let before = sends.count
+        sends = sends.enumerated().filter { $0.offset != pick && !($0.offset < pick && $0.element.controller == sender.controller) }.map(\.element)
+        pendingCount -= before - sends.count
+        pendingSends[fingerprint] = sends.isEmpty ? nil : sends
+        pair(sender: sender, receiver: end)
+    }
+
+    private func expectation(_ ends: EndPair) -> Int64 {
+        guard let values = recent[ends], !values.isEmpty else { return expectedLatency }
+        return values.sorted()[values.count / 2]
+    }
+
+    /// Both ends told of each other, where they are still held.
+    private func pair(sender: End, receiver: End) {
+        let latency = receiver.time.saturatingSubtract(sender.time)
+        matches += 1
+        let key = EndPair(sender: sender.controller, receiver: receiver.controller)
+        var values = recent[key] ?? []
+        if values.count == 15 { values.removeFirst() }
+        values.append(latency)
+        recent[key] = values
+        let senderName = sources[sender.source].name, receiverName = sources[receiver.source].name
+        mark(receiver.number, FrameMatch(source: sender.source + 1, sourceName: senderName, number: sender.number,
+                                         controller: sender.ownController, handle: sender.handle, latency: latency, isSender: false))
+        mark(sender.number, FrameMatch(source: receiver.source + 1, sourceName: receiverName, number: receiver.number,
+                                       controller: receiver.ownController, handle: receiver.handle, latency: latency, isSender: true))
+    }
+
+    private func mark(_ number: Int, _ match: FrameMatch) {
+        // Numbers are given in queue order: the frame's place is its distance from the last.
+        let position = queue.count - 1 - (numbers - number)
+        guard position >= queueHead, position < queue.count else { return }
+        queue[position].origin?.match = match
+    }
+
+    /// Forgets PDUs that waited longer than any match could.
+    private func sweep(before limit: Int64) {
+        guard pendingCount > 0 else { return }
+        for table in [\MergedFrameReader.pendingSends, \MergedFrameReader.pendingReceipts] {
+            var kept: [PDUFingerprint: [End]] = [:]
+            for (key, ends) in self[keyPath: table] {
+                let young = ends.filter { $0.time >= limit }
+                pendingCount -= ends.count - young.count
+                if !young.isEmpty { kept[key] = young }
+            }
+            self[keyPath: table] = kept
+        }
+    }
+
+    // MARK: the heap of sources' next frames
+
+    private func before(_ a: Head, _ b: Head) -> Bool {
+        a.aligned != b.aligned ? a.aligned < b.aligned : (a.source != b.source ? a.source < b.source : a.order < b.order)
+    }
+
+    private func pushHead(_ head: Head) {
+        heads.append(head)
+        var child = heads.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard before(heads[child], heads[parent]) else { break }
+            heads.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private func popHead() -> Head {
+        let top = heads[0]
+        let last = heads.removeLast()
+        if !heads.isEmpty {
+            heads[0] = last
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var smallest = parent
+                if left < heads.count, before(heads[left], heads[smallest]) { smallest = left }
+                if right < heads.count, before(heads[right], heads[smallest]) { smallest = right }
+                if smallest == parent { break }
+                heads.swapAt(parent, smallest)
+                parent = smallest
+            }
+        }
+        return top
+    }
+}
