@@ -30,6 +30,27 @@ final class FuzzRegressionTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(ran, 2)
     }
 
+    /// The merge target on its seeds (windows of the kernel's two hosts) and on those seeds
+    /// with bytes changed: every frame once, every match naming its other end (the target's
+    /// own preconditions), under clocks of every shape the clock byte makes.
+    func testMergeTargetOnTheTwoHosts() throws {
+        let fixture = Self.inputs.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/kernel-two-hosts.btsnoop")
+        let reader = try CaptureInput.open(fixture.path)
+        var frames: [Frame] = []
+        while let frame = try reader.next() { frames.append(frame) }
+        var generator = SystemRandomNumberGenerator()
+        for (index, start) in stride(from: 0, to: frames.count, by: 700).enumerated() {
+            let window = Array(frames[start ..< min(start + 400, frames.count)])
+            for clock in [UInt8(index), 0x3F, 0x80, 0xC1, 0xFF] {
+                var seed = MergeFuzzInput.encode(clock: clock, window)
+                FuzzTarget.merge.run(seed)
+                for _ in 0 ..< 20 { seed[Int.random(in: 1 ..< seed.count, using: &generator)] = UInt8.random(in: 0 ... 255, using: &generator) }
+                FuzzTarget.merge.run(seed)
+            }
+        }
+    }
+
     /// Text containment through Foundation's String.contains trapped on a needle holding a NUL
     /// ("\u{FFFD}" against "\u{FFFD}\0") and answered true for "ab" containing "ab\0". Field
     /// values (and the table's issue check) now search UTF-8 bytes.

@@ -84,6 +84,17 @@ final class DiagnosisReviewTests: XCTestCase {
         try check(["Fixtures/kernel-rfcomm-sco.btsnoop"], [])
     }
 
+    /// The two kernel hosts (btvirt): the LE credit-based channel's server (hci3) has ten SDUs to
+    /// send and four credits; it sends its fifth (#629) with its last credit, the next after the
+    /// credits of #635 and #638 arrive (#642): a true wait. Before the Flow Control Credit
+    /// Indication was read by its own CID (not the basic header's, 0x0005), every K-frame after
+    /// the first four credits was an error, "sent without credits" (122 each way): a wolf cried.
+    func testKernelTwoHosts() throws {
+        try check(["Fixtures/kernel-two-hosts.btsnoop"], [
+            Self.problem("warning", "credits", "Credits exhausted 1 time on the LE Dynamic PSM 0x0080 channel 0x0040: the local host had to wait on 0x002A 00:AA:01:00:00:02", [629]),
+        ])
+    }
+
     /// Ubertooth following a Texas Instruments SensorTag: the central acknowledges (NESN moves
     /// on) 83 peripheral packets Ubertooth never took (#31: SN 0 NESN 0 after SN 1 NESN 1, no
     /// peripheral packet between; one it took damaged, as #57 before #58, is no gap); the

@@ -65,7 +65,8 @@ struct ChannelTracker {
             connection.refusedChannels.append(RefusedChannel(frame: frame.number, psm: nil, code: code,
                                                              result: layer.integer(L2CAPFields.rejectReason) ?? 0, byLocal: sent))
         case 0x16: // Flow Control Credit Indication: credits for the channel whose receiving end is the CID
-            guard let cid = layer.integer(L2CAPFields.cid), let credits = layer.integer(L2CAPFields.credits),
+            // The indication's own CID, after the basic header's (0x0005, the signaling channel).
+            guard let cid = layer.integers(L2CAPFields.cid).last, let credits = layer.integer(L2CAPFields.credits),
                   let channel = connection.openChannel(receivingCID: cid, sent: !sent)
             else { return }
             if sent { connection.channels[channel].remoteSendCredits += credits } else { connection.channels[channel].localSendCredits += credits }
