@@ -61,6 +61,53 @@ final class AirCaptureTests: XCTestCase {
         XCTAssertEqual(grep.out.trimmingCharacters(in: .whitespacesAndNewlines), "3")
     }
 
+    /// Keys across sources: crackle's known_ltk.pcap with the peripheral's host log as it would
+    /// be (written here from crackle's published key): the controller's LE Long Term Key
+    /// Request with the Rand and EDIV of the air's LL_ENC_REQ, the host's reply with the key.
+    /// Merged, the air capture decrypts as `--ltk` makes it, packet for packet; alone, not at all.
+    func testAHostsLogDecryptsTheAirCaptureItIsMergedWith() throws {
+        let air = "Fixtures/third-party/crackle/known_ltk.pcap"
+        let start: Int64 = 1_360_876_486_507_000   // just after LL_ENC_REQ (#82, 46.506415)
+        let rand: [UInt8] = [0x0F, 0x15, 0xE3, 0x86, 0xF5, 0x4B, 0x40, 0x07], ediv: [UInt8] = [0xE8, 0xCD]
+        let ltk: [UInt8] = [0x7F, 0x62, 0xC0, 0x53, 0xF1, 0x04, 0xA5, 0xBB, 0xE6, 0x8B, 0x1D, 0x89, 0x6A, 0x2E, 0xD4, 0x9C]
+        let frames = [
+            Frame(number: 1, timestamp: start, kind: .event, direction: .received,
+                  bytes: [0x3E, 0x0D, 0x05, 0x40, 0x00] + rand + ediv),
+            Frame(number: 2, timestamp: start + 400, kind: .command, direction: .sent,
+                  bytes: [0x1A, 0x20, 0x12, 0x40, 0x00] + ltk.reversed()),
+            Frame(number: 3, timestamp: start + 600, kind: .event, direction: .received,
+                  bytes: [0x0E, 0x06, 0x01, 0x1A, 0x20, 0x00, 0x40, 0x00]),
+        ]
+        let host = temporary("peripheral-host.btsnoop")
+        defer { try? FileManager.default.removeItem(atPath: host) }
+        try Data(FixtureContainers.encode(frames, as: .btsnoopH4)).write(to: URL(fileURLWithPath: host))
+        func airRows(_ result: Tool.Result) -> [String] {
+            // Each air packet's layers: its number and source aside, the key's provenance aside,
+            // and the packet numbers a field cites (the merge numbers the timeline anew).
+            result.out.split(separator: "\n").compactMap { line -> String? in
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                      object["kind"] as? String == "le_ll" else { return nil }
+                let layers = (object["layers"] as? [[String: Any]] ?? []).map { layer -> String in
+                    var fields = layer["fields"] as? [String: Any] ?? [:]
+                    for cited in ["btle.key_source", "btle.damaged_acknowledged", "att.request_in"] { fields[cited] = nil }
+                    return "\(layer["summary"] ?? "") \(fields.keys.sorted().map { "\($0)=\(fields[$0]!)" })"
+                }
+                return "\(object["summary"] ?? "") | \(layers.joined(separator: " / "))"
+            }
+        }
+        let given = try btlog("export", "--ltk", "7f62c053f104a5bbe68b1d896a2ed49c", air)
+        let merged = try btlog("export", "--merge", air, host)
+        XCTAssertEqual(merged.status, 0, merged.err)
+        XCTAssertTrue(merged.err.contains("no PDU matched"), "an air capture and an HCI log share no L2CAP PDU yet: timestamps: \(merged.err)")
+        let alone = try btlog("export", air)
+        XCTAssertEqual(airRows(merged), airRows(given))
+        XCTAssertNotEqual(airRows(alone), airRows(given), "without the host's log the link stays encrypted")
+        let decrypted = try btlog("show", "--merge", air, host, "-f", "btle.decrypted", "-V")
+        XCTAssertTrue(decrypted.out.contains("Key: LTK the host gave its controller in packet 85 (LE Long Term Key Request Reply)"), decrypted.out)
+        XCTAssertEqual(try btlog("show", "--merge", air, host, "-f", "btle.decrypted", "--fields", "number").out.split(separator: "\n").count,
+                       try btlog("show", "--ltk", "7f62c053f104a5bbe68b1d896a2ed49c", air, "-f", "btle.decrypted", "--fields", "number").out.split(separator: "\n").count)
+    }
+
     func testStatsJSONOfAnAirCapture() throws {
         let result = try btlog("stats", "--json", "Fixtures/le-air-radio.pcap")
         XCTAssertEqual(result.status, 0, result.err)

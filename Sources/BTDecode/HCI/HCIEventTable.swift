@@ -76,7 +76,7 @@ extension HCIEvents {
         HCIEvent(0x02, "Advertising Report", decode: HCIEventDecoder.advertisingReport),
         HCIEvent(0x03, "Connection Update Complete", decode: HCIEventDecoder.connectionUpdateComplete),
         HCIEvent(0x04, "Read Remote Features Complete", "S, H, u64 LE_Features"),
-        HCIEvent(0x05, "Long Term Key Request", "H, u64 Random_Number, u16 Encrypted_Diversifier"),
+        HCIEvent(0x05, "Long Term Key Request", "H, u64 Random_Number, u16 Encrypted_Diversifier", decode: HCIKeys.longTermKeyRequest),
         HCIEvent(0x06, "Remote Connection Parameter Request", "H, t1250 Interval_Min, t1250 Interval_Max, u16 Max_Latency, t10 Timeout"),
         HCIEvent(0x07, "Data Length Change", "H, !u16 Max_TX_Octets, u16 Max_TX_Time, !u16 Max_RX_Octets, u16 Max_RX_Time"),
         HCIEvent(0x08, "Read Local P-256 Public Key Complete", "S, b64 Local_P256_Public_Key"),

@@ -252,6 +252,10 @@ enum LinkLayerDecoder {
         for known in session.smp.distributedKeys where known.ediv == connection.exchange.ediv && known.rand == rand {
             candidates.append((known.ltk.reversed(), "LTK distributed in packet \(known.frame)"))
         }
+        // A host's log read with the air capture: the key its host gave the controller.
+        for known in session.smp.hostKeys where known.ediv == connection.exchange.ediv && known.rand == rand {
+            candidates.append((known.ltk.reversed(), "LTK the host gave its controller in packet \(known.frame) (\(known.command))"))
+        }
         for key in session.options.linkLayerKeys {
             candidates.append((key, "LTK from --ltk"))
             candidates.append((key.reversed(), "LTK from --ltk, its octets reversed"))

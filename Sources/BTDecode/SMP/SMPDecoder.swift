@@ -16,6 +16,13 @@ public struct SMPState: ProtocolState {
     /// EDIV and Rand), for an air capture's later encrypted link to find its key.
     var distributedKeys: [(ltk: [UInt8], ediv: UInt16, rand: UInt64, frame: Int)] = []
     var pendingLTK: [Session.LinkKey: [UInt8]] = [:]
+    /// Long-term keys a host gave its controller (LE Enable Encryption; LE Long Term Key
+    /// Request Reply, with the Rand and EDIV of the request it answers), least significant
+    /// octet first as HCI carries them: what an air capture of the same link, merged with
+    /// this host's log, decrypts with (LE Secure Connections too: its EDIV and Rand are 0).
+    var hostKeys: [(ltk: [UInt8], ediv: UInt16, rand: UInt64, frame: Int, command: String)] = []
+    /// LE Long Term Key Request events waiting for the host's reply, per link.
+    var keyRequests: [Session.LinkKey: (rand: UInt64, ediv: UInt16)] = [:]
 
     public init() {}
 

@@ -1,0 +1,43 @@
+import BTCapture
+
+/// The long-term keys a host hands its controller over HCI, kept for the link layer: an air
+/// capture of the same link read with this log (`--merge`) decrypts with them. The fields are
+/// the layouts' own; these row decoders read the parameters for the Session from a copy of the
+/// cursor (what a view keeps of the fields must not change what the Session learns), then the
+/// layout into the layer.
+enum HCIKeys {
+    /// LE Enable Encryption (the central's host): the key with its Rand and EDIV.
+    static func enableEncryption(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
+                                 _ packet: inout Packet, _ session: inout Session) throws {
+        guard let layout else { return }
+        var copy = c
+        _ = try HCIParameterReader.read(layout, &c, &layer, &packet, session)
+        guard (try? copy.u16()) != nil, let rand = try? copy.u64(), let ediv = try? copy.u16(), let ltk = try? copy.slice(16) else { return }
+        session.smp.hostKeys.append((Array(ltk), ediv, rand, packet.frame.number, "LE Enable Encryption"))
+    }
+
+    /// LE Long Term Key Request (the peripheral's controller asks): its Rand and EDIV wait for the reply.
+    static func longTermKeyRequest(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
+                                   _ packet: inout Packet, _ session: inout Session) throws {
+        guard let layout else { return }
+        var copy = c
+        _ = try HCIParameterReader.read(layout, &c, &layer, &packet, session)
+        guard let handle = try? copy.u16(), let rand = try? copy.u64(), let ediv = try? copy.u16() else { return }
+        let link = Session.LinkKey(controller: packet.frame.controller, handle: handle & 0x0FFF)
+        session.smp.keyRequests[link] = (rand, ediv)
+    }
+
+    /// LE Long Term Key Request Reply (the peripheral's host answers): the key, with the Rand
+    /// and EDIV of the request on that link (0 and 0, LE Secure Connections, when the log
+    /// began after the request).
+    static func longTermKeyRequestReply(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
+                                        _ packet: inout Packet, _ session: inout Session) throws {
+        guard let layout else { return }
+        var copy = c
+        _ = try HCIParameterReader.read(layout, &c, &layer, &packet, session)
+        guard let handle = try? copy.u16(), let ltk = try? copy.slice(16) else { return }
+        let link = Session.LinkKey(controller: packet.frame.controller, handle: handle & 0x0FFF)
+        let request = session.smp.keyRequests.removeValue(forKey: link) ?? (0, 0)
+        session.smp.hostKeys.append((Array(ltk), request.ediv, request.rand, packet.frame.number, "LE Long Term Key Request Reply"))
+    }
+}
