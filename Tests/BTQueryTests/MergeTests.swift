@@ -2,6 +2,7 @@ import XCTest
 import BTCapture
 import BTDecode
 @testable import BTQuery
+import BTFixtures
 
 /// Two real stacks on one clock: Fixtures/kernel-two-hosts.btsnoop is the kernel's L2CAP
 /// between BlueZ's btvirt controllers (a BR/EDR pair hci0-hci1, an LE pair hci2-hci3), as
@@ -159,6 +160,90 @@ final class MergeTests: XCTestCase {
         }
         XCTAssertEqual(latencies.count, 199 + 20)
         for value in latencies { XCTAssertEqual(Double(value), Double(latency), accuracy: 1_000) }
+    }
+
+    /// Two links carrying the same bytes (a counter every link notifies, the second link 30 ms
+    /// behind the first): PDUs pair within the links the alignment found to be one, never across.
+    func testTheSameBytesOnTwoLinksPairWithinTheirLink() throws {
+        var counter = 0
+        func notification(_ number: Int, _ time: Int64, _ sent: Bool, handle: UInt16) -> Frame {
+            Frame(number: number, timestamp: time, kind: .aclData, direction: sent ? .sent : .received,
+                  bytes: [UInt8(handle & 0xFF), UInt8(handle >> 8) | 0x20, 0x09, 0x00, 0x05, 0x00, 0x04, 0x00, 0x1B, 0x10, 0x00,
+                          UInt8(counter & 0xFF), UInt8(counter >> 8 & 0xFF)])
+        }
+        let offset: Int64 = -90_000_000
+        var phone: [Frame] = [], board: [Frame] = []
+        for i in 0..<3000 {
+            let t = 1_700_000_000_000_000 + Int64(i) * 10_000
+            counter = i
+            // Link A (phone 0x0040, board 0x0001) 2 ms; link B (0x0041, 0x0002) 1 ms later, 9 ms;
+            // both ways.
+            for (phoneHandle, boardHandle, latency) in [(UInt16(0x0040), UInt16(0x0001), Int64(2_000)), (0x0041, 0x0002, 9_000)] {
+                let t = latency == 2_000 ? t : t + 1_000
+                counter = latency == 2_000 ? i : i - 3
+                if i % 2 == 0 {
+                    phone.append(notification(phone.count + 1, t, true, handle: phoneHandle))
+                    board.append(notification(board.count + 1, t + latency + offset, false, handle: boardHandle))
+                } else {
+                    board.append(notification(board.count + 1, t + offset, true, handle: boardHandle))
+                    phone.append(notification(phone.count + 1, t + latency, false, handle: phoneHandle))
+                }
+            }
+        }
+        phone.sort { $0.timestamp < $1.timestamp }
+        board.sort { $0.timestamp < $1.timestamp }
+        for i in phone.indices { phone[i].number = i + 1 }
+        for i in board.indices { board[i].number = i + 1 }
+        let inputs = [Self.input("phone", phone), Self.input("board", board)]
+        let alignments = try MergePlan.align(inputs)
+        let fit = try XCTUnwrap(alignments[1].fit, alignments[1].summary)
+        XCTAssertEqual(fit.offset, Double(offset), accuracy: 10)
+        XCTAssertEqual(Set(fit.links.map { "\($0.reference.handle)-\($0.other.handle)" }), ["64-1", "65-2"])
+        let reader = try MergePlan.reader(inputs, alignments)
+        var merged: [Frame] = []
+        while let frame = try reader.next() { merged.append(frame) }
+        var matched = 0
+        for frame in merged {
+            guard let match = frame.origin?.match, !match.isSender else { continue }
+            matched += 1
+            let handle = frame.bytes[frame.bytes.startIndex]
+            XCTAssertEqual(match.latency, [0x40, 0x01].contains(handle) ? 2_000 : 9_000, "#\(frame.number)")
+        }
+        XCTAssertEqual(matched, 6000)
+    }
+
+    /// The benchmark's LE session (four links, each notifying values the others notify too) and
+    /// its mirror, the other host's log: every ACL packet the other way under another handle,
+    /// its clock an hour ahead and 20 ppm fast, each PDU 1.2 ms on its way. Before the alignment
+    /// kept to the links most matches agree on, PDUs of the 500,000-packet benchmark paired
+    /// across links and its fit came out 8 ms and 2 ppm off, with a residual of 8 ms
+    /// (Scripts/merge-bench.py checks the fit at that size); this holds the same at 30,000.
+    func testTheBenchmarkSessionAndItsMirror() throws {
+        var phone: [Frame] = []
+        BenchmarkSessions.leSession(packets: 30_000) { phone += $0 }
+        let start = phone[0].timestamp, offset: Int64 = 3_600_500_000
+        let board = phone.map { frame -> Frame in
+            var mirrored = frame
+            if frame.kind == .aclData, frame.bytes.count >= 2 {
+                var bytes = Array(frame.bytes)
+                let word = UInt16(bytes[0]) | UInt16(bytes[1]) << 8
+                let handle = ((word & 0x0FFF) + 0x100) & 0x0FFF
+                bytes[0] = UInt8(handle & 0xFF)
+                bytes[1] = UInt8((word & 0xF000 | handle) >> 8)
+                mirrored.bytes = bytes[...]
+                mirrored.direction = frame.direction == .sent ? .received : .sent
+                mirrored.timestamp += mirrored.direction == .received ? 1_200 : -1_200
+            }
+            mirrored.timestamp += offset + Int64((Double(frame.timestamp - start) * 20e-6).rounded())
+            return mirrored
+        }
+        let inputs = [Self.input("phone", phone), Self.input("board", board)]
+        let alignments = try MergePlan.align(inputs)
+        let fit = try XCTUnwrap(alignments[1].fit, alignments[1].summary)
+        XCTAssertEqual(fit.offset, Double(offset) + Double(fit.epoch - start) * 20e-6, accuracy: 20, alignments[1].summary)
+        XCTAssertEqual(fit.drift, 20, accuracy: 0.5)
+        XCTAssertLessThan(fit.residualP99, 50)
+        XCTAssertEqual(Set(fit.links.map { $0.other.handle &- $0.reference.handle }), [0x100], "each link with its mirror")
     }
 
     /// A source whose clock goes backwards, a truncated source, and many sources: no trap,

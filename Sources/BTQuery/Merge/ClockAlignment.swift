@@ -83,6 +83,9 @@ public struct ClockFit: Sendable, Equatable {
         public var other: (controller: UInt16, handle: UInt16)
         public var pdus: Int
 
+        /// As `ClockAligner.linkKey` makes it.
+        var key: Int { Int(reference.controller) << 48 | Int(reference.handle) << 32 | Int(other.controller) << 16 | Int(other.handle) }
+
         public static func == (a: LinkPair, b: LinkPair) -> Bool {
             a.reference == b.reference && a.other == b.other && a.pdus == b.pdus
         }
@@ -150,17 +153,27 @@ public enum ClockAligner {
         // PDU again, near the line, and the final line.
         let start = a[0].time
         var pairs = match(a, b, epoch: start, predicted: { _, _ in coarse.offset }, window: coarse.window)
+        // Which link of one is which of the other: the pairs most matches agree on. Then only
+        // those, so the same bytes on another link at the same moment (a notification every
+        // link carries) do not pair across.
+        let allowed = Set(linkPairs(pairs, a, b, supported: true).map(\.key))
+        pairs = match(a, b, epoch: start, predicted: { _, _ in coarse.offset }, window: coarse.window, links: allowed)
         guard pairs.count >= 2, var line = robustLine(pairs, epoch: start) else { return nil }
         let window = max(5_000, min(coarse.window, 10 * line.spread))
         let first = line
         pairs = match(a, b, epoch: first.epoch, predicted: { time, way in
             first.predict(x: Double(Microseconds.difference(time, first.epoch)), way: way)
-        }, window: window)
+        }, window: window, links: allowed)
         guard pairs.count >= 2, let refined = robustLine(pairs, epoch: first.epoch) else { return nil }
         line = refined
         return ClockFit(epoch: line.epoch, offset: line.offset, drift: line.slope * 1e6, latency: line.bothWays ? line.latency : nil,
                         matched: line.kept, outliers: pairs.count - line.kept, residual: line.residual,
-                        residualP99: line.residualP99, links: linkPairs(pairs, a, b))
+                        residualP99: line.residualP99, links: linkPairs(pairs, a, b, supported: false))
+    }
+
+    /// A pair of links, one per capture, as a key.
+    static func linkKey(_ a: MergeAnchor, _ b: MergeAnchor) -> Int {
+        Int(a.controller) << 48 | Int(a.handle) << 32 | Int(b.controller) << 16 | Int(b.handle)
     }
 
     /// The offset most matches of rare PDUs agree on: the densest window of (other − reference)
@@ -199,7 +212,7 @@ public enum ClockAligner {
     /// Pairs each PDU one capture sent with the one the other received, per fingerprint, in
     /// order: the nearest to where the clock puts it, within the window, each used once.
     static func match(_ a: [MergeAnchor], _ b: [MergeAnchor], epoch: Int64,
-                      predicted: (_ time: Int64, _ way: Double) -> Int64, window: Int64) -> [Pair] {
+                      predicted: (_ time: Int64, _ way: Double) -> Int64, window: Int64, links: Set<Int>? = nil) -> [Pair] {
         var positions: [PDUFingerprint: [Int]] = [:]
         for (index, anchor) in b.enumerated() { positions[anchor.fingerprint, default: []].append(index) }
         var used = Set<Int>()
@@ -220,14 +233,15 @@ public enum ClockAligner {
                 let j = candidates[k]
                 let distance = Microseconds.difference(b[j].time, expected)
                 if distance > window { break }
-                if b[j].sent != anchor.sent, !used.contains(j), distance.magnitude < (best?.distance ?? .max) {
+                if b[j].sent != anchor.sent, !used.contains(j), distance.magnitude < (best?.distance ?? .max),
+                   links?.contains(linkKey(anchor, b[j])) ?? true {
                     best = (j, distance.magnitude)
                 }
                 k += 1
             }
             guard let j = best?.index else { continue }
             used.insert(j)
-            let link = Int(anchor.controller) << 48 | Int(anchor.handle) << 32 | Int(b[j].controller) << 16 | Int(b[j].handle)
+            let link = linkKey(anchor, b[j])
             pairs.append(Pair(reference: i, other: j, x: Double(Microseconds.difference(anchor.time, epoch)),
                               y: Double(Microseconds.difference(b[j].time, anchor.time)), way: anchor.sent ? 1 : -1, link: link))
         }
@@ -385,17 +399,30 @@ public enum ClockAligner {
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 
-    /// Which link of each capture carried the matched PDUs, busiest first.
-    static func linkPairs(_ pairs: [Pair], _ a: [MergeAnchor], _ b: [MergeAnchor]) -> [ClockFit.LinkPair] {
-        struct Key: Hashable { var ac: UInt16, ah: UInt16, bc: UInt16, bh: UInt16 }
-        var counts: [Key: Int] = [:]
-        var order: [Key] = []
+    /// Which link of each capture carried the matched PDUs, busiest first. `supported`: only
+    /// the pairs that are the busiest of one of their two links (three matches at least).
+    static func linkPairs(_ pairs: [Pair], _ a: [MergeAnchor], _ b: [MergeAnchor], supported: Bool) -> [ClockFit.LinkPair] {
+        var counts: [Int: Int] = [:]
+        var order: [Int] = []
+        var perA: [Int: Int] = [:], perB: [Int: Int] = [:]   // the busiest pair of each link
         for pair in pairs {
-            let key = Key(ac: a[pair.reference].controller, ah: a[pair.reference].handle, bc: b[pair.other].controller, bh: b[pair.other].handle)
+            let key = linkKey(a[pair.reference], b[pair.other])
             if counts[key] == nil { order.append(key) }
             counts[key, default: 0] += 1
         }
-        return order.map { ClockFit.LinkPair(reference: ($0.ac, $0.ah), other: ($0.bc, $0.bh), pdus: counts[$0]!) }
-            .sorted { $0.pdus > $1.pdus }
+        for key in order {
+            perA[key >> 32] = max(perA[key >> 32] ?? 0, counts[key]!)
+            perB[key & 0xFFFF_FFFF] = max(perB[key & 0xFFFF_FFFF] ?? 0, counts[key]!)
+        }
+        return order.compactMap { key -> ClockFit.LinkPair? in
+            let count = counts[key]!
+            // The busiest pair of either of its links: a link reconnected under another handle
+            // on one side keeps its new pair; stray matches across links are the busiest of none.
+            if supported {
+                guard count >= 3, count == perA[key >> 32] || count == perB[key & 0xFFFF_FFFF] else { return nil }
+            }
+            return ClockFit.LinkPair(reference: (UInt16(truncatingIfNeeded: key >> 48), UInt16(truncatingIfNeeded: key >> 32)),
+                                     other: (UInt16(truncatingIfNeeded: key >> 16), UInt16(truncatingIfNeeded: key)), pdus: count)
+        }.sorted { $0.pdus > $1.pdus }
     }
 }

@@ -56,6 +56,9 @@ public final class MergedFrameReader: FrameReader {
     /// How early a reception may appear before its send: the clocks' residual.
     let tolerance: Int64
     let expectedLatency: Int64
+    /// For each source aligned by matching: the pairs of links (the reference's, its own) the
+    /// alignment found carrying the same PDUs. PDUs between those two sources pair only there.
+    let links: [Int: Set<Int>]
     /// PDUs matched so far.
     public private(set) var matches = 0
 
@@ -88,6 +91,20 @@ public final class MergedFrameReader: FrameReader {
         tolerance = 2_000 + ClockFit.clamp(3 * residual)
         let latencies = sources.compactMap { $0.fit?.latency }
         expectedLatency = latencies.isEmpty ? 0 : ClockFit.clamp(latencies.reduce(0, +) / Double(latencies.count))
+        var links: [Int: Set<Int>] = [:]
+        for (index, source) in sources.enumerated() where index > 0 {
+            if let fit = source.fit, !fit.links.isEmpty { links[index] = Set(fit.links.map(\.key)) }
+        }
+        self.links = links
+    }
+
+    /// Whether the two ends may carry the same PDU: any, unless one is the reference and the
+    /// alignment named the other's links.
+    private func mayPair(_ x: End, _ y: End) -> Bool {
+        guard x.controller != y.controller else { return false }
+        let (reference, other) = x.source == 0 ? (x, y) : (y, x)
+        guard reference.source == 0, let allowed = links[other.source] else { return true }
+        return allowed.contains(Int(reference.ownController) << 48 | Int(reference.handle) << 32 | Int(other.ownController) << 16 | Int(other.handle))
     }
 
     public func next() throws -> Frame? {
@@ -160,7 +177,7 @@ public final class MergedFrameReader: FrameReader {
     private func sent(_ fingerprint: PDUFingerprint, _ end: End) {
         // A reception logged a little before its send (the residual of the clocks).
         if var receipts = pendingReceipts[fingerprint],
-           let pick = receipts.firstIndex(where: { $0.controller != end.controller && end.time.saturatingSubtract($0.time) <= tolerance }) {
+           let pick = receipts.firstIndex(where: { mayPair($0, end) && end.time.saturatingSubtract($0.time) <= tolerance }) {
             let receiver = receipts.remove(at: pick)
             pendingReceipts[fingerprint] = receipts.isEmpty ? nil : receipts
             pendingCount -= 1
@@ -180,7 +197,7 @@ public final class MergedFrameReader: FrameReader {
         // Of the sends with these bytes at another end, the one whose latency is nearest what
         // that pair of ends has shown: a notification repeated every 100 ms pairs with its own.
         var best: (index: Int, distance: UInt64)?
-        for (index, send) in sends.enumerated() where send.controller != end.controller {
+        for (index, send) in sends.enumerated() where mayPair(send, end) {
             let latency = end.time.saturatingSubtract(send.time)
             guard latency >= -tolerance, latency <= Self.matchWindow else { continue }
             let expected = expectation(EndPair(sender: send.controller, receiver: end.controller))
