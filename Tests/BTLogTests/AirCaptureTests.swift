@@ -108,6 +108,44 @@ final class AirCaptureTests: XCTestCase {
                        try btlog("show", "--ltk", "7f62c053f104a5bbe68b1d896a2ed49c", air, "-f", "btle.decrypted", "--fields", "number").out.split(separator: "\n").count)
     }
 
+    /// `btlog keys`: the kernel's own pairing (l2cap-tester's LE case distributes keys both
+    /// ways over SMP, which the host logs in plain text) and the LTK it then gives its
+    /// controller; BR/EDR link keys; the --keys file it writes reads back. tshark, where it runs,
+    /// reads the same LTK from the same packet.
+    func testKeysLists() throws {
+        let listed = try btlog("keys", "Fixtures/kernel-l2cap.btsnoop", "Fixtures/a2dp-stream.btsnoop")
+        XCTAssertEqual(listed.status, 0, listed.err)
+        let lines = listed.out.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines[0].hasPrefix("KIND"), listed.out)
+        func row(_ needle: String) -> String? { lines.first { $0.contains(needle) } }
+        let distributed = try XCTUnwrap(row("SMP Encryption Information, sent"), listed.out)
+        XCTAssertTrue(distributed.hasPrefix("LTK       32F9B23F2F90866DAB056B397A46C368"), distributed)
+        XCTAssertTrue(distributed.contains("#4324") && distributed.contains("0x5AE9") && distributed.contains("0x56424C7B1669379A"), distributed)
+        XCTAssertNotNil(row("440C022554F497CA80EC84BAF8B49D62  LE Enable Encryption"), listed.out)
+        let linkKey = try XCTUnwrap(row("Link key  50D5F9D5905EE0CC32104633805A070E  Link Key Notification, type 0x08"), listed.out)
+        XCTAssertTrue(linkKey.contains("Fixtures/a2dp-stream.btsnoop") && linkKey.contains("#35"), linkKey)
+        let keysFile = temporary("found.keys")
+        defer { try? FileManager.default.removeItem(atPath: keysFile) }
+        let written = try btlog("keys", "Fixtures/kernel-l2cap.btsnoop", "-o", keysFile)
+        XCTAssertTrue(written.err.contains("3 LTKs written to"), written.err)
+        let text = try String(contentsOfFile: keysFile, encoding: .utf8)
+        XCTAssertTrue(text.contains("32F9B23F2F90866DAB056B397A46C368  # SMP Encryption Information, sent, Fixtures/kernel-l2cap.btsnoop #4324"), text)
+        let reads = try btlog("show", "--keys", keysFile, "Fixtures/le-air-nordic.pcap", "-c", "1")
+        XCTAssertEqual(reads.status, 0, reads.err)
+        XCTAssertEqual(try btlog("keys", "Fixtures/bnep-pan.btsnoop").out, "No keys in plain text.\n")
+        // From the air: what a legacy pairing sniffed in full distributed, once decrypted.
+        XCTAssertTrue(try btlog("keys", "Fixtures/le-air-ll.pcap").out.contains("LTK   7A1F3C55900BE26418D72B9E41C603F8  SMP Encryption Information  #81"))
+        if Reference.isLive, let tshark = Tool.find("tshark") {
+            // tshark writes the octets as the PDU carries them, least significant first.
+            let theirs = try Tool.run(tshark, ["-r", "Fixtures/kernel-l2cap.btsnoop", "-Y", "btsmp.long_term_key", "-T", "fields", "-e", "btsmp.long_term_key"])
+            let keys = theirs.out.split(separator: "\n").map { line -> String in
+                let hex = Array(line.replacingOccurrences(of: ":", with: "").uppercased())
+                return stride(from: 0, to: hex.count - 1, by: 2).reversed().map { String(hex[$0 ... $0 + 1]) }.joined()
+            }
+            XCTAssertEqual(keys, ["00000000000000000000000000000000", "32F9B23F2F90866DAB056B397A46C368"], theirs.out)
+        }
+    }
+
     func testStatsJSONOfAnAirCapture() throws {
         let result = try btlog("stats", "--json", "Fixtures/le-air-radio.pcap")
         XCTAssertEqual(result.status, 0, result.err)

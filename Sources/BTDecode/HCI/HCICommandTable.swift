@@ -13,7 +13,7 @@ extension HCICommands {
         HCICommand(0x0408, "Create Connection Cancel", "A", returns: "A"),
         HCICommand(0x0409, "Accept Connection Request", "A, role Role"),
         HCICommand(0x040A, "Reject Connection Request", "A, R"),
-        HCICommand(0x040B, "Link Key Request Reply", "A, b16 Link_Key", returns: "A"),
+        HCICommand(0x040B, "Link Key Request Reply", "A, b16 Link_Key", returns: "A", decode: HCIKeys.linkKeyRequestReply),
         HCICommand(0x040C, "Link Key Request Negative Reply", "A", returns: "A"),
         HCICommand(0x040D, "PIN Code Request Reply", "A, u8 PIN_Code_Length, b16 PIN_Code", returns: "A"),
         HCICommand(0x040E, "PIN Code Request Negative Reply", "A", returns: "A"),

@@ -26,7 +26,7 @@ extension HCIEvents {
         HCIEvent(0x15, "Return Link Keys", "u8 Num_Keys, [A, b16 Link_Key]"),
         HCIEvent(0x16, "PIN Code Request", "A"),
         HCIEvent(0x17, "Link Key Request", "A"),
-        HCIEvent(0x18, "Link Key Notification", "A, b16 Link_Key, !u8 Key_Type"),
+        HCIEvent(0x18, "Link Key Notification", "A, b16 Link_Key, !u8 Key_Type", decode: HCIKeys.linkKeyNotification),
         HCIEvent(0x19, "Loopback Command", "x16 Command_Opcode, lv Command_Parameters"),
         HCIEvent(0x1A, "Data Buffer Overflow", "u8 Link_Type"),
         HCIEvent(0x1B, "Max Slots Change", "H, u8 LMP_Max_Slots"),

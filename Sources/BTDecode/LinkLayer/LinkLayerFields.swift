@@ -18,7 +18,7 @@ public enum LinkLayerFields {
     public static let encryptedPayload = f("encrypted_payload", "Encrypted Payload", .bytes, "A payload btlog cannot decrypt")
     public static let retransmission = f("retransmission", "Retransmission", .bool, "The same sequence number and payload again from the same side: the peer did not acknowledge it")
     public static let acknowledgedDamaged = f("damaged_acknowledged", "Damaged at the Sniffer, Acknowledged In", .uint64, "The packet the sniffer received with a bad CRC, decoded all the same: the peer's next packet (this number) acknowledged it")
-    public static let keySource = f("key_source", "Key", .string, "How btlog found the link's key, on the packet it first opened: \"STK of legacy pairing, TK 461140 (passkey search)\", \"LTK from --ltk\", \"LTK distributed in packet N\"")
+    public static let keySource = f("key_source", "Key", .string, "How btlog found the link's key, on the packet it first opened: \"STK of legacy pairing, TK 461140 (passkey search)\", \"LTK from --ltk\", \"LTK distributed in packet N\", \"LTK the host gave its controller in packet N (...)\" (a host's log merged with the air capture)")
     public static let missed = f("missed", "Missed Before", .uint64, "Packets of this link the sniffer missed just before this one (at least this many): the other side acknowledged a packet the sniffer never heard, or the sender's encrypted packet counter moved on by more than one")
     public static let secureConnections = f("le_secure_connections", "LE Secure Connections", .bool, "The link was paired with LE Secure Connections, whose key no sniffer can recover: give the LTK")
 

@@ -23,6 +23,8 @@ public struct SMPState: ProtocolState {
     var hostKeys: [(ltk: [UInt8], ediv: UInt16, rand: UInt64, frame: Int, command: String)] = []
     /// LE Long Term Key Request events waiting for the host's reply, per link.
     var keyRequests: [Session.LinkKey: (rand: UInt64, ediv: UInt16)] = [:]
+    /// Every key shown in plain text (SMP's, HCI's), for `btlog keys`.
+    var revealed = RevealedKeys()
 
     public init() {}
 
@@ -84,6 +86,11 @@ enum SMPDecoder {
     static func keypressName(_ type: UInt8) -> String { keypressNames[type] ?? "Reserved" }
 
     static let keypressNames: [UInt8: String] = [0: "Passkey Entry Started", 1: "Passkey Digit Entered", 2: "Passkey Digit Erased", 3: "Passkey Cleared", 4: "Passkey Entry Completed"]
+
+    /// ", sent" or ", received" as a host logged it; nothing for a packet from the air.
+    static func direction(_ context: L2CAPContext, _ packet: Packet) -> String {
+        packet.frame.kind.isAir ? "" : context.sent ? ", sent" : ", received"
+    }
 
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext) throws {
         var layer = packet.makeLayer(.smp, over: c, showsDirection: true)
@@ -147,16 +154,26 @@ enum SMPDecoder {
             let rand = try layer.read(SMPFields.rand, &c, as: UInt64.self)
             if let ltk = session.smp.pendingLTK.removeValue(forKey: link) {
                 session.smp.distributedKeys.append((ltk, ediv, rand, packet.frame.number))
+                session.smp.revealed.add(RevealedKey(kind: .ltk, key: ltk.reversed(), frame: packet.frame.number, controller: link.controller,
+                                                     handle: link.handle, address: packet.peer,
+                                                     how: "SMP Encryption Information" + direction(context, packet), ediv: ediv, rand: rand))
             }
             layer.summary += " - EDIV: \(hex: ediv)"
         case 0x08:
-            try layer.read(SMPFields.irk, &c, bytes: 16)
+            let irk = try layer.read(SMPFields.irk, &c, bytes: 16)
+            session.smp.revealed.add(RevealedKey(kind: .irk, key: irk.reversed(), frame: packet.frame.number, controller: link.controller,
+                                                 handle: link.handle, address: nil,
+                                                 how: "SMP Identity Information" + direction(context, packet)))
         case 0x09:
             let type = try layer.read(SMPFields.addressType, &c, as: UInt8.self, display: { $0 == 0 ? "Public" : $0 == 1 ? "Static Random" : "Reserved" })
             let address = try layer.read(SMPFields.address, &c, as: BDAddr.self)
+            session.smp.revealed.identify(irkOf: link.handle, controller: link.controller, as: address)
             layer.summary += " - \(type == 0 ? "Public" : "Static Random") - \(address)"
         case 0x0A:
-            try layer.read(SMPFields.csrk, &c, bytes: 16)
+            let csrk = try layer.read(SMPFields.csrk, &c, bytes: 16)
+            session.smp.revealed.add(RevealedKey(kind: .csrk, key: csrk.reversed(), frame: packet.frame.number, controller: link.controller,
+                                                 handle: link.handle, address: packet.peer,
+                                                 how: "SMP Signing Information" + direction(context, packet)))
         case 0x0B:
             let authReq = try c.u8()
             authReqFields(authReq, &layer, of: c)
