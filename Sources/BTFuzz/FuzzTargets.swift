@@ -94,7 +94,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// `btlog merge` and `--merge`: [clock][DecoderInput records], the records dealt to two to
     /// five sources by controller, each source's clock moved and skewed by the clock byte. The
     /// alignment (with a small anchor sample), the merged timeline, its decoding, statistics,
-    /// tree and JSON, and the pcapng it writes read back: every frame once, each match naming
+    /// tree, JSON and flow chart, and the pcapng it writes read back: every frame once, each match naming
     /// its other end, the pcapng's sources those of the merge.
     case merge
 
@@ -640,9 +640,11 @@ public enum MergeFuzzInput {
         let sink = MemorySink()
         guard let writer = try? PcapNGWriter(sink: sink) else { return }
         var merged: [Frame] = []
+        var flow = FlowChart(limit: 200, sources: inputs.map(\.name))
         while let frame = try? reader.next() {
             merged.append(frame)
             let packet = decoder.decode(frame)
+            flow.add(packet)
             try? collector.consume(packet)
             try? tree.render(packet, to: output)
             try? json.render(packet, to: output)
@@ -655,6 +657,7 @@ public enum MergeFuzzInput {
             precondition(merged[match.number - 1].origin?.match?.number == frame.number, "a match names an end that does not name it")
         }
         _ = StatisticsJSON(collector.finish(), files: ["fuzz"]).text
+        precondition(!flow.textLines().isEmpty && flow.svg(title: "fuzz").hasSuffix("</svg>\n"))
         // The pcapng names its sources as the merge did.
         guard let back = try? PcapReader(memory: sink.bytes, name: "fuzz") else { return }
         while let frame = try? back.next() {

@@ -17,7 +17,7 @@ struct BTLog: ParsableCommand {
         found from the content. `btlog FILE` is short for `btlog show FILE`.
         """,
         version: "0.1.0",
-        subcommands: [Show.self, Browse.self, Grep.self, Annotate.self, Export.self, Stats.self, Diagnose.self, Diff.self, Merge.self, Keys.self, Capture.self, Gatt.self, Fields.self,
+        subcommands: [Show.self, Browse.self, Grep.self, Annotate.self, Export.self, Stats.self, Diagnose.self, Diff.self, Merge.self, Keys.self, Flow.self, Capture.self, Gatt.self, Fields.self,
                       Protocols.self, Plot.self],
         defaultSubcommand: Show.self
     )

@@ -30,12 +30,13 @@ struct InputOptionGroup: ParsableArguments {
         if let pklgUTCOffset, UTCOffset.parse(pklgUTCOffset) == nil {
             throw ValidationError("--pklg-utc-offset takes +HH:MM or -HH:MM (e.g. +02:00), not '\(pklgUTCOffset)'")
         }
-        if !offsets.isEmpty && !merge { throw ValidationError("--offset gives a clock for --merge; add --merge") }
     }
 
     /// What a command reads: each file, or with --merge every file as one timeline (the
     /// clocks' alignment reported on standard error as the merge opens).
     func sources(_ files: [String]) throws -> [InputSource] {
+        // (btlog merge asks for mergeRequest itself: --merge goes without saying there.)
+        if !offsets.isEmpty && !merge { throw ValidationError("--offset gives a clock for --merge; add --merge") }
         guard merge else {
             return files.map { file in
                 InputSource(label: file, isStandardInput: file == "-") { follow in

@@ -25,7 +25,11 @@ public struct MergeAnchors: Sendable {
     /// How many PDUs the capture completed (kept or not).
     public private(set) var seen = 0
 
-    public init(limit: Int = 1 << 18) { self.limit = max(16, limit) }
+    /// Enough PDUs for a fit to the microsecond (tens of thousands, spread over the capture),
+    /// few enough that the alignment costs a small part of the merge.
+    public static let defaultLimit = 1 << 15
+
+    public init(limit: Int = defaultLimit) { self.limit = max(16, limit) }
 
     public mutating func add(_ anchor: MergeAnchor) {
         seen += 1
@@ -42,7 +46,7 @@ public struct MergeAnchors: Sendable {
     }
 
     /// Reads a capture's PDUs (the alignment's first pass: no decoding).
-    public static func read(_ reader: FrameReader, limit: Int = 1 << 18) throws -> MergeAnchors {
+    public static func read(_ reader: FrameReader, limit: Int = defaultLimit) throws -> MergeAnchors {
         var anchors = MergeAnchors(limit: limit)
         var fingerprinter = PDUFingerprinter()
         while let frame = try reader.next() {
@@ -70,6 +74,8 @@ public struct ClockFit: Sendable, Equatable {
     /// PDUs matched, and those the fit set aside as wrong matches.
     public var matched: Int
     public var outliers: Int
+    /// The fit read 1 PDU in this many (a long capture's even sample; 1: all).
+    public var sampleOneIn: Int = 1
     /// What the fit leaves unexplained, over the PDUs it kept: the median and 99th percentile
     /// of the absolute residual, in microseconds.
     public var residual: Double
@@ -166,9 +172,11 @@ public enum ClockAligner {
         }, window: window, links: allowed)
         guard pairs.count >= 2, let refined = robustLine(pairs, epoch: first.epoch) else { return nil }
         line = refined
-        return ClockFit(epoch: line.epoch, offset: line.offset, drift: line.slope * 1e6, latency: line.bothWays ? line.latency : nil,
-                        matched: line.kept, outliers: pairs.count - line.kept, residual: line.residual,
-                        residualP99: line.residualP99, links: linkPairs(pairs, a, b, supported: false))
+        var fit = ClockFit(epoch: line.epoch, offset: line.offset, drift: line.slope * 1e6, latency: line.bothWays ? line.latency : nil,
+                           matched: line.kept, outliers: pairs.count - line.kept, residual: line.residual,
+                           residualP99: line.residualP99, links: linkPairs(pairs, a, b, supported: false))
+        fit.sampleOneIn = mask >= UInt64(Int.max) ? Int.max : Int(mask) + 1
+        return fit
     }
 
     /// A pair of links, one per capture, as a key.

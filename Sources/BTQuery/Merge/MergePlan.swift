@@ -60,6 +60,7 @@ public struct SourceAlignment {
         case .matched:
             guard let fit else { return "\(name): matched" }
             var text = "\(name): \(Self.seconds(fit.offset)), \(Self.ppm(fit.drift)) from \(reference), \(fit.matched) matched PDU\(fit.matched == 1 ? "" : "s")"
+            if fit.sampleOneIn > 1 { text += " of a sample of 1 in \(fit.sampleOneIn)" }
             if fit.outliers > 0 { text += " (\(fit.outliers) set aside)" }
             text += ", residual \(Self.milliseconds(fit.residual)) (p99 \(Self.milliseconds(fit.residualP99)))"
             if fit.latency == nil { text += "; matched one way only, so the offset includes the one-way latency" }
@@ -117,7 +118,7 @@ public struct SourceAlignment {
 public enum MergePlan {
     /// Reads each input once for its PDUs. `manual`: fits given by hand, by input position.
     public static func align(_ inputs: [MergeInput], manual: [Int: ClockFit] = [:],
-                             anchorLimit: Int = 1 << 18) throws -> [SourceAlignment] {
+                             anchorLimit: Int = MergeAnchors.defaultLimit) throws -> [SourceAlignment] {
         guard let reference = inputs.first else { return [] }
         var alignments = [SourceAlignment(name: reference.name, basis: .reference, fit: nil, reference: reference.name)]
         let needsMatching = inputs.indices.dropFirst().contains { manual[$0] == nil }

@@ -35,8 +35,10 @@ public final class MergedFrameReader: FrameReader {
     public var formatDescription: String { "merge of \(sources.count) captures" }
     public var nativeFormat: CaptureFileFormat { .pcapng }
 
-    /// Each source's next frame, in a heap ordered by aligned time (then source order).
-    private var heads: [Head] = []
+    /// Each source's next frame (by source), and the sources that have one in a heap ordered
+    /// by its aligned time, then source order: the heap moves small keys, not frames.
+    private var pending: [Frame?] = []
+    private var heap: [HeapKey] = []
     private var started = false
     private var controllers = ControllerIndexes()
     private var fingerprinters: [PDUFingerprinter]
@@ -62,11 +64,9 @@ public final class MergedFrameReader: FrameReader {
     /// PDUs matched so far.
     public private(set) var matches = 0
 
-    struct Head {
-        var frame: Frame
+    struct HeapKey {
         var aligned: Int64
         var source: Int
-        var order: Int
     }
 
     struct End {
@@ -110,14 +110,16 @@ public final class MergedFrameReader: FrameReader {
     public func next() throws -> Frame? {
         if !started {
             started = true
+            pending = Array(repeating: nil, count: sources.count)
             for index in sources.indices { try pull(index) }
         }
         // Read until the oldest held frame is far enough behind, or every source has ended.
-        while let top = heads.first {
+        while let top = heap.first {
             if queueHead < queue.count, top.aligned.saturatingSubtract(queue[queueHead].timestamp) > Self.holdBack { break }
-            let head = popHead()
-            try pull(head.source)
-            admit(head)
+            let key = popHead()
+            let frame = pending[key.source].take()!
+            try pull(key.source)
+            admit(frame, aligned: key.aligned, source: key.source)
         }
         guard queueHead < queue.count else { return nil }
         let frame = queue[queueHead]
@@ -146,31 +148,33 @@ public final class MergedFrameReader: FrameReader {
         }
         guard let frame else { return }
         let aligned = sources[index].fit?.referenceTime(of: frame.timestamp) ?? frame.timestamp
-        pushHead(Head(frame: frame, aligned: aligned, source: index, order: frame.number))
+        pending[index] = frame
+        pushHead(HeapKey(aligned: aligned, source: index))
     }
 
     /// The frame as the merge gives it: its number in the timeline, the aligned time, its
     /// source's controller index, its origin; then matched against the other ends.
-    private func admit(_ head: Head) {
-        var frame = head.frame
+    private func admit(_ original: Frame, aligned: Int64, source: Int) {
+        let pdu = fingerprinters[source].feed(original)
+        var frame = original
         numbers += 1
         frame.number = numbers
-        frame.timestamp = head.aligned
-        frame.origin = FrameOrigin(source: head.source + 1, name: sources[head.source].name, number: head.frame.number,
-                                   controller: head.frame.controller, sourceTime: head.frame.timestamp)
+        frame.timestamp = aligned
+        frame.origin = FrameOrigin(source: source + 1, name: sources[source].name, number: original.number,
+                                   controller: original.controller, sourceTime: original.timestamp)
         if frame.controller != Frame.systemController {
-            frame.controller = controllers.index(source: head.source, controller: head.frame.controller)
+            frame.controller = controllers.index(source: source, controller: original.controller)
         }
-        let pdu = fingerprinters[head.source].feed(head.frame)
+        let controller = frame.controller
         queue.append(frame)
         if let pdu {
-            let end = End(number: numbers, controller: frame.controller, ownController: head.frame.controller, handle: pdu.handle,
-                          source: head.source, time: head.aligned)
+            let end = End(number: numbers, controller: controller, ownController: original.controller, handle: pdu.handle,
+                          source: source, time: aligned)
             if pdu.sent { sent(pdu.fingerprint, end) } else { received(pdu.fingerprint, end) }
         }
-        if head.aligned.saturatingSubtract(lastSweep) > Self.matchWindow {
-            sweep(before: head.aligned.saturatingSubtract(Self.matchWindow))
-            lastSweep = head.aligned
+        if aligned.saturatingSubtract(lastSweep) > Self.matchWindow {
+            sweep(before: aligned.saturatingSubtract(Self.matchWindow))
+            lastSweep = aligned
         }
     }
 
@@ -263,34 +267,34 @@ public final class MergedFrameReader: FrameReader {
 
     // MARK: the heap of sources' next frames
 
-    private func before(_ a: Head, _ b: Head) -> Bool {
-        a.aligned != b.aligned ? a.aligned < b.aligned : (a.source != b.source ? a.source < b.source : a.order < b.order)
+    private func before(_ a: HeapKey, _ b: HeapKey) -> Bool {
+        a.aligned != b.aligned ? a.aligned < b.aligned : a.source < b.source
     }
 
-    private func pushHead(_ head: Head) {
-        heads.append(head)
-        var child = heads.count - 1
+    private func pushHead(_ key: HeapKey) {
+        heap.append(key)
+        var child = heap.count - 1
         while child > 0 {
             let parent = (child - 1) / 2
-            guard before(heads[child], heads[parent]) else { break }
-            heads.swapAt(child, parent)
+            guard before(heap[child], heap[parent]) else { break }
+            heap.swapAt(child, parent)
             child = parent
         }
     }
 
-    private func popHead() -> Head {
-        let top = heads[0]
-        let last = heads.removeLast()
-        if !heads.isEmpty {
-            heads[0] = last
+    private func popHead() -> HeapKey {
+        let top = heap[0]
+        let last = heap.removeLast()
+        if !heap.isEmpty {
+            heap[0] = last
             var parent = 0
             while true {
                 let left = 2 * parent + 1, right = left + 1
                 var smallest = parent
-                if left < heads.count, before(heads[left], heads[smallest]) { smallest = left }
-                if right < heads.count, before(heads[right], heads[smallest]) { smallest = right }
+                if left < heap.count, before(heap[left], heap[smallest]) { smallest = left }
+                if right < heap.count, before(heap[right], heap[smallest]) { smallest = right }
                 if smallest == parent { break }
-                heads.swapAt(parent, smallest)
+                heap.swapAt(parent, smallest)
                 parent = smallest
             }
         }
