@@ -120,3 +120,31 @@ struct IndexSink: PacketSink {
     let index: PacketIndex
     mutating func consume(_ packet: Packet) throws { index.noteDecoded(packet) }
 }
+
+/// A merge in the browser: the frames it keeps give back their source and their match, so the
+/// list has its Source column and the tree its Merge lines, and the filter finds merge.latency.
+final class MergedFrameStoreTests: XCTestCase {
+    func testOriginsComeBack() throws {
+        var store = FrameStore()
+        var plain = Frame(number: 1, timestamp: 10, kind: .command, direction: .sent, bytes: [0x03, 0x0C, 0x00])
+        store.append(plain)
+        XCTAssertNil(store.sourceColumnWidth, "one capture: no Source column")
+        plain.number = 2
+        plain.origin = FrameOrigin(source: 2, name: "a-rather-long-board-name.btsnoop", number: 77, controller: 1, sourceTime: 3_600_000_010,
+                                   match: FrameMatch(source: 1, sourceName: "phone.btsnoop", number: 1, controller: 0, handle: 0x40,
+                                                     latency: 1_234, isSender: false))
+        store.append(plain)
+        var other = plain
+        other.number = 3
+        other.origin = FrameOrigin(source: 1, name: "phone.btsnoop", number: 5, controller: 0, sourceTime: 12)
+        store.append(other)
+        XCTAssertNil(store.frame(at: 0)?.origin)
+        XCTAssertEqual(store.frame(at: 1)?.origin, plain.origin)
+        XCTAssertEqual(store.frame(at: 2)?.origin, other.origin)
+        XCTAssertEqual(store.sourceColumnWidth, "a-rather-long-board-name.btsnoop".count)
+        let tree = PacketTree(Decoder().decode(try XCTUnwrap(store.frame(at: 1))), collapsed: [])
+        let merge = tree.lines.filter { $0.kind == .origin }.map(\.text)
+        XCTAssertEqual(merge.first, "Merge        ▼ a-rather-long-board-name.btsnoop #77, sent by phone.btsnoop #1 1.234 ms before")
+        XCTAssertTrue(merge.contains("Latency: 1.234 ms"), "\(merge)")
+    }
+}

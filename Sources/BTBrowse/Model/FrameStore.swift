@@ -27,15 +27,33 @@ public struct FrameStore {
     private var records: [Record] = []
     /// The few frames a capture file comments (pcapng), by index.
     private var comments: [Int: String] = [:]
+    /// A merge's frames (`Frame.origin`), by index, compactly: each source's name once, a
+    /// small record per frame, and the matched PDUs' other ends apart (a minority).
+    struct OriginRecord {
+        var source: UInt16
+        var controller: UInt16
+        var number: UInt32
+        var sourceTime: Int64
+    }
+    private var sourceNames: [String] = []
+    private var origins: [OriginRecord] = []
+    private var matches: [Int: FrameMatch] = [:]
 
     public init() {}
 
     public var count: Int { records.count }
+
+    /// The Source column's width for a merge (as the table widens it: 12, or the longest
+    /// name); nil for a single capture.
+    public var sourceColumnWidth: Int? {
+        sourceNames.isEmpty ? nil : max(12, sourceNames.map(\.utf8.count).max() ?? 0)
+    }
     public var isEmpty: Bool { records.isEmpty }
 
     /// Bytes held: the chunks' capacity and the records (what a browser's memory grows by).
     public var bytesHeld: Int {
         chunks.reduce(0) { $0 + $1.capacity } + records.capacity * MemoryLayout<Record>.stride
+            + origins.capacity * MemoryLayout<OriginRecord>.stride
     }
 
     public mutating func append(_ frame: Frame) {
@@ -49,6 +67,15 @@ public struct FrameStore {
         let offset = chunks[chunk].count
         chunks[chunk].append(contentsOf: frame.bytes)
         if let comment = frame.comment { comments[records.count] = comment }
+        if let origin = frame.origin {
+            while origins.count < records.count { origins.append(OriginRecord(source: 0, controller: 0, number: 0, sourceTime: 0)) }
+            let source = min(max(origin.source, 1), Int(UInt16.max))
+            while sourceNames.count < source { sourceNames.append("") }
+            sourceNames[source - 1] = origin.name
+            origins.append(OriginRecord(source: UInt16(source), controller: origin.controller,
+                                        number: UInt32(clamping: origin.number), sourceTime: origin.sourceTime))
+            if let match = origin.match { matches[records.count] = match }
+        }
         records.append(Record(number: frame.number, timestamp: frame.timestamp, originalLength: frame.originalLength, kind: frame.kind,
                               direction: frame.direction, controller: frame.controller, drops: frame.drops,
                               chunk: UInt32(chunk), offset: UInt32(offset), length: UInt32(length)))
@@ -72,6 +99,11 @@ public struct FrameStore {
         var frame = Frame(number: record.number, timestamp: record.timestamp, kind: record.kind, direction: record.direction,
                           controller: record.controller, bytes: bytes, originalLength: record.originalLength, drops: record.drops)
         frame.comment = comments[index]
+        if index < origins.count, origins[index].source > 0 {
+            let origin = origins[index]
+            frame.origin = FrameOrigin(source: Int(origin.source), name: sourceNames[Int(origin.source) - 1], number: Int(origin.number),
+                                       controller: origin.controller, sourceTime: origin.sourceTime, match: matches[index])
+        }
         return frame
     }
 }

@@ -98,6 +98,9 @@ public final class PacketIndex: @unchecked Sendable { // every stored property i
         lock.withLock { frames.frame(at: index) }
     }
 
+    /// The Source column's width when the capture is a merge of several.
+    public var sourceColumnWidth: Int? { lock.withLock { frames.sourceColumnWidth } }
+
     /// Memory the index holds for its frames (the chunks and records; the saved Sessions share
     /// most of their storage with each other and are not counted).
     public var frameBytesHeld: Int {

@@ -14,6 +14,8 @@ public struct PacketTree: Equatable {
             case issue(Issue.Severity)
             /// A person's comment on the packet (a note, a pcapng comment).
             case comment
+            /// A merged packet's source and the other end of its PDU (`show -V`'s Merge lines).
+            case origin
         }
         public var kind: Kind
         public var text: String
@@ -69,6 +71,12 @@ public struct PacketTree: Equatable {
             for field in layer.fields {
                 guard body(Line(kind: .field, text: TreeRenderer.fieldLine(field), layer: index, layerKind: layer.kind,
                                 bytes: field.range, source: layer.source, field: field.definition)) else { return }
+            }
+        }
+        if let origin = packet.frame.origin {
+            for text in TreeRenderer.originLines(origin) {
+                let trimmed = String(text.drop { $0 == " " })
+                guard body(Line(kind: .origin, text: trimmed, layer: nil, layerKind: nil, bytes: nil, source: .frame)) else { return }
             }
         }
         for layer in packet.layers {

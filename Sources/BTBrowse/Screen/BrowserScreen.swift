@@ -60,7 +60,8 @@ public struct BrowserScreen {
 
     func drawList(_ browser: Browser, into grid: inout CellGrid) {
         let layout = browser.layout
-        let header = "     #    " + timeHeader(browser.timeMode) + "  " + "Type".padding(to: TableRenderer.typeWidth) + "  Handle  Address            Summary"
+        let source = browser.index.sourceColumnWidth.map { "Source".padding(to: $0) + "  " } ?? ""
+        let header = "     #    " + timeHeader(browser.timeMode) + "  " + source + "Type".padding(to: TableRenderer.typeWidth) + "  Handle  Address            Summary"
         grid.clear(row: 0, look: Look(bold: true, reverse: true))
         grid.put(header, row: 0, column: 0, look: Look(bold: true, reverse: true))
         for (row, _, content) in browser.visibleRows() {
@@ -124,6 +125,10 @@ public struct BrowserScreen {
             case .comment:
                 look = Look(colours ? .green : .plain, bold: true)
                 text = line.text
+            case .origin:
+                // "Merge ▼ ..." as a layer's header, its lines as fields.
+                look = Look(bold: line.text.hasPrefix("Merge "))
+                text = line.text.hasPrefix("Merge ") ? open + " " + line.text.replacingOccurrences(of: " ▼ ", with: " ") : "    " + line.text
             }
             if selected {
                 look.reverse = true
