@@ -30,6 +30,16 @@ final class FuzzRegressionTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(ran, 2)
     }
 
+    /// Scripts/fuzz.sh (and so CI's smoke run) runs every target: the merge target, added
+    /// without it, had gone unfuzzed by CI.
+    func testTheFuzzScriptRunsEveryTarget() throws {
+        let script = try String(contentsOf: Self.inputs.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Scripts/fuzz.sh"), encoding: .utf8)
+        let line = try XCTUnwrap(script.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("targets=(btsnoop") })
+        let listed = line.split(separator: "(")[1].split(separator: ")")[0].split(separator: " ").map(String.init)
+        XCTAssertEqual(Set(listed), Set(FuzzTarget.allCases.map(\.rawValue)))
+    }
+
     /// The merge target on its seeds (windows of the kernel's two hosts) and on those seeds
     /// with bytes changed: every frame once, every match naming its other end (the target's
     /// own preconditions), under clocks of every shape the clock byte makes.
