@@ -98,6 +98,9 @@ final class MergeCommandTests: XCTestCase {
         XCTAssertTrue(lines[0].contains("host") && lines[0].contains("controller"), lines[0])
         XCTAssertTrue(lines[1].contains("#1") && lines[1].contains("Reset") && lines[1].contains("▶│"), lines[1])
         XCTAssertTrue(lines[2].contains("│◀") && lines[2].contains("Command Complete"), lines[2])
+        // A capture from the air: the link's central and peripheral.
+        let air = try btlog(["flow", "Fixtures/third-party/crackle/known_ltk.pcap", "--limit", "2"]).out.split(separator: "\n")
+        XCTAssertTrue(air[0].contains("central") && air[0].contains("peripheral") && air[1].contains("C→P") && air[1].contains("▶│"), "\(air)")
         // A failure is marked.
         XCTAssertTrue(try btlog(["flow", "Fixtures/trouble.btsnoop", "--errors"]).out.contains("✗"))
         // Both hosts: an echo request from one host to the other with its latency, folded quiet.

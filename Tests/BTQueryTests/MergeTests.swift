@@ -265,6 +265,26 @@ final class MergeTests: XCTestCase {
         XCTAssertEqual(count, backwards.count + 2000)
     }
 
+    /// A damaged pair whose clocks stand still: every frame the same time, the same PDU sent
+    /// and received 20,000 times each. Every reception had been compared with every waiting
+    /// send (quadratic: 100,000 frames each took minutes); now each PDU's waiting ends and the
+    /// frames held are bounded, and the merge ends.
+    func testAClockThatStandsStillDoesNotHang() throws {
+        func side(_ flip: Bool) -> [Frame] {
+            (0..<20_000).map { i in
+                Frame(number: i + 1, timestamp: 1_700_000_000_000_000, kind: .aclData, direction: (i % 2 == 0) != flip ? .sent : .received,
+                      bytes: [0x40, 0x20, 0x08, 0x00, 0x04, 0x00, 0x04, 0x00, 0x1B, 0x10, 0x00, 0x55])
+            }
+        }
+        let inputs = [Self.input("a", side(false)), Self.input("b", side(true))]
+        let started = Date()
+        let reader = try MergePlan.reader(inputs, try MergePlan.align(inputs))
+        var count = 0
+        while try reader.next() != nil { count += 1 }
+        XCTAssertEqual(count, 40_000)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 60, "a bound that catches the hang, not a measurement")
+    }
+
     func testOffsetOption() {
         var request = MergeRequest(files: ["phone.btsnoop", "logs/board.btsnoop"], input: InputOptions())
         XCTAssertNil(request.addOffset("board.btsnoop=+3612.402,+21ppm"))

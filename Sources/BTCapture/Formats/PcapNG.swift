@@ -16,6 +16,7 @@ public final class PcapNGWriter: CaptureWriter {
     /// The interfaces written so far, by source (0: frames of no merge), with their ID and link type.
     var interfaces: [Int: (id: UInt32, linkType: PcapLinkType)] = [:]
     var interfaceCount: UInt32 = 0
+    var lastInterface: (source: Int, id: UInt32, linkType: PcapLinkType)?
 
     public init(sink: ByteSink) throws {
         self.sink = sink
@@ -69,7 +70,14 @@ public final class PcapNGWriter: CaptureWriter {
     /// Writes one frame with packet comments (opt_comment, which Wireshark shows as frame.comment).
     public func write(_ frame: Frame, comments: [String]) throws -> Bool {
         let source = frame.origin?.source ?? 0
-        let interface = try interfaces[source] ?? writeInterface(for: frame, source: source)
+        // One interface in all but a merge: the last one's, without a lookup per frame.
+        let interface: (id: UInt32, linkType: PcapLinkType)
+        if let last = lastInterface, last.source == source {
+            interface = (last.id, last.linkType)
+        } else {
+            interface = try interfaces[source] ?? writeInterface(for: frame, source: source)
+            lastInterface = (source, interface.id, interface.linkType)
+        }
         let pseudo: [UInt8]
         if let origin = frame.origin, frame.controller != Frame.systemController {
             // The source's own controller index: each interface is one capture as it was.

@@ -236,8 +236,10 @@ public enum ClockAligner {
                 if b[candidates[mid]].time < expected.saturatingSubtract(window) { low = mid + 1 } else { high = mid }
             }
             var best: (index: Int, distance: UInt64)?
+            // At most 64 looked at: the same bytes by the thousand within the window (a flood,
+            // a clock that stands still) would make this quadratic.
             var k = low
-            while k < candidates.count {
+            while k < candidates.count, k - low < 64 {
                 let j = candidates[k]
                 let distance = Microseconds.difference(b[j].time, expected)
                 if distance > window { break }
@@ -332,13 +334,16 @@ public enum ClockAligner {
 
     static func model(_ pairs: [Pair]) -> Model? {
         let groups = (pairs.map(\.link).max() ?? -1) + 1
+        // Each link's pairs, once (a filter per link would be quadratic with many links).
+        var byLink = [[Pair]](repeating: [], count: groups)
+        for pair in pairs { byLink[pair.link].append(pair) }
         // Per link: the slope of each direction's envelope, and their mean where both were seen
         // (queueing that grows in both directions alike cancels there).
         var slopes: [Double] = []
         for group in 0..<groups {
             var ways: [Double] = []
             for way in [1.0, -1.0] {
-                let side = pairs.filter { $0.link == group && $0.way == way }.sorted { $0.x < $1.x }
+                let side = byLink[group].filter { $0.way == way }.sorted { $0.x < $1.x }
                 if let slope = median(envelopeSlopes(side)) { ways.append(slope) }
             }
             if !ways.isEmpty { slopes.append(ways.reduce(0, +) / Double(ways.count)) }
@@ -350,8 +355,8 @@ public enum ClockAligner {
         var midpoints: [Double] = []
         var oneWay: [(link: Int, intercept: Double)] = []
         for group in 0..<groups {
-            let forward = median(pairs.filter { $0.link == group && $0.way > 0 }.map { $0.y - slope * $0.x })
-            let backward = median(pairs.filter { $0.link == group && $0.way < 0 }.map { $0.y - slope * $0.x })
+            let forward = median(byLink[group].filter { $0.way > 0 }.map { $0.y - slope * $0.x })
+            let backward = median(byLink[group].filter { $0.way < 0 }.map { $0.y - slope * $0.x })
             switch (forward, backward) {
             case let (f?, b?):
                 midpoints.append((f + b) / 2)

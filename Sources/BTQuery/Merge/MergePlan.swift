@@ -56,7 +56,7 @@ public struct SourceAlignment {
             let fit = fit ?? .manual(offset: 0, drift: 0)
             return "\(name): \(Self.seconds(fit.offset)), \(Self.ppm(fit.drift)) from \(reference), as --offset gives"
         case .timestamps:
-            return "\(name): no PDU matched \(reference)'s; its own timestamps are used, which may be off by any amount"
+            return "\(name): no PDU matched \(reference)'s (an air capture is not aligned yet); its own timestamps are used, which may be off by any amount: give --offset \(name)=SECONDS if you know its clock"
         case .matched:
             guard let fit else { return "\(name): matched" }
             var text = "\(name): \(Self.seconds(fit.offset)), \(Self.ppm(fit.drift)) from \(reference), \(fit.matched) matched PDU\(fit.matched == 1 ? "" : "s")"
@@ -72,13 +72,8 @@ public struct SourceAlignment {
     public var linkLines: [String] {
         guard basis == .matched, let fit else { return [] }
         return fit.links.prefix(8).map { link in
-            "  \(reference) hci\(link.reference.controller) handle \(Self.handle(link.reference.handle)) = \(name) hci\(link.other.controller) handle \(Self.handle(link.other.handle)): \(link.pdus) PDU\(link.pdus == 1 ? "" : "s")"
+            "  \(reference) hci\(link.reference.controller) handle \(Hex.u16(link.reference.handle)) = \(name) hci\(link.other.controller) handle \(Hex.u16(link.other.handle)): \(link.pdus) PDU\(link.pdus == 1 ? "" : "s")"
         }
-    }
-
-    static func handle(_ value: UInt16) -> String {
-        let hex = String(value, radix: 16, uppercase: true)
-        return "0x" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 
     /// "+3,612.402 s"

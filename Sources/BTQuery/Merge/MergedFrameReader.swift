@@ -28,6 +28,11 @@ public final class MergedFrameReader: FrameReader {
     public static let holdBack: Int64 = 2_000_000
     /// How long a PDU sent waits for its receiver (a retransmission, a slow link).
     public static let matchWindow: Int64 = 8_000_000
+    /// Held frames and waiting PDUs are bounded by count too, not only by time: a capture whose
+    /// clock stands still (a damaged one, every timestamp equal) must not be held whole, nor
+    /// every reception compared with every send of the same bytes.
+    static let mostHeld = 65_536
+    static let mostWaitingPerPDU = 32
 
     let sources: [Source]
     public var warnings: [CaptureWarning] = []
@@ -115,7 +120,8 @@ public final class MergedFrameReader: FrameReader {
         }
         // Read until the oldest held frame is far enough behind, or every source has ended.
         while let top = heap.first {
-            if queueHead < queue.count, top.aligned.saturatingSubtract(queue[queueHead].timestamp) > Self.holdBack { break }
+            if queueHead < queue.count,
+               top.aligned.saturatingSubtract(queue[queueHead].timestamp) > Self.holdBack || queue.count - queueHead >= Self.mostHeld { break }
             let key = popHead()
             let frame = pending[key.source].take()!
             try pull(key.source)
@@ -188,14 +194,12 @@ public final class MergedFrameReader: FrameReader {
             pair(sender: end, receiver: receiver)
             return
         }
-        pendingSends[fingerprint, default: []].append(end)
-        pendingCount += 1
+        wait(end, for: fingerprint, in: &pendingSends)
     }
 
     private func received(_ fingerprint: PDUFingerprint, _ end: End) {
         guard var sends = pendingSends[fingerprint] else {
-            pendingReceipts[fingerprint, default: []].append(end)
-            pendingCount += 1
+            wait(end, for: fingerprint, in: &pendingReceipts)
             return
         }
         // Of the sends with these bytes at another end, the one whose latency is nearest what
@@ -209,8 +213,7 @@ public final class MergedFrameReader: FrameReader {
             if distance < (best?.distance ?? .max) { best = (index, distance) }
         }
         guard let pick = best?.index else {
-            pendingReceipts[fingerprint, default: []].append(end)
-            pendingCount += 1
+            wait(end, for: fingerprint, in: &pendingReceipts)
             return
         }
         let sender = sends[pick]
@@ -221,6 +224,19 @@ public final class MergedFrameReader: FrameReader {
         pendingCount -= before - sends.count
         pendingSends[fingerprint] = sends.isEmpty ? nil : sends
         pair(sender: sender, receiver: end)
+    }
+
+    /// One more end waiting for its other; the oldest of the same bytes gives way past
+    /// `mostWaitingPerPDU` (a flood of one PDU, or a clock that stands still).
+    private func wait(_ end: End, for fingerprint: PDUFingerprint, in table: inout [PDUFingerprint: [End]]) {
+        var ends = table.removeValue(forKey: fingerprint) ?? []
+        if ends.count >= Self.mostWaitingPerPDU {
+            ends.removeFirst()
+            pendingCount -= 1
+        }
+        ends.append(end)
+        pendingCount += 1
+        table[fingerprint] = ends
     }
 
     private func expectation(_ ends: EndPair) -> Int64 {

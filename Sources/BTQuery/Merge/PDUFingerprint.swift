@@ -33,13 +33,10 @@ public struct PDUFingerprinter {
     /// no start are nil.
     public mutating func feed(_ frame: Frame) -> (fingerprint: PDUFingerprint, handle: UInt16, sent: Bool)? {
         guard frame.kind == .aclData, frame.direction != .none, !frame.isTruncated else { return nil }
-        let bytes = frame.bytes
-        guard bytes.count >= 4 else { return nil }
-        let start = bytes.startIndex
-        let word = UInt16(bytes[start]) | UInt16(bytes[start + 1]) << 8
+        var c = ByteCursor(frame.bytes)
+        guard let word = try? c.u16(), let declared = try? c.u16() else { return nil }
         let handle = word & 0x0FFF, boundary = (word >> 12) & 0x3
-        let declared = Int(UInt16(bytes[start + 2]) | UInt16(bytes[start + 3]) << 8)
-        let payload = bytes[(start + 4)...].prefix(declared)
+        let payload = c.rest().prefix(Int(declared))
         let sent = frame.direction == .sent
         let key = Key(controller: frame.controller, handle: handle, sent: sent)
         var state: Partial
@@ -48,9 +45,9 @@ public struct PDUFingerprinter {
             guard let begun = partial[key] else { return nil }
             state = begun
         } else {
-            guard payload.count >= 4 else { partial[key] = nil; return nil }
-            let length = Int(UInt16(payload[payload.startIndex]) | UInt16(payload[payload.startIndex + 1]) << 8)
-            state = Partial(hash: Self.seed, remaining: length + 4)
+            var header = ByteCursor(payload)
+            guard payload.count >= 4, let length = try? header.u16() else { partial[key] = nil; return nil }
+            state = Partial(hash: Self.seed, remaining: Int(length) + 4)
         }
         let taken = payload.prefix(state.remaining)
         state.hash = Self.mix(state.hash, taken)

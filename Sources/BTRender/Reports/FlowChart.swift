@@ -39,16 +39,19 @@ public struct FlowChart {
         for (index, name) in sources.enumerated() { _ = lanes(for: index + 1, name: name) }
     }
 
-    /// The lanes of a source (1 for a single capture), made as it first appears.
-    mutating func lanes(for source: Int, name: String?) -> (host: Int, controller: Int) {
+    /// The lanes of a source (1 for a single capture), made as it first appears. A capture
+    /// taken from the air has the link's central and peripheral instead (its readers give a
+    /// packet from the central the direction of a host's send).
+    mutating func lanes(for source: Int, name: String?, air: Bool = false) -> (host: Int, controller: Int) {
         if let known = laneOf[source] { return known }
         let prefix = name.map { $0 + " " } ?? ""
+        let (first, second) = air ? ("central", "peripheral") : ("host", "controller")
         let pair: (host: Int, controller: Int)
         if laneOf.count % 2 == 0 {
-            lanes += [prefix + "host", prefix + "controller"]
+            lanes += [prefix + first, prefix + second]
             pair = (lanes.count - 2, lanes.count - 1)
         } else {
-            lanes += [prefix + "controller", prefix + "host"]
+            lanes += [prefix + second, prefix + first]
             pair = (lanes.count - 1, lanes.count - 2)
         }
         laneOf[source] = pair
@@ -61,7 +64,7 @@ public struct FlowChart {
         let frame = packet.frame
         guard frame.direction != .none else { return }
         let origin = frame.origin
-        let own = lanes(for: origin?.source ?? 1, name: origin?.name)
+        let own = lanes(for: origin?.source ?? 1, name: origin?.name, air: frame.kind.isAir)
         var arrow = Arrow(time: frame.timestamp, number: frame.number, from: own.host, to: own.controller,
                           label: Self.label(packet), latency: nil, otherNumber: nil, isError: packet.hasError)
         if let match = origin?.match {
@@ -109,7 +112,7 @@ public struct FlowChart {
         for arrow in arrows {
             let gap = arrow.time.saturatingSubtract(previous)
             if gap > Self.quiet {
-                lines.append(String(repeating: " ", count: left) + "⋮ " + Self.seconds(gap) + " quiet")
+                lines.append(String(repeating: " ", count: left) + "⋮ " + StatisticsText.seconds(gap) + " quiet")
             }
             previous = arrow.time
             var row = [Character](repeating: " ", count: left + width + 1)
@@ -124,7 +127,7 @@ public struct FlowChart {
             if label.count > room { label = String(label.prefix(max(0, room - 1))) + "…" }
             let start = low + 2 + (b > a ? 0 : 1)
             for (offset, character) in label.enumerated() where start + offset < high - 1 { row[start + offset] = character }
-            var text = Self.pad(Self.seconds(arrow.time.saturatingSubtract(first)), 10) + " " + Self.pad("#\(arrow.number)", 8) + "  "
+            var text = Self.pad(StatisticsText.seconds(arrow.time.saturatingSubtract(first)), 10) + " " + Self.pad("#\(arrow.number)", 8) + "  "
             text += String(row[left...]).trimmingTrailingSpaces
             if let latency = arrow.latency, let other = arrow.otherNumber {
                 text += "  #\(other) → #\(arrow.number), \(StatisticsText.milliseconds(Double(latency)))"
@@ -139,11 +142,6 @@ public struct FlowChart {
         text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
     }
 
-    static func seconds(_ micros: Int64) -> String {
-        let millis = micros / 1_000
-        let fraction = String(millis % 1_000)
-        return "\(millis / 1_000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction) s"
-    }
 
     // MARK: SVG
 
@@ -183,13 +181,13 @@ public struct FlowChart {
             let gap = arrow.time.saturatingSubtract(previous)
             if gap > Self.quiet {
                 y += Self.svgRow
-                s += "<text x=\"\(f(Self.svgLeft - 10))\" y=\"\(f(y - 6))\" text-anchor=\"end\" fill=\"#666\" font-style=\"italic\">⋮ \(Self.seconds(gap)) quiet</text>\n"
+                s += "<text x=\"\(f(Self.svgLeft - 10))\" y=\"\(f(y - 6))\" text-anchor=\"end\" fill=\"#666\" font-style=\"italic\">⋮ \(StatisticsText.seconds(gap)) quiet</text>\n"
             }
             previous = arrow.time
             y += Self.svgRow
             let colour = arrow.isError ? "#c00000" : arrow.latency != nil ? "#1f5fbf" : "black"
             let marker = arrow.isError ? "headRed" : arrow.latency != nil ? "headBlue" : "head"
-            s += "<text x=\"10\" y=\"\(f(y))\" fill=\"#444\">\(Self.seconds(arrow.time.saturatingSubtract(first)))  #\(arrow.number)</text>\n"
+            s += "<text x=\"10\" y=\"\(f(y))\" fill=\"#444\">\(StatisticsText.seconds(arrow.time.saturatingSubtract(first)))  #\(arrow.number)</text>\n"
             s += "<line x1=\"\(f(x(arrow.from)))\" y1=\"\(f(y))\" x2=\"\(f(x(arrow.to)))\" y2=\"\(f(y))\" stroke=\"\(colour)\" marker-end=\"url(#\(marker))\"/>\n"
             var label = (arrow.isError ? "✗ " : "") + arrow.label
             let room = Int(abs(x(arrow.to) - x(arrow.from)) / 6.2)
