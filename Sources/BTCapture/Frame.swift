@@ -119,8 +119,12 @@ public struct FrameMatch: Sendable, Equatable {
     public var latency: Int64
     /// Whether this frame is the sending end.
     public var isSender: Bool
+    /// The other end is a sniffer's copy of the PDU: the link's access address (its handle
+    /// is then the air decoder's number for the link).
+    public var accessAddress: UInt32?
 
-    public init(source: Int, sourceName: String, number: Int, controller: UInt16, handle: UInt16, latency: Int64, isSender: Bool) {
+    public init(source: Int, sourceName: String, number: Int, controller: UInt16, handle: UInt16, latency: Int64, isSender: Bool,
+                accessAddress: UInt32? = nil) {
         self.source = source
         self.sourceName = sourceName
         self.number = number
@@ -128,6 +132,7 @@ public struct FrameMatch: Sendable, Equatable {
         self.handle = handle
         self.latency = latency
         self.isSender = isSender
+        self.accessAddress = accessAddress
     }
 }
 

@@ -139,6 +139,21 @@ public enum FuzzSeeds {
             }
         }
 
+        // btlog merge with a sniffer: crackle's known_ltk.pcap and the central's log written from
+        // it, interleaved in the order of the air's clock (the merge's synthetic times follow
+        // it); the air's PPI frames on controller 3, a source of their own.
+        if let fixtures, let hostReader = try? CaptureInput.open((fixtures as NSString).appendingPathComponent("known-ltk-central.btsnoop")),
+           let airReader = try? CaptureInput.open((fixtures as NSString).appendingPathComponent("third-party/crackle/known_ltk.pcap")) {
+            var timed: [(time: Int64, frame: Frame)] = []
+            while let frame = try? hostReader.next() { timed.append((frame.timestamp - AirHostLog.offset, frame)) }
+            while let frame = try? airReader.next() { timed.append((frame.timestamp, frame)) }
+            let frames = timed.sorted { $0.time < $1.time }.map(\.frame)
+            for (index, start) in stride(from: 0, to: frames.count, by: 100).enumerated() {
+                let window = Array(frames[max(0, start - 20) ..< min(start + 120, frames.count)])
+                try save(.merge, "known-ltk-air-\(start).bin", MergeFuzzInput.encode(clock: UInt8(truncatingIfNeeded: index &* 53), window))
+            }
+        }
+
         // Vendor HCI: runs of each vendor fixture's session under its manufacturer, and under none.
         for (name, company, frames) in [("android", UInt16(0x000F), Scenarios.androidVendorSession().frames),
                                          ("broadcom", UInt16(0x000F), Scenarios.broadcomFirmwareSession().frames),

@@ -610,7 +610,15 @@ public enum DiffFuzzInput {
 public enum MergeFuzzInput {
     public static func run(_ input: [UInt8]) {
         guard let clock = input.first else { return }
-        let frames = DecoderInput.frames(from: Array(input.dropFirst()))
+        // Control-channel commands stand for packets taken from the air (a sniffer's source):
+        // the controller index picks the sniffer's link type.
+        let frames = DecoderInput.frames(from: Array(input.dropFirst())).map { frame -> Frame in
+            guard frame.kind == .controlCommand else { return frame }
+            var air = frame
+            air.kind = .air(AirLinkType.allCases[Int(frame.controller) % AirLinkType.allCases.count])
+            air.direction = .none
+            return air
+        }
         let count = Int(clock >> 6) + 2
         var sources = Array(repeating: [Frame](), count: count)
         for frame in frames { sources[Int(frame.controller) % count].append(frame) }
@@ -654,7 +662,12 @@ public enum MergeFuzzInput {
         precondition(merged.count == frames.count, "a merge lost or repeated frames")
         for frame in merged {
             guard let match = frame.origin?.match else { continue }
-            precondition(merged[match.number - 1].origin?.match?.number == frame.number, "a match names an end that does not name it")
+            let other = merged[match.number - 1]
+            precondition(other.origin?.match != nil, "a match names an end that names nothing")
+            // Two hosts' ends name each other; an air copy and a host's end may name another.
+            if !frame.kind.isAir, !other.kind.isAir, other.origin?.match?.source != nil, !(merged[other.origin!.match!.number - 1].kind.isAir) {
+                precondition(other.origin?.match?.number == frame.number, "a match names an end that does not name it")
+            }
         }
         _ = StatisticsJSON(collector.finish(), files: ["fuzz"]).text
         precondition(!flow.textLines().isEmpty && flow.svg(title: "fuzz").hasSuffix("</svg>\n"))
@@ -665,8 +678,18 @@ public enum MergeFuzzInput {
         }
     }
 
-    /// A seed: the frames (their controllers choose the sources) and the clock byte.
-    public static func encode(clock: UInt8, _ frames: [Frame]) -> [UInt8] { [clock] + DecoderInput.encode(frames) }
+    /// A seed: the frames (their controllers choose the sources) and the clock byte. Air frames
+    /// are written as `run` reads them back: control commands on the controller whose index
+    /// picks their link type.
+    public static func encode(clock: UInt8, _ frames: [Frame]) -> [UInt8] {
+        [clock] + DecoderInput.encode(frames.map { frame -> Frame in
+            guard case .air(let type) = frame.kind, let index = AirLinkType.allCases.firstIndex(of: type) else { return frame }
+            var record = frame
+            record.kind = .controlCommand
+            record.controller = UInt16(index)
+            return record
+        })
+    }
 }
 
 /// The capture target: the input is a capture file; at most 20,000 of its records are read.

@@ -12,10 +12,12 @@ struct Flow: ParsableCommand {
         --merge, the first capture's host and controller, then the second's controller and host. \
         A command or outgoing data is an arrow from a host to its controller, an event or \
         incoming data one back; a PDU both hosts logged is one arrow from the sending host to \
-        the receiving one, with its latency. Errors are marked (✗, red); stretches of more than \
-        2 s without a packet are folded. Number Of Completed Packets and advertising reports \
-        are left out unless --hide says otherwise; choose the link with --handle, --device or a \
-        filter.
+        the receiving one, with its latency. An air capture has the link's central and \
+        peripheral; merged with hosts' logs, one air lane between theirs (a host's PDU the \
+        sniffer saw is an arrow to it, its own link-layer packets marks on it). Errors are \
+        marked (✗, red); stretches of more than 2 s without a packet are folded. Number Of \
+        Completed Packets, advertising reports and Empty PDUs are left out unless --hide says \
+        otherwise; choose the link with --handle, --device or a filter.
         """
     )
 
@@ -47,7 +49,7 @@ struct Flow: ParsableCommand {
     func run() throws {
         var chosen = selection
         // The bulk that says nothing of the exchange, unless the user chose what to hide.
-        if chosen.hide.isEmpty { chosen.hide = ["nocp", "adv"] }
+        if chosen.hide.isEmpty { chosen.hide = ["nocp", "adv", "empty"] }
         let stages = try chosen.stages()
         let decoders = try decoding.prepare()
         let source = try input.sources(files)[0]

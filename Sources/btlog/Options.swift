@@ -135,7 +135,7 @@ struct SelectionOptionGroup: ParsableArguments {
     @Flag(help: "Only packets flagged with 'btlog annotate --flag'.")
     var flagged = false
 
-    @Option(help: ArgumentHelp("Leave out bulk traffic: nocp (Number Of Completed Packets), adv (advertising and inquiry reports), media (A2DP audio), iso, sco. Comma-separated or repeated.", valueName: "CLASS,..."))
+    @Option(help: ArgumentHelp("Leave out bulk traffic: nocp (Number Of Completed Packets), adv (advertising and inquiry reports), media (A2DP audio), iso, sco, empty (air captures' Empty PDUs, NULL and POLL). Comma-separated or repeated.", valueName: "CLASS,..."))
     var hide: [String] = []
 
     private static func list(_ values: [String]) -> [String] { values.flatMap(CommaList.items) }

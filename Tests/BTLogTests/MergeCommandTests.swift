@@ -122,4 +122,47 @@ final class MergeCommandTests: XCTestCase {
             XCTAssertEqual(rendered.status, 0, rendered.err)
         }
     }
+
+    /// A host's log and a sniffer's capture of the same link (crackle's known_ltk.pcap and the
+    /// central's log written from it, Fixtures/known-ltk-central.btsnoop): the host's key
+    /// decrypts the air, the PDUs align the clocks, and the link has both names.
+    func testTheAirAsAThirdEnd() throws {
+        let host = "Fixtures/known-ltk-central.btsnoop", air = "Fixtures/third-party/crackle/known_ltk.pcap"
+        let shown = try btlog(["show", "--merge", host, air, "-f", "merge.latency", "--fields", "number,frame.source,merge.latency,merge.peer_source"])
+        XCTAssertEqual(shown.status, 0, shown.err)
+        XCTAssertTrue(shown.err.contains("known_ltk.pcap: -3,600.500 s"), shown.err)
+        XCTAssertTrue(shown.err.contains("known-ltk-central.btsnoop hci0 handle 0x0040 = known_ltk.pcap access address 0x50654CA7: 7 PDUs"), shown.err)
+        XCTAssertFalse(shown.err.contains("no PDU matched"), shown.err)
+        let rows = shown.out.split(separator: "\n").filter { $0.first?.isNumber == true }
+        XCTAssertEqual(rows.count, 7, shown.out)
+        // The air received what the central's host sent (four requests, and LE Enable
+        // Encryption's LL_ENC_REQ); the host received from the air the response and the
+        // connection (CONNECT_IND).
+        XCTAssertEqual(rows.filter { $0.contains("known_ltk.pcap") && $0.hasSuffix("known-ltk-central.btsnoop") }.count, 5, shown.out)
+        XCTAssertEqual(rows.filter { $0.contains("known-ltk-central.btsnoop") && $0.hasSuffix("known_ltk.pcap") }.count, 2, shown.out)
+        let stats = try btlog(["stats", "--merge", host, air])
+        XCTAssertTrue(stats.out.contains("known-ltk-central.btsnoop hci0 0x0040  known_ltk.pcap air 0x50654CA7             4"), stats.out)
+        // The flow: the host's lanes, the air's between; each request an arrow from the host
+        // to the air with its latency; the air's own link-layer procedures marks on its lane.
+        let flow = try btlog(["flow", "--merge", host, air])
+        XCTAssertEqual(flow.status, 0, flow.err)
+        let chart = flow.out.split(separator: "\n").map(String.init)
+        XCTAssertTrue(chart[0].contains("known-ltk-central.btsnoop host") && chart[0].contains("known_ltk.pcap air"), chart[0])
+        XCTAssertTrue(chart[1].contains("known-ltk-central.btsnoop controller"), "the long names take two lines: \(chart[1])")
+        let request = try XCTUnwrap(chart.first { $0.contains("Read By Type Request") }, flow.out)
+        XCTAssertTrue(request.contains("▶│") && request.contains(" ms"), request)
+        XCTAssertTrue(chart.contains { $0.contains("C→P LL_ENC_REQ") && $0.contains("▶│") && $0.contains("ms") }, flow.out)
+        XCTAssertTrue(chart.contains { $0.contains("● P→C LL_ENC_RSP") }, flow.out)
+        XCTAssertTrue(chart.contains { $0.contains("│◀─LE - Connection Complete") }, "the connection from the air to the host: \(flow.out)")
+        XCTAssertFalse(flow.out.contains("Empty PDU"), "flow hides Empty PDUs unless --hide says otherwise")
+        let svg = Self.folder.appendingPathComponent("air-flow.svg").path
+        try FileManager.default.createDirectory(at: Self.folder, withIntermediateDirectories: true)
+        XCTAssertEqual(try btlog(["flow", "--merge", host, air, "-o", svg]).status, 0)
+        let text = try String(contentsOfFile: svg, encoding: .utf8)
+        XCTAssertTrue(text.contains("known_ltk.pcap air") && text.contains("<circle"), text)
+        if let rsvg = Reference.consumer("rsvg-convert") {
+            let rendered = try Tool.run(rsvg, [svg, "-o", Self.folder.appendingPathComponent("air-flow.png").path])
+            XCTAssertEqual(rendered.status, 0, rendered.err)
+        }
+    }
 }

@@ -75,6 +75,18 @@ final class ReportSchemaTests: XCTestCase {
         XCTAssertEqual(mergedReport.sourceLinks.count, 4, "two links, each both ways")
         let mergedDocument = try JSONSerialization.jsonObject(with: Data(StatisticsJSON(mergedReport, files: ["merged"]).text.utf8))
         walker.check(mergedDocument, against: schema, at: "", seen: &seen) { failures.append("merge: \($0)") }
+        // A host's log merged with a sniffer's capture of its link: the air's end has an access address.
+        let withAir = ["known-ltk-central.btsnoop", "third-party/crackle/known_ltk.pcap"].map { name in
+            MergeInput(name: name) { try CaptureInput.open(Self.root.appendingPathComponent("Fixtures/" + name).path) }
+        }
+        let airMerged = try MergePlan.reader(withAir, try MergePlan.align(withAir))
+        var airCollector = StatisticsCollector()
+        let airDecoder = Decoder()
+        while let frame = try airMerged.next() { try airCollector.consume(airDecoder.decode(frame)) }
+        let airReport = airCollector.finish()
+        XCTAssertEqual(airReport.sourceLinks.map { $0.link.to.accessAddress ?? $0.link.from.accessAddress }, [0x5065_4CA7, 0x5065_4CA7])
+        let airDocument = try JSONSerialization.jsonObject(with: Data(StatisticsJSON(airReport, files: ["merged"]).text.utf8))
+        walker.check(airDocument, against: schema, at: "", seen: &seen) { failures.append("air merge: \($0)") }
         for failure in failures.prefix(20) { XCTFail(failure) }
         let declared = walker.declaredMembers(of: schema, at: "")
         XCTAssertEqual(declared.subtracting(seen).sorted(), [], "members the schema declares that no fixture's document writes")

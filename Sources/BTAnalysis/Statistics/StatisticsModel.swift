@@ -491,11 +491,12 @@ public struct SynchronousStreamReport: Equatable {
 }
 
 /// One end of a link in one of several merged captures: the capture, its controller index
-/// and the connection handle there.
+/// and the connection handle there; for an air capture, the link's access address.
 public struct LinkEnd: Hashable, Sendable {
     public var source: String
     public var controller: UInt16
     public var handle: UInt16
+    public var accessAddress: UInt32?
 }
 
 /// PDUs one end sent and the other received: the same link under two names.

@@ -292,11 +292,12 @@ public enum FrameFields {
 /// the other end, and the time between the two hosts' HCI.
 public enum MergeFields {
     static let f = FieldDefinition.maker("merge")
-    public static let latency = f("latency", "Latency", .real, "Milliseconds from the sending host's HCI to the receiving host's, on the aligned clock, for a PDU both captures show (on the receiving end's packet)")
+    public static let latency = f("latency", "Latency", .real, "Milliseconds from the sending end (a host's HCI, or the air) to the receiving end, on the aligned clock, for a PDU both captures show (on the receiving end's packet)")
     public static let peer = f("peer", "Other End", .uint64, "Packet number of the same PDU at the other end")
     public static let peerSource = f("peer_source", "Other End Source", .string, "The capture that shows the other end")
     public static let role = f("role", "Role", .string, "sender or receiver: which end of the matched PDU this packet is")
-    public static let all = [latency, peer, peerSource, role]
+    public static let peerAccessAddress = f("peer_access_address", "Other End Access Address", .uint32, "The other end is an air capture's copy: the link's access address")
+    public static let all = [latency, peer, peerSource, role, peerAccessAddress]
 
     static let descriptor = ProtocolDescriptor(name: "Merge", fields: all)
 }

@@ -57,6 +57,7 @@ extension Packet {
         case MergeFields.peer: return frame.origin?.match.map { .count($0.number) }
         case MergeFields.peerSource: return frame.origin?.match.map { .text($0.sourceName) }
         case MergeFields.role: return frame.origin?.match.map { .text($0.isSender ? "sender" : "receiver") }
+        case MergeFields.peerAccessAddress: return frame.origin?.match?.accessAddress.map { .u32($0) }
         default: return nil
         }
     }

@@ -26,6 +26,9 @@ public struct QuickFilters: Equatable {
         case media
         case iso
         case sco
+        /// Air captures' packets of no data: LE Empty PDUs, BR/EDR NULL and POLL packets (the
+        /// link kept alive each connection event; `btlog flow` hides them unless told).
+        case empty
 
         /// What it hides, as a filter expression or a frame kind.
         var expression: String? {
@@ -33,6 +36,7 @@ public struct QuickFilters: Equatable {
             case .nocp: return "hci.event == 0x13"
             case .adv: return "hci.subevent in {0x02 0x0b 0x0d 0x0f} or hci.event in {0x02 0x22 0x2f}"
             case .media: return "rtp"
+            case .empty: return "(btle.data_header.llid == 1 and btle.data_header.length == 0) or btbredr_rf.packet_header.type in {0 1}"
             case .iso, .sco: return nil
             }
         }

@@ -9,8 +9,29 @@ public struct MergeAnchor: Sendable {
     public var number: Int
     public var controller: UInt16
     public var handle: UInt16
-    /// Whether the host sent it (else it arrived from the controller).
+    /// Whether the host sent it (else it arrived from the controller); for the air, whether
+    /// the central did.
     public var sent: Bool
+    /// A sniffer took it from the air: it pairs with either host's end (the sender's HCI comes
+    /// before it, the receiver's after).
+    public var air = false
+    /// A link's event (`LinkEvent`'s raw value), not a PDU (0): each kind has a delay of its
+    /// own (a command waits for the next connection event), so the fit takes it apart.
+    public var event: UInt8 = 0
+
+    /// Whether two captures' ends may be one PDU: a host's send and the other's reception, or a
+    /// host's end and the air's (two sniffers' copies are not paired).
+    static func pairs(_ a: MergeAnchor, _ b: MergeAnchor) -> Bool {
+        a.air || b.air ? a.air != b.air : a.sent != b.sent
+    }
+
+    /// Which way the PDU went from `reference`'s end to `other`'s: +1 forward (the other end
+    /// logged it later), −1 back.
+    static func way(_ reference: MergeAnchor, _ other: MergeAnchor) -> Double {
+        if other.air { return reference.sent ? 1 : -1 }   // a host's send reaches the air later
+        if reference.air { return other.sent ? -1 : 1 }
+        return reference.sent ? 1 : -1
+    }
 }
 
 /// Every anchor of one capture, or an even sample of them when there are too many: a PDU is
@@ -24,6 +45,8 @@ public struct MergeAnchors: Sendable {
     public let limit: Int
     /// How many PDUs the capture completed (kept or not).
     public private(set) var seen = 0
+    /// An air capture's links by number: the access address each had.
+    public private(set) var accessAddresses: [UInt16: UInt32] = [:]
 
     /// Enough PDUs for a fit to the microsecond (tens of thousands, spread over the capture),
     /// few enough that the alignment costs a small part of the merge.
@@ -45,15 +68,28 @@ public struct MergeAnchors: Sendable {
         anchors.removeAll { $0.fingerprint.value & newMask != 0 }
     }
 
-    /// Reads a capture's PDUs (the alignment's first pass: no decoding).
-    public static func read(_ reader: FrameReader, limit: Int = defaultLimit) throws -> MergeAnchors {
+    /// Long-term keys the capture's host gave its controller: they decrypt another source's air.
+    public private(set) var revealedKeys: [[UInt8]] = []
+    /// Whether the capture holds packets taken from the air.
+    public private(set) var hasAir = false
+
+    /// Reads a capture's PDUs (the alignment's first pass: no decoding of a host's log; an air
+    /// capture's link layer decoded, with `keys`).
+    public static func read(_ reader: FrameReader, limit: Int = defaultLimit, keys: [[UInt8]] = []) throws -> MergeAnchors {
         var anchors = MergeAnchors(limit: limit)
-        var fingerprinter = PDUFingerprinter()
+        var fingerprinter = SourceFingerprinter(keys: keys)
         while let frame = try reader.next() {
-            guard let pdu = fingerprinter.feed(frame) else { continue }
-            anchors.add(MergeAnchor(fingerprint: pdu.fingerprint, time: frame.timestamp, number: frame.number,
-                                    controller: frame.controller, handle: pdu.handle, sent: pdu.sent))
+            if frame.kind.isAir { anchors.hasAir = true }
+            fingerprinter.feed(frame) { pdu in
+                if let address = pdu.accessAddress, anchors.accessAddresses[pdu.handle] == nil, anchors.accessAddresses.count < 4096 {
+                    anchors.accessAddresses[pdu.handle] = address
+                }
+                anchors.add(MergeAnchor(fingerprint: pdu.fingerprint, time: frame.timestamp, number: frame.number,
+                                        controller: frame.controller, handle: pdu.handle, sent: pdu.sent, air: pdu.air,
+                                        event: pdu.event?.rawValue ?? 0))
+            }
         }
+        anchors.revealedKeys = fingerprinter.revealedKeys
         return anchors
     }
 }
@@ -80,6 +116,10 @@ public struct ClockFit: Sendable, Equatable {
     /// of the absolute residual, in microseconds.
     public var residual: Double
     public var residualP99: Double
+    /// How far a matched PDU lies at most from the one offset, drift and latency the merge
+    /// applies (a link's own latency, a link's event's own delay), in microseconds: how early
+    /// a reception may appear before its send.
+    public var spread: Double = 0
     /// Links of the two captures that carried the same PDUs: (reference controller and handle,
     /// other controller and handle, PDUs).
     public var links: [LinkPair]
@@ -88,12 +128,17 @@ public struct ClockFit: Sendable, Equatable {
         public var reference: (controller: UInt16, handle: UInt16)
         public var other: (controller: UInt16, handle: UInt16)
         public var pdus: Int
+        /// Where a side is an air capture: the link's access address (its handle is the
+        /// decoder's number for the link).
+        public var referenceAccessAddress: UInt32?
+        public var otherAccessAddress: UInt32?
 
         /// As `ClockAligner.linkKey` makes it.
         var key: Int { Int(reference.controller) << 48 | Int(reference.handle) << 32 | Int(other.controller) << 16 | Int(other.handle) }
 
         public static func == (a: LinkPair, b: LinkPair) -> Bool {
             a.reference == b.reference && a.other == b.other && a.pdus == b.pdus
+                && a.referenceAccessAddress == b.referenceAccessAddress && a.otherAccessAddress == b.otherAccessAddress
         }
     }
 
@@ -162,7 +207,9 @@ public enum ClockAligner {
         // Which link of one is which of the other: the pairs most matches agree on. Then only
         // those, so the same bytes on another link at the same moment (a notification every
         // link carries) do not pair across.
-        let allowed = Set(linkPairs(pairs, a, b, supported: true).map(\.key))
+        var allowed = Set(linkPairs(pairs, a, b, supported: true).map(\.key))
+        // A short capture's few matches support no pair three times over: take them as found.
+        if allowed.isEmpty { allowed = Set(linkPairs(pairs, a, b, supported: false).map(\.key)) }
         pairs = match(a, b, epoch: start, predicted: { _, _ in coarse.offset }, window: coarse.window, links: allowed)
         guard pairs.count >= 2, var line = robustLine(pairs, epoch: start) else { return nil }
         let window = max(5_000, min(coarse.window, 10 * line.spread))
@@ -176,6 +223,11 @@ public enum ClockAligner {
                            matched: line.kept, outliers: pairs.count - line.kept, residual: line.residual,
                            residualP99: line.residualP99, links: linkPairs(pairs, a, b, supported: false))
         fit.sampleOneIn = mask >= UInt64(Int.max) ? Int.max : Int(mask) + 1
+        fit.spread = Double(line.spread)
+        for index in fit.links.indices {
+            fit.links[index].referenceAccessAddress = reference.accessAddresses[fit.links[index].reference.handle]
+            fit.links[index].otherAccessAddress = other.accessAddresses[fit.links[index].other.handle]
+        }
         return fit
     }
 
@@ -197,7 +249,7 @@ public enum ClockAligner {
         }
         var differences: [Int64] = []
         for anchor in a where countsA[anchor.fingerprint]! <= rareLimit {
-            for j in byFingerprint[anchor.fingerprint] ?? [] where b[j].sent != anchor.sent {
+            for j in byFingerprint[anchor.fingerprint] ?? [] where MergeAnchor.pairs(anchor, b[j]) {
                 differences.append(Microseconds.difference(b[j].time, anchor.time))
             }
         }
@@ -227,13 +279,17 @@ public enum ClockAligner {
         var pairs: [Pair] = []
         for (i, anchor) in a.enumerated() {
             guard let candidates = positions[anchor.fingerprint] else { continue }
-            let expected = anchor.time.saturatingAdd(predicted(anchor.time, anchor.sent ? 1 : -1))
+            // Where each way puts the other end (a host's end against the air's may go either
+            // way): the search starts at the earlier.
+            let forward = anchor.time.saturatingAdd(predicted(anchor.time, 1))
+            let backward = anchor.time.saturatingAdd(predicted(anchor.time, -1))
+            let earliest = min(forward, backward).saturatingSubtract(window)
             // The first candidate not before the window (they are in time order), then the
             // nearest of those within it.
             var low = 0, high = candidates.count
             while low < high {
                 let mid = (low + high) / 2
-                if b[candidates[mid]].time < expected.saturatingSubtract(window) { low = mid + 1 } else { high = mid }
+                if b[candidates[mid]].time < earliest { low = mid + 1 } else { high = mid }
             }
             var best: (index: Int, distance: UInt64)?
             // At most 64 looked at: the same bytes by the thousand within the window (a flood,
@@ -241,19 +297,23 @@ public enum ClockAligner {
             var k = low
             while k < candidates.count, k - low < 64 {
                 let j = candidates[k]
-                let distance = Microseconds.difference(b[j].time, expected)
-                if distance > window { break }
-                if b[j].sent != anchor.sent, !used.contains(j), distance.magnitude < (best?.distance ?? .max),
+                let time = b[j].time
+                k += 1
+                if time.saturatingSubtract(max(forward, backward)) > window { break }
+                guard MergeAnchor.pairs(anchor, b[j]) else { continue }
+                let expected = MergeAnchor.way(anchor, b[j]) > 0 ? forward : backward
+                let distance = Microseconds.difference(time, expected)
+                if distance.magnitude <= window, !used.contains(j), distance.magnitude < (best?.distance ?? .max),
                    links?.contains(linkKey(anchor, b[j])) ?? true {
                     best = (j, distance.magnitude)
                 }
-                k += 1
             }
             guard let j = best?.index else { continue }
             used.insert(j)
-            let link = linkKey(anchor, b[j])
+            // Per link and kind: a link's events each have their own latency and intercept.
+            let link = linkKey(anchor, b[j]) &* 4 &+ Int(anchor.event)
             pairs.append(Pair(reference: i, other: j, x: Double(Microseconds.difference(anchor.time, epoch)),
-                              y: Double(Microseconds.difference(b[j].time, anchor.time)), way: anchor.sent ? 1 : -1, link: link))
+                              y: Double(Microseconds.difference(b[j].time, anchor.time)), way: MergeAnchor.way(anchor, b[j]), link: link))
         }
         return pairs
     }
@@ -297,11 +357,15 @@ public enum ClockAligner {
         let final = kept.map { abs($0.y - model.predict($0)) }.sorted()
         let p99 = final[min(final.count - 1, Int((Double(final.count) * 0.99).rounded(.up)) - 1)]
         let latencies = Array(model.latency.values)
+        let latency = latencies.isEmpty ? 0 : latencies.reduce(0, +) / Double(latencies.count)
+        // The next match predicts with one offset and one latency for every link and kind: its
+        // window must hold how far each link's own line lies from that.
+        let fromLine = kept.map { abs($0.y - (model.offset + model.slope * $0.x + $0.way * latency)) }.max() ?? 0
         // Expressed at the first kept PDU: the offset a person reads is the one at the start.
         let x0 = kept.map(\.x).min() ?? 0
         return Line(epoch: epoch.saturatingAdd(ClockFit.clamp(x0)), offset: model.offset + model.slope * x0, slope: model.slope,
-                    latency: latencies.isEmpty ? 0 : latencies.reduce(0, +) / Double(latencies.count), bothWays: !latencies.isEmpty,
-                    kept: kept.count, residual: median(final) ?? 0, residualP99: p99, spread: ClockFit.clamp(max(p99, 1_000)))
+                    latency: latency, bothWays: !latencies.isEmpty,
+                    kept: kept.count, residual: median(final) ?? 0, residualP99: p99, spread: ClockFit.clamp(max(p99, fromLine, 1_000)))
     }
 
     /// The links of the pairs numbered from 0, in order of appearance.

@@ -45,6 +45,9 @@ public struct SourceAlignment {
     public var basis: Basis
     public var fit: ClockFit?
     public var reference: String
+    /// Long-term keys the source's host gave its controller: the merge decrypts every air
+    /// source's PDUs with them.
+    public var revealedKeys: [[UInt8]] = []
 
     /// "board.btsnoop: +3,612.402 s, +21 ppm from phone.cfa, 148 matched PDUs, residual
     /// 0.3 ms (p99 1.1 ms)", or what was done instead.
@@ -56,7 +59,7 @@ public struct SourceAlignment {
             let fit = fit ?? .manual(offset: 0, drift: 0)
             return "\(name): \(Self.seconds(fit.offset)), \(Self.ppm(fit.drift)) from \(reference), as --offset gives"
         case .timestamps:
-            return "\(name): no PDU matched \(reference)'s (an air capture is not aligned yet); its own timestamps are used, which may be off by any amount: give --offset \(name)=SECONDS if you know its clock"
+            return "\(name): no PDU matched \(reference)'s; its own timestamps are used, which may be off by any amount: give --offset \(name)=SECONDS if you know its clock"
         case .matched:
             guard let fit else { return "\(name): matched" }
             var text = "\(name): \(Self.seconds(fit.offset)), \(Self.ppm(fit.drift)) from \(reference), \(fit.matched) matched PDU\(fit.matched == 1 ? "" : "s")"
@@ -72,8 +75,14 @@ public struct SourceAlignment {
     public var linkLines: [String] {
         guard basis == .matched, let fit else { return [] }
         return fit.links.prefix(8).map { link in
-            "  \(reference) hci\(link.reference.controller) handle \(Hex.u16(link.reference.handle)) = \(name) hci\(link.other.controller) handle \(Hex.u16(link.other.handle)): \(link.pdus) PDU\(link.pdus == 1 ? "" : "s")"
+            "  \(reference) \(Self.linkName(link.reference, link.referenceAccessAddress)) = \(name) \(Self.linkName(link.other, link.otherAccessAddress)): \(link.pdus) PDU\(link.pdus == 1 ? "" : "s")"
         }
+    }
+
+    /// "hci0 handle 0x0040", or for the air "access address 0xAF9A9B5E".
+    static func linkName(_ link: (controller: UInt16, handle: UInt16), _ accessAddress: UInt32?) -> String {
+        if let accessAddress { return "access address \(Hex.format(accessAddress, width: 8))" }
+        return "hci\(link.controller) handle \(Hex.u16(link.handle))"
     }
 
     /// "+3,612.402 s"
@@ -111,35 +120,47 @@ public struct SourceAlignment {
 /// it from the PDUs both show (`ClockAligner`), or by the offset given by hand, or, when
 /// nothing matches, left on its own timestamps with a warning.
 public enum MergePlan {
-    /// Reads each input once for its PDUs. `manual`: fits given by hand, by input position.
+    /// Reads each input once for its PDUs (an air capture twice, when a source read after it
+    /// gave up the key to its encrypted link). `manual`: fits given by hand, by input position.
     public static func align(_ inputs: [MergeInput], manual: [Int: ClockFit] = [:],
                              anchorLimit: Int = MergeAnchors.defaultLimit) throws -> [SourceAlignment] {
         guard let reference = inputs.first else { return [] }
-        var alignments = [SourceAlignment(name: reference.name, basis: .reference, fit: nil, reference: reference.name)]
         let needsMatching = inputs.indices.dropFirst().contains { manual[$0] == nil }
-        let referenceAnchors = needsMatching ? try MergeAnchors.read(reference.open(), limit: anchorLimit) : MergeAnchors()
+        var anchors = [MergeAnchors?](repeating: nil, count: inputs.count)
+        var keys: [[UInt8]] = [], keysAtRead = [Int](repeating: 0, count: inputs.count)
+        for index in inputs.indices where index == 0 ? needsMatching : manual[index] == nil {
+            let read = try MergeAnchors.read(inputs[index].open(), limit: anchorLimit, keys: keys)
+            keysAtRead[index] = keys.count
+            for key in read.revealedKeys where !keys.contains(key) { keys.append(key) }
+            anchors[index] = read
+        }
+        for index in inputs.indices where anchors[index]?.hasAir == true && keysAtRead[index] < keys.count {
+            anchors[index] = try MergeAnchors.read(inputs[index].open(), limit: anchorLimit, keys: keys)
+        }
+        var alignments = [SourceAlignment(name: reference.name, basis: .reference, fit: nil, reference: reference.name)]
         for index in inputs.indices.dropFirst() {
             let input = inputs[index]
             if let fit = manual[index] {
                 alignments.append(SourceAlignment(name: input.name, basis: .manual, fit: fit, reference: reference.name))
-                continue
-            }
-            let anchors = try MergeAnchors.read(input.open(), limit: anchorLimit)
-            if let fit = ClockAligner.fit(reference: referenceAnchors, other: anchors) {
+            } else if let referenceAnchors = anchors[0], let own = anchors[index],
+                      let fit = ClockAligner.fit(reference: referenceAnchors, other: own) {
                 alignments.append(SourceAlignment(name: input.name, basis: .matched, fit: fit, reference: reference.name))
             } else {
                 alignments.append(SourceAlignment(name: input.name, basis: .timestamps, fit: nil, reference: reference.name))
             }
         }
+        for index in alignments.indices { alignments[index].revealedKeys = anchors[index]?.revealedKeys ?? [] }
         return alignments
     }
 
     /// The merged timeline: every input opened again, on the clocks `alignments` found.
     public static func reader(_ inputs: [MergeInput], _ alignments: [SourceAlignment]) throws -> MergedFrameReader {
         var sources: [MergedFrameReader.Source] = []
+        var keys: [[UInt8]] = []
         for (input, alignment) in zip(inputs, alignments) {
             sources.append(MergedFrameReader.Source(name: input.name, reader: try input.open(), fit: alignment.fit))
+            for key in alignment.revealedKeys where !keys.contains(key) { keys.append(key) }
         }
-        return MergedFrameReader(sources: sources)
+        return MergedFrameReader(sources: sources, keys: keys)
     }
 }

@@ -9,6 +9,10 @@ import BTCapture
 /// order and by time (`FrameMatch`: the other end's packet and the latency between them).
 /// Frames are held back `holdBack` of aligned time, so that the sending end, seen first, can
 /// still be told of its receiver; memory holds that window, never the captures.
+///
+/// A sniffer's copy of a PDU is a third end: the air frame names the host that sent it (the
+/// latency from that host's HCI to the air), or where no sender's log is merged, the host that
+/// received it. A host's end names the other host where both logged the PDU, else the air.
 public final class MergedFrameReader: FrameReader {
     public struct Source {
         public var name: String
@@ -46,7 +50,7 @@ public final class MergedFrameReader: FrameReader {
     private var heap: [HeapKey] = []
     private var started = false
     private var controllers = ControllerIndexes()
-    private var fingerprinters: [PDUFingerprinter]
+    private var fingerprinters: [SourceFingerprinter]
     private var numbers = 0
 
     /// Frames read but not yet released, oldest first; `released` counts those gone before.
@@ -56,6 +60,8 @@ public final class MergedFrameReader: FrameReader {
     /// receptions that arrived a little before their sender (the clocks' residual).
     private var pendingSends: [PDUFingerprint: [End]] = [:]
     private var pendingReceipts: [PDUFingerprint: [End]] = [:]
+    /// Air copies, for a reception (or a send logged a little after it) to name.
+    private var pendingAir: [PDUFingerprint: [End]] = [:]
     private var pendingCount = 0
     private var lastSweep: Int64 = .min
     /// Recent latencies per pair of ends, to choose among PDUs with the same bytes.
@@ -82,6 +88,10 @@ public final class MergedFrameReader: FrameReader {
         var handle: UInt16
         var source: Int
         var time: Int64
+        /// An air copy already named by its sender.
+        var tied = false
+        /// An air copy's link.
+        var accessAddress: UInt32?
     }
 
     struct EndPair: Hashable {
@@ -89,11 +99,12 @@ public final class MergedFrameReader: FrameReader {
         var receiver: UInt16
     }
 
-    public init(sources: [Source]) {
+    /// `keys`: long-term keys the sources' hosts revealed, for the air sources' encrypted links.
+    public init(sources: [Source], keys: [[UInt8]] = []) {
         self.sources = sources
-        fingerprinters = Array(repeating: PDUFingerprinter(), count: sources.count)
-        let residual = sources.compactMap(\.fit).map(\.residualP99).max() ?? 0
-        tolerance = 2_000 + ClockFit.clamp(3 * residual)
+        fingerprinters = Array(repeating: SourceFingerprinter(keys: keys), count: sources.count)
+        let residual = sources.compactMap(\.fit).map { max(3 * $0.residualP99, $0.spread) }.max() ?? 0
+        tolerance = 2_000 + ClockFit.clamp(residual)
         let latencies = sources.compactMap { $0.fit?.latency }
         expectedLatency = latencies.isEmpty ? 0 : ClockFit.clamp(latencies.reduce(0, +) / Double(latencies.count))
         var links: [Int: Set<Int>] = [:]
@@ -161,7 +172,6 @@ public final class MergedFrameReader: FrameReader {
     /// The frame as the merge gives it: its number in the timeline, the aligned time, its
     /// source's controller index, its origin; then matched against the other ends.
     private func admit(_ original: Frame, aligned: Int64, source: Int) {
-        let pdu = fingerprinters[source].feed(original)
         var frame = original
         numbers += 1
         frame.number = numbers
@@ -173,10 +183,16 @@ public final class MergedFrameReader: FrameReader {
         }
         let controller = frame.controller
         queue.append(frame)
-        if let pdu {
+        fingerprinters[source].feed(original) { pdu in
             let end = End(number: numbers, controller: controller, ownController: original.controller, handle: pdu.handle,
-                          source: source, time: aligned)
-            if pdu.sent { sent(pdu.fingerprint, end) } else { received(pdu.fingerprint, end) }
+                          source: source, time: aligned, accessAddress: pdu.accessAddress)
+            if pdu.air {
+                seenOnAir(pdu.fingerprint, end)
+            } else if pdu.sent {
+                sent(pdu.fingerprint, end)
+            } else {
+                received(pdu.fingerprint, end)
+            }
         }
         if aligned.saturatingSubtract(lastSweep) > Self.matchWindow {
             sweep(before: aligned.saturatingSubtract(Self.matchWindow))
@@ -185,6 +201,13 @@ public final class MergedFrameReader: FrameReader {
     }
 
     private func sent(_ fingerprint: PDUFingerprint, _ end: End) {
+        // An air copy taken a little before its send was logged (the residual of the clocks).
+        if var copies = pendingAir[fingerprint],
+           let pick = copies.firstIndex(where: { !$0.tied && mayPair($0, end) && end.time.saturatingSubtract($0.time) <= tolerance }) {
+            copies[pick].tied = true
+            pendingAir[fingerprint] = copies
+            tie(air: copies[pick], to: end, airIsSender: false)
+        }
         // A reception logged a little before its send (the residual of the clocks).
         if var receipts = pendingReceipts[fingerprint],
            let pick = receipts.firstIndex(where: { mayPair($0, end) && end.time.saturatingSubtract($0.time) <= tolerance }) {
@@ -199,20 +222,14 @@ public final class MergedFrameReader: FrameReader {
 
     private func received(_ fingerprint: PDUFingerprint, _ end: End) {
         guard var sends = pendingSends[fingerprint] else {
+            receivedFromAir(fingerprint, end)
             wait(end, for: fingerprint, in: &pendingReceipts)
             return
         }
         // Of the sends with these bytes at another end, the one whose latency is nearest what
         // that pair of ends has shown: a notification repeated every 100 ms pairs with its own.
-        var best: (index: Int, distance: UInt64)?
-        for (index, send) in sends.enumerated() where mayPair(send, end) {
-            let latency = end.time.saturatingSubtract(send.time)
-            guard latency >= -tolerance, latency <= Self.matchWindow else { continue }
-            let expected = expectation(EndPair(sender: send.controller, receiver: end.controller))
-            let distance = latency.saturatingSubtract(expected).magnitude
-            if distance < (best?.distance ?? .max) { best = (index, distance) }
-        }
-        guard let pick = best?.index else {
+        guard let pick = nearest(sends, to: end) else {
+            receivedFromAir(fingerprint, end)
             wait(end, for: fingerprint, in: &pendingReceipts)
             return
         }
@@ -224,6 +241,60 @@ public final class MergedFrameReader: FrameReader {
         pendingCount -= before - sends.count
         pendingSends[fingerprint] = sends.isEmpty ? nil : sends
         pair(sender: sender, receiver: end)
+    }
+
+    /// Of the ends that may have sent what `receiver` logged (within the window, not after it
+    /// beyond the clocks' tolerance), the one whose latency is nearest what that pair of ends
+    /// has shown.
+    private func nearest(_ senders: [End], to receiver: End) -> Int? {
+        var best: (index: Int, distance: UInt64)?
+        for (index, sender) in senders.enumerated() where mayPair(sender, receiver) {
+            let latency = receiver.time.saturatingSubtract(sender.time)
+            guard latency >= -tolerance, latency <= Self.matchWindow else { continue }
+            let distance = latency.saturatingSubtract(expectation(EndPair(sender: sender.controller, receiver: receiver.controller))).magnitude
+            if distance < (best?.distance ?? .max) { best = (index, distance) }
+        }
+        return best?.index
+    }
+
+    /// A sniffer's copy: named by the send it follows, or waiting for a reception (or a send
+    /// logged a little later).
+    private func seenOnAir(_ fingerprint: PDUFingerprint, _ end: End) {
+        var copy = end
+        if let sends = pendingSends[fingerprint] {
+            // The send whose latency to the air is nearest what that host has shown; the send
+            // stays waiting for its receiver.
+            if let pick = nearest(sends, to: end) {
+                copy.tied = true
+                tie(air: copy, to: sends[pick], airIsSender: false)
+            }
+        }
+        wait(copy, for: fingerprint, in: &pendingAir)
+    }
+
+    /// A reception no host's send explains (yet): the air copy it follows, if a sniffer took one.
+    private func receivedFromAir(_ fingerprint: PDUFingerprint, _ end: End) {
+        guard var copies = pendingAir[fingerprint], let pick = nearest(copies, to: end) else { return }
+        let copy = copies.remove(at: pick)
+        pendingCount -= 1
+        pendingAir[fingerprint] = copies.isEmpty ? nil : copies
+        tie(air: copy, to: end, airIsSender: true)
+    }
+
+    /// An air copy and a host's end told of each other: the air frame always (unless its
+    /// sender named it already), the host's only where no other host's end named it.
+    private func tie(air: End, to host: End, airIsSender: Bool) {
+        let (sender, receiver) = airIsSender ? (air, host) : (host, air)
+        let latency = receiver.time.saturatingSubtract(sender.time)
+        remember(latency, EndPair(sender: sender.controller, receiver: receiver.controller))
+        if !air.tied || !airIsSender {
+            mark(air.number, FrameMatch(source: host.source + 1, sourceName: sources[host.source].name, number: host.number,
+                                        controller: host.ownController, handle: host.handle, latency: latency, isSender: airIsSender))
+        }
+        mark(host.number, FrameMatch(source: air.source + 1, sourceName: sources[air.source].name, number: air.number,
+                                     controller: air.ownController, handle: air.handle, latency: latency, isSender: !airIsSender,
+                                     accessAddress: air.accessAddress),
+             unlessMatched: true)
     }
 
     /// One more end waiting for its other; the oldest of the same bytes gives way past
@@ -248,11 +319,7 @@ public final class MergedFrameReader: FrameReader {
     private func pair(sender: End, receiver: End) {
         let latency = receiver.time.saturatingSubtract(sender.time)
         matches += 1
-        let key = EndPair(sender: sender.controller, receiver: receiver.controller)
-        var values = recent[key] ?? []
-        if values.count == 15 { values.removeFirst() }
-        values.append(latency)
-        recent[key] = values
+        remember(latency, EndPair(sender: sender.controller, receiver: receiver.controller))
         let senderName = sources[sender.source].name, receiverName = sources[receiver.source].name
         mark(receiver.number, FrameMatch(source: sender.source + 1, sourceName: senderName, number: sender.number,
                                          controller: sender.ownController, handle: sender.handle, latency: latency, isSender: false))
@@ -260,17 +327,27 @@ public final class MergedFrameReader: FrameReader {
                                        controller: receiver.ownController, handle: receiver.handle, latency: latency, isSender: true))
     }
 
-    private func mark(_ number: Int, _ match: FrameMatch) {
+    private func remember(_ latency: Int64, _ key: EndPair) {
+        var values = recent[key] ?? []
+        if values.count == 15 { values.removeFirst() }
+        values.append(latency)
+        recent[key] = values
+    }
+
+    /// `unlessMatched`: an air copy names a host's end only where nothing else has (the other
+    /// host's end, which a pair writes over it).
+    private func mark(_ number: Int, _ match: FrameMatch, unlessMatched: Bool = false) {
         // Numbers are given in queue order: the frame's place is its distance from the last.
         let position = queue.count - 1 - (numbers - number)
         guard position >= queueHead, position < queue.count else { return }
+        if unlessMatched, queue[position].origin?.match != nil { return }
         queue[position].origin?.match = match
     }
 
     /// Forgets PDUs that waited longer than any match could.
     private func sweep(before limit: Int64) {
         guard pendingCount > 0 else { return }
-        for table in [\MergedFrameReader.pendingSends, \MergedFrameReader.pendingReceipts] {
+        for table in [\MergedFrameReader.pendingSends, \MergedFrameReader.pendingReceipts, \MergedFrameReader.pendingAir] {
             var kept: [PDUFingerprint: [End]] = [:]
             for (key, ends) in self[keyPath: table] {
                 let young = ends.filter { $0.time >= limit }

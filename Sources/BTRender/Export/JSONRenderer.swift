@@ -166,6 +166,10 @@ public struct JSONRenderer: PacketRenderer {
         ASCII.appendDecimal(UInt64(max(0, match.number)), to: &text)
         JSONText.appendLiteral(",\"peer_source\":", to: &text)
         JSONText.appendString(match.sourceName, to: &text)
+        if let address = match.accessAddress {
+            JSONText.appendLiteral(",\"peer_access_address\":", to: &text)
+            ASCII.appendDecimal(UInt64(address), to: &text)
+        }
         JSONText.appendLiteral(match.isSender ? ",\"role\":\"sender\"}," : ",\"role\":\"receiver\"},", to: &text)
     }
 

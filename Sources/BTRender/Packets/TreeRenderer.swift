@@ -122,7 +122,8 @@ public struct TreeRenderer: PacketRenderer {
                      "        Time In Its Own Clock: \(time.format(origin.sourceTime))"]
         if let match = origin.match {
             lines += ["        Role: \(match.isSender ? "sender" : "receiver")",
-                      "        Other End: #\(match.number) (\(match.sourceName), hci\(match.controller), handle \(Hex.u16(match.handle)))",
+                      "        Other End: #\(match.number) (\(match.sourceName), " + (match.accessAddress.map { "air, access address \(Hex.format($0, width: 8))" }
+                          ?? "hci\(match.controller), handle \(Hex.u16(match.handle))") + ")",
                       "        Latency: \(StatisticsText.milliseconds(Double(match.latency)))"]
         }
         return lines

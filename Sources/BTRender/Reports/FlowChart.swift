@@ -8,21 +8,31 @@ import BTQuery
 /// second's controller and host, so the air is in the middle). A command or outgoing data goes
 /// from a host to its controller, an event or incoming data back; a PDU both hosts logged
 /// (a merge's match) is one arrow from the sending host to the receiving one, its latency on
-/// it. Errors are marked; quiet stretches are folded into one line.
+/// it. A capture taken from the air has the link's central and peripheral as its lanes; merged
+/// with hosts' logs it is one lane between them, "air": a host's PDU the sniffer saw is an
+/// arrow from that host to it, the rest of the air's packets marks on it. Errors are marked;
+/// quiet stretches are folded into one line.
 public struct FlowChart {
+    /// Who an arrow leaves or reaches: a source's host or controller, or an air capture's
+    /// central, peripheral, or (in a merge) the air itself.
+    public struct End: Hashable, Sendable {
+        public enum Role: Sendable { case host, controller, central, peripheral, air }
+        public var source: Int
+        public var role: Role
+    }
+
     public struct Arrow: Sendable {
         public var time: Int64
         /// The packet (and, for a PDU seen at both ends, the sender's).
         public var number: Int
-        public var from: Int
-        public var to: Int
+        public var from: End
+        public var to: End
         public var label: String
         public var latency: Int64?
         public var otherNumber: Int?
         public var isError: Bool
     }
 
-    public private(set) var lanes: [String] = []
     public private(set) var arrows: [Arrow] = []
     /// Arrows left out past `limit` (memory and the chart stay readable).
     public private(set) var leftOut = 0
@@ -30,32 +40,72 @@ public struct FlowChart {
     /// A stretch without arrows longer than this is folded.
     public static let quiet: Int64 = 2_000_000
 
-    private var laneOf: [Int: (host: Int, controller: Int)] = [:]
+    /// Sources in lane order (those named at the start first), their names, which are air captures.
+    private var order: [Int] = []
+    private var names: [Int: String] = [:]
+    private var airSources: Set<Int> = []
 
     /// `sources`: the merged captures' names in order, for their lanes to follow it (empty:
     /// lanes as sources appear).
     public init(limit: Int = 5_000, sources: [String] = []) {
         self.limit = max(1, limit)
-        for (index, name) in sources.enumerated() { _ = lanes(for: index + 1, name: name) }
+        for (index, name) in sources.enumerated() { note(source: index + 1, name: name, air: false) }
     }
 
-    /// The lanes of a source (1 for a single capture), made as it first appears. A capture
-    /// taken from the air has the link's central and peripheral instead (its readers give a
-    /// packet from the central the direction of a host's send).
-    mutating func lanes(for source: Int, name: String?, air: Bool = false) -> (host: Int, controller: Int) {
-        if let known = laneOf[source] { return known }
-        let prefix = name.map { $0 + " " } ?? ""
-        let (first, second) = air ? ("central", "peripheral") : ("host", "controller")
-        let pair: (host: Int, controller: Int)
-        if laneOf.count % 2 == 0 {
-            lanes += [prefix + first, prefix + second]
-            pair = (lanes.count - 2, lanes.count - 1)
-        } else {
-            lanes += [prefix + second, prefix + first]
-            pair = (lanes.count - 1, lanes.count - 2)
+    private mutating func note(source: Int, name: String?, air: Bool) {
+        if names[source] == nil && !order.contains(source) {
+            order.append(source)
+            if let name { names[source] = name }
         }
-        laneOf[source] = pair
-        return pair
+        if air { airSources.insert(source) }
+    }
+
+    /// Whether the chart is of several captures (an air capture's lane is then the air).
+    var isMerge: Bool { order.count > 1 }
+
+    /// The lanes, left to right: the first host's host and controller, the air captures, then
+    /// each other host's controller and host (every other one the other way round).
+    public var lanes: [String] { laneEnds.map(laneName) }
+
+    var laneEnds: [End] {
+        if !isMerge, let only = order.first, airSources.contains(only) {
+            return [End(source: only, role: .central), End(source: only, role: .peripheral)]
+        }
+        var ends: [End] = []
+        let hosts = order.filter { !airSources.contains($0) }, airs = order.filter { airSources.contains($0) }
+        for (position, source) in hosts.enumerated() {
+            let pair = [End(source: source, role: .host), End(source: source, role: .controller)]
+            ends += position % 2 == 0 ? pair : pair.reversed()
+            if position == 0 { ends += airs.map { End(source: $0, role: .air) } }
+        }
+        if hosts.isEmpty { ends += airs.map { End(source: $0, role: .air) } }
+        return ends
+    }
+
+    func laneName(_ end: End) -> String {
+        let prefix = isMerge || names[end.source] != nil ? names[end.source].map { $0 + " " } ?? "" : ""
+        switch end.role {
+        case .host: return prefix + "host"
+        case .controller: return prefix + "controller"
+        case .central: return prefix + "central"
+        case .peripheral: return prefix + "peripheral"
+        case .air: return prefix + "air"
+        }
+    }
+
+    /// Each lane's place, by its end.
+    var lanePositions: [End: Int] {
+        var positions = Dictionary(laneEnds.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        // An air source known as one only after its first arrows were drawn: its host is the air.
+        for source in airSources {
+            if let air = positions[End(source: source, role: .air)] { positions[End(source: source, role: .host)] = air }
+        }
+        return positions
+    }
+
+    /// The end that logs a source's PDUs: its host, or an air capture's lane in a merge.
+    func hostEnd(_ source: Int) -> End {
+        End(source: source, role: airSources.contains(source) && isMerge ? .air : .host)
     }
 
     /// A packet kept by the chain: its arrow (none for records of no direction, and for the
@@ -64,19 +114,31 @@ public struct FlowChart {
         let frame = packet.frame
         guard frame.direction != .none else { return }
         let origin = frame.origin
-        let own = lanes(for: origin?.source ?? 1, name: origin?.name, air: frame.kind.isAir)
-        var arrow = Arrow(time: frame.timestamp, number: frame.number, from: own.host, to: own.controller,
-                          label: Self.label(packet), latency: nil, otherNumber: nil, isError: packet.hasError)
+        let source = origin?.source ?? 1, air = frame.kind.isAir
+        note(source: source, name: origin?.name, air: air)
+        var arrow = Arrow(time: frame.timestamp, number: frame.number, from: End(source: source, role: .host),
+                          to: End(source: source, role: .controller), label: Self.label(packet), latency: nil, otherNumber: nil,
+                          isError: packet.hasError)
         if let match = origin?.match {
             guard !match.isSender else { return }
-            let sender = lanes(for: match.source, name: match.sourceName)
-            arrow.from = sender.host
-            arrow.to = own.host
+            // An other end with an access address is an air capture's copy.
+            note(source: match.source, name: match.sourceName, air: match.accessAddress != nil)
+            arrow.from = hostEnd(match.source)
+            arrow.to = hostEnd(source)
             arrow.latency = match.latency
             arrow.otherNumber = match.number
+        } else if air {
+            // One capture of the air: central and peripheral. In a merge: a mark on the air.
+            if origin != nil {
+                arrow.from = End(source: source, role: .air)
+                arrow.to = arrow.from
+            } else {
+                let central = End(source: source, role: .central), peripheral = End(source: source, role: .peripheral)
+                (arrow.from, arrow.to) = frame.direction == .sent ? (central, peripheral) : (peripheral, central)
+            }
         } else if frame.direction == .received {
-            arrow.from = own.controller
-            arrow.to = own.host
+            arrow.from = End(source: source, role: .controller)
+            arrow.to = End(source: source, role: .host)
         }
         guard arrows.count < limit else { leftOut += 1; return }
         arrows.append(arrow)
@@ -98,15 +160,25 @@ public struct FlowChart {
     /// first arrow, packet number, the arrow with its label, the latency).
     public func textLines() -> [String] {
         guard !arrows.isEmpty else { return ["No packets to chart."] }
+        let lanes = self.lanes, position = lanePositions
         let left = 22, width = Self.laneWidth * max(1, lanes.count - 1) + 1
         var lines: [String] = []
-        var header = [Character](repeating: " ", count: left + width + 16)
+        // Each lane's name centred over it, on the first header line where it clears the names
+        // before it (long file names take turns on two or more lines).
+        var header: [[Character]] = [], ends: [Int] = []
         for (index, lane) in lanes.enumerated() {
             let center = left + index * Self.laneWidth
-            let start = max(0, min(center - lane.count / 2, header.count - lane.count))
-            for (offset, character) in lane.enumerated() where start + offset < header.count { header[start + offset] = character }
+            let start = max(0, center - lane.count / 2)
+            let line = ends.firstIndex { $0 < start } ?? ends.count
+            if line == ends.count {
+                header.append([Character](repeating: " ", count: left + width + 16))
+                ends.append(-1)
+            }
+            if header[line].count < start + lane.count { header[line] += [Character](repeating: " ", count: start + lane.count - header[line].count) }
+            for (offset, character) in lane.enumerated() { header[line][start + offset] = character }
+            ends[line] = start + lane.count
         }
-        lines.append(String(header).trimmingTrailingSpaces)
+        lines += header.map { String($0).trimmingTrailingSpaces }
         let first = arrows[0].time
         var previous = first
         for arrow in arrows {
@@ -117,16 +189,25 @@ public struct FlowChart {
             previous = arrow.time
             var row = [Character](repeating: " ", count: left + width + 1)
             for index in lanes.indices { row[left + index * Self.laneWidth] = "│" }
-            let a = left + arrow.from * Self.laneWidth, b = left + arrow.to * Self.laneWidth
-            let low = min(a, b), high = max(a, b)
-            for column in low + 1 ..< high { row[column] = "─" }
-            if b > a { row[high - 1] = "▶" } else { row[low + 1] = "◀" }
-            // The label on the arrow, cut to its length.
+            let a = left + (position[arrow.from] ?? 0) * Self.laneWidth, b = left + (position[arrow.to] ?? 0) * Self.laneWidth
             var label = (arrow.isError ? "✗ " : "") + arrow.label
-            let room = high - low - 5
-            if label.count > room { label = String(label.prefix(max(0, room - 1))) + "…" }
-            let start = low + 2 + (b > a ? 0 : 1)
-            for (offset, character) in label.enumerated() where start + offset < high - 1 { row[start + offset] = character }
+            if a == b {
+                // A mark on one lane (the air's own packets in a merge): the label beside it.
+                row[a] = "●"
+                let room = max(8, Self.laneWidth - 4)
+                if label.count > room { label = String(label.prefix(room - 1)) + "…" }
+                row += [Character](repeating: " ", count: max(0, a + 2 + label.count - row.count))
+                for (offset, character) in label.enumerated() where row[a + 2 + offset] == " " { row[a + 2 + offset] = character }
+            } else {
+                let low = min(a, b), high = max(a, b)
+                for column in low + 1 ..< high { row[column] = "─" }
+                if b > a { row[high - 1] = "▶" } else { row[low + 1] = "◀" }
+                // The label on the arrow, cut to its length.
+                let room = high - low - 5
+                if label.count > room { label = String(label.prefix(max(0, room - 1))) + "…" }
+                let start = low + 2 + (b > a ? 0 : 1)
+                for (offset, character) in label.enumerated() where start + offset < high - 1 { row[start + offset] = character }
+            }
             var text = Self.pad(StatisticsText.seconds(arrow.time.saturatingSubtract(first)), 10) + " " + Self.pad("#\(arrow.number)", 8) + "  "
             text += String(row[left...]).trimmingTrailingSpaces
             if let latency = arrow.latency, let other = arrow.otherNumber {
@@ -157,6 +238,7 @@ public struct FlowChart {
             previous = arrow.time
             rows += 1
         }
+        let lanes = self.lanes, position = lanePositions
         let width = Self.svgLeft + Self.svgLane * Double(max(1, lanes.count - 1)) + 200
         let height = Self.svgTop + Double(rows + 1) * Self.svgRow + 40
         func x(_ lane: Int) -> Double { Self.svgLeft + Double(lane) * Self.svgLane }
@@ -188,13 +270,22 @@ public struct FlowChart {
             let colour = arrow.isError ? "#c00000" : arrow.latency != nil ? "#1f5fbf" : "black"
             let marker = arrow.isError ? "headRed" : arrow.latency != nil ? "headBlue" : "head"
             s += "<text x=\"10\" y=\"\(f(y))\" fill=\"#444\">\(StatisticsText.seconds(arrow.time.saturatingSubtract(first)))  #\(arrow.number)</text>\n"
-            s += "<line x1=\"\(f(x(arrow.from)))\" y1=\"\(f(y))\" x2=\"\(f(x(arrow.to)))\" y2=\"\(f(y))\" stroke=\"\(colour)\" marker-end=\"url(#\(marker))\"/>\n"
+            let from = x(position[arrow.from] ?? 0), to = x(position[arrow.to] ?? 0)
             var label = (arrow.isError ? "✗ " : "") + arrow.label
-            let room = Int(abs(x(arrow.to) - x(arrow.from)) / 6.2)
+            if from == to {
+                // A mark on one lane, its label beside it.
+                s += "<circle cx=\"\(f(from))\" cy=\"\(f(y))\" r=\"3.5\" fill=\"\(colour)\"/>\n"
+                let room = Int(Self.svgLane / 6.2)
+                if label.count > room { label = String(label.prefix(max(0, room - 1))) + "…" }
+                s += "<text x=\"\(f(from + 8))\" y=\"\(f(y + 4))\" fill=\"\(colour)\">\(ThroughputPlot.escape(label))</text>\n"
+                continue
+            }
+            s += "<line x1=\"\(f(from))\" y1=\"\(f(y))\" x2=\"\(f(to))\" y2=\"\(f(y))\" stroke=\"\(colour)\" marker-end=\"url(#\(marker))\"/>\n"
+            let room = Int(abs(to - from) / 6.2)
             if label.count > room { label = String(label.prefix(max(0, room - 1))) + "…" }
-            s += "<text x=\"\(f((x(arrow.from) + x(arrow.to)) / 2))\" y=\"\(f(y - 4))\" text-anchor=\"middle\" fill=\"\(colour)\">\(ThroughputPlot.escape(label))</text>\n"
+            s += "<text x=\"\(f((from + to) / 2))\" y=\"\(f(y - 4))\" text-anchor=\"middle\" fill=\"\(colour)\">\(ThroughputPlot.escape(label))</text>\n"
             if let latency = arrow.latency {
-                s += "<text x=\"\(f(max(x(arrow.from), x(arrow.to)) + 8))\" y=\"\(f(y + 4))\" fill=\"#1f5fbf\">\(StatisticsText.milliseconds(Double(latency)))</text>\n"
+                s += "<text x=\"\(f(max(from, to) + 8))\" y=\"\(f(y + 4))\" fill=\"#1f5fbf\">\(StatisticsText.milliseconds(Double(latency)))</text>\n"
             }
         }
         if leftOut > 0 {

@@ -48,6 +48,9 @@ struct SourceLinkDocument: Encodable {
         var source: String
         var controller: Int
         var handle: Int
+        /// An air capture's end: the link's access address (the handle is then the decoder's
+        /// number for the link).
+        var accessAddress: Omittable<Int>
     }
     var from: End
     var to: End

@@ -57,7 +57,9 @@ public struct StatisticsJSON: ReportRenderer {
                               firstFrame: $0.firstFrame, lastFrame: $0.lastFrame, firstTime: UTCTime($0.first), lastTime: UTCTime($0.last))
             }),
             sourceLinks: Omittable(report.sourceLinks.isEmpty ? nil : report.sourceLinks.map {
-                func end(_ e: LinkEnd) -> SourceLinkDocument.End { .init(source: e.source, controller: Int(e.controller), handle: Int(e.handle)) }
+                func end(_ e: LinkEnd) -> SourceLinkDocument.End {
+                    .init(source: e.source, controller: Int(e.controller), handle: Int(e.handle), accessAddress: Omittable(e.accessAddress.map(Int.init)))
+                }
                 return SourceLinkDocument(from: end($0.link.from), to: end($0.link.to), latencyMs: DistributionDocument.of($0.latency))
             }))
     }

@@ -180,7 +180,9 @@ public struct StatisticsReport: ReportRenderer {
 
     private func sourceLinkLines() -> [String] {
         guard !report.sourceLinks.isEmpty else { return [] }
-        func end(_ e: LinkEnd) -> String { "\(e.source) hci\(e.controller) \(Hex.u16(e.handle))" }
+        func end(_ e: LinkEnd) -> String {
+            e.accessAddress.map { "\(e.source) air \(Hex.format($0, width: 8))" } ?? "\(e.source) hci\(e.controller) \(Hex.u16(e.handle))"
+        }
         var table = TextTable(["FROM", "TO", "PDUS", "MIN", "MEDIAN", "P95", "MAX"], rightAligned: [2, 3, 4, 5, 6], indent: 2)
         for link in report.sourceLinks {
             let d = link.latency

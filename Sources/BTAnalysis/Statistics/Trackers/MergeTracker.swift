@@ -10,8 +10,14 @@ struct MergeTracker {
 
     mutating func see(_ packet: Packet) {
         guard let origin = packet.frame.origin, let match = origin.match, !match.isSender else { return }
-        let link = SourceLink(from: LinkEnd(source: match.sourceName, controller: match.controller, handle: match.handle),
-                              to: LinkEnd(source: origin.name, controller: origin.controller, handle: packet.handle ?? 0))
+        // PDUs only: a link's events matched across sources (LE Connection Complete and
+        // CONNECT_IND, Disconnect and Disconnection Complete) align clocks, but their delay is
+        // the procedure's, not the data's.
+        guard packet.frame.kind == .aclData || packet.frame.kind.isAir && packet.layers.contains(where: { $0.kind == .l2cap }) else { return }
+        // An air capture's own end: its link's access address, where the decoder kept it.
+        let ownAddress = packet.frame.kind.isAir ? packet.field(LinkLayerFields.accessAddress)?.value.integer.map { UInt32(truncatingIfNeeded: $0) } : nil
+        let link = SourceLink(from: LinkEnd(source: match.sourceName, controller: match.controller, handle: match.handle, accessAddress: match.accessAddress),
+                              to: LinkEnd(source: origin.name, controller: origin.controller, handle: packet.handle ?? 0, accessAddress: ownAddress))
         if latencies[link] == nil { order.append(link) }
         latencies[link, default: Distribution()].add(match.latency)
     }

@@ -1,0 +1,139 @@
+import XCTest
+import BTCapture
+import BTDecode
+@testable import BTQuery
+import BTFixtures
+
+/// A sniffer's capture as a merge's third end: crackle's known_ltk.pcap (a real Ubertooth
+/// capture of an encrypted LE link) beside the central host's HCI log of the same link. The
+/// host's log is written from the air capture's own PDUs (no host log of that session exists),
+/// on a clock 3,600.5 s ahead, each send logged 2 ms before the air carried it and each
+/// reception 1 ms after; it also holds the LE Enable Encryption that gave the controller the
+/// link's key, as a central's host logs it. The merge must find the key there, decrypt the
+/// air with it, match the PDUs and recover the clock. (`AirHostLog` writes the log;
+/// Fixtures/known-ltk-central.btsnoop is the same file, for the command line.)
+final class AirMergeTests: XCTestCase {
+    static let air = MergeTests.fixtures.appendingPathComponent("third-party/crackle/known_ltk.pcap").path
+    static let ltk = AirHostLog.knownLTK
+    static let offset = AirHostLog.offset
+    static let sendLead = AirHostLog.sendLead, receiveLag = AirHostLog.receiveLag
+
+    static func airPDUs() throws -> [AirHostLog.AirPDU] { try AirHostLog.pdus(air: air, keys: [ltk]) }
+
+    static func centralLog(_ pdus: [AirHostLog.AirPDU], withKey: Bool = true) -> [Frame] { AirHostLog.centralLog(pdus, withKey: withKey) }
+
+    static func airInput() -> MergeInput {
+        MergeInput(name: "known_ltk.pcap") { try CaptureInput.open(air) }
+    }
+
+    func testTheAirCapturesPDUsAreReal() throws {
+        // What the capture holds, so that the checks below stand on it: Read By Type Requests
+        // from the central (sent again while the responses were lost), one response.
+        let pdus = try Self.airPDUs()
+        XCTAssertEqual(pdus.filter(\.fromCentral).count, 4)
+        XCTAssertEqual(pdus.filter { !$0.fromCentral }.count, 1)
+        XCTAssertEqual(pdus.first?.bytes.prefix(5), [0x07, 0x00, 0x04, 0x00, 0x08], "ATT Read By Type Request on CID 4")
+    }
+
+    func testTheHostsKeyAlignsTheAirAndTheLinkHasThreeNames() throws {
+        let host = Self.centralLog(try Self.airPDUs())
+        let inputs = [MergeTests.input("central.btsnoop", host), Self.airInput()]
+        let alignments = try MergePlan.align(inputs)
+        XCTAssertEqual(alignments.map(\.basis), [.reference, .matched], alignments.map(\.summary).joined(separator: "\n"))
+        let fit = try XCTUnwrap(alignments[1].fit)
+        // The air's clock against the host's: 3,600.5 s behind, less half the difference of the
+        // two ways' latencies (2 ms out, 1 ms back: 0.5 ms).
+        XCTAssertEqual(fit.offset, -Double(Self.offset) + 500, accuracy: 1_000, alignments[1].summary)
+        XCTAssertEqual(fit.latency ?? 0, 1_500, accuracy: 300, "half of 2 ms + 1 ms")
+        // Five PDUs, and the link's events: LE Connection Complete and CONNECT_IND, LE Enable
+        // Encryption and LL_ENC_REQ (the same Rand and EDIV).
+        XCTAssertEqual(fit.matched, 7, alignments[1].summary)
+        XCTAssertEqual(alignments[0].revealedKeys, [Self.ltk.reversed()])
+        let link = try XCTUnwrap(fit.links.first)
+        XCTAssertEqual(link.reference.handle, 0x0040)
+        XCTAssertEqual(link.otherAccessAddress, 0x5065_4CA7, "the access address CONNECT_IND gave")
+        XCTAssertTrue(alignments[1].linkLines.first?.contains("central.btsnoop hci0 handle 0x0040 = known_ltk.pcap access address 0x50654CA7: 7 PDUs") == true,
+                      alignments[1].linkLines.joined(separator: "\n"))
+
+        // Merged: every air copy of a PDU names the host's end, with the latency between them.
+        let reader = try MergePlan.reader(inputs, alignments)
+        var frames: [Frame] = []
+        while let frame = try reader.next() { frames.append(frame) }
+        let airCopies = frames.filter { $0.kind.isAir && $0.origin?.match != nil }
+        XCTAssertEqual(airCopies.count, 7)
+        XCTAssertEqual(Set(airCopies.map { frames[$0.origin!.match!.number - 1].kind }), [.aclData, .command, .event])
+        for copy in airCopies {
+            let match = try XCTUnwrap(copy.origin?.match)
+            let hostEnd = frames[match.number - 1]
+            XCTAssertEqual(hostEnd.origin?.source, 1)
+            XCTAssertEqual(match.handle, 0x0040)
+            // The host's command or send comes first, its event or reception after the air.
+            let sent = hostEnd.kind == .command || hostEnd.kind == .aclData && hostEnd.direction == .sent
+            let expected = hostEnd.kind == .command ? 10_000 : hostEnd.kind == .event ? 1_250 : sent ? Self.sendLead : Self.receiveLag
+            XCTAssertEqual(match.isSender, !sent, "#\(copy.number)")
+            XCTAssertEqual(Double(match.latency), Double(expected), accuracy: 1_000, "#\(copy.number)")
+            // The host's end names the air copy back (no other host's log is merged).
+            XCTAssertEqual(hostEnd.origin?.match?.number, copy.number)
+        }
+    }
+
+    func testTheAirAsTheReference() throws {
+        let host = Self.centralLog(try Self.airPDUs())
+        let alignments = try MergePlan.align([Self.airInput(), MergeTests.input("central.btsnoop", host)])
+        XCTAssertEqual(alignments.map(\.basis), [.reference, .matched], alignments.map(\.summary).joined(separator: "\n"))
+        XCTAssertEqual(try XCTUnwrap(alignments[1].fit).offset, Double(Self.offset) - 500, accuracy: 1_000, alignments[1].summary)
+        XCTAssertEqual(alignments[1].fit?.links.first?.referenceAccessAddress, 0x5065_4CA7)
+    }
+
+    func testWithoutTheKeyTheEncryptedAirMatchesNothing() throws {
+        let host = Self.centralLog(try Self.airPDUs(), withKey: false)
+        let alignments = try MergePlan.align([MergeTests.input("central.btsnoop", host), Self.airInput()])
+        XCTAssertEqual(alignments.map(\.basis), [.reference, .timestamps])
+        XCTAssertTrue(alignments[1].summary.contains("no PDU matched central.btsnoop's"), alignments[1].summary)
+    }
+}
+
+extension AirMergeTests {
+    /// The committed fixture is what the generator writes (btlog-fixtures regenerates it).
+    func testTheCommittedCentralLogIsTheGenerators() throws {
+        let committed = try Array(Data(contentsOf: MergeTests.fixtures.appendingPathComponent("known-ltk-central.btsnoop")))
+        XCTAssertEqual(committed, try FixtureContainers.encode(Self.centralLog(try Self.airPDUs()), as: .btsnoopH4))
+    }
+}
+
+extension AirMergeTests {
+    /// A link's events pair across two hosts' logs as PDUs do, each end in its own words: LE
+    /// Enable Encryption at the central's host and LE Long Term Key Request at the peripheral's
+    /// carry the same Rand and EDIV; HCI Disconnect at one and Disconnection Complete at the
+    /// other the same reason (the asking end's own Disconnection Complete, 0x16, pairs with
+    /// nothing). Layouts from Core Vol 4, Part E, 7.8.24, 7.7.65.5, 7.1.6 and 7.7.5.
+    func testTheLinksEventsPairAcrossHosts() throws {
+        let rand: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8], ediv: [UInt8] = [0x34, 0x12]
+        let shift: Int64 = 100_000_000
+        let central = [
+            Frame(number: 1, timestamp: 1_000_000, kind: .command, direction: .sent,
+                  bytes: [0x19, 0x20, 0x1C, 0x40, 0x00] + rand + ediv + [UInt8](repeating: 0xAA, count: 16)),
+            Frame(number: 2, timestamp: 9_000_000, kind: .command, direction: .sent, bytes: [0x06, 0x04, 0x03, 0x40, 0x00, 0x13]),
+            Frame(number: 3, timestamp: 9_100_000, kind: .event, direction: .received, bytes: [0x05, 0x04, 0x00, 0x40, 0x00, 0x16]),
+        ]
+        let peripheral = [
+            Frame(number: 1, timestamp: 1_030_000 + shift, kind: .event, direction: .received,
+                  bytes: [0x3E, 0x0D, 0x05, 0x01, 0x00] + rand + ediv),
+            Frame(number: 2, timestamp: 9_060_000 + shift, kind: .event, direction: .received, bytes: [0x05, 0x04, 0x00, 0x01, 0x00, 0x13]),
+        ]
+        let inputs = [MergeTests.input("central", central), MergeTests.input("peripheral", peripheral)]
+        let alignments = try MergePlan.align(inputs)
+        XCTAssertEqual(alignments.map(\.basis), [.reference, .matched], alignments[1].summary)
+        let fit = try XCTUnwrap(alignments[1].fit)
+        XCTAssertEqual(fit.matched, 2)
+        // One way only: the offset holds the events' delay (30 ms, 60 ms: their median 45 ms).
+        XCTAssertEqual(fit.offset, Double(shift) + 45_000, accuracy: 1_000, alignments[1].summary)
+        XCTAssertEqual(fit.links.map { "\($0.reference.handle)-\($0.other.handle)" }, ["64-1"])
+        let reader = try MergePlan.reader(inputs, alignments)
+        var frames: [Frame] = []
+        while let frame = try reader.next() { frames.append(frame) }
+        let matched = frames.filter { $0.origin?.match != nil }.map { "\($0.origin!.name) #\($0.origin!.number) ↔ #\($0.origin!.match!.number)" }
+        XCTAssertEqual(matched.count, 4, "\(matched)")
+        XCTAssertNil(frames.first { $0.origin?.name == "central" && $0.origin?.number == 3 }?.origin?.match, "0x16 pairs with nothing")
+    }
+}
