@@ -1,7 +1,7 @@
 import BTCapture
 import BTDecode
 
-/// A host's HCI log of a link a sniffer captured, written from the sniffer's own PDUs: for
+/// The hosts' HCI logs of a link a sniffer captured, written from the sniffer's own PDUs: for
 /// merging a real air capture with the log of one of its ends where no such log was published
 /// (crackle's known_ltk.pcap). The central's host logs the connection, the key it gives its
 /// controller, each PDU it sends `sendLead` before the air carries it and each it receives
@@ -43,6 +43,47 @@ public enum AirHostLog {
 
     public static let offset: Int64 = 3_600_500_000
     public static let sendLead: Int64 = 2_000, receiveLag: Int64 = 1_000
+
+    /// The central's address (CONNECT_IND's InitA), as HCI carries it, and when the
+    /// peripheral's controller saw the central's LL_START_ENC_RSP (just before its own, #91).
+    static let knownCentral: [UInt8] = [0x3E, 0x0B, 0xE1, 0x8E, 0x3E, 0x08]
+    static let knownEncryptionAnswered: Int64 = 1_360_876_486_843_000
+    /// The peripheral's clock: 1,234.25 s behind the sniffer's.
+    public static let peripheralOffset: Int64 = -1_234_250_000
+
+    /// The peripheral's log of the same link (handle 0x0002): LE Connection Complete (its peer
+    /// the central), LE Long Term Key Request and its Reply with the key, Encryption Change,
+    /// each PDU it received 1 ms after the air carried it and each it sent 2 ms before,
+    /// the answers the sniffer missed among them.
+    public static func peripheralLog(_ pdus: [AirPDU]) -> [Frame] {
+        let at = { (time: Int64) in time + peripheralOffset }
+        var frames = [
+            Frame(timestamp: at(knownConnect + 2_000), kind: .event, direction: .received,
+                  bytes: [0x3E, 0x13, 0x01, 0x00, 0x02, 0x00, 0x01, 0x00] + knownCentral + knownParameters + [0x00]),
+            Frame(timestamp: at(knownEncryption + 1_000), kind: .event, direction: .received,
+                  bytes: [0x3E, 0x0D, 0x05, 0x02, 0x00] + knownRand + knownEDIV),
+            Frame(timestamp: at(knownEncryption + 1_400), kind: .command, direction: .sent,
+                  bytes: [0x1A, 0x20, 0x12, 0x02, 0x00] + knownLTK.reversed()),
+            Frame(timestamp: at(knownEncryption + 1_600), kind: .event, direction: .received,
+                  bytes: [0x0E, 0x06, 0x01, 0x1A, 0x20, 0x00, 0x02, 0x00]),
+            Frame(timestamp: at(knownEncryptionAnswered + 1_000), kind: .event, direction: .received,
+                  bytes: [0x08, 0x04, 0x00, 0x02, 0x00, 0x01]),
+        ]
+        func acl(_ bytes: [UInt8], at time: Int64, sent: Bool) -> Frame {
+            let length = UInt16(truncatingIfNeeded: bytes.count)
+            return Frame(timestamp: time, kind: .aclData, direction: sent ? .sent : .received,
+                         bytes: [0x02, sent ? 0x00 : 0x20, UInt8(length & 0xFF), UInt8(length >> 8)] + bytes)
+        }
+        for pdu in pdus {
+            frames.append(acl(pdu.bytes, at: at(pdu.time + (pdu.fromCentral ? receiveLag : -sendLead)), sent: !pdu.fromCentral))
+        }
+        if let answer = pdus.first(where: { !$0.fromCentral }) {
+            for time in knownDamagedAnswers { frames.append(acl(answer.bytes, at: at(time - sendLead), sent: true)) }
+        }
+        frames.sort { $0.timestamp < $1.timestamp }
+        for index in frames.indices { frames[index].number = index + 1 }
+        return frames
+    }
 
     /// The sniffer took one Read By Type Response whole; the peripheral's other answers it
     /// took damaged (25-byte encrypted packets whose CRC failed) or not at all. The central's

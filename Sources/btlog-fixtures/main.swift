@@ -127,10 +127,11 @@ try FixtureContainers.zip([
 ], to: zipURL)
 print("wrote \(zipURL.path)")
 
-// The central host's log of crackle's known_ltk.pcap link, written from the air's own PDUs
-// (AirHostLog): for merging a real air capture with a host's log (`--merge`).
+// The central's and the peripheral's host logs of crackle's known_ltk.pcap link, written from
+// the air's own PDUs (AirHostLog): for merging a real air capture with both ends' logs (`--merge`).
 let knownLTKAir = URL(fileURLWithPath: folder).appendingPathComponent("third-party/crackle/known_ltk.pcap").path
 if FileManager.default.fileExists(atPath: knownLTKAir) {
     let pdus = try AirHostLog.pdus(air: knownLTKAir, keys: [AirHostLog.knownLTK])
     try save("known-ltk-central.btsnoop", try FixtureContainers.encode(AirHostLog.centralLog(pdus), as: .btsnoopH4))
+    try save("known-ltk-peripheral.btsnoop", try FixtureContainers.encode(AirHostLog.peripheralLog(pdus), as: .btsnoopH4))
 }

@@ -165,4 +165,24 @@ final class MergeCommandTests: XCTestCase {
             XCTAssertEqual(rendered.status, 0, rendered.err)
         }
     }
+
+    /// Phone, board and sniffer in one chart: the central's lanes, the air's, the peripheral's.
+    func testBothEndsAndTheAirInOneChart() throws {
+        let files = ["Fixtures/known-ltk-central.btsnoop", "Fixtures/third-party/crackle/known_ltk.pcap", "Fixtures/known-ltk-peripheral.btsnoop"]
+        let flow = try btlog(["flow", "--merge"] + files)
+        XCTAssertEqual(flow.status, 0, flow.err)
+        XCTAssertTrue(flow.err.contains("known-ltk-peripheral.btsnoop: -4,834.750 s"), flow.err)
+        XCTAssertTrue(flow.err.contains("known-ltk-central.btsnoop hci0 handle 0x0040 = known-ltk-peripheral.btsnoop hci0 handle 0x0002"), flow.err)
+        let header = flow.out.split(separator: "\n").prefix(2).joined(separator: "\n")
+        let order = ["known-ltk-central.btsnoop host", "known-ltk-central.btsnoop controller", "known_ltk.pcap air",
+                     "known-ltk-peripheral.btsnoop controller", "known-ltk-peripheral.btsnoop host"]
+        // Left to right: each name's column in its header line.
+        let columns = try order.map { name -> Int in
+            let line = try XCTUnwrap(header.split(separator: "\n").first { $0.contains(name) }, header)
+            return line.distance(from: line.startIndex, to: line.range(of: name)!.lowerBound) + name.count / 2
+        }
+        XCTAssertEqual(columns, columns.sorted(), header)
+        // A request from the central's host to the peripheral's, across the air's lane, 3 ms.
+        XCTAssertTrue(flow.out.split(separator: "\n").contains { $0.contains("Read By Type Request") && $0.hasSuffix(", 3 ms") }, flow.out)
+    }
 }

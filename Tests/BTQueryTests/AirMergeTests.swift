@@ -137,3 +137,54 @@ extension AirMergeTests {
         XCTAssertNil(frames.first { $0.origin?.name == "central" && $0.origin?.number == 3 }?.origin?.match, "0x16 pairs with nothing")
     }
 }
+
+extension AirMergeTests {
+    /// Phone, board and sniffer: both ends' logs and the air, three clocks. The hosts' PDUs
+    /// pair with each other (the air never displaces that), each air copy names the host that
+    /// sent it, and the link has its three names.
+    func testBothEndsAndTheAir() throws {
+        let pdus = try Self.airPDUs()
+        let inputs = [MergeTests.input("central.btsnoop", Self.centralLog(pdus)), Self.airInput(),
+                      MergeTests.input("peripheral.btsnoop", AirHostLog.peripheralLog(pdus))]
+        let alignments = try MergePlan.align(inputs)
+        XCTAssertEqual(alignments.map(\.basis), [.reference, .matched, .matched], alignments.map(\.summary).joined(separator: "\n"))
+        // Against the central's clock: the air 3,600.5 s behind, the peripheral 4,834.75 s
+        // (each within the half-difference of its two ways' latencies).
+        XCTAssertEqual(try XCTUnwrap(alignments[1].fit).offset, -Double(Self.offset), accuracy: 1_000, alignments[1].summary)
+        XCTAssertEqual(try XCTUnwrap(alignments[2].fit).offset, Double(AirHostLog.peripheralOffset - Self.offset), accuracy: 2_000, alignments[2].summary)
+        XCTAssertEqual(alignments[2].fit?.links.first.map { "\($0.reference.handle)=\($0.other.handle)" }, "64=2")
+        XCTAssertEqual(alignments[1].fit?.links.first?.otherAccessAddress, 0x5065_4CA7)
+        // The central's log and the peripheral's each hold the key: the air decrypts either way.
+        XCTAssertEqual(Set(alignments.flatMap(\.revealedKeys)), [Self.ltk.reversed()])
+
+        let reader = try MergePlan.reader(inputs, alignments)
+        var frames: [Frame] = []
+        while let frame = try reader.next() { frames.append(frame) }
+        func source(_ frame: Frame) -> Int { frame.origin?.source ?? 0 }
+        // Every request the central sent: the peripheral's reception names it and it names the
+        // reception (not the air copy); the air copy names the central's send.
+        let requests = frames.filter { source($0) == 1 && $0.kind == .aclData && $0.direction == .sent }
+        XCTAssertEqual(requests.count, 4)
+        for request in requests {
+            let match = try XCTUnwrap(request.origin?.match, "#\(request.number)")
+            XCTAssertEqual(match.source, 3, "#\(request.number) names the peripheral's reception")
+            XCTAssertEqual(frames[match.number - 1].origin?.match?.number, request.number)
+            XCTAssertEqual(Double(match.latency), Double(Self.sendLead + Self.receiveLag), accuracy: 1_500)
+            let copy = frames.first { source($0) == 2 && $0.origin?.match?.number == request.number }
+            XCTAssertNotNil(copy, "the air's copy of #\(request.number) names it")
+        }
+        // The peripheral's four answers reach the central, the sniffer's one copy among them.
+        let answers = frames.filter { source($0) == 3 && $0.kind == .aclData && $0.direction == .sent }
+        XCTAssertEqual(answers.count, 4)
+        XCTAssertEqual(answers.filter { $0.origin?.match?.source == 1 }.count, 4)
+        // The air's copies the peripheral explains: the one response the sniffer took whole (the
+        // peripheral sent it) and CONNECT_IND (its host heard of it last).
+        let namedByPeripheral = frames.filter { source($0) == 2 && $0.origin?.match?.source == 3 }.map { frames[$0.origin!.match!.number - 1] }
+        XCTAssertEqual(namedByPeripheral.map(\.kind), [.event, .aclData])
+        // LL_ENC_REQ names the central's LE Enable Encryption; the peripheral's LE Long Term Key
+        // Request pairs with that command, host to host.
+        let request = try XCTUnwrap(frames.first { source($0) == 3 && $0.kind == .event && $0.bytes.prefix(3) == [0x3E, 0x0D, 0x05] })
+        XCTAssertEqual(frames[request.origin!.match!.number - 1].kind, .command)
+        XCTAssertEqual(frames[request.origin!.match!.number - 1].origin?.source, 1)
+    }
+}
