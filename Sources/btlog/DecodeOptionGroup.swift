@@ -1,4 +1,5 @@
 import ArgumentParser
+import BTCapture
 import BTDecode
 import Foundation
 
@@ -15,6 +16,9 @@ struct DecodeOptionGroup: ParsableArguments {
 
     @Option(name: .customLong("keys"), help: ArgumentHelp("A file of long-term keys for air captures, one per line (32 hex digits; # starts a comment).", valueName: "FILE"))
     var keys: String?
+
+    @Option(name: .customLong("irk"), help: ArgumentHelp("An identity resolving key (32 hex digits), with the identity address it stands for after '=' where known: every resolvable private address it resolves names that device (identity.address, --device, stats). Keys a capture distributes over SMP need none; repeat for several.", valueName: "HEX[=ADDRESS]"))
+    var irk: [String] = []
 
     @Option(name: .customLong("protocol"), help: ArgumentHelp("A protocol description (YAML, 'btlog-protocol: 1'): its fields are decoded, filtered and exported as built-in ones; repeat for several. Every *.yaml in $XDG_CONFIG_HOME/btlog/protocols is read too; 'btlog protocols' lists them.", valueName: "FILE"))
     var protocols: [String] = []
@@ -43,6 +47,7 @@ struct DecodeOptionGroup: ParsableArguments {
             let cache = try gattCache.map(GATTNameSources.loadBlueZCache) ?? [:]
             var options = DecodeOptions(uuidNames: names, gattCache: cache)
             options.linkLayerKeys = try linkLayerKeys()
+            options.identityKeys = try identityKeys()
             // Loaded before the arguments were parsed (LoadedProtocols), `--protocol` among them.
             options.describe(LoadedProtocols.library.protocols)
             for rule in LoadedProtocols.library.rules { options.decode(as: rule) }
@@ -57,6 +62,32 @@ struct DecodeOptionGroup: ParsableArguments {
             StandardError.error(error.description)
             throw ExitCode(1)
         }
+    }
+
+    /// `--irk HEX[=ADDRESS]`: each key as written and reversed (a key copied in the other
+    /// octet order still resolves; the wrong order resolves nothing but by a 1 in 16 million
+    /// chance).
+    func identityKeys() throws -> [(irk: [UInt8], address: BDAddr?)] {
+        var all: [(irk: [UInt8], address: BDAddr?)] = []
+        for text in irk {
+            let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key: [UInt8]
+            do { key = try LinkLayerKeys.parse(key: parts[0]) } catch let error as LinkLayerKeys.ParseError {
+                StandardError.error("--irk \(text): \(error.description)")
+                throw ExitCode(2)
+            }
+            var address: BDAddr?
+            if parts.count == 2 {
+                guard case .address(let parsed)? = FieldValue.parse(String(parts[1]).trimmingWhitespace, as: .address) else {
+                    StandardError.error("--irk \(text): '\(parts[1])' is not an address (00:11:22:33:44:55)")
+                    throw ExitCode(2)
+                }
+                address = parsed
+            }
+            all.append((key, address))
+            all.append((key.reversed(), address))
+        }
+        return all
     }
 
     /// `--ltk` and `--keys`: a key that does not read is a usage error, a file that does not

@@ -144,7 +144,7 @@ final class MergedFrameStoreTests: XCTestCase {
         XCTAssertEqual(store.sourceColumnWidth, "a-rather-long-board-name.btsnoop".count)
         let tree = PacketTree(Decoder().decode(try XCTUnwrap(store.frame(at: 1))), collapsed: [])
         let merge = tree.lines.filter { $0.kind == .origin }.map(\.text)
-        XCTAssertEqual(merge.first, "Merge        ▼ a-rather-long-board-name.btsnoop #77, sent by phone.btsnoop #1 1.234 ms before")
+        XCTAssertEqual(merge.first, "Merge        a-rather-long-board-name.btsnoop #77, sent by phone.btsnoop #1 1.234 ms before")
         XCTAssertTrue(merge.contains("Latency: 1.234 ms"), "\(merge)")
     }
 }

@@ -244,4 +244,39 @@ final class AirCaptureTests: XCTestCase {
         let json = try btlog("stats", "--json", file)
         XCTAssertTrue(json.out.contains("\"le_secure_connections\": true"), json.out)
     }
+
+    /// Private addresses: numeric_pin.pcap's peripheral distributed its IRK (#177) but the
+    /// sniffer missed its identity address; given with --irk and an address, every packet of
+    /// the device answers to that address, from the first advertisement on.
+    func testIdentityResolvingKeys() throws {
+        let pin = "Fixtures/third-party/crackle/numeric_pin.pcap", irk = "9C3E771E765220FD690B7E62E7452969"
+        // The capture's own key: from its packet on, with the identity address unknown.
+        let own = try btlog("stats", pin)
+        XCTAssertTrue(own.out.contains("69:5B:FB:2C:3F:A7  (not in the capture)  #177        131"), own.out)
+        let given = try btlog("show", "--irk", "\(irk)=C0:11:22:33:44:55", pin, "--device", "C0:11:22:33:44:55", "--fields", "number,identity.address,identity.key_frame")
+        XCTAssertEqual(given.status, 0, given.err)
+        let rows = given.out.split(separator: "\n").filter { $0.first?.isNumber == true }
+        XCTAssertEqual(rows.first, "1\tC0:11:22:33:44:55\t0", "from the first advertisement: \(given.out)")
+        XCTAssertGreaterThan(rows.count, 250)
+        XCTAssertEqual(try btlog("show", pin, "--device", "C0:11:22:33:44:55").out.split(separator: "\n").count, 1, "without the key, no packet is the device's")
+        let tree = try btlog("show", "--irk", "\(irk)=C0:11:22:33:44:55", pin, "--packets", "3", "-V")
+        XCTAssertTrue(tree.out.contains("Identity     ▼ 69:5B:FB:2C:3F:A7 is a resolvable private address of C0:11:22:33:44:55, by the key given with --irk"), tree.out)
+        // A key that does not read is a usage error.
+        let bad = try btlog("show", "--irk", "12=C0:11:22:33:44:55", pin)
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.err.contains("--irk 12=C0:11:22:33:44:55: a key is 32 hex digits"), bad.err)
+        let badAddress = try btlog("show", "--irk", "\(irk)=nowhere", pin)
+        XCTAssertEqual(badAddress.status, 2)
+        // openssl, where it runs, computes the same hash: AES-128 of 0…0 ‖ prand under the key.
+        if let openssl = Reference.consumer("openssl") {
+            let block = FileManager.default.temporaryDirectory.appendingPathComponent("btlog-prand-\(getpid()).bin")
+            defer { try? FileManager.default.removeItem(at: block) }
+            try Data([UInt8](repeating: 0, count: 13) + [0x69, 0x5B, 0xFB]).write(to: block)
+            let output = block.appendingPathExtension("out")
+            defer { try? FileManager.default.removeItem(at: output) }
+            let cipher = try Tool.run(openssl, ["enc", "-aes-128-ecb", "-K", irk, "-nopad", "-in", block.path, "-out", output.path])
+            XCTAssertEqual(cipher.status, 0, cipher.err)
+            XCTAssertEqual(Array(try Data(contentsOf: output).suffix(3)), [0x2C, 0x3F, 0xA7], "ah = the address's low 24 bits")
+        }
+    }
 }

@@ -45,6 +45,19 @@ final class ReportSchemaTests: XCTestCase {
                 failures.append("diagnose of \(run.joined(separator: " + ")): \($0)")
             }
         }
+        // The identity address behind a resolvable private address (crackle's numeric_pin.pcap
+        // shows the IRK, not the address: given here as --irk gives it).
+        var identified = DecodeOptions()
+        identified.identityKeys = [([0x9C, 0x3E, 0x77, 0x1E, 0x76, 0x52, 0x20, 0xFD, 0x69, 0x0B, 0x7E, 0x62, 0xE7, 0x45, 0x29, 0x69],
+                                    BDAddr(littleEndian: [0x55, 0x44, 0x33, 0x22, 0x11, 0xC0]))]
+        let identityDecoder = Decoder(options: identified)
+        var identityCollector = StatisticsCollector()
+        let pin = try CaptureInput.open(Self.root.appendingPathComponent("Fixtures/third-party/crackle/numeric_pin.pcap").path)
+        while let frame = try pin.next() { try identityCollector.consume(identityDecoder.decode(frame)) }
+        let identityReport = identityCollector.finish()
+        XCTAssertEqual(identityReport.resolvedAddresses.map { "\($0.address) \($0.identity.map(String.init(describing:)) ?? "-")" }, ["69:5B:FB:2C:3F:A7 C0:11:22:33:44:55"])
+        let identityDocument = try JSONSerialization.jsonObject(with: Data(StatisticsJSON(identityReport, files: ["irk"]).text.utf8))
+        walker.check(identityDocument, against: schema, at: "", seen: &seen) { failures.append("--irk: \($0)") }
         // A link from the air paired with LE Secure Connections (no fixture file holds one).
         let decoder = Decoder()
         var collector = StatisticsCollector()

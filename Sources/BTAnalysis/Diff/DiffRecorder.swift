@@ -81,6 +81,8 @@ public struct DiffRecorder: PacketSink {
     public mutating func consume(_ packet: Packet) throws {
         try statistics.consume(packet)
         if packet.peer != nil || packet.handle != nil {
+            // A private address a known key resolves: the same peer as its identity, in either capture.
+            if let peer = packet.peer, let identity = packet.peerIdentity?.address, identities[peer] == nil { identities[peer] = identity }
             // Layers read in place (no Layer copied per packet).
             for index in packet.layers.indices {
                 if let peer = packet.peer, packet.frame.direction == .received, packet.layers[index].kind == .smp,

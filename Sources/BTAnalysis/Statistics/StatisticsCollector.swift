@@ -23,6 +23,7 @@ public struct StatisticsCollector: PacketSink {
     var airLinks = AirLinkTracker()
     var values = ValueTracker()
     var merge = MergeTracker()
+    var identities = IdentityTracker()
     var security = SecurityReport()
     var connectFailures: [ConnectFailure] = []
     /// Every link in order of appearance, and the index of each one still up.
@@ -58,6 +59,7 @@ public struct StatisticsCollector: PacketSink {
         totals.count(packet)
         values.see(packet)
         if packet.frame.origin != nil { merge.see(packet) }
+        if packet.peerIdentity != nil { identities.see(packet) }
         throughput?.see(packet.frame.timestamp, frame: packet.frame.number)
         guard let first = packet.layers.first else { return }
         switch packet.frame.kind {
@@ -88,6 +90,7 @@ public struct StatisticsCollector: PacketSink {
         report.connectFailures = connectFailures
         report.values = values.finish()
         report.sourceLinks = merge.finish()
+        report.resolvedAddresses = identities.finish()
         return report
     }
 

@@ -32,6 +32,21 @@ public struct CaptureReport {
     /// Captures merged into one timeline: the links seen at both ends, with the latency
     /// between them per direction.
     public var sourceLinks: [SourceLatency] = []
+    /// Resolvable private addresses a known identity key resolved: one device under each.
+    public var resolvedAddresses: [ResolvedAddress] = []
+}
+
+/// A resolvable private address and the device behind it.
+public struct ResolvedAddress: Sendable {
+    public var address: BDAddr
+    /// The identity address, where the captures showed it (or --irk gave it).
+    public var identity: BDAddr?
+    /// The packet whose SMP Identity Information gave the key (0: --irk).
+    public var keyFrame: Int
+    public var packets = 0
+    public var firstFrame: Int
+    public var first: Int64
+    public var last: Int64
 }
 
 public struct HCIReport {

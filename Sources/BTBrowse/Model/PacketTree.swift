@@ -75,7 +75,14 @@ public struct PacketTree: Equatable {
         }
         if let origin = packet.frame.origin {
             for text in TreeRenderer.originLines(origin) {
-                let trimmed = String(text.drop { $0 == " " })
+                // As a layer's line: the pane draws no fold arrow on it.
+                let trimmed = String(text.drop { $0 == " " }).replacingOccurrences(of: " ▼ ", with: " ")
+                guard body(Line(kind: .origin, text: trimmed, layer: nil, layerKind: nil, bytes: nil, source: .frame)) else { return }
+            }
+        }
+        if let identity = packet.peerIdentity, let peer = packet.peer {
+            for text in TreeRenderer.identityLines(identity, peer: peer) {
+                let trimmed = String(text.drop { $0 == " " }).replacingOccurrences(of: " ▼ ", with: " ")
                 guard body(Line(kind: .origin, text: trimmed, layer: nil, layerKind: nil, bytes: nil, source: .frame)) else { return }
             }
         }

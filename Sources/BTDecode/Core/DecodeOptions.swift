@@ -25,6 +25,10 @@ public struct DecodeOptions: Sendable {
     /// Long-term keys for air captures' encrypted links (`--ltk`, `--keys`), most significant
     /// octet first as people write them; each is also tried the other way round.
     public var linkLayerKeys: [[UInt8]] = []
+    /// Identity resolving keys (`--irk`), most significant octet first, each with the identity
+    /// address it stands for where known: every resolvable private address they resolve names
+    /// that device (`identity.*`).
+    public var identityKeys: [(irk: [UInt8], address: BDAddr?)] = []
     /// Passkey searches done so far, shared by every copy of these options: a packet decoded
     /// again (the browser opens it from a saved Session, a filter scans the capture once more)
     /// does not try a million keys again.

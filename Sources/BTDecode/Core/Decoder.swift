@@ -41,6 +41,12 @@ public final class Decoder {
     }
 
     private func decodeLayers(into packet: inout Packet) {
+        defer {
+            // A resolvable private address a known key resolves: the device behind it.
+            if !session.privateAddresses.isEmpty, let peer = packet.peer, let identity = session.privateAddresses.resolve(peer) {
+                packet.peerIdentity = PrivateAddresses.Resolved(address: identity.address, keyFrame: identity.frame)
+            }
+        }
         var cursor = ByteCursor(packet.frame.bytes)
         do {
             switch packet.frame.kind {

@@ -29,7 +29,7 @@ public struct FieldDefinition: Hashable, Sendable {
             self.name = name
             self.isDescribed = isDescribed
             id = FieldIdentity.id(for: name)
-            isFrameField = name.hasPrefix("frame.") || name.hasPrefix("merge.")
+            isFrameField = name.hasPrefix("frame.") || name.hasPrefix("merge.") || name.hasPrefix("identity.")
             self.label = label
             self.type = type
             self.help = help
@@ -300,4 +300,15 @@ public enum MergeFields {
     public static let all = [latency, peer, peerSource, role, peerAccessAddress]
 
     static let descriptor = ProtocolDescriptor(name: "Merge", fields: all)
+}
+
+/// The device behind a resolvable private address, where a known identity resolving key
+/// resolves the packet's peer (`PrivateAddresses`): one device across its changing addresses.
+public enum IdentityFields {
+    static let f = FieldDefinition.maker("identity")
+    public static let address = f("address", "Identity Address", .address, "The identity address of the device whose resolvable private address is the packet's peer (where the capture showed it)")
+    public static let keyFrame = f("key_frame", "Key In", .uint64, "The packet whose SMP Identity Information gave the key that resolves the peer's address (0: given with --irk)")
+    public static let all = [address, keyFrame]
+
+    static let descriptor = ProtocolDescriptor(name: "Identity", fields: all)
 }

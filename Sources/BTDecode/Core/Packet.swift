@@ -11,6 +11,9 @@ public struct Packet {
     public var handle: UInt16?
     /// The remote device the packet concerns (from the connection or the packet itself).
     public var peer: BDAddr?
+    /// The device behind `peer` where that is a resolvable private address a known identity
+    /// key resolves (`PrivateAddresses`).
+    public var peerIdentity: PrivateAddresses.Resolved?
     /// A person's note on the packet (`btlog annotate`, a pcapng packet comment), attached by
     /// the annotation stage.
     public var comment: String?
@@ -72,6 +75,7 @@ public struct Packet {
         if !reassembled.isEmpty { reassembled.removeAll(keepingCapacity: true) }
         handle = nil
         peer = nil
+        if peerIdentity != nil { peerIdentity = nil }
         // Only when either has one: copying an Optional String, even a nil one, goes through
         // the runtime's generic value witness (90 instructions a packet).
         if frame.comment != nil || comment != nil { comment = frame.comment }

@@ -58,6 +58,8 @@ extension Packet {
         case MergeFields.peerSource: return frame.origin?.match.map { .text($0.sourceName) }
         case MergeFields.role: return frame.origin?.match.map { .text($0.isSender ? "sender" : "receiver") }
         case MergeFields.peerAccessAddress: return frame.origin?.match?.accessAddress.map { .u32($0) }
+        case IdentityFields.address: return peerIdentity?.address.map { .address($0) }
+        case IdentityFields.keyFrame: return peerIdentity.map { .count($0.keyFrame) }
         default: return nil
         }
     }

@@ -109,6 +109,7 @@ public enum ProtocolCatalog {
     public static let all: [ProtocolDescriptor] = [
         FrameFields.descriptor,
         MergeFields.descriptor,
+        IdentityFields.descriptor,
         HCIProtocol.descriptor,
         AndroidHCI.descriptor,
         BluetoothQualityReport.descriptor,

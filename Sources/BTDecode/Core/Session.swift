@@ -50,8 +50,13 @@ public struct Session {
     /// link layer see whether the peer acknowledged a packet the sniffer received damaged.
     public var upcoming: ((Int) -> Frame?)?
 
+    /// Identity resolving keys learnt (SMP Identity Information) or given (`--irk`), and the
+    /// addresses they resolve.
+    public var privateAddresses = PrivateAddresses()
+
     public init(options: DecodeOptions = DecodeOptions()) {
         self.options = options
+        for given in options.identityKeys { privateAddresses.learn(irk: given.irk, address: given.address, frame: 0) }
     }
 
     /// A registered protocol's state, read in place and changed in place (`session.att` and the

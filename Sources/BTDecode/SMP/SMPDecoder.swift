@@ -25,6 +25,8 @@ public struct SMPState: ProtocolState {
     var keyRequests: [Session.LinkKey: (rand: UInt64, ediv: UInt16)] = [:]
     /// Every key shown in plain text (SMP's, HCI's), for `btlog keys`.
     var revealed = RevealedKeys()
+    /// The identity key each link's Identity Information gave, for the address that follows.
+    var identityKeyOf: [Session.LinkKey: Int] = [:]
 
     public init() {}
 
@@ -164,10 +166,12 @@ enum SMPDecoder {
             session.smp.revealed.add(RevealedKey(kind: .irk, key: irk.reversed(), frame: packet.frame.number, controller: link.controller,
                                                  handle: link.handle, address: nil,
                                                  how: "SMP Identity Information" + direction(context, packet)))
+            session.smp.identityKeyOf[link] = session.privateAddresses.learn(irk: irk.reversed(), frame: packet.frame.number)
         case 0x09:
             let type = try layer.read(SMPFields.addressType, &c, as: UInt8.self, display: { $0 == 0 ? "Public" : $0 == 1 ? "Static Random" : "Reserved" })
             let address = try layer.read(SMPFields.address, &c, as: BDAddr.self)
             session.smp.revealed.identify(irkOf: link.handle, controller: link.controller, as: address)
+            if let index = session.smp.identityKeyOf.removeValue(forKey: link) { session.privateAddresses.identify(index, as: address) }
             layer.summary += " - \(type == 0 ? "Public" : "Static Random") - \(address)"
         case 0x0A:
             let csrk = try layer.read(SMPFields.csrk, &c, bytes: 16)

@@ -77,7 +77,10 @@ public struct QuickFilters: Equatable {
         }
         if !devices.isEmpty {
             let wanted = Set(devices)
-            parts.append(PacketFilter(expression: "--device", fieldsRead: .only([])) { packet, _ in packet.peer.map(wanted.contains) ?? false })
+            // A device by its identity address matches its resolvable private addresses too.
+            parts.append(PacketFilter(expression: "--device", fieldsRead: .only([])) { packet, _ in
+                packet.peer.map(wanted.contains) ?? false || packet.peerIdentity?.address.map(wanted.contains) ?? false
+            })
         }
         if !handles.isEmpty {
             let wanted = Set(handles)

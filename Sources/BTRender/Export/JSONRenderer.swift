@@ -59,6 +59,19 @@ public struct JSONRenderer: PacketRenderer {
             text.put(UInt8(ascii: ","))
         }
         if let origin = packet.frame.origin { Self.writeOrigin(origin, to: &text) }
+        if let identity = packet.peerIdentity {
+            // `"identity":{"address":"...","key_frame":N},`: the device behind the peer's private address.
+            JSONText.appendKey("identity", to: &text)
+            text.put(UInt8(ascii: "{"))
+            if let address = identity.address {
+                JSONText.appendKey("address", to: &text)
+                JSONText.appendString(address.description, to: &text)
+                text.put(UInt8(ascii: ","))
+            }
+            JSONText.appendLiteral("\"key_frame\":", to: &text)
+            ASCII.appendDecimal(UInt64(max(0, identity.keyFrame)), to: &text)
+            JSONText.appendLiteral("},", to: &text)
+        }
         JSONText.appendKey("layers", to: &text)
         text.put(UInt8(ascii: "["))
         packet.layers.withUnsafeBufferPointer { layers in

@@ -61,6 +61,9 @@ public struct TreeRenderer: PacketRenderer {
         if let origin = packet.frame.origin {
             for line in Self.originLines(origin) { try out.line(line) }
         }
+        if let identity = packet.peerIdentity, let peer = packet.peer {
+            for line in Self.identityLines(identity, peer: peer) { try out.line(line) }
+        }
         for layer in packet.layers {
             for issue in layer.issues {
                 try out.line("    " + options.style.paint(Self.issueLine(issue), issue.severity == .error ? Style.red : Style.yellow))
@@ -105,6 +108,16 @@ public struct TreeRenderer: PacketRenderer {
 
     public mutating func finish(_ statistics: CaptureStatistics, to out: OutputWriter) throws {
         try out.line(options.style.paint(statistics.statusLine, Style.bold))
+    }
+
+    /// The device behind the peer's resolvable private address, under the layers.
+    public static func identityLines(_ identity: PrivateAddresses.Resolved, peer: BDAddr) -> [String] {
+        let key = identity.keyFrame > 0 ? "the key in packet \(identity.keyFrame)" : "the key given with --irk"
+        let who = identity.address.map { "of \($0)" } ?? "of the device whose key it is (its identity address not in the capture)"
+        var lines = ["    " + padded("Identity", 12) + " ▼ \(peer) is a resolvable private address \(who), by \(key)"]
+        if let address = identity.address { lines.append("        Identity Address: \(address)") }
+        lines.append("        Key In: " + (identity.keyFrame > 0 ? "\(identity.keyFrame)" : "--irk"))
+        return lines
     }
 
     /// A merged packet's source, and the other end of a PDU both hosts logged, under the layers.

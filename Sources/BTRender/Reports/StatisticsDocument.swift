@@ -40,6 +40,18 @@ struct StatisticsDocument: Encodable {
     var throughput: Omittable<ThroughputDocument>
     var values: Omittable<[ValueDocument]>
     var sourceLinks: Omittable<[SourceLinkDocument]>
+    var resolvedAddresses: Omittable<[ResolvedAddressDocument]>
+}
+
+/// A resolvable private address a known identity key resolved.
+struct ResolvedAddressDocument: Encodable {
+    var address: String
+    var identity: Omittable<String>
+    var keyFrame: Int
+    var packets: Int
+    var firstFrame: Int
+    var firstTime: UTCTime
+    var lastTime: UTCTime
 }
 
 /// Captures merged into one timeline: a link seen at both ends, one direction.

@@ -49,6 +49,7 @@ public struct StatisticsReport: ReportRenderer {
         }())
         try section(emit, "Devices", deviceLines(&clock))
         try section(emit, "Links across sources (latency from the sender's HCI to the receiver's)", sourceLinkLines())
+        try section(emit, "Private addresses resolved (one device under the addresses it took)", resolvedAddressLines(&clock))
         if !report.connections.isEmpty {
             try emit("")
             try emit(heading("Connections"))
@@ -191,6 +192,18 @@ public struct StatisticsReport: ReportRenderer {
                        StatisticsText.milliseconds(Double(d.maximum))])
         }
         return table.lines
+    }
+
+    private func resolvedAddressLines(_ clock: inout TimeFormatter) -> [String] {
+        guard !report.resolvedAddresses.isEmpty else { return [] }
+        var table = TextTable(["ADDRESS", "IDENTITY", "KEY IN", "PACKETS", "FIRST", "LAST"], rightAligned: [3], indent: 2)
+        for row in report.resolvedAddresses.prefix(listLimit) {
+            table.add([row.address.description, row.identity?.description ?? "(not in the capture)", row.keyFrame > 0 ? "#\(row.keyFrame)" : "--irk",
+                       String(row.packets), clock.format(row.first), clock.format(row.last)])
+        }
+        var lines = table.lines
+        if report.resolvedAddresses.count > listLimit { lines.append("  ... and \(report.resolvedAddresses.count - listLimit) more (--json lists every one)") }
+        return lines
     }
 
     private func valueLines() -> [String] {
