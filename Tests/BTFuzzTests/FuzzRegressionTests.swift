@@ -61,6 +61,30 @@ final class FuzzRegressionTests: XCTestCase {
         }
     }
 
+    /// The merge target with a sniffer's source: crackle's known_ltk.pcap (as control commands
+    /// on controller 3, which the target reads back as PPI air frames) beside the central's log,
+    /// interleaved by the air's clock as the seeds are, under clocks of every shape and with
+    /// bytes changed. The air's copies name host ends; the target's preconditions hold.
+    func testMergeTargetWithTheAir() throws {
+        let fixtures = Self.inputs.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures")
+        var timed: [(time: Int64, frame: Frame)] = []
+        let host = try CaptureInput.open(fixtures.appendingPathComponent("known-ltk-central.btsnoop").path)
+        while let frame = try host.next() { timed.append((frame.timestamp - 3_600_500_000, frame)) }  // its clock: AirHostLog.offset ahead
+        let air = try CaptureInput.open(fixtures.appendingPathComponent("third-party/crackle/known_ltk.pcap").path)
+        while let frame = try air.next() { timed.append((frame.timestamp, frame)) }
+        let frames = timed.sorted { $0.time < $1.time }.map(\.frame)
+        var generator = SystemRandomNumberGenerator()
+        for clock in [UInt8(0), 0x05, 0x3F, 0x80, 0xC1, 0xFF] {
+            var seed = MergeFuzzInput.encode(clock: clock, frames)
+            FuzzTarget.merge.run(seed)
+            for _ in 0 ..< 3 {
+                for _ in 0 ..< 30 { seed[Int.random(in: 1 ..< seed.count, using: &generator)] = UInt8.random(in: 0 ... 255, using: &generator) }
+                FuzzTarget.merge.run(seed)
+            }
+        }
+    }
+
     /// Text containment through Foundation's String.contains trapped on a needle holding a NUL
     /// ("\u{FFFD}" against "\u{FFFD}\0") and answered true for "ab" containing "ab\0". Field
     /// values (and the table's issue check) now search UTF-8 bytes.
