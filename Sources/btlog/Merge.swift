@@ -67,7 +67,7 @@ struct Merge: ParsableCommand {
             throw ExitCode(1)
         }
         if !quiet {
-            StandardError.note("merge: \(written) packets from \(files.count) captures, \(reader.matches) PDUs seen at both ends, written to \(output == "-" ? "standard output" : output)")
+            StandardError.note("merge: \(written) packets from \(files.count) captures, \(reader.matches - reader.eventMatches) PDUs\(reader.eventMatches > 0 ? " and \(reader.eventMatches) link event\(reader.eventMatches == 1 ? "" : "s")" : "") seen at both ends\(reader.airMatches > 0 ? ", \(reader.airMatches) by a sniffer too" : ""), written to \(output == "-" ? "standard output" : output)")
         }
     }
 }

@@ -111,7 +111,7 @@ final class DiagnosisReviewTests: XCTestCase {
         ])
         try check(["--ltk", "7f62c053f104a5bbe68b1d896a2ed49c", capture], [
             Self.gap("sniffer_missed", "The sniffer missed at least 84 packets of the link" + link, missed),
-            Self.gap("answer_not_captured", "Read By Type Request: its answer not in the capture (the sniffer missed or took damaged packets of the link after it) × 3", [184, 198, 229]),
+            Self.gap("answer_not_captured", "Read By Type Request: its answer not in the sniffer's capture (it missed or took damaged packets of the link after it) × 3", [184, 198, 229]),
             Self.gap("not_authenticated", "1 encrypted packet did not authenticate, though the link's key opened the others, and the link went on" + link, [235]),
         ])
     }
@@ -125,7 +125,7 @@ final class DiagnosisReviewTests: XCTestCase {
     /// the link goes on (no MIC Failure disconnection): a copy, not the devices' failure.
     func testCrackleNumericPin() throws {
         let link = " on 0x0001 69:5B:FB:2C:3F:A7"
-        let unheard = ": its answer not in the capture (the sniffer missed or took damaged packets of the link after it)"
+        let unheard = ": its answer not in the sniffer's capture (it missed or took damaged packets of the link after it)"
         try check(["Fixtures/third-party/crackle/numeric_pin.pcap"], [
             Self.gap("sniffer_missed", "The sniffer missed at least 12 packets of the link" + link, [48, 53, 94, 125, 132, 179, 206, 208, 248, 255, 266, 277]),
             Self.gap("answer_not_captured", "Read By Group Type Request" + unheard, [205]),

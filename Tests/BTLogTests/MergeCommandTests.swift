@@ -131,7 +131,7 @@ final class MergeCommandTests: XCTestCase {
         let shown = try btlog(["show", "--merge", host, air, "-f", "merge.latency", "--fields", "number,frame.source,merge.latency,merge.peer_source"])
         XCTAssertEqual(shown.status, 0, shown.err)
         XCTAssertTrue(shown.err.contains("known_ltk.pcap: -3,600.500 s"), shown.err)
-        XCTAssertTrue(shown.err.contains("known-ltk-central.btsnoop hci0 handle 0x0040 = known_ltk.pcap access address 0x50654CA7: 7 PDUs"), shown.err)
+        XCTAssertTrue(shown.err.contains("known-ltk-central.btsnoop hci0 handle 0x0040 = known_ltk.pcap access address 0x50654CA7: 5 PDUs, 2 link events"), shown.err)
         XCTAssertFalse(shown.err.contains("no PDU matched"), shown.err)
         let rows = shown.out.split(separator: "\n").filter { $0.first?.isNumber == true }
         XCTAssertEqual(rows.count, 7, shown.out)

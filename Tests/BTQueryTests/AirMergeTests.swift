@@ -48,11 +48,13 @@ final class AirMergeTests: XCTestCase {
         // Five PDUs, and the link's events: LE Connection Complete and CONNECT_IND, LE Enable
         // Encryption and LL_ENC_REQ (the same Rand and EDIV).
         XCTAssertEqual(fit.matched, 7, alignments[1].summary)
+        XCTAssertEqual(fit.events, 2, "of them, the connection and the start of encryption")
+        XCTAssertTrue(alignments[1].summary.contains("5 matched PDUs and 2 link events"), alignments[1].summary)
         XCTAssertEqual(alignments[0].revealedKeys, [Self.ltk.reversed()])
         let link = try XCTUnwrap(fit.links.first)
         XCTAssertEqual(link.reference.handle, 0x0040)
         XCTAssertEqual(link.otherAccessAddress, 0x5065_4CA7, "the access address CONNECT_IND gave")
-        XCTAssertTrue(alignments[1].linkLines.first?.contains("central.btsnoop hci0 handle 0x0040 = known_ltk.pcap access address 0x50654CA7: 7 PDUs") == true,
+        XCTAssertTrue(alignments[1].linkLines.first?.contains("central.btsnoop hci0 handle 0x0040 = known_ltk.pcap access address 0x50654CA7: 5 PDUs, 2 link events") == true,
                       alignments[1].linkLines.joined(separator: "\n"))
 
         // Merged: every air copy of a PDU names the host's end, with the latency between them.

@@ -127,7 +127,7 @@ extension Diagnosis {
         for u in report.att.unanswered where u.end == .notCaptured {
             if byOpcode[u.opcode] == nil {
                 order.append(u.opcode)
-                byOpcode[u.opcode] = CaptureGap(.answerNotCaptured, "\(attOpcode(u.opcode)): its answer not in the capture (the sniffer missed or took damaged packets of the link after it)",
+                byOpcode[u.opcode] = CaptureGap(.answerNotCaptured, "\(attOpcode(u.opcode)): its answer not in the sniffer's capture (it missed or took damaged packets of the link after it)",
                                                 advice: "the request was likely answered in a packet the sniffer did not take intact (the next request followed as usual): a gap in the capture, not a server that failed to answer",
                                                 frames: [], count: 0)
             }

@@ -22,6 +22,7 @@ public struct PrivateAddresses: Sendable {
     /// addresses one capture shows are few, a flood of random ones is forgotten.
     private var resolved: [BDAddr: Int] = [:]
     static let mostRemembered = 4_096
+    static let mostKeys = 256
 
     public init() {}
 
@@ -42,6 +43,9 @@ public struct PrivateAddresses: Sendable {
             if identities[index].address == nil, let address { identities[index].address = address }
             return index
         }
+        // Each new address is tried against every key: a capture that floods keys must not make
+        // that cost grow without end (a real one shows a few).
+        guard identities.count < Self.mostKeys else { return -1 }
         identities.append(Identity(irk: irk, address: address, frame: frame))
         ciphers.append(AES128(key: irk))
         // Addresses that resolved to nothing may resolve now.
@@ -65,9 +69,8 @@ public struct PrivateAddresses: Sendable {
     public mutating func resolve(_ address: BDAddr) -> Identity? {
         guard !identities.isEmpty, Self.isResolvable(address) else { return nil }
         if let index = resolved[address] { return index >= 0 ? identities[index] : nil }
-        let b = address.bytes
-        let prand = UInt32(b.0) << 16 | UInt32(b.1) << 8 | UInt32(b.2)
-        let hash = UInt32(b.3) << 16 | UInt32(b.4) << 8 | UInt32(b.5)
+        // The top 24 bits are prand (its two highest 0b01), the low 24 the hash.
+        let prand = UInt32(truncatingIfNeeded: address.packed >> 24), hash = UInt32(truncatingIfNeeded: address.packed & 0xFF_FFFF)
         let index = ciphers.firstIndex { Self.hash($0, prand: prand) == hash } ?? -1
         if resolved.count >= Self.mostRemembered { resolved.removeAll(keepingCapacity: true) }
         resolved[address] = index

@@ -36,7 +36,9 @@ public struct QuickFilters: Equatable {
             case .nocp: return "hci.event == 0x13"
             case .adv: return "hci.subevent in {0x02 0x0b 0x0d 0x0f} or hci.event in {0x02 0x22 0x2f}"
             case .media: return "rtp"
-            case .empty: return "(btle.data_header.llid == 1 and btle.data_header.length == 0) or btbredr_rf.packet_header.type in {0 1}"
+            case .empty:
+                // LLID 1 with no payload; the baseband's type codes 0 (NULL) and 1 (POLL).
+                return "(\(LinkLayerFields.llid.name) == 1 and \(LinkLayerFields.dataLength.name) == 0) or \(BasebandFields.type.name) in {0 1}"
             case .iso, .sco: return nil
             }
         }

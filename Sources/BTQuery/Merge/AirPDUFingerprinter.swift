@@ -56,44 +56,35 @@ public struct AirPDUFingerprinter {
         if let index = packet.layers.lastIndex(where: { $0.kind == .l2cap }) {
             // Only a PDU the L2CAP decoder found whole: a fragment's layer, or one it could not
             // read, has fewer bytes than its header's length says.
-            guard let bytes = packet.bytes(of: packet.layers[index]), bytes.count >= 4 else { return }
-            let declared = Int(bytes[bytes.startIndex]) | Int(bytes[bytes.startIndex + 1]) << 8
-            guard declared + 4 == bytes.count else { return }
+            guard let bytes = packet.bytes(of: packet.layers[index]), let declared = try? ByteCursor(bytes).peekU16(),
+                  Int(declared) + 4 == bytes.count else { return }
             emit(PDUFingerprint(value: PDUFingerprinter.finish(PDUFingerprinter.mix(PDUFingerprinter.seed, bytes))))
             return
         }
         if let opcode = integer(LinkLayerFields.controlOpcode) {
             switch opcode {
-            case 0x03:   // LL_ENC_REQ: Rand and EDIV, as HCI carries them
+            case 0x03:   // LL_ENC_REQ
                 guard let rand = integer(LinkLayerFields.randomNumber), let ediv = integer(LinkLayerFields.ediv) else { return }
-                emit(PDUFingerprinter.event(.encryption, Self.littleEndian(UInt64(UInt(bitPattern: rand)), 8) + Self.littleEndian(UInt64(ediv), 2)), event: .encryption)
+                emit(LinkEvent.encryption(rand: UInt64(truncatingIfNeeded: rand), ediv: UInt16(truncatingIfNeeded: ediv)), event: .encryption)
             case 0x02:   // LL_TERMINATE_IND
                 guard let reason = integer(LinkLayerFields.errorCode) else { return }
-                emit(PDUFingerprinter.event(.termination, [UInt8(truncatingIfNeeded: reason)]), event: .termination)
+                emit(LinkEvent.termination(reason: UInt8(truncatingIfNeeded: reason)), event: .termination)
             default:
                 break
             }
             return
         }
-        // CONNECT_IND (and AUX_CONNECT_REQ, the same layout): the new link's.
+        // CONNECT_IND (and AUX_CONNECT_REQ, the same layout): the new link's, as each host names
+        // its peer (the central the advertiser, the peripheral the initiator).
         guard integer(LinkLayerFields.pduType) == 5,
               case .address(let advertiser)? = packet.field(LinkLayerFields.advertisingAddress)?.value,
               case .address(let initiator)? = packet.field(LinkLayerFields.initiatorAddress)?.value,
               let interval = integer(LinkLayerFields.interval), let latency = integer(LinkLayerFields.latency),
               let timeout = integer(LinkLayerFields.timeout) else { return }
-        let parameters = Self.littleEndian(UInt64(interval), 2) + Self.littleEndian(UInt64(latency), 2) + Self.littleEndian(UInt64(timeout), 2)
         let newAddress = integer(LinkLayerFields.connAccessAddress).map { UInt32(truncatingIfNeeded: $0) }
-        emit(LinkEvent.connection(peer: Self.hciOrder(advertiser), parameters: parameters), accessAddress: newAddress, event: .connection)
-        emit(LinkEvent.connection(peer: Self.hciOrder(initiator), parameters: parameters), accessAddress: newAddress, event: .connection)
-    }
-
-    static func littleEndian(_ value: UInt64, _ count: Int) -> [UInt8] {
-        (0 ..< count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
-    }
-
-    /// An address as HCI carries it: least significant octet first.
-    static func hciOrder(_ address: BDAddr) -> [UInt8] {
-        let b = address.bytes
-        return [b.5, b.4, b.3, b.2, b.1, b.0]
+        for peer in [advertiser, initiator] {
+            emit(LinkEvent.connection(peer: peer, interval: UInt16(truncatingIfNeeded: interval), latency: UInt16(truncatingIfNeeded: latency),
+                                      timeout: UInt16(truncatingIfNeeded: timeout)), accessAddress: newAddress, event: .connection)
+        }
     }
 }

@@ -107,7 +107,7 @@ public struct ClockFit: Sendable, Equatable {
     /// directions); nil when PDUs were matched in one direction only, which cannot separate
     /// the latency from the offset.
     public var latency: Double?
-    /// PDUs matched, and those the fit set aside as wrong matches.
+    /// PDUs (and link events) matched, and those the fit set aside as wrong matches.
     public var matched: Int
     public var outliers: Int
     /// The fit read 1 PDU in this many (a long capture's even sample; 1: all).
@@ -120,6 +120,8 @@ public struct ClockFit: Sendable, Equatable {
     /// applies (a link's own latency, a link's event's own delay), in microseconds: how early
     /// a reception may appear before its send.
     public var spread: Double = 0
+    /// Of the matched, the links' events (connection, encryption, termination), not PDUs.
+    public var events = 0
     /// Links of the two captures that carried the same PDUs: (reference controller and handle,
     /// other controller and handle, PDUs).
     public var links: [LinkPair]
@@ -128,6 +130,8 @@ public struct ClockFit: Sendable, Equatable {
         public var reference: (controller: UInt16, handle: UInt16)
         public var other: (controller: UInt16, handle: UInt16)
         public var pdus: Int
+        /// The links' events both showed (`LinkEvent`), besides the PDUs.
+        public var events = 0
         /// Where a side is an air capture: the link's access address (its handle is the
         /// decoder's number for the link).
         public var referenceAccessAddress: UInt32?
@@ -137,7 +141,7 @@ public struct ClockFit: Sendable, Equatable {
         var key: Int { Int(reference.controller) << 48 | Int(reference.handle) << 32 | Int(other.controller) << 16 | Int(other.handle) }
 
         public static func == (a: LinkPair, b: LinkPair) -> Bool {
-            a.reference == b.reference && a.other == b.other && a.pdus == b.pdus
+            a.reference == b.reference && a.other == b.other && a.pdus == b.pdus && a.events == b.events
                 && a.referenceAccessAddress == b.referenceAccessAddress && a.otherAccessAddress == b.otherAccessAddress
         }
     }
@@ -184,6 +188,8 @@ public enum ClockAligner {
         var way: Double
         /// The pair of links (one per capture) that carried it: each has its own latency.
         var link: Int = 0
+        /// A link's event (`LinkEvent`), not a PDU (0).
+        var event: UInt8 = 0
     }
 
     /// Sources whose matches spread wider than this are taken as unrelated: no single offset.
@@ -224,6 +230,7 @@ public enum ClockAligner {
                            residualP99: line.residualP99, links: linkPairs(pairs, a, b, supported: false))
         fit.sampleOneIn = mask >= UInt64(Int.max) ? Int.max : Int(mask) + 1
         fit.spread = Double(line.spread)
+        fit.events = line.keptEvents
         for index in fit.links.indices {
             fit.links[index].referenceAccessAddress = reference.accessAddresses[fit.links[index].reference.handle]
             fit.links[index].otherAccessAddress = other.accessAddresses[fit.links[index].other.handle]
@@ -313,7 +320,8 @@ public enum ClockAligner {
             // Per link and kind: a link's events each have their own latency and intercept.
             let link = linkKey(anchor, b[j]) &* 4 &+ Int(anchor.event)
             pairs.append(Pair(reference: i, other: j, x: Double(Microseconds.difference(anchor.time, epoch)),
-                              y: Double(Microseconds.difference(b[j].time, anchor.time)), way: MergeAnchor.way(anchor, b[j]), link: link))
+                              y: Double(Microseconds.difference(b[j].time, anchor.time)), way: MergeAnchor.way(anchor, b[j]), link: link,
+                              event: anchor.event))
         }
         return pairs
     }
@@ -325,6 +333,8 @@ public enum ClockAligner {
         var latency: Double
         var bothWays: Bool
         var kept: Int
+        /// Of those, the links' events (not PDUs).
+        var keptEvents = 0
         var residual: Double
         var residualP99: Double
         /// The spread of the kept residuals (for the next window).
@@ -365,7 +375,8 @@ public enum ClockAligner {
         let x0 = kept.map(\.x).min() ?? 0
         return Line(epoch: epoch.saturatingAdd(ClockFit.clamp(x0)), offset: model.offset + model.slope * x0, slope: model.slope,
                     latency: latency, bothWays: !latencies.isEmpty,
-                    kept: kept.count, residual: median(final) ?? 0, residualP99: p99, spread: ClockFit.clamp(max(p99, fromLine, 1_000)))
+                    kept: kept.count, keptEvents: kept.filter { $0.event != 0 }.count, residual: median(final) ?? 0, residualP99: p99,
+                    spread: ClockFit.clamp(max(p99, fromLine, 1_000)))
     }
 
     /// The links of the pairs numbered from 0, in order of appearance.
@@ -479,13 +490,14 @@ public enum ClockAligner {
     /// Which link of each capture carried the matched PDUs, busiest first. `supported`: only
     /// the pairs that are the busiest of one of their two links (three matches at least).
     static func linkPairs(_ pairs: [Pair], _ a: [MergeAnchor], _ b: [MergeAnchor], supported: Bool) -> [ClockFit.LinkPair] {
-        var counts: [Int: Int] = [:]
+        var counts: [Int: Int] = [:], events: [Int: Int] = [:]
         var order: [Int] = []
         var perA: [Int: Int] = [:], perB: [Int: Int] = [:]   // the busiest pair of each link
         for pair in pairs {
             let key = linkKey(a[pair.reference], b[pair.other])
             if counts[key] == nil { order.append(key) }
             counts[key, default: 0] += 1
+            if a[pair.reference].event != 0 { events[key, default: 0] += 1 }
         }
         for key in order {
             perA[key >> 32] = max(perA[key >> 32] ?? 0, counts[key]!)
@@ -498,8 +510,10 @@ public enum ClockAligner {
             if supported {
                 guard count >= 3, count == perA[key >> 32] || count == perB[key & 0xFFFF_FFFF] else { return nil }
             }
+            let linkEvents = events[key] ?? 0
             return ClockFit.LinkPair(reference: (UInt16(truncatingIfNeeded: key >> 48), UInt16(truncatingIfNeeded: key >> 32)),
-                                     other: (UInt16(truncatingIfNeeded: key >> 16), UInt16(truncatingIfNeeded: key)), pdus: count)
-        }.sorted { $0.pdus > $1.pdus }
+                                     other: (UInt16(truncatingIfNeeded: key >> 16), UInt16(truncatingIfNeeded: key)), pdus: count - linkEvents,
+                                     events: linkEvents)
+        }.sorted { $0.pdus + $0.events > $1.pdus + $1.events }
     }
 }

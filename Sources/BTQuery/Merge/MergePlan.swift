@@ -62,7 +62,9 @@ public struct SourceAlignment {
             return "\(name): no PDU matched \(reference)'s; its own timestamps are used, which may be off by any amount: give --offset \(name)=SECONDS if you know its clock"
         case .matched:
             guard let fit else { return "\(name): matched" }
-            var text = "\(name): \(Self.seconds(fit.offset)), \(Self.ppm(fit.drift)) from \(reference), \(fit.matched) matched PDU\(fit.matched == 1 ? "" : "s")"
+            let pdus = fit.matched - fit.events
+            var text = "\(name): \(Self.seconds(fit.offset)), \(Self.ppm(fit.drift)) from \(reference), \(pdus) matched PDU\(pdus == 1 ? "" : "s")"
+            if fit.events > 0 { text += " and \(fit.events) link event\(fit.events == 1 ? "" : "s")" }
             if fit.sampleOneIn > 1 { text += " of a sample of 1 in \(fit.sampleOneIn)" }
             if fit.outliers > 0 { text += " (\(fit.outliers) set aside)" }
             text += ", residual \(Self.milliseconds(fit.residual)) (p99 \(Self.milliseconds(fit.residualP99)))"
@@ -75,7 +77,7 @@ public struct SourceAlignment {
     public var linkLines: [String] {
         guard basis == .matched, let fit else { return [] }
         return fit.links.prefix(8).map { link in
-            "  \(reference) \(Self.linkName(link.reference, link.referenceAccessAddress)) = \(name) \(Self.linkName(link.other, link.otherAccessAddress)): \(link.pdus) PDU\(link.pdus == 1 ? "" : "s")"
+            "  \(reference) \(Self.linkName(link.reference, link.referenceAccessAddress)) = \(name) \(Self.linkName(link.other, link.otherAccessAddress)): \(link.pdus) PDU\(link.pdus == 1 ? "" : "s")" + (link.events > 0 ? ", \(link.events) link event\(link.events == 1 ? "" : "s")" : "")
         }
     }
 

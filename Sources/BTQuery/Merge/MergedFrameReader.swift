@@ -72,8 +72,12 @@ public final class MergedFrameReader: FrameReader {
     /// For each source aligned by matching: the pairs of links (the reference's, its own) the
     /// alignment found carrying the same PDUs. PDUs between those two sources pair only there.
     let links: [Int: Set<Int>]
-    /// PDUs matched so far.
+    /// PDUs and link events matched between two hosts so far.
     public private(set) var matches = 0
+    /// Of `matches`, the links' events (LinkEvent) rather than PDUs.
+    public private(set) var eventMatches = 0
+    /// Air copies matched to a host's end (each copy once).
+    public private(set) var airMatches = 0
 
     struct HeapKey {
         var aligned: Int64
@@ -92,6 +96,8 @@ public final class MergedFrameReader: FrameReader {
         var tied = false
         /// An air copy's link.
         var accessAddress: UInt32?
+        /// A link's event (connection, encryption, termination), not a PDU.
+        var isEvent = false
     }
 
     struct EndPair: Hashable {
@@ -185,7 +191,7 @@ public final class MergedFrameReader: FrameReader {
         queue.append(frame)
         fingerprinters[source].feed(original) { pdu in
             let end = End(number: numbers, controller: controller, ownController: original.controller, handle: pdu.handle,
-                          source: source, time: aligned, accessAddress: pdu.accessAddress)
+                          source: source, time: aligned, accessAddress: pdu.accessAddress, isEvent: pdu.event != nil)
             if pdu.air {
                 seenOnAir(pdu.fingerprint, end)
             } else if pdu.sent {
@@ -288,8 +294,9 @@ public final class MergedFrameReader: FrameReader {
         let latency = receiver.time.saturatingSubtract(sender.time)
         remember(latency, EndPair(sender: sender.controller, receiver: receiver.controller))
         if !air.tied || !airIsSender {
-            mark(air.number, FrameMatch(source: host.source + 1, sourceName: sources[host.source].name, number: host.number,
-                                        controller: host.ownController, handle: host.handle, latency: latency, isSender: airIsSender))
+            let first = mark(air.number, FrameMatch(source: host.source + 1, sourceName: sources[host.source].name, number: host.number,
+                                                    controller: host.ownController, handle: host.handle, latency: latency, isSender: airIsSender))
+            if first { airMatches += 1 }
         }
         mark(host.number, FrameMatch(source: air.source + 1, sourceName: sources[air.source].name, number: air.number,
                                      controller: air.ownController, handle: air.handle, latency: latency, isSender: !airIsSender,
@@ -319,6 +326,7 @@ public final class MergedFrameReader: FrameReader {
     private func pair(sender: End, receiver: End) {
         let latency = receiver.time.saturatingSubtract(sender.time)
         matches += 1
+        if sender.isEvent { eventMatches += 1 }
         remember(latency, EndPair(sender: sender.controller, receiver: receiver.controller))
         let senderName = sources[sender.source].name, receiverName = sources[receiver.source].name
         mark(receiver.number, FrameMatch(source: sender.source + 1, sourceName: senderName, number: sender.number,
@@ -334,14 +342,18 @@ public final class MergedFrameReader: FrameReader {
         recent[key] = values
     }
 
-    /// `unlessMatched`: an air copy names a host's end only where nothing else has (the other
-    /// host's end, which a pair writes over it).
-    private func mark(_ number: Int, _ match: FrameMatch, unlessMatched: Bool = false) {
+    /// Tells a held frame of its other end; whether it had none before. `unlessMatched`: an air
+    /// copy names a host's end only where nothing else has (the other host's end, which a pair
+    /// writes over it).
+    @discardableResult
+    private func mark(_ number: Int, _ match: FrameMatch, unlessMatched: Bool = false) -> Bool {
         // Numbers are given in queue order: the frame's place is its distance from the last.
         let position = queue.count - 1 - (numbers - number)
-        guard position >= queueHead, position < queue.count else { return }
-        if unlessMatched, queue[position].origin?.match != nil { return }
+        guard position >= queueHead, position < queue.count else { return false }
+        let first = queue[position].origin?.match == nil
+        if unlessMatched, !first { return false }
         queue[position].origin?.match = match
+        return first
     }
 
     /// Forgets PDUs that waited longer than any match could.

@@ -72,11 +72,6 @@ public struct PDUFingerprinter {
         return h
     }
 
-    /// A fingerprint of a link's event rather than a PDU: a tag byte, then the event's values.
-    static func event(_ tag: LinkEvent, _ bytes: [UInt8]) -> PDUFingerprint {
-        PDUFingerprint(value: finish(mix(mix(seed, [0xEE, tag.rawValue]), bytes[...])))
-    }
-
     static func finish(_ hash: UInt64) -> UInt64 {
         var z = hash
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -96,38 +91,66 @@ public struct PDUFingerprinter {
 public enum LinkEvent: UInt8 {
     case connection = 1, encryption, termination
 
+    /// The connection as one host names its peer (the address the air carried), with the
+    /// interval, latency and timeout in their units.
+    static func connection(peer: BDAddr, interval: UInt16, latency: UInt16, timeout: UInt16) -> PDUFingerprint {
+        fingerprint(.connection, peer.packed, UInt64(interval) << 32 | UInt64(latency) << 16 | UInt64(timeout))
+    }
+
+    static func encryption(rand: UInt64, ediv: UInt16) -> PDUFingerprint { fingerprint(.encryption, rand, UInt64(ediv)) }
+
+    static func termination(reason: UInt8) -> PDUFingerprint { fingerprint(.termination, UInt64(reason), 0) }
+
+    /// The event's values under its tag, hashed as a PDU's bytes are (a tag no L2CAP header
+    /// starts with keeps them apart from every PDU).
+    private static func fingerprint(_ tag: LinkEvent, _ first: UInt64, _ second: UInt64) -> PDUFingerprint {
+        var hash = PDUFingerprinter.seed
+        for word in [0xEEEE_0000 | UInt64(tag.rawValue), first, second] {
+            for shift in stride(from: 0, to: 64, by: 8) { hash = (hash ^ (word >> UInt64(shift) & 0xFF)) &* 0x0000_0100_0000_01B3 }
+        }
+        return PDUFingerprint(value: PDUFingerprinter.finish(hash))
+    }
+
     /// The event a host's command or event frame logs, as a fingerprint.
     static func logged(_ frame: Frame) -> (fingerprint: PDUFingerprint, handle: UInt16, sent: Bool, event: LinkEvent?)? {
-        let b = frame.bytes
-        guard b.count >= 3 else { return nil }
-        let s = b.startIndex
-        func u16(_ at: Int) -> UInt16 { UInt16(b[s + at]) | UInt16(b[s + at + 1]) << 8 }
-        func bytes(_ at: Int, _ count: Int) -> [UInt8] { Array(b[s + at ..< s + at + count]) }
+        var c = ByteCursor(frame.bytes)
         if frame.kind == .command {
-            switch u16(0) {
-            case 0x2019 where b.count >= 3 + 12:   // LE Enable Encryption: handle, Rand, EDIV
-                return (PDUFingerprinter.event(.encryption, bytes(5, 10)), u16(3) & 0x0FFF, true, .encryption)
-            case 0x0406 where b.count >= 3 + 3:    // Disconnect: handle, reason
-                return (PDUFingerprinter.event(.termination, [b[s + 5]]), u16(3) & 0x0FFF, true, .termination)
+            guard let opcode = try? c.u16(), (try? c.skip(1)) != nil, let handle = (try? c.u16()).map({ $0 & 0x0FFF }) else { return nil }
+            switch opcode {
+            case 0x2019:   // LE Enable Encryption: handle, Rand, EDIV, key
+                guard let rand = try? c.u64(), let ediv = try? c.u16() else { return nil }
+                return (encryption(rand: rand, ediv: ediv), handle, true, .encryption)
+            case 0x0406:   // Disconnect: handle, reason
+                guard let reason = try? c.u8() else { return nil }
+                return (termination(reason: reason), handle, true, .termination)
             default:
                 return nil
             }
         }
-        switch b[s] {
-        case 0x05 where b.count >= 2 + 4 && b[s + 2] == 0:   // Disconnection Complete: status, handle, reason
-            // The end that asked (Connection Terminated By Local Host) saw no reason arrive.
-            guard b[s + 5] != 0x16 else { return nil }
-            return (PDUFingerprinter.event(.termination, [b[s + 5]]), u16(3) & 0x0FFF, false, .termination)
-        case 0x3E where b.count >= 3:
-            switch b[s + 2] {
-            case 0x01 where b.count >= 3 + 18 && b[s + 3] == 0:   // LE Connection Complete
-                return (connection(peer: bytes(8, 6), parameters: bytes(14, 6)), u16(4) & 0x0FFF, false, .connection)
-            case 0x0A where b.count >= 3 + 30 && b[s + 3] == 0, 0x29 where b.count >= 3 + 30 && b[s + 3] == 0:
-                // Enhanced: the peer's resolvable private address is what the air carried.
-                let rpa = bytes(20, 6), peer = rpa.allSatisfy({ $0 == 0 }) ? bytes(8, 6) : rpa
-                return (connection(peer: peer, parameters: bytes(26, 6)), u16(4) & 0x0FFF, false, .connection)
-            case 0x05 where b.count >= 3 + 12:   // LE Long Term Key Request: handle, Rand, EDIV
-                return (PDUFingerprinter.event(.encryption, bytes(5, 10)), u16(3) & 0x0FFF, false, .encryption)
+        guard let code = try? c.u8(), (try? c.skip(1)) != nil else { return nil }
+        switch code {
+        case 0x05:   // Disconnection Complete: status, handle, reason
+            guard (try? c.u8()) == 0, let handle = try? c.u16(), let reason = try? c.u8(),
+                  // The end that asked (Connection Terminated By Local Host) saw no reason arrive.
+                  reason != 0x16 else { return nil }
+            return (termination(reason: reason), handle & 0x0FFF, false, .termination)
+        case 0x3E:
+            guard let subevent = try? c.u8() else { return nil }
+            switch subevent {
+            case 0x01, 0x0A, 0x29:
+                // LE (Enhanced) Connection Complete: status, handle, role, peer address type,
+                // peer address; the enhanced ones then the local and the peer's resolvable
+                // private address, which is what the air carried when it is not zero.
+                guard (try? c.u8()) == 0, let handle = try? c.u16(), (try? c.skip(2)) != nil, var peer = try? c.address() else { return nil }
+                if subevent != 0x01 {
+                    guard (try? c.skip(6)) != nil, let rpa = try? c.address() else { return nil }
+                    if rpa.packed != 0 { peer = rpa }
+                }
+                guard let interval = try? c.u16(), let latency = try? c.u16(), let timeout = try? c.u16() else { return nil }
+                return (connection(peer: peer, interval: interval, latency: latency, timeout: timeout), handle & 0x0FFF, false, .connection)
+            case 0x05:   // LE Long Term Key Request: handle, Rand, EDIV
+                guard let handle = try? c.u16(), let rand = try? c.u64(), let ediv = try? c.u16() else { return nil }
+                return (encryption(rand: rand, ediv: ediv), handle & 0x0FFF, false, .encryption)
             default:
                 return nil
             }
@@ -136,10 +159,14 @@ public enum LinkEvent: UInt8 {
         }
     }
 
-    /// `peer`: the address as HCI carries it (least significant octet first); `parameters`: the
-    /// interval, latency and timeout, little-endian.
-    static func connection(peer: [UInt8], parameters: [UInt8]) -> PDUFingerprint {
-        PDUFingerprinter.event(.connection, peer + parameters)
+    /// The long-term key of LE Enable Encryption (handle, Rand, EDIV, key) or LE Long Term Key
+    /// Request Reply (handle, key), as the command carries it.
+    static func revealedKey(_ frame: Frame) -> [UInt8]? {
+        guard frame.kind == .command else { return nil }
+        var c = ByteCursor(frame.bytes)
+        guard let opcode = try? c.u16(), opcode == 0x2019 || opcode == 0x201A, (try? c.skip(3)) != nil,
+              (try? c.skip(opcode == 0x2019 ? 10 : 0)) != nil, let key = try? c.slice(16) else { return nil }
+        return Array(key)
     }
 }
 
@@ -186,24 +213,8 @@ public struct SourceFingerprinter {
             }
             return
         }
-        if frame.kind == .command { noteKey(frame.bytes) }
+        if let key = LinkEvent.revealedKey(frame), !revealedKeys.contains(key), revealedKeys.count < 256 { revealedKeys.append(key) }
         guard let pdu = hci.feed(frame) else { return }
         body(LoggedPDU(fingerprint: pdu.fingerprint, handle: pdu.handle, sent: pdu.sent, air: false, accessAddress: nil, event: pdu.event))
-    }
-
-    /// The key of LE Enable Encryption (opcode 0x2019: handle, Rand, EDIV, key) or LE Long
-    /// Term Key Request Reply (0x201A: handle, key).
-    private mutating func noteKey(_ bytes: ArraySlice<UInt8>) {
-        guard bytes.count >= 3, revealedKeys.count < 256 else { return }
-        let opcode = UInt16(bytes[bytes.startIndex]) | UInt16(bytes[bytes.startIndex + 1]) << 8
-        let offset: Int
-        switch opcode {
-        case 0x2019: offset = 3 + 2 + 8 + 2
-        case 0x201A: offset = 3 + 2
-        default: return
-        }
-        guard bytes.count >= offset + 16 else { return }
-        let key = Array(bytes[bytes.startIndex + offset ..< bytes.startIndex + offset + 16])
-        if !revealedKeys.contains(key) { revealedKeys.append(key) }
     }
 }

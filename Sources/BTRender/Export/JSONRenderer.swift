@@ -65,8 +65,9 @@ public struct JSONRenderer: PacketRenderer {
             text.put(UInt8(ascii: "{"))
             if let address = identity.address {
                 JSONText.appendKey("address", to: &text)
-                JSONText.appendString(address.description, to: &text)
-                text.put(UInt8(ascii: ","))
+                text.put(UInt8(ascii: "\""))
+                address.appendText(to: &text)
+                JSONText.appendLiteral("\",", to: &text)
             }
             JSONText.appendLiteral("\"key_frame\":", to: &text)
             ASCII.appendDecimal(UInt64(max(0, identity.keyFrame)), to: &text)

@@ -42,6 +42,7 @@ public struct FlowChart {
 
     /// Sources in lane order (those named at the start first), their names, which are air captures.
     private var order: [Int] = []
+    private var known: Set<Int> = []
     private var names: [Int: String] = [:]
     private var airSources: Set<Int> = []
 
@@ -53,7 +54,7 @@ public struct FlowChart {
     }
 
     private mutating func note(source: Int, name: String?, air: Bool) {
-        if names[source] == nil && !order.contains(source) {
+        if known.insert(source).inserted {
             order.append(source)
             if let name { names[source] = name }
         }
@@ -83,7 +84,7 @@ public struct FlowChart {
     }
 
     func laneName(_ end: End) -> String {
-        let prefix = isMerge || names[end.source] != nil ? names[end.source].map { $0 + " " } ?? "" : ""
+        let prefix = names[end.source].map { $0 + " " } ?? ""
         switch end.role {
         case .host: return prefix + "host"
         case .controller: return prefix + "controller"
@@ -96,16 +97,11 @@ public struct FlowChart {
     /// Each lane's place, by its end.
     var lanePositions: [End: Int] {
         var positions = Dictionary(laneEnds.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        // An air source known as one only after its first arrows were drawn: its host is the air.
+        // The end that logs an air source's PDUs, in a merge, is its air lane.
         for source in airSources {
             if let air = positions[End(source: source, role: .air)] { positions[End(source: source, role: .host)] = air }
         }
         return positions
-    }
-
-    /// The end that logs a source's PDUs: its host, or an air capture's lane in a merge.
-    func hostEnd(_ source: Int) -> End {
-        End(source: source, role: airSources.contains(source) && isMerge ? .air : .host)
     }
 
     /// A packet kept by the chain: its arrow (none for records of no direction, and for the
@@ -123,8 +119,9 @@ public struct FlowChart {
             guard !match.isSender else { return }
             // An other end with an access address is an air capture's copy.
             note(source: match.source, name: match.sourceName, air: match.accessAddress != nil)
-            arrow.from = hostEnd(match.source)
-            arrow.to = hostEnd(source)
+            // A host's lane, or an air source's lane (`lanePositions` puts an air source's host there).
+            arrow.from = End(source: match.source, role: .host)
+            arrow.to = End(source: source, role: .host)
             arrow.latency = match.latency
             arrow.otherNumber = match.number
         } else if air {
