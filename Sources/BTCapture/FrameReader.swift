@@ -11,10 +11,55 @@ public protocol FrameReader: AnyObject {
     var warnings: [CaptureWarning] { get set }
     /// Whether there are any: asked after every frame, so answered without copying the list.
     var hasWarnings: Bool { get }
+    /// Whether reading it is work enough to be worth a thread of its own beside the decoding
+    /// (a merge's: several captures read, their PDUs paired), where a CPU is free for it.
+    var worthItsOwnThread: Bool { get }
+    /// Keys found in the captures before their first frame is given: what the frames' decoder
+    /// knows from the start (a merge reads every source whole to align the clocks).
+    var keysAhead: KeysAhead { get }
 }
 
 extension FrameReader {
     public var hasWarnings: Bool { !warnings.isEmpty }
+    public var worthItsOwnThread: Bool { false }
+    public var keysAhead: KeysAhead { KeysAhead() }
+}
+
+/// Keys a reader found ahead of the frames it gives: a key one capture shows unlocks another
+/// from its first packet. (Long-term keys are not among them: the air's decoder takes those from
+/// the host's own command, which comes before the link's encryption starts, and says so.)
+public struct KeysAhead: Sendable, Equatable {
+    /// An identity resolving key, most significant octet first, with the identity address
+    /// SMP sent after it (Identity Address Information), where one did.
+    public struct IdentityKey: Sendable, Equatable {
+        public var irk: [UInt8]
+        public var address: BDAddr?
+
+        public init(irk: [UInt8], address: BDAddr?) {
+            self.irk = irk
+            self.address = address
+        }
+    }
+
+    public var identityKeys: [IdentityKey] = []
+
+    public init(identityKeys: [IdentityKey] = []) { self.identityKeys = identityKeys }
+
+    public var isEmpty: Bool { identityKeys.isEmpty }
+
+    /// The other's keys not already here, after these (an address a key lacked filled in).
+    public mutating func add(_ other: KeysAhead) {
+        for key in other.identityKeys {
+            if let index = identityKeys.firstIndex(where: { $0.irk == key.irk }) {
+                if identityKeys[index].address == nil { identityKeys[index].address = key.address }
+            } else if identityKeys.count < Self.mostIdentityKeys {
+                identityKeys.append(key)
+            }
+        }
+    }
+
+    /// As many as a decoder keeps (PrivateAddresses): each new address is tried against each.
+    public static let mostIdentityKeys = 256
 }
 
 /// A reader over another reader (look-ahead, redaction, progress): the format and the
@@ -31,6 +76,8 @@ extension FrameReaderWrapper {
         set { base.warnings = newValue }
     }
     public var hasWarnings: Bool { base.hasWarnings }
+    public var worthItsOwnThread: Bool { base.worthItsOwnThread }
+    public var keysAhead: KeysAhead { base.keysAhead }
 }
 
 /// A reader that can show the frames after the current one: the link layer looks at what

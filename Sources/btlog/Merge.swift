@@ -55,10 +55,13 @@ struct Merge: ParsableCommand {
         var written = 0
         do {
             let writer = try PcapNGWriter(sink: sink)
-            while let frame = try reader.next() {
+            // The merge reads on one CPU while this one writes.
+            let source: FrameReader = SinkThreading.available ? ReadAheadReader(reader) : reader
+            defer { (source as? ReadAheadReader)?.stop() }
+            while let frame = try source.next() {
                 if try writer.write(frame) { written += 1 }
-                for warning in reader.warnings { StandardError.warning(warning.message) }
-                reader.warnings.removeAll()
+                for warning in source.warnings { StandardError.warning(warning.message) }
+                source.warnings.removeAll()
             }
             try writer.close()
         } catch let error as CaptureError {

@@ -97,18 +97,20 @@ final class LinkLayerEncryptionTests: XCTestCase {
         XCTAssertEqual(keys.shortTermKey(temporaryKey: 0), hex("9a1fe1f0e8b0f49b5b4216ae796da062"))
     }
 
-    /// A pairing's key search runs once per run's options, whatever decodes it again (the
-    /// browser opening the packet from a saved Session, a filter scanning once more); a search
-    /// that found nothing is remembered too.
-    func testAKeySearchIsMadeOncePerRun() {
-        let searches = DecodeOptions().keySearches
+    /// A pairing's key search runs once per process, whatever decodes it again (the browser
+    /// opening the packet from a saved Session, a filter scanning once more, a merge's air
+    /// capture decoded to align, to pair and to show); a search that found nothing is
+    /// remembered too.
+    func testAKeySearchIsMadeOncePerProcess() {
+        let searches = KeySearches()
         var runs = 0
         XCTAssertEqual(searches.result(for: [1, 2]) { runs += 1; return 123_456 }, 123_456)
         XCTAssertEqual(searches.result(for: [1, 2]) { runs += 1; return 0 }, 123_456)
         XCTAssertNil(searches.result(for: [3]) { runs += 1; return nil })
         XCTAssertNil(searches.result(for: [3]) { runs += 1; return 7 })
         XCTAssertEqual(runs, 2)
-        // Another run's options search for themselves.
-        XCTAssertEqual(DecodeOptions().keySearches.result(for: [1, 2]) { 9 }, 9)
+        // Every decoder's options share the process's searches.
+        XCTAssertTrue(DecodeOptions().keySearches === DecodeOptions().keySearches)
+        XCTAssertTrue(DecodeOptions().keySearches === KeySearches.shared)
     }
 }

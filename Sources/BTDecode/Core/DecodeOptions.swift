@@ -29,10 +29,15 @@ public struct DecodeOptions: Sendable {
     /// address it stands for where known: every resolvable private address they resolve names
     /// that device (`identity.*`).
     public var identityKeys: [(irk: [UInt8], address: BDAddr?)] = []
-    /// Passkey searches done so far, shared by every copy of these options: a packet decoded
-    /// again (the browser opens it from a saved Session, a filter scans the capture once more)
-    /// does not try a million keys again.
-    public let keySearches = KeySearches()
+    /// Identity resolving keys the captures show further on (a merge's alignment found them in
+    /// its sources, `FrameReader.keysAhead`): known from the first packet, each credited to
+    /// its own packet once decoding reaches it.
+    public var identityKeysAhead = KeysAhead()
+    /// Passkey searches done so far, shared by every decoder in the process (a search's result
+    /// depends only on what it searched): a packet decoded again (the browser opens it from a
+    /// saved Session, a filter scans the capture once more) and a merge's air capture decoded
+    /// three times (to align, to pair, to show) do not try a million keys again.
+    public let keySearches = KeySearches.shared
     /// Protocols described in files (`--protocol`, the protocols folder): what selects them,
     /// their layouts. Set with `describe(_:)`, which also names their UUIDs.
     public private(set) var described = DescribedProtocols()
@@ -66,10 +71,13 @@ public struct DecodeOptions: Sendable {
 }
 
 /// What searches for a pairing's temporary key found, by what they searched (the pairing's
-/// values): asked from every thread that decodes with the same options.
+/// values): asked from every thread that decodes.
 public final class KeySearches: @unchecked Sendable { // `found` is behind `lock`
     private let lock = NSLock()
     private var found: [[UInt8]: UInt32?] = [:]
+
+    /// The process's: bounded by the pairings its captures hold.
+    public static let shared = KeySearches()
 
     public init() {}
 

@@ -307,7 +307,7 @@ public enum MergeFields {
 public enum IdentityFields {
     static let f = FieldDefinition.maker("identity")
     public static let address = f("address", "Identity Address", .address, "The identity address of the device whose resolvable private address is the packet's peer (where the capture showed it)")
-    public static let keyFrame = f("key_frame", "Key In", .uint64, "The packet whose SMP Identity Information gave the key that resolves the peer's address (0: given with --irk)")
+    public static let keyFrame = f("key_frame", "Key In", .uint64, "The packet whose SMP Identity Information gave the key that resolves the peer's address (0: given with --irk, or found by a merge in a packet not reached yet)")
     public static let all = [address, keyFrame]
 
     static let descriptor = ProtocolDescriptor(name: "Identity", fields: all)

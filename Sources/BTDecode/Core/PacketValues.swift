@@ -59,7 +59,7 @@ extension Packet {
         case MergeFields.role: return frame.origin?.match.map { .text($0.isSender ? "sender" : "receiver") }
         case MergeFields.peerAccessAddress: return frame.origin?.match?.accessAddress.map { .u32($0) }
         case IdentityFields.address: return peerIdentity?.address.map { .address($0) }
-        case IdentityFields.keyFrame: return peerIdentity.map { .count($0.keyFrame) }
+        case IdentityFields.keyFrame: return peerIdentity.map { .count(max(0, $0.keyFrame)) }
         default: return nil
         }
     }

@@ -57,6 +57,17 @@ public struct Session {
     public init(options: DecodeOptions = DecodeOptions()) {
         self.options = options
         for given in options.identityKeys { privateAddresses.learn(irk: given.irk, address: given.address, frame: 0) }
+        for ahead in options.identityKeysAhead.identityKeys {
+            privateAddresses.learn(irk: ahead.irk, address: ahead.address, frame: PrivateAddresses.foundAhead)
+        }
+    }
+
+    /// Keys the reader found ahead of its frames (a merge's other sources): known from here on,
+    /// and to every decoder made from these options (the browser's, decoding a packet again).
+    public mutating func adopt(_ keys: KeysAhead) {
+        guard !keys.isEmpty else { return }
+        options.identityKeysAhead.add(keys)
+        for ahead in keys.identityKeys { privateAddresses.learn(irk: ahead.irk, address: ahead.address, frame: PrivateAddresses.foundAhead) }
     }
 
     /// A registered protocol's state, read in place and changed in place (`session.att` and the

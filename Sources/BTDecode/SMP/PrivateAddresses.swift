@@ -12,7 +12,8 @@ public struct PrivateAddresses: Sendable {
         /// The identity address (SMP Identity Address Information, or given with the key);
         /// nil where the capture never showed it.
         public var address: BDAddr?
-        /// The packet that showed the key (0: given on the command line).
+        /// The packet that showed the key (0: given on the command line; `foundAhead`: a
+        /// merged capture shows it in a packet not decoded yet).
         public var frame: Int
     }
 
@@ -22,7 +23,9 @@ public struct PrivateAddresses: Sendable {
     /// addresses one capture shows are few, a flood of random ones is forgotten.
     private var resolved: [BDAddr: Int] = [:]
     static let mostRemembered = 4_096
-    static let mostKeys = 256
+    static let mostKeys = KeysAhead.mostIdentityKeys
+    /// The frame of a key a merge found ahead: until its packet is decoded, it has none.
+    public static let foundAhead = -1
 
     public init() {}
 
@@ -35,12 +38,14 @@ public struct PrivateAddresses: Sendable {
         public var keyFrame: Int
     }
 
-    /// A key learnt; the same key again keeps its first packet (and gains an address it lacked).
+    /// A key learnt; the same key again keeps its first packet (and gains an address it lacked),
+    /// but a key found ahead takes the packet that shows it when decoding reaches it.
     @discardableResult
     mutating func learn(irk: [UInt8], address: BDAddr? = nil, frame: Int) -> Int {
         guard irk.count == 16 else { return -1 }
         if let index = identities.firstIndex(where: { $0.irk == irk }) {
             if identities[index].address == nil, let address { identities[index].address = address }
+            if identities[index].frame == Self.foundAhead, frame > 0 { identities[index].frame = frame }
             return index
         }
         // Each new address is tried against every key: a capture that floods keys must not make

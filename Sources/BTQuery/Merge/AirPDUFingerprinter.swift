@@ -40,6 +40,11 @@ public struct AirPDUFingerprinter {
         packet = decoder.blankPacket()
     }
 
+    /// The identity resolving keys the air's SMP distributed, as its decoder learnt them.
+    var identityKeys: KeysAhead {
+        KeysAhead(identityKeys: decoder.session.privateAddresses.identities.map { .init(irk: $0.irk, address: $0.address) })
+    }
+
     /// Each PDU or link event the frame completes (a CONNECT_IND is two: the connection as
     /// the central's host names its peer, and as the peripheral's does).
     public mutating func feed(_ frame: Frame, _ body: (PDU) -> Void) {

@@ -70,6 +70,9 @@ public struct MergeAnchors: Sendable {
 
     /// Long-term keys the capture's host gave its controller: they decrypt another source's air.
     public private(set) var revealedKeys: [[UInt8]] = []
+    /// Identity resolving keys its SMP distributed: they resolve private addresses in every
+    /// source, from its first packet.
+    public private(set) var identityKeys = KeysAhead()
     /// Whether the capture holds packets taken from the air.
     public private(set) var hasAir = false
 
@@ -90,6 +93,7 @@ public struct MergeAnchors: Sendable {
             }
         }
         anchors.revealedKeys = fingerprinter.revealedKeys
+        anchors.identityKeys = fingerprinter.identityKeys
         return anchors
     }
 }

@@ -48,6 +48,9 @@ public struct SourceAlignment {
     /// Long-term keys the source's host gave its controller: the merge decrypts every air
     /// source's PDUs with them.
     public var revealedKeys: [[UInt8]] = []
+    /// Identity resolving keys the source's SMP distributed: the merge's decoder knows them
+    /// from the first packet.
+    public var identityKeys = KeysAhead()
 
     /// "board.btsnoop: +3,612.402 s, +21 ppm from phone.cfa, 148 matched PDUs, residual
     /// 0.3 ms (p99 1.1 ms)", or what was done instead.
@@ -122,22 +125,24 @@ public struct SourceAlignment {
 /// it from the PDUs both show (`ClockAligner`), or by the offset given by hand, or, when
 /// nothing matches, left on its own timestamps with a warning.
 public enum MergePlan {
-    /// Reads each input once for its PDUs (an air capture twice, when a source read after it
-    /// gave up the key to its encrypted link). `manual`: fits given by hand, by input position.
+    /// Reads each input once for its PDUs and keys (an air capture twice, when a host's log
+    /// gave up the key to an encrypted link). `manual`: fits given by hand, by input position.
     public static func align(_ inputs: [MergeInput], manual: [Int: ClockFit] = [:],
                              anchorLimit: Int = MergeAnchors.defaultLimit) throws -> [SourceAlignment] {
         guard let reference = inputs.first else { return [] }
-        let needsMatching = inputs.indices.dropFirst().contains { manual[$0] == nil }
-        var anchors = [MergeAnchors?](repeating: nil, count: inputs.count)
-        var keys: [[UInt8]] = [], keysAtRead = [Int](repeating: 0, count: inputs.count)
-        for index in inputs.indices where index == 0 ? needsMatching : manual[index] == nil {
-            let read = try MergeAnchors.read(inputs[index].open(), limit: anchorLimit, keys: keys)
-            keysAtRead[index] = keys.count
-            for key in read.revealedKeys where !keys.contains(key) { keys.append(key) }
-            anchors[index] = read
+        // Every capture is read, also one whose clock is given by hand: its keys serve the
+        // others. As many at once as there are CPUs; then each air capture again if a host's
+        // log gave up long-term keys (the first reading had none).
+        let toRead = Array(inputs.indices)
+        var anchors = try readAnchors(toRead.map { (inputs[$0], [[UInt8]]()) }, limit: anchorLimit, count: inputs.count, at: toRead)
+        var keys: [[UInt8]] = []
+        for index in toRead {
+            for key in anchors[index]?.revealedKeys ?? [] where !keys.contains(key) { keys.append(key) }
         }
-        for index in inputs.indices where anchors[index]?.hasAir == true && keysAtRead[index] < keys.count {
-            anchors[index] = try MergeAnchors.read(inputs[index].open(), limit: anchorLimit, keys: keys)
+        if !keys.isEmpty {
+            let air = toRead.filter { anchors[$0]?.hasAir == true }
+            let again = try readAnchors(air.map { (inputs[$0], keys) }, limit: anchorLimit, count: inputs.count, at: air)
+            for index in air { anchors[index] = again[index] }
         }
         var alignments = [SourceAlignment(name: reference.name, basis: .reference, fit: nil, reference: reference.name)]
         for index in inputs.indices.dropFirst() {
@@ -151,18 +156,34 @@ public enum MergePlan {
                 alignments.append(SourceAlignment(name: input.name, basis: .timestamps, fit: nil, reference: reference.name))
             }
         }
-        for index in alignments.indices { alignments[index].revealedKeys = anchors[index]?.revealedKeys ?? [] }
+        for index in alignments.indices {
+            alignments[index].revealedKeys = anchors[index]?.revealedKeys ?? []
+            alignments[index].identityKeys = anchors[index]?.identityKeys ?? KeysAhead()
+        }
         return alignments
+    }
+
+    /// Each input's anchors, read on as many threads as there are CPUs, put at `positions`
+    /// of an array of `count`; the first failure in input order is thrown.
+    private static func readAnchors(_ reads: [(input: MergeInput, keys: [[UInt8]])], limit: Int, count: Int,
+                                    at positions: [Int]) throws -> [MergeAnchors?] {
+        let results = ParallelMap.run(count: reads.count, threads: SinkThreading.inputsAtOnce) { index in
+            try MergeAnchors.read(reads[index].input.open(), limit: limit, keys: reads[index].keys)
+        }
+        var anchors = [MergeAnchors?](repeating: nil, count: count)
+        for (index, position) in positions.enumerated() { anchors[position] = try results[index].get() }
+        return anchors
     }
 
     /// The merged timeline: every input opened again, on the clocks `alignments` found.
     public static func reader(_ inputs: [MergeInput], _ alignments: [SourceAlignment]) throws -> MergedFrameReader {
         var sources: [MergedFrameReader.Source] = []
-        var keys: [[UInt8]] = []
+        var keys: [[UInt8]] = [], identityKeys = KeysAhead()
         for (input, alignment) in zip(inputs, alignments) {
             sources.append(MergedFrameReader.Source(name: input.name, reader: try input.open(), fit: alignment.fit))
             for key in alignment.revealedKeys where !keys.contains(key) { keys.append(key) }
+            identityKeys.add(alignment.identityKeys)
         }
-        return MergedFrameReader(sources: sources, keys: keys)
+        return MergedFrameReader(sources: sources, keys: keys, keysAhead: identityKeys)
     }
 }

@@ -43,6 +43,10 @@ public final class MergedFrameReader: FrameReader {
     public var hasWarnings: Bool { !warnings.isEmpty }
     public var formatDescription: String { "merge of \(sources.count) captures" }
     public var nativeFormat: CaptureFileFormat { .pcapng }
+    /// Reading several captures and pairing their PDUs is a fair share of a merge's work.
+    public var worthItsOwnThread: Bool { true }
+    /// The identity resolving keys the alignment found in any source.
+    public let keysAhead: KeysAhead
 
     /// Each source's next frame (by source), and the sources that have one in a heap ordered
     /// by its aligned time, then source order: the heap moves small keys, not frames.
@@ -106,8 +110,10 @@ public final class MergedFrameReader: FrameReader {
     }
 
     /// `keys`: long-term keys the sources' hosts revealed, for the air sources' encrypted links.
-    public init(sources: [Source], keys: [[UInt8]] = []) {
+    /// `keysAhead`: identity resolving keys the sources distribute, for the frames' decoder.
+    public init(sources: [Source], keys: [[UInt8]] = [], keysAhead: KeysAhead = KeysAhead()) {
         self.sources = sources
+        self.keysAhead = keysAhead
         fingerprinters = Array(repeating: SourceFingerprinter(keys: keys), count: sources.count)
         let residual = sources.compactMap(\.fit).map { max(3 * $0.residualP99, $0.spread) }.max() ?? 0
         tolerance = 2_000 + ClockFit.clamp(residual)

@@ -170,6 +170,39 @@ public enum LinkEvent: UInt8 {
     }
 }
 
+/// Identity resolving keys SMP distributes, as a host's log carries them: Identity Information
+/// (the key), then Identity Address Information on the same link and way (the address). Read
+/// from an ACL start fragment holding the whole SMP PDU, as links send these (21 octets with
+/// the L2CAP header): no reassembly, so a key split across fragments is left to the decoder,
+/// which learns it when it reaches it.
+struct IdentityKeyScan {
+    private var awaitingAddress: [PDUFingerprinter.Key: Int] = [:]
+    private(set) var found = KeysAhead()
+
+    mutating func feed(_ frame: Frame) {
+        guard frame.kind == .aclData, frame.direction != .none, !frame.isTruncated else { return }
+        var c = ByteCursor(frame.bytes)
+        guard let word = try? c.u16(), (word >> 12) & 0x3 != 0x1, (try? c.skip(2)) != nil,
+              let length = try? c.u16(), let channel = try? c.u16(),
+              channel == 0x0006 || channel == 0x0007,   // LE's Security Manager, BR/EDR's
+              let code = try? c.u8() else { return }
+        let link = PDUFingerprinter.Key(controller: frame.controller, handle: word & 0x0FFF, sent: frame.direction == .sent)
+        switch code {
+        case 0x08:   // Identity Information: the key, least significant octet first
+            guard length == 17, let irk = try? c.slice(16) else { return }
+            let key = Array(irk.reversed())
+            found.add(KeysAhead(identityKeys: [.init(irk: key, address: nil)]))
+            awaitingAddress[link] = found.identityKeys.firstIndex { $0.irk == key }
+        case 0x09:   // Identity Address Information: the address type, the address
+            guard length == 8, (try? c.skip(1)) != nil, let address = try? c.address(),
+                  let index = awaitingAddress.removeValue(forKey: link) else { return }
+            if found.identityKeys[index].address == nil { found.identityKeys[index].address = address }
+        default:
+            break
+        }
+    }
+}
+
 /// A PDU one end of a link logged: a host's send or reception, or the air's copy.
 public struct LoggedPDU {
     public var fingerprint: PDUFingerprint
@@ -192,9 +225,18 @@ public struct SourceFingerprinter {
     private var hci = PDUFingerprinter()
     private var air: AirPDUFingerprinter?
     private let keys: [[UInt8]]
+    private var identityKeyScan = IdentityKeyScan()
     /// Long-term keys the host handed its controller (LE Enable Encryption, LE Long Term Key
     /// Request Reply), as the commands carry them.
     public private(set) var revealedKeys: [[UInt8]] = []
+
+    /// Identity resolving keys SMP distributed: in a host's log, or on the air where its
+    /// decoder read the SMP (a key known for the encrypted link).
+    public var identityKeys: KeysAhead {
+        var keys = identityKeyScan.found
+        if let air { keys.add(air.identityKeys) }
+        return keys
+    }
 
     public init(keys: [[UInt8]] = []) { self.keys = keys }
 
@@ -214,6 +256,7 @@ public struct SourceFingerprinter {
             return
         }
         if let key = LinkEvent.revealedKey(frame), !revealedKeys.contains(key), revealedKeys.count < 256 { revealedKeys.append(key) }
+        identityKeyScan.feed(frame)
         guard let pdu = hci.feed(frame) else { return }
         body(LoggedPDU(fingerprint: pdu.fingerprint, handle: pdu.handle, sent: pdu.sent, air: false, accessAddress: nil, event: pdu.event))
     }

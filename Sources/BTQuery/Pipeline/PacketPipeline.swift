@@ -68,15 +68,25 @@ public struct PacketPipeline {
         displayTextWhenKept = decoder.options.buildsDisplayText
         keptWhenDropped = stages.fieldsToKeep(viewReads: .only([])).withoutSummaries
         displayTextWhenDropped = stages.needDisplayText(viewShowsFieldText: false)
-        // Looking ahead waits for the frames it looks at: not for input that arrives as it happens.
+        // Keys the reader found ahead (a merge's other sources) count from the first packet.
+        decoder.session.adopt(plainReader.keysAhead)
+        let usesSinkThread = sink.runsOnItsOwnThread && !live && !oneThread && SinkThreading.available
+        // A reader worth a thread reads on one where the sink leaves the second CPU idle.
         var reader = plainReader
+        var readAhead: ReadAheadReader?
+        if plainReader.worthItsOwnThread && !usesSinkThread && !live && !oneThread && SinkThreading.available {
+            readAhead = ReadAheadReader(plainReader)
+            reader = readAhead!
+        }
+        defer { readAhead?.stop() }
+        // Looking ahead waits for the frames it looks at: not for input that arrives as it happens.
         if !live {
-            let lookahead = LookaheadReader(plainReader)
+            let lookahead = LookaheadReader(reader)
             decoder.session.upcoming = { [unowned lookahead] in lookahead.peek($0) }
             reader = lookahead
         }
         defer { decoder.session.upcoming = nil }
-        if sink.runsOnItsOwnThread && !live && !oneThread && SinkThreading.available {
+        if usesSinkThread {
             try runWithSinkThread(reader, into: &sink)
         } else {
             try runOnOneThread(reader, into: &sink)

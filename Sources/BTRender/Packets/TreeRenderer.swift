@@ -112,11 +112,12 @@ public struct TreeRenderer: PacketRenderer {
 
     /// The device behind the peer's resolvable private address, under the layers.
     public static func identityLines(_ identity: PrivateAddresses.Resolved, peer: BDAddr) -> [String] {
-        let key = identity.keyFrame > 0 ? "the key in packet \(identity.keyFrame)" : "the key given with --irk"
+        let key = identity.keyFrame > 0 ? "the key in packet \(identity.keyFrame)"
+            : identity.keyFrame == 0 ? "the key given with --irk" : "the key a merged capture shows further on"
         let who = identity.address.map { "of \($0)" } ?? "of the device whose key it is (its identity address not in the capture)"
         var lines = ["    " + padded("Identity", 12) + " ▼ \(peer) is a resolvable private address \(who), by \(key)"]
         if let address = identity.address { lines.append("        Identity Address: \(address)") }
-        lines.append("        Key In: " + (identity.keyFrame > 0 ? "\(identity.keyFrame)" : "--irk"))
+        lines.append("        Key In: " + (identity.keyFrame > 0 ? "\(identity.keyFrame)" : identity.keyFrame == 0 ? "--irk" : "a later packet"))
         return lines
     }
 

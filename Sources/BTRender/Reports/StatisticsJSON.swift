@@ -63,7 +63,7 @@ public struct StatisticsJSON: ReportRenderer {
                 return SourceLinkDocument(from: end($0.link.from), to: end($0.link.to), latencyMs: DistributionDocument.of($0.latency))
             }),
             resolvedAddresses: Omittable(report.resolvedAddresses.isEmpty ? nil : report.resolvedAddresses.map {
-                ResolvedAddressDocument(address: $0.address.description, identity: Omittable($0.identity?.description), keyFrame: $0.keyFrame,
+                ResolvedAddressDocument(address: $0.address.description, identity: Omittable($0.identity?.description), keyFrame: max(0, $0.keyFrame),
                                         packets: $0.packets, firstFrame: $0.firstFrame, firstTime: UTCTime($0.first), lastTime: UTCTime($0.last))
             }))
     }

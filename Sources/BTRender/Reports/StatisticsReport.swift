@@ -198,7 +198,7 @@ public struct StatisticsReport: ReportRenderer {
         guard !report.resolvedAddresses.isEmpty else { return [] }
         var table = TextTable(["ADDRESS", "IDENTITY", "KEY IN", "PACKETS", "FIRST", "LAST"], rightAligned: [3], indent: 2)
         for row in report.resolvedAddresses.prefix(listLimit) {
-            table.add([row.address.description, row.identity?.description ?? "(not in the capture)", row.keyFrame > 0 ? "#\(row.keyFrame)" : "--irk",
+            table.add([row.address.description, row.identity?.description ?? "(not in the capture)", row.keyFrame > 0 ? "#\(row.keyFrame)" : row.keyFrame == 0 ? "--irk" : "merge",
                        String(row.packets), clock.format(row.first), clock.format(row.last)])
         }
         var lines = table.lines

@@ -19,6 +19,8 @@ struct IdentityTracker {
         rows[peer]!.packets += 1
         rows[peer]!.last = time
         if rows[peer]!.identity == nil { rows[peer]!.identity = identity.address }
+        // A key a merge found ahead: its packet, once decoding reached it.
+        if rows[peer]!.keyFrame < 0 { rows[peer]!.keyFrame = identity.keyFrame }
     }
 
     func finish() -> [ResolvedAddress] { order.map { rows[$0]! } }
