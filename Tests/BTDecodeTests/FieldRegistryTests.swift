@@ -38,7 +38,9 @@ final class FieldRegistryTests: XCTestCase {
     func testEachFieldIsDeclaredOnce() {
         let names = ProtocolCatalog.all.flatMap(\.fields).map(\.name)
         XCTAssertEqual(names.count, Set(names).count, "a field name declared twice: \(Dictionary(grouping: names) { $0 }.filter { $0.value.count > 1 }.keys.sorted())")
-        XCTAssertEqual(FieldRegistry.all.map(\.name), names)
+        // The built-in fields first, in catalog order (described protocols a test loaded earlier
+        // in the same process come after them).
+        XCTAssertEqual(Array(FieldRegistry.all.map(\.name).prefix(names.count)), names)
     }
 
     /// A parameter name has one definition whatever layout makes it: a name read at two widths

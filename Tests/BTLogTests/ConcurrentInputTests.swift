@@ -82,4 +82,30 @@ final class ConcurrentInputTests: XCTestCase {
             }
         }
     }
+
+    /// A merge reads its captures at once for the alignment (one thread each) and, under the
+    /// table, its merged frames on a thread of its own: the same output as on one thread, and
+    /// under Thread Sanitizer no race (an air capture's decoder on one thread, the passkey
+    /// search its link needs shared by every decoder, the keys found ahead given to the view).
+    func testAMergeOnThreadsReadsAsOnOne() throws {
+        let merges = [
+            ["Fixtures/known-ltk-central.btsnoop", "Fixtures/third-party/crackle/known_ltk.pcap", "Fixtures/known-ltk-peripheral.btsnoop"],
+            ["Fixtures/third-party/crackle/numeric_pin.pcap", "Fixtures/kernel-two-hosts.btsnoop"],
+        ]
+        let binaries = [Tool.btlog] + [Tool.root.appendingPathComponent(".build/tsan/release/btlog").path]
+            .filter { FileManager.default.isExecutableFile(atPath: $0) }
+        for binary in binaries {
+            for files in merges {
+                for verb in [["show"], ["show", "-V"], ["stats"]] {
+                    let one = try Tool.run(binary, verb + ["--merge"] + files, environment: ["BTLOG_THREADS": "1"])
+                    XCTAssertEqual(one.status, 0, one.err)
+                    XCTAssertGreaterThan(one.out.count, 1000)
+                    let two = try Tool.run(binary, verb + ["--merge"] + files, environment: ["BTLOG_THREADS": "2"])
+                    XCTAssertTrue(two.out == one.out, "\(binary) \(verb) \(files): output differs")
+                    XCTAssertEqual(two.err, one.err, "\(binary) \(verb)")
+                    XCTAssertFalse(two.err.contains("ThreadSanitizer"), two.err)
+                }
+            }
+        }
+    }
 }
