@@ -114,7 +114,7 @@ public final class MergedFrameReader: FrameReader {
     public init(sources: [Source], keys: [[UInt8]] = [], keysAhead: KeysAhead = KeysAhead()) {
         self.sources = sources
         self.keysAhead = keysAhead
-        fingerprinters = Array(repeating: SourceFingerprinter(keys: keys), count: sources.count)
+        fingerprinters = Array(repeating: SourceFingerprinter(keys: keys, gathersKeys: false), count: sources.count)
         let residual = sources.compactMap(\.fit).map { max(3 * $0.residualP99, $0.spread) }.max() ?? 0
         tolerance = 2_000 + ClockFit.clamp(residual)
         let latencies = sources.compactMap { $0.fit?.latency }

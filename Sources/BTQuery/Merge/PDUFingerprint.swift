@@ -192,6 +192,8 @@ struct IdentityKeyScan {
             guard length == 17, let irk = try? c.slice(16) else { return }
             let key = Array(irk.reversed())
             found.add(KeysAhead(identityKeys: [.init(irk: key, address: nil)]))
+            // Bounded as the keys are: a flood of links that never send the address is forgotten.
+            if awaitingAddress.count >= 4_096 { awaitingAddress.removeAll() }
             awaitingAddress[link] = found.identityKeys.firstIndex { $0.irk == key }
         case 0x09:   // Identity Address Information: the address type, the address
             guard length == 8, (try? c.skip(1)) != nil, let address = try? c.address(),
@@ -238,7 +240,14 @@ public struct SourceFingerprinter {
         return keys
     }
 
-    public init(keys: [[UInt8]] = []) { self.keys = keys }
+    private let gathersKeys: Bool
+
+    /// `gathersKeys`: whether to look for the keys a host's log reveals (the alignment's
+    /// reading does; the merged reader, which already has them, does not).
+    public init(keys: [[UInt8]] = [], gathersKeys: Bool = true) {
+        self.keys = keys
+        self.gathersKeys = gathersKeys
+    }
 
     /// Each PDU (or link event) the frame completes: one at most from a host's log, two from
     /// an air capture's CONNECT_IND.
@@ -255,8 +264,10 @@ public struct SourceFingerprinter {
             }
             return
         }
-        if let key = LinkEvent.revealedKey(frame), !revealedKeys.contains(key), revealedKeys.count < 256 { revealedKeys.append(key) }
-        identityKeyScan.feed(frame)
+        if gathersKeys {
+            if let key = LinkEvent.revealedKey(frame), !revealedKeys.contains(key), revealedKeys.count < 256 { revealedKeys.append(key) }
+            identityKeyScan.feed(frame)
+        }
         guard let pdu = hci.feed(frame) else { return }
         body(LoggedPDU(fingerprint: pdu.fingerprint, handle: pdu.handle, sent: pdu.sent, air: false, accessAddress: nil, event: pdu.event))
     }
