@@ -21,11 +21,16 @@ enum ParallelMap {
 
     private final class State<Value>: @unchecked Sendable {
         let condition = NSCondition()
+        let count: Int
+        // Behind `condition`, as `nextIndex` and `finishedWorkers` are.
         var results: [Result<Value, Error>?]
         var nextIndex = 0
         var finishedWorkers = 0
 
-        init(count: Int) { results = Array(repeating: nil, count: count) }
+        init(count: Int) {
+            self.count = count
+            results = Array(repeating: nil, count: count)
+        }
 
         func work(_ body: (Int) throws -> Value) {
             while true {
@@ -33,7 +38,7 @@ enum ParallelMap {
                 let index = nextIndex
                 nextIndex += 1
                 condition.unlock()
-                guard index < results.count else { break }
+                guard index < count else { break }
                 let result = Result { try body(index) }
                 condition.lock()
                 results[index] = result
