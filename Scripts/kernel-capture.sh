@@ -9,9 +9,9 @@
 # the logs). Compare them with Scripts/compare-captures.py.
 #
 # Usage: Scripts/kernel-capture.sh [--btlog PATH] [--testers "l2cap-tester smp-tester:PREFIX ..."]
-#                                  [--scenario two-hosts] OUTDIR
+#                                  [--scenario two-hosts|pairing] OUTDIR
 # A scenario (Scripts/kernel-capture/NAME.sh) runs after the testers, with BlueZ's command-line
-# tools (btvirt, hciconfig, l2ping, l2test) in the VM.
+# tools (btvirt, btmgmt, hciconfig, l2ping, l2test) in the VM.
 # Exit status 0 on a finished run, 77 when qemu cannot run here (the caller skips), else 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -100,7 +100,7 @@ strip -o "$WORK/btlog" "$BTLOG"
 copy_with_libraries "$WORK/btlog" /usr/bin/btlog
 mkdir -p "$ROOT/lib64" && cp -L /lib64/ld-linux-x86-64.so.2 "$ROOT/lib64/"
 if [ -n "$SCENARIO" ]; then
-    for tool in btvirt hciconfig l2ping l2test; do copy_with_libraries "$(command -v $tool)" "/usr/bin/$tool"; done
+    for tool in btvirt btmgmt hciconfig l2ping l2test; do copy_with_libraries "$(command -v $tool)" "/usr/bin/$tool"; done
     cp "Scripts/kernel-capture/$SCENARIO.sh" "$ROOT/$SCENARIO.sh"
 fi
 cp Scripts/kernel-capture/init "$ROOT/init"

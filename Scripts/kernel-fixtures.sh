@@ -18,3 +18,9 @@ out=.build/kernel-fixture-two-hosts
 Scripts/kernel-capture.sh --testers "" --scenario two-hosts "$out" >/dev/null
 cp "$out/btlog.btsnoop" Fixtures/kernel-two-hosts.btsnoop
 echo "Fixtures/kernel-two-hosts.btsnoop: $(stat -c %s Fixtures/kernel-two-hosts.btsnoop) bytes"
+# Two kernel hosts bonding over LE (legacy Just Works, the central on a private address) and
+# reconnecting on the distributed key.
+out=.build/kernel-fixture-pairing
+Scripts/kernel-capture.sh --testers "" --scenario pairing "$out" >/dev/null
+cp "$out/btlog.btsnoop" Fixtures/kernel-pairing.btsnoop
+echo "Fixtures/kernel-pairing.btsnoop: $(stat -c %s Fixtures/kernel-pairing.btsnoop) bytes"

@@ -6,7 +6,6 @@
 # turns LE on by itself only for an LE-only controller (bluetoothd is not running).
 btvirt -l2 >/tmp/btvirt.log 2>&1 &
 BTVIRT=$!
-wait_for() { waited=0; until [ -d /sys/class/bluetooth/$1 ] || [ $waited -ge 100 ]; do sleep 0.1; waited=$((waited + 1)); done; }
 wait_for hci1
 btvirt -L -l2 >/tmp/btvirt-le.log 2>&1 &
 BTVIRT_LE=$!

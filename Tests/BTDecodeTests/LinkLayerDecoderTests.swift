@@ -105,7 +105,7 @@ final class LinkLayerDecoderTests: XCTestCase {
         }
         let notes = packets.flatMap(\.issues).map(\.message).filter { $0.hasPrefix("Decrypted with") }
         XCTAssertEqual(notes, ["Decrypted with STK of legacy pairing, Just Works",
-                               "Decrypted with LTK distributed in packet 81"])
+                               "Decrypted with LTK distributed in packet 79"])
         let ltk = try XCTUnwrap(packets.first { values($0, "smp.code") == ["0x06"] })
         XCTAssertEqual(values(ltk, "smp.ltk"), [AirScenario.sensorLTK.reversed().map { String(format: "%02X", $0) }.joined()])
         XCTAssertEqual(packets.last { values($0, "att.opcode") == ["0x1B"] }?.summary, "Handle Value Notification - Handle: 0x0013 - Value: 63")

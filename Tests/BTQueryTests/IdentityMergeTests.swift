@@ -95,4 +95,66 @@ final class IdentityMergeTests: XCTestCase {
         }
         XCTAssertLessThan(resolved.first!.number, keyPacket)
     }
+
+    /// Two real hosts bonding (Fixtures/kernel-pairing.btsnoop: the kernel's SMP between
+    /// btvirt's LE pair, driven over mgmt). The central (hci0) connects from a resolvable
+    /// private address and, once the link is encrypted, distributes its IRK and identity
+    /// address; the peripheral (hci1) sees the private address in LE Connection Complete
+    /// first, and the key only after. Split into the two hosts' logs, the peripheral's on a
+    /// clock an hour off, and merged: the peripheral's first connection resolves
+    /// to the central's own public address (its Read BD ADDR in its own log) by the key the
+    /// merge read ahead. The peripheral's log alone resolves only the reconnection.
+    func testTwoKernelHostsPairingResolvesThePeripheralsFirstConnection() throws {
+        let all = try MergeTests.frames("kernel-pairing.btsnoop")
+        let central = MergeTests.host(all, controllers: [0])
+        // A minute of traffic is too short to measure a drift against a millisecond's jitter
+        // (MergeTests does that over four): here the clock is only an hour off.
+        let peripheral = MergeTests.host(all, controllers: [1], offset: 3_600_500_000)
+        // The central's public address, from its controller's Command Complete for Read BD
+        // ADDR (event 0x0E, opcode 0x1009, status 0, the address least significant octet first).
+        // Frame bytes are a slice of the capture's buffer: indexes from 0 need an array.
+        func octets(_ frame: Frame) -> [UInt8] { Array(frame.bytes) }
+        func isReadAddressComplete(_ b: [UInt8]) -> Bool { b.count == 12 && b[0] == 0x0E && b[3] == 0x09 && b[4] == 0x10 && b[5] == 0 }
+        let readAddress = try XCTUnwrap(central.map(octets).first(where: isReadAddressComplete))
+        let centralAddress = BDAddr(littleEndian: readAddress[6 ..< 12])
+        // LE Connection Complete (LE Meta 0x3E, subevent 0x01, success) in the peripheral's log,
+        // the central's address random (type 1).
+        func isConnectionComplete(_ frame: Frame) -> Bool {
+            let b = octets(frame)
+            return frame.kind == .event && b.count >= 12 && b[0] == 0x3E && b[2] == 0x01 && b[3] == 0 && b[7] == 0x01
+        }
+        let connections = peripheral.filter(isConnectionComplete).map(\.number)
+        XCTAssertEqual(connections.count, 2, "the pairing's connection and the reconnection")
+        // SMP Identity Information (code 0x08) arriving at the peripheral.
+        let keyFrame = try XCTUnwrap(peripheral.first { frame in
+            let b = octets(frame)
+            return frame.kind == .aclData && b.count == 25 && b[6] == 0x06 && b[8] == 0x08
+        }?.number)
+        XCTAssertTrue(connections[0] < keyFrame && keyFrame < connections[1])
+
+        let inputs = [MergeTests.input("central", central), MergeTests.input("peripheral", peripheral)]
+        let alignments = try MergePlan.align(inputs)
+        XCTAssertEqual(alignments[1].basis, .matched, alignments[1].summary)
+        let fit = try XCTUnwrap(alignments[1].fit)
+        XCTAssertEqual(fit.offset, 3_600_500_000, accuracy: 5_000, alignments[1].summary)
+        XCTAssertEqual(alignments[0].identityKeys.identityKeys.map(\.address), [centralAddress], "the central's log: the key it sent")
+        XCTAssertEqual(alignments[1].identityKeys.identityKeys.map(\.address), [centralAddress], "the peripheral's log: the key it received")
+
+        let (merged, _) = try Self.decodeMerge(inputs)
+        let fromPeripheral = merged.packets.filter { $0.source == 2 }
+        XCTAssertEqual(fromPeripheral.count, peripheral.count)
+        // The merged numbers of the peripheral's packets, in its own order.
+        let first = fromPeripheral[connections[0] - 1], second = fromPeripheral[connections[1] - 1]
+        XCTAssertEqual(first.identity?.address?.description, centralAddress.description, "the first connection, by the key found ahead")
+        XCTAssertEqual(first.identity?.keyFrame, PrivateAddresses.foundAhead)
+        XCTAssertEqual(second.identity?.address?.description, centralAddress.description)
+        XCTAssertGreaterThan(second.identity?.keyFrame ?? 0, 0, "the reconnection: by a key packet decoding has reached")
+
+        var alone = Collect()
+        var pipeline = PacketPipeline(decoder: Decoder()) { _ in }
+        try pipeline.run(ArrayFrameReader(frames: peripheral, formatDescription: "peripheral", nativeFormat: .btsnoopMonitor), into: &alone)
+        XCTAssertNil(alone.packets[connections[0] - 1].identity, "alone, the key comes later")
+        XCTAssertEqual(alone.packets[connections[1] - 1].identity?.address?.description, centralAddress.description)
+        XCTAssertEqual(alone.packets[connections[1] - 1].identity?.keyFrame, keyFrame)
+    }
 }

@@ -13,9 +13,11 @@ public struct SMPState: ProtocolState {
     /// find the STK; which way the request went tells the initiator's PDUs.
     var legacy: [Session.LinkKey: (pairing: LinkLayerEncryption.LegacyPairing, requestSent: Bool)] = [:]
     /// LTKs the capture saw distributed (Encryption Information, then Central Identification's
-    /// EDIV and Rand), for an air capture's later encrypted link to find its key.
+    /// EDIV and Rand), for an air capture's later encrypted link to find its key. The frame is
+    /// Encryption Information's: the packet that shows the key.
     var distributedKeys: [(ltk: [UInt8], ediv: UInt16, rand: UInt64, frame: Int)] = []
-    var pendingLTK: [Session.LinkKey: [UInt8]] = [:]
+    /// Encryption Information's key and packet, per link, until its Central Identification.
+    var pendingLTK: [Session.LinkKey: (ltk: [UInt8], frame: Int)] = [:]
     /// Long-term keys a host gave its controller (LE Enable Encryption; LE Long Term Key
     /// Request Reply, with the Rand and EDIV of the request it answers), least significant
     /// octet first as HCI carries them: what an air capture of the same link, merged with
@@ -150,13 +152,13 @@ enum SMPDecoder {
             let ltk = try layer.read(SMPFields.ltk, &c, bytes: 16, display: { "\(Hex.bytes($0)) (LTK \(Hex.bytes($0.reversed(), separator: "")))" })
             let quoted = Hex.bytes(ltk.reversed(), separator: "")
             layer.summary += " - LTK \(quoted)"
-            session.smp.pendingLTK[link] = Array(ltk)
+            session.smp.pendingLTK[link] = (Array(ltk), packet.frame.number)
         case 0x07:
             let ediv = try layer.read(SMPFields.ediv, &c, as: UInt16.self)
             let rand = try layer.read(SMPFields.rand, &c, as: UInt64.self)
-            if let ltk = session.smp.pendingLTK.removeValue(forKey: link) {
-                session.smp.distributedKeys.append((ltk, ediv, rand, packet.frame.number))
-                session.smp.revealed.add(RevealedKey(kind: .ltk, key: ltk.reversed(), frame: packet.frame.number, controller: link.controller,
+            if let (ltk, frame) = session.smp.pendingLTK.removeValue(forKey: link) {
+                session.smp.distributedKeys.append((ltk, ediv, rand, frame))
+                session.smp.revealed.add(RevealedKey(kind: .ltk, key: ltk.reversed(), frame: frame, controller: link.controller,
                                                      handle: link.handle, address: packet.peer,
                                                      how: "SMP Encryption Information" + direction(context, packet), ediv: ediv, rand: rand))
             }
