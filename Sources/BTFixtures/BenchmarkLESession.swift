@@ -35,10 +35,12 @@ public enum BenchmarkSessions {
 }
 
 /// A deterministic pseudo-random source (SplitMix64): fixtures must not change between runs.
-struct SplitMix64 {
+public struct SplitMix64: RandomNumberGenerator {
     var state: UInt64
 
-    mutating func next() -> UInt64 {
+    public init(state: UInt64) { self.state = state }
+
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -87,6 +87,20 @@ public enum FuzzSeeds {
         try save(.btsnoop, "monitor.btsnoop", try FixtureContainers.encode(monitor, as: .btsnoopMonitor))
         try save(.btsnoop, "h5.btsnoop", FixtureContainers.linkFramed(hciOnly, bcsp: false))
         try save(.btsnoop, "bcsp.btsnoop", FixtureContainers.linkFramed(hciOnly, bcsp: true))
+        // The serial monitor protocol: the monitor session as a board sends it (its timestamps
+        // in 100 µs units, a drop counter now and then), read 1 and 64 bytes at a time, and with noise.
+        let boardStart = monitor.first?.timestamp ?? 0
+        var board: [UInt8] = []
+        for (index, frame) in monitor.enumerated() {
+            guard let opcode = MonitorOpcode.opcode(for: frame.kind, direction: frame.direction) else { continue }
+            let time = UInt32(truncatingIfNeeded: max(0, frame.timestamp - boardStart) / 100)
+            board += SerialMonitor.encode(opcode: opcode, payload: Array(frame.bytes), timestamp: index % 3 == 0 ? nil : time,
+                                          drops: index % 17 == 0 ? [(.eventDrops, 1)] : [])
+        }
+        board = Array(board.prefix(60_000))
+        try save(.serialMonitor, "board-1.bin", [0] + board)
+        try save(.serialMonitor, "board-64.bin", [63] + board)
+        try save(.serialMonitor, "board-noise.bin", [7] + Array(board.prefix(4_000)) + [0xFF, 0x03, 0x02, 0x00, 0x00, 0x00, 0x55] + Array(board.dropFirst(4_000).prefix(4_000)))
         try save(.pklg, "le.pklg", [0] + (try FixtureContainers.encode(dual, as: .pklg)))
         try save(.pklg, "be.pklg", [1] + FixtureFiles.bigEndianPacketLogger(dual))
         try save(.pklg, "heart-rate.pklg", [0] + (try FixtureContainers.encode(heartRate, as: .pklg)))

@@ -20,6 +20,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case btsnoop
     /// PacketLoggerReader; the first byte's low bit picks the byte order, the rest is the file.
     case pklg
+    /// SerialMonitorReader (BlueZ's monitor protocol on a board's UART, with noise): the first
+    /// byte sets how many bytes each read hands over (a live line delivers a few at a time).
+    /// Every frame fits the protocol, and skipped and framed bytes add up to the input.
+    case serialMonitor = "serial-monitor"
     /// libpcap (pcap and pcapng) over the input in memory.
     case pcap
     /// The gzip stream, then whatever it inflates to through format detection.
@@ -112,6 +116,17 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             }
         case .pcap:
             readAll { try PcapReader(memory: input, name: "fuzz") }
+        case .serialMonitor:
+            guard let first = input.first else { return }
+            let reader = SerialMonitorReader(BufferedReader(MemoryStream(Array(input.dropFirst())), chunkSize: 1 + Int(first)),
+                                             name: "fuzz", arrival: { 1_700_000_000_000_000 })
+            var framed = 0
+            while let frame = try? reader.next() {
+                // The header (6), an extended header at most 255 + 4 per opcode-fitting payload.
+                precondition(frame.bytes.count <= 0xFFFF, "a frame longer than the 16-bit length allows")
+                framed += SerialMonitor.headerSize + frame.bytes.count
+            }
+            precondition(reader.skippedBytes + framed <= input.count - 1, "skipped and framed bytes exceed the input")
         case .gzip:
             guard let inflated = try? InflateStream(source: MemoryStream(input), name: "fuzz") else { return }
             var bytes: [UInt8] = []

@@ -11,9 +11,11 @@ import Darwin
 
 struct Capture: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Capture live from the Linux HCI monitor: every controller's traffic, as btmon sees it.",
+        abstract: "Capture live from the Linux HCI monitor (every controller's traffic, as btmon sees it), a board's serial port or a btsnoop stream.",
         discussion: """
-        Needs CAP_NET_RAW: run as root, or once: sudo setcap cap_net_raw+ep $(which btlog). \
+        The HCI monitor needs CAP_NET_RAW: run as root, or once: sudo setcap cap_net_raw+ep $(which btlog). \
+        --tty reads a board's serial port (the user needs the port's group, usually dialout); \
+        --tcp reads a btsnoop stream, such as an Android phone's snoop service after adb forward. \
         Packets are printed as they arrive (the show table, or the tree with -V) while -w writes \
         every frame; the file is complete after every record. Ctrl-C (SIGINT) or SIGTERM ends \
         the capture and prints the status line.
@@ -46,6 +48,18 @@ struct Capture: ParsableCommand {
     @Flag(help: "Browse the packets as they arrive, in btlog browse's window, instead of printing them; -w still writes every frame (and F and C annotate that file). q ends the capture.")
     var browse = false
 
+    @Option(help: ArgumentHelp("Capture from a board's serial port instead of this machine's controllers: the BlueZ monitor protocol over a UART, as btmon -d reads it and Zephyr (CONFIG_BT_DEBUG_MONITOR_UART) and other embedded stacks write it. The board's own timestamps are used.", valueName: "PATH"))
+    var tty: String?
+
+    @Option(help: ArgumentHelp("The serial line's speed in bit/s (with --tty; default 115200).", valueName: "BPS"))
+    var speed: Int?
+
+    @Flag(help: "Use RTS/CTS flow control on the serial line (with --tty).")
+    var flowControl = false
+
+    @Option(help: ArgumentHelp("Capture a btsnoop stream from HOST:PORT (Android's snoop log service, on port 8872 after adb forward tcp:8872 tcp:8872, or any program serving a btsnoop file as it grows).", valueName: "HOST:PORT"))
+    var tcp: String?
+
     /// Read monitor datagrams from this descriptor instead of the kernel (tests feed a socketpair).
     @Option(name: .customLong("monitor-fd"), help: ArgumentHelp(visibility: .private))
     var monitorFD: Int32?
@@ -64,6 +78,12 @@ struct Capture: ParsableCommand {
         }
         if let user, user.isEmpty { throw ValidationError("--user takes a user name") }
         if format != nil && writePath == nil { throw ValidationError("--format applies to the -w file; give -w FILE") }
+        if tty != nil && tcp != nil { throw ValidationError("capture from one source: --tty or --tcp, not both") }
+        if tty == nil && (speed != nil || flowControl) { throw ValidationError("--speed and --flow-control set a serial line; give --tty PATH") }
+        if let speed, SerialLine.speeds[speed] == nil {
+            throw ValidationError("--speed \(speed) is not a speed a serial port takes (\(SerialLine.speeds.keys.sorted().map(String.init).joined(separator: ", ")))")
+        }
+        if list && (tty != nil || tcp != nil) { throw ValidationError("--list lists this machine's controllers; not with --tty or --tcp") }
         if browse {
             if quiet || writePath == "-" { throw ValidationError("--browse shows the packets; not with -q or -w -") }
             if display.tree || display.fields != nil || display.collapse || limit.count != nil || selection.packets != nil {
@@ -75,22 +95,59 @@ struct Capture: ParsableCommand {
     func run() throws {
         if list { return try listControllers() }
         _ = try selection.stages(count: limit.count) // a bad filter is reported before the socket opens
-        let monitor: (fd: Int32, realSocket: Bool)
+        let source: LiveSourceChoice
         do {
-            if let monitorFD {
-                var on: Int32 = 1
-                _ = setsockopt(monitorFD, SOL_SOCKET, SO_TIMESTAMP, &on, socklen_t(MemoryLayout<Int32>.size))
-                monitor = (monitorFD, false)
-            } else {
-                monitor = (try MonitorSocket.open().fd, true)
-            }
+            source = try openSource()
             if let user { try Privileges.drop(to: user) }
         } catch let error as CaptureError {
             StandardError.error(error.message)
             throw ExitCode(1)
         }
-        let session = try LiveCaptureRun(command: self, monitorFD: monitor.fd, readsKernelDrops: monitor.realSocket)
+        let session = try LiveCaptureRun(command: self, source: source)
         try session.run()
+    }
+
+    /// The source the options name, opened (a failure here is the person's to fix: a port that
+    /// is not there, a permission, nothing listening).
+    func openSource() throws -> LiveSourceChoice {
+        let wake = try WakePipe()
+        let controller = ControllerFilter.parse(interface)!
+        if let tty {
+            let speed = speed ?? 115_200
+            let line = try SerialLine.open(tty, speed: speed, flowControl: flowControl)
+            let stream = PolledStream(fd: line.fd, name: tty, wake: wake, duration: duration, closing: line.closing)
+            let receiver = StreamReceiver(stream: stream, configuration: .init(controller: controller)) { input in
+                SerialMonitorReader(input, name: tty, arrival: { stream.lastArrival })
+            }
+            let hint = "\(tty) sends bytes but no monitor frame: is \(speed) bit/s the board's speed (--speed)? Does the board write the BlueZ monitor protocol on this port (Zephyr: CONFIG_BT_DEBUG_MONITOR_UART)?"
+            receiver.noticeNoise = { skipped in "\(skipped) bytes and counting: \(hint)" }
+            return LiveSourceChoice(receiver: receiver, wake: wake, name: tty,
+                                    description: "\(tty) (BlueZ monitor protocol, \(speed) bit/s\(flowControl ? ", RTS/CTS" : ""))",
+                                    drops: "dropped by the board", ended: "\(tty) closed (the board unplugged or reset?)")
+        }
+        if let tcp {
+            let fd = try TCPConnection.open(tcp)
+            let stream = PolledStream(fd: fd, name: tcp, wake: wake, duration: duration, closing: { close(fd) })
+            let receiver = StreamReceiver(stream: stream, configuration: .init(controller: controller)) { input in
+                guard try input.ensure(1) else { throw CaptureError("\(tcp) closed the connection before sending anything") }
+                return try BTSnoopReader(input, name: tcp)
+            }
+            return LiveSourceChoice(receiver: receiver, wake: wake, name: tcp, description: "\(tcp) (btsnoop stream)",
+                                    drops: "dropped at the source", ended: "\(tcp) closed the connection")
+        }
+        var configuration = MonitorReceiver.Configuration(controller: controller, duration: duration)
+        let fd: Int32
+        if let monitorFD {
+            var on: Int32 = 1
+            _ = setsockopt(monitorFD, SOL_SOCKET, SO_TIMESTAMP, &on, socklen_t(MemoryLayout<Int32>.size))
+            fd = monitorFD
+            configuration.readsKernelDrops = false
+        } else {
+            fd = try MonitorSocket.open().fd
+        }
+        return LiveSourceChoice(receiver: MonitorReceiver(fd: fd, configuration: configuration, wake: wake), wake: wake,
+                                name: "monitor", description: "the HCI monitor, \(controller.map { "hci\($0)" } ?? "all controllers")",
+                                drops: "dropped by the kernel", ended: nil)
     }
 
     var fileFormat: CaptureFileFormat {

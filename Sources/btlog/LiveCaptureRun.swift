@@ -11,14 +11,29 @@ import Glibc
 import Darwin
 #endif
 
+/// Where a capture reads from, opened, and how its status line speaks of it.
+struct LiveSourceChoice {
+    let receiver: LiveReceiver
+    /// The pipe SIGINT and SIGTERM write to, which the receiver's reads wait on.
+    let wake: WakePipe
+    /// The name warnings carry.
+    let name: String
+    /// "the HCI monitor, all controllers", "/dev/ttyACM0 (BlueZ monitor protocol, 115200 bit/s)".
+    let description: String
+    /// How the source's own losses are named in the status line.
+    let drops: String
+    /// What it means when the source ends by itself (nil: the kernel's socket never does).
+    let ended: String?
+}
+
 /// One `btlog capture`: the receive thread fills a queue; this thread writes each frame to the
 /// -w file (a whole record per write, so the file is valid after every one), then decodes and
 /// prints it through the same pipeline as show.
 final class LiveCaptureRun {
     let command: Capture
-    let receiver: MonitorReceiver
+    let source: LiveSourceChoice
+    let receiver: LiveReceiver
     let wake: WakePipe
-    let controller: UInt16?
     var writer: CaptureWriter?
     /// The -w file, when it is one (not standard output).
     var outputFile: OutputFile?
@@ -27,13 +42,15 @@ final class LiveCaptureRun {
     var written = 0
     var notStorable = 0
 
-    init(command: Capture, monitorFD: Int32, readsKernelDrops: Bool) throws {
+    init(command: Capture, source: LiveSourceChoice) throws {
         self.command = command
-        controller = ControllerFilter.parse(command.interface)!
-        wake = try WakePipe()
-        var configuration = MonitorReceiver.Configuration(controller: controller, duration: command.duration)
-        configuration.readsKernelDrops = readsKernelDrops
-        receiver = MonitorReceiver(fd: monitorFD, configuration: configuration, wake: wake)
+        self.source = source
+        receiver = source.receiver
+        wake = source.wake
+    }
+
+    private func liveReader() -> LiveFrameReader {
+        LiveFrameReader(receiver: receiver, name: source.name, formatDescription: "\(source.description) (live)")
     }
 
     func run() throws {
@@ -70,7 +87,7 @@ final class LiveCaptureRun {
         run.quiet = command.quiet || toStdout
         run.collapse = command.display.collapse
         run.pipeline.tap = { [self] frame in try record(frame) }
-        let reader = LiveFrameReader(receiver: receiver, name: "monitor")
+        let reader = liveReader()
         var failure: String?
         do {
             try run.run(reader, out: out)
@@ -111,11 +128,11 @@ final class LiveCaptureRun {
         let index = PacketIndex(decoder: decoders.make(buildsDisplayText: false))
         let loader = CaptureLoader(index: index)
         loader.tap = { [self] frame in try record(frame) }
-        loader.start(LiveFrameReader(receiver: receiver, name: "monitor"), live: true)
+        loader.start(liveReader(), live: true)
         let notes = command.writePath.map { NotesStore.path(forCapture: $0, notes: nil) }
         var browseError: Error?
         do {
-            try BrowseLoop.run(index: index, loader: loader, source: command.writePath.map { ($0 as NSString).lastPathComponent } ?? "HCI monitor",
+            try BrowseLoop.run(index: index, loader: loader, source: command.writePath.map { ($0 as NSString).lastPathComponent } ?? (command.tty ?? command.tcp ?? "HCI monitor"),
                                time: command.display.time, follows: true, colours: command.display.color.enabledOnTerminal,
                                filter: command.selection.filter ?? "", quick: command.selection.quickFilters,
                                notesPath: notes, capturePath: command.writePath, exporting: BrowserExport(decoding: decoders.options))
@@ -141,7 +158,7 @@ final class LiveCaptureRun {
     }
 
     private func announce() {
-        var parts = ["btlog: capturing from the HCI monitor, \(controller.map { "hci\($0)" } ?? "all controllers")"]
+        var parts = ["btlog: capturing from \(source.description)"]
         if !writerName.isEmpty {
             var writing = "writing \(writerName) (\(LiveFileFormat.describe(command.fileFormat)))"
             if let outputFile, outputFile.replacesExisting {
@@ -161,8 +178,11 @@ final class LiveCaptureRun {
         }
         if !counts.isEmpty { parts[0] += " (\(counts.joined(separator: ", ")))" }
         parts.append("\(statistics.errors) error\(statistics.errors == 1 ? "" : "s")")
-        parts.append("\(receiver.kernelDrops) dropped by the kernel")
+        parts.append("\(receiver.sourceDrops) \(source.drops)")
         if receiver.malformed > 0 { parts.append("\(receiver.malformed) malformed") }
+        if let stream = receiver as? StreamReceiver, stream.skippedBytes > 0 {
+            parts.append("\(stream.skippedBytes) byte\(stream.skippedBytes == 1 ? "" : "s") of noise skipped")
+        }
         if receiver.queueDrops > 0 { parts.append("\(receiver.queueDrops) dropped by btlog (the output did not keep up)") }
         if writer != nil {
             var wrote = "\(written) written to \(writerName)"
@@ -172,7 +192,8 @@ final class LiveCaptureRun {
         switch receiver.stopReason {
         case .signal(let number): parts.append(number == SIGINT ? "stopped by SIGINT" : number == SIGTERM ? "stopped by SIGTERM" : "stopped by signal \(number)")
         case .duration: parts.append("stopped after \(command.duration.map { "\($0)" } ?? "") s")
-        case .requested, .endOfInput, .failed: break
+        case .endOfInput: if let ended = source.ended { parts.append(ended) }
+        case .requested, .failed: break
         }
         return parts.joined(separator: " · ")
     }

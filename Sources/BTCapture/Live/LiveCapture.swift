@@ -141,9 +141,64 @@ public enum StopSignals {
     }
 }
 
+/// What a capture reads from on a thread of its own (the kernel's monitor socket, a serial
+/// line, a TCP stream): frames go through a queue to the consumer, who learns at the end why
+/// it stopped and what was lost on the way.
+public protocol LiveReceiver: AnyObject, Sendable {
+    func start()
+    /// Asks the receive loop to end (from the consumer); frames already queued stay readable.
+    func requestStop()
+    func waitUntilFinished()
+    /// The next frame (warnings on the way go to `warn`); nil once the receiver ended.
+    func nextFrame(warn: (String) -> Void) -> Frame?
+    var stopReason: CaptureStop { get }
+    var received: Int { get }
+    var malformed: Int { get }
+    /// Frames the source itself says it lost (the kernel's receive buffer, a board's own counters).
+    var sourceDrops: UInt32 { get }
+    /// Frames received but dropped because the consumer fell too far behind.
+    var queueDrops: Int { get }
+}
+
+extension LiveReceiver {
+    func pop(_ queue: FrameQueue, warn: (String) -> Void) -> Frame? {
+        while let item = queue.pop() {
+            switch item {
+            case .frame(let frame): return frame
+            case .warning(let text): warn(text)
+            }
+        }
+        return nil
+    }
+}
+
+/// A receiver's thread: started once, waited for by the consumer at the end.
+final class ReceiveThread: @unchecked Sendable {
+    private var thread: Thread?
+    private let finished = NSCondition()
+    private var isFinished = false
+
+    func start(_ body: @escaping @Sendable () -> Void) {
+        let thread = Thread { [self] in
+            body()
+            finished.lock(); isFinished = true; finished.broadcast(); finished.unlock()
+        }
+        thread.name = "btlog-receive"
+        thread.stackSize = 1 << 20
+        self.thread = thread
+        thread.start()
+    }
+
+    func wait() {
+        finished.lock()
+        while !isFinished { finished.wait() }
+        finished.unlock()
+    }
+}
+
 /// Reads monitor datagrams from a socket on its own thread and hands them on through a queue.
 /// It only receives: parsing the 6-byte header is all the work done between reads.
-public final class MonitorReceiver: @unchecked Sendable {
+public final class MonitorReceiver: LiveReceiver, @unchecked Sendable {
     public struct Configuration: Sendable {
         /// Keep only this controller's frames (and the frames of no controller).
         public var controller: UInt16?
@@ -163,17 +218,17 @@ public final class MonitorReceiver: @unchecked Sendable {
     let configuration: Configuration
     let queue: FrameQueue
     let wake: WakePipe
-    private var thread: Thread?
-    private let finished = NSCondition()
-    private var isFinished = false
+    private let thread = ReceiveThread()
 
     // Written by the receive thread, read by the consumer after `queue` closes.
     public private(set) var stopReason: CaptureStop = .requested
     public private(set) var received = 0
     public private(set) var malformed = 0
     public private(set) var kernelDrops: UInt32 = 0
-    /// Frames received but dropped because the consumer fell too far behind.
     public var queueDrops: Int { queue.droppedCount }
+    public var sourceDrops: UInt32 { kernelDrops }
+
+    public func nextFrame(warn: (String) -> Void) -> Frame? { pop(queue, warn: warn) }
 
     /// 0 in the wake pipe means "stop requested"; any other byte is the signal that arrived.
     public init(fd: Int32, configuration: Configuration, wake: WakePipe, queueLimit: Int = 256 << 20) {
@@ -183,25 +238,12 @@ public final class MonitorReceiver: @unchecked Sendable {
         self.wake = wake
     }
 
-    public func start() {
-        let thread = Thread { [self] in
-            run()
-            finished.lock(); isFinished = true; finished.broadcast(); finished.unlock()
-        }
-        thread.name = "btlog-receive"
-        thread.stackSize = 1 << 20
-        self.thread = thread
-        thread.start()
-    }
+    public func start() { thread.start { [self] in run() } }
 
     /// Asks the receive loop to end (from the consumer); frames already queued stay readable.
     public func requestStop() { wake.wake(0) }
 
-    public func waitUntilFinished() {
-        finished.lock()
-        while !isFinished { finished.wait() }
-        finished.unlock()
-    }
+    public func waitUntilFinished() { thread.wait() }
 
     func run() {
         var buffer = [UInt8](repeating: 0, count: MonitorDatagram.headerSize + 0x10000)
@@ -327,24 +369,19 @@ public final class MonitorReceiver: @unchecked Sendable {
 
 /// The frames of a live capture as a FrameReader, so the show pipeline reads them unchanged.
 public final class LiveFrameReader: FrameReaderBase, FrameReader {
-    public let receiver: MonitorReceiver
+    public let receiver: LiveReceiver
+    public let formatDescription: String
 
-    public init(receiver: MonitorReceiver, name: String) {
+    public init(receiver: LiveReceiver, name: String, formatDescription: String = "Linux HCI monitor (live)") {
         self.receiver = receiver
+        self.formatDescription = formatDescription
         super.init(name: name)
     }
 
-    public var formatDescription: String { "Linux HCI monitor (live)" }
     public var nativeFormat: CaptureFileFormat { .btsnoopMonitor }
 
     public func next() throws -> Frame? {
-        while let item = receiver.queue.pop() {
-            switch item {
-            case .frame(let frame): return frame
-            case .warning(let text): warn(text)
-            }
-        }
-        return nil
+        receiver.nextFrame { warn($0) }
     }
 }
 
