@@ -101,6 +101,16 @@ public enum FuzzSeeds {
         try save(.serialMonitor, "board-1.bin", [0] + board)
         try save(.serialMonitor, "board-64.bin", [63] + board)
         try save(.serialMonitor, "board-noise.bin", [7] + Array(board.prefix(4_000)) + [0xFF, 0x03, 0x02, 0x00, 0x00, 0x00, 0x55] + Array(board.dropFirst(4_000).prefix(4_000)))
+        // A tapped UART's wires: the monitor session's packets each side sent, as H4, with noise.
+        for (selector, sent) in [(UInt8(0), true), (UInt8(1), false), (UInt8(0x7E), true), (UInt8(0x81), false)] {
+            var wire: [UInt8] = []
+            for (index, frame) in monitor.enumerated() where (frame.direction == .sent) == sent {
+                guard let type = H4.indicator(for: frame.kind) else { continue }
+                if index % 11 == 0 { wire += [0xFF, 0x00, 0x02] }
+                wire += [type] + frame.bytes
+            }
+            try save(.h4Wire, "wire-\(selector).bin", [selector] + Array(wire.prefix(60_000)))
+        }
         try save(.pklg, "le.pklg", [0] + (try FixtureContainers.encode(dual, as: .pklg)))
         try save(.pklg, "be.pklg", [1] + FixtureFiles.bigEndianPacketLogger(dual))
         try save(.pklg, "heart-rate.pklg", [0] + (try FixtureContainers.encode(heartRate, as: .pklg)))

@@ -24,6 +24,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// byte sets how many bytes each read hands over (a live line delivers a few at a time).
     /// Every frame fits the protocol, and skipped and framed bytes add up to the input.
     case serialMonitor = "serial-monitor"
+    /// H4WireReader (one wire of a tapped UART, with noise): the first byte picks the wire
+    /// (low bit) and how many bytes each read hands over. Every packet is one the wire carries,
+    /// whole by its own header, and skipped and taken bytes add up to the input.
+    case h4Wire = "h4-wire"
     /// libpcap (pcap and pcapng) over the input in memory.
     case pcap
     /// The gzip stream, then whatever it inflates to through format detection.
@@ -116,6 +120,20 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             }
         case .pcap:
             readAll { try PcapReader(memory: input, name: "fuzz") }
+        case .h4Wire:
+            guard let first = input.first else { return }
+            let wire: H4WireReader.Wire = first & 1 == 0 ? .host : .controller
+            let reader = H4WireReader(BufferedReader(MemoryStream(Array(input.dropFirst())), chunkSize: 1 + Int(first >> 1)),
+                                      name: "fuzz", wire: wire, arrival: { 0 })
+            var taken = 0
+            while let frame = try? reader.next() {
+                let type = H4.indicator(for: frame.kind)!
+                precondition(reader.carries(type), "a packet of a type the wire does not carry")
+                precondition(H4WireReader.payloadLength(type: type, header: frame.bytes.prefix(H4WireReader.headerLength(type)))
+                    == frame.bytes.count - H4WireReader.headerLength(type), "a packet that is not whole by its header")
+                taken += 1 + frame.bytes.count
+            }
+            precondition(reader.skippedBytes + taken == input.count - 1, "skipped and taken bytes do not add up to the input")
         case .serialMonitor:
             guard let first = input.first else { return }
             let reader = SerialMonitorReader(BufferedReader(MemoryStream(Array(input.dropFirst())), chunkSize: 1 + Int(first)),

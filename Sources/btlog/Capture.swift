@@ -14,7 +14,8 @@ struct Capture: ParsableCommand {
         abstract: "Capture live from the Linux HCI monitor (every controller's traffic, as btmon sees it), a board's serial port or a btsnoop stream.",
         discussion: """
         The HCI monitor needs CAP_NET_RAW: run as root, or once: sudo setcap cap_net_raw+ep $(which btlog). \
-        --tty reads a board's serial port (the user needs the port's group, usually dialout); \
+        --tty reads a board's serial port, --h4 the two wires of a UART between a host and its \
+        controller (the user needs the ports' group, usually dialout); \
         --tcp reads a btsnoop stream, such as an Android phone's snoop service after adb forward. \
         Packets are printed as they arrive (the show table, or the tree with -V) while -w writes \
         every frame; the file is complete after every record. Ctrl-C (SIGINT) or SIGTERM ends \
@@ -51,10 +52,13 @@ struct Capture: ParsableCommand {
     @Option(help: ArgumentHelp("Capture from a board's serial port instead of this machine's controllers: the BlueZ monitor protocol over a UART, as btmon -d reads it and Zephyr (CONFIG_BT_DEBUG_MONITOR_UART) and other embedded stacks write it. The board's own timestamps are used.", valueName: "PATH"))
     var tty: String?
 
-    @Option(help: ArgumentHelp("The serial line's speed in bit/s (with --tty; default 115200).", valueName: "BPS"))
+    @Option(help: ArgumentHelp("Capture raw H4 from a UART between a host and its controller, tapped into two serial ports: the host's wire (commands, data out) and the controller's (events, data in), e.g. host=/dev/ttyUSB0,controller=/dev/ttyUSB1. Timestamps are this machine's.", valueName: "host=PATH,controller=PATH"))
+    var h4: String?
+
+    @Option(help: ArgumentHelp("The serial line's speed in bit/s (with --tty or --h4; default 115200).", valueName: "BPS"))
     var speed: Int?
 
-    @Flag(help: "Use RTS/CTS flow control on the serial line (with --tty).")
+    @Flag(help: "Use RTS/CTS flow control on the serial line (with --tty or --h4).")
     var flowControl = false
 
     @Option(help: ArgumentHelp("Capture a btsnoop stream from HOST:PORT (Android's snoop log service, on port 8872 after adb forward tcp:8872 tcp:8872, or any program serving a btsnoop file as it grows).", valueName: "HOST:PORT"))
@@ -78,12 +82,17 @@ struct Capture: ParsableCommand {
         }
         if let user, user.isEmpty { throw ValidationError("--user takes a user name") }
         if format != nil && writePath == nil { throw ValidationError("--format applies to the -w file; give -w FILE") }
-        if tty != nil && tcp != nil { throw ValidationError("capture from one source: --tty or --tcp, not both") }
-        if tty == nil && (speed != nil || flowControl) { throw ValidationError("--speed and --flow-control set a serial line; give --tty PATH") }
+        if [tty != nil, tcp != nil, h4 != nil].filter({ $0 }).count > 1 {
+            throw ValidationError("capture from one source: --tty, --h4 or --tcp, not two")
+        }
+        if tty == nil && h4 == nil && (speed != nil || flowControl) {
+            throw ValidationError("--speed and --flow-control set a serial line; give --tty PATH or --h4 host=PATH,controller=PATH")
+        }
+        if let h4 { _ = try Self.wires(h4) }
         if let speed, SerialLine.speeds[speed] == nil {
             throw ValidationError("--speed \(speed) is not a speed a serial port takes (\(SerialLine.speeds.keys.sorted().map(String.init).joined(separator: ", ")))")
         }
-        if list && (tty != nil || tcp != nil) { throw ValidationError("--list lists this machine's controllers; not with --tty or --tcp") }
+        if list && (tty != nil || tcp != nil || h4 != nil) { throw ValidationError("--list lists this machine's controllers; not with --tty, --h4 or --tcp") }
         if browse {
             if quiet || writePath == "-" { throw ValidationError("--browse shows the packets; not with -q or -w -") }
             if display.tree || display.fields != nil || display.collapse || limit.count != nil || selection.packets != nil {
@@ -125,6 +134,22 @@ struct Capture: ParsableCommand {
                                     description: "\(tty) (BlueZ monitor protocol, \(speed) bit/s\(flowControl ? ", RTS/CTS" : ""))",
                                     drops: "dropped by the board", ended: "\(tty) closed (the board unplugged or reset?)")
         }
+        if let h4 {
+            let speed = speed ?? 115_200
+            let latch = StopLatch()
+            var sources: [StreamReceiver.Source] = []
+            for (wire, path) in try Self.wires(h4) {
+                let line = try SerialLine.open(path, speed: speed, flowControl: flowControl)
+                let stream = PolledStream(fd: line.fd, name: path, wake: wake, latch: latch, duration: duration, closing: line.closing)
+                sources.append(StreamReceiver.Source(stream: stream) { input in
+                    H4WireReader(input, name: "\(path) (\(wire.rawValue))", wire: wire, arrival: { stream.lastArrival })
+                })
+            }
+            let description = try Self.wires(h4).map { "\($0.wire.rawValue) \($0.path)" }.joined(separator: ", ")
+            return LiveSourceChoice(receiver: StreamReceiver(sources: sources, configuration: .init(controller: controller)), wake: wake,
+                                    name: "h4", description: "a tapped UART (H4; \(description); \(speed) bit/s\(flowControl ? ", RTS/CTS" : ""))",
+                                    drops: nil, ended: "both wires closed")
+        }
         if let tcp {
             let fd = try TCPConnection.open(tcp)
             let stream = PolledStream(fd: fd, name: tcp, wake: wake, duration: duration, closing: { close(fd) })
@@ -148,6 +173,23 @@ struct Capture: ParsableCommand {
         return LiveSourceChoice(receiver: MonitorReceiver(fd: fd, configuration: configuration, wake: wake), wake: wake,
                                 name: "monitor", description: "the HCI monitor, \(controller.map { "hci\($0)" } ?? "all controllers")",
                                 drops: "dropped by the kernel", ended: nil)
+    }
+
+    /// host=PATH,controller=PATH (either order): the two wires of a tapped UART.
+    static func wires(_ text: String) throws -> [(wire: H4WireReader.Wire, path: String)] {
+        var found: [H4WireReader.Wire: String] = [:]
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+            guard pair.count == 2, let wire = H4WireReader.Wire(rawValue: pair[0]), !pair[1].isEmpty, found[wire] == nil else {
+                throw ValidationError("--h4 takes host=PATH,controller=PATH (the serial ports tapping each wire), not '\(text)'")
+            }
+            found[wire] = pair[1]
+        }
+        guard let host = found[.host], let controller = found[.controller] else {
+            throw ValidationError("--h4 needs both wires: host=PATH,controller=PATH, not '\(text)'")
+        }
+        guard host != controller else { throw ValidationError("--h4: the host and controller wires are two ports, not one ('\(host)')") }
+        return [(.host, host), (.controller, controller)]
     }
 
     var fileFormat: CaptureFileFormat {

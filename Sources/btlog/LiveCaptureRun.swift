@@ -20,8 +20,8 @@ struct LiveSourceChoice {
     let name: String
     /// "the HCI monitor, all controllers", "/dev/ttyACM0 (BlueZ monitor protocol, 115200 bit/s)".
     let description: String
-    /// How the source's own losses are named in the status line.
-    let drops: String
+    /// How the source's own losses are named in the status line (nil: it reports none).
+    let drops: String?
     /// What it means when the source ends by itself (nil: the kernel's socket never does).
     let ended: String?
 }
@@ -132,7 +132,7 @@ final class LiveCaptureRun {
         let notes = command.writePath.map { NotesStore.path(forCapture: $0, notes: nil) }
         var browseError: Error?
         do {
-            try BrowseLoop.run(index: index, loader: loader, source: command.writePath.map { ($0 as NSString).lastPathComponent } ?? (command.tty ?? command.tcp ?? "HCI monitor"),
+            try BrowseLoop.run(index: index, loader: loader, source: command.writePath.map { ($0 as NSString).lastPathComponent } ?? (command.tty ?? command.tcp ?? command.h4.map { _ in "H4 tap" } ?? "HCI monitor"),
                                time: command.display.time, follows: true, colours: command.display.color.enabledOnTerminal,
                                filter: command.selection.filter ?? "", quick: command.selection.quickFilters,
                                notesPath: notes, capturePath: command.writePath, exporting: BrowserExport(decoding: decoders.options))
@@ -178,7 +178,7 @@ final class LiveCaptureRun {
         }
         if !counts.isEmpty { parts[0] += " (\(counts.joined(separator: ", ")))" }
         parts.append("\(statistics.errors) error\(statistics.errors == 1 ? "" : "s")")
-        parts.append("\(receiver.sourceDrops) \(source.drops)")
+        if let drops = source.drops { parts.append("\(receiver.sourceDrops) \(drops)") }
         if receiver.malformed > 0 { parts.append("\(receiver.malformed) malformed") }
         if let stream = receiver as? StreamReceiver, stream.skippedBytes > 0 {
             parts.append("\(stream.skippedBytes) byte\(stream.skippedBytes == 1 ? "" : "s") of noise skipped")

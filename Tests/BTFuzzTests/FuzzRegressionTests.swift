@@ -40,6 +40,33 @@ final class FuzzRegressionTests: XCTestCase {
         XCTAssertEqual(Set(listed), Set(FuzzTarget.allCases.map(\.rawValue)))
     }
 
+    /// The serial monitor and H4 wire targets on a real capture as a board and a tap would
+    /// send it, whole and with bytes changed: their own checks (every frame fits, the bytes add
+    /// up) hold at every read size.
+    func testSerialAndWireTargetsOnARealCapture() throws {
+        let fixture = Self.inputs.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/kernel-pairing.btsnoop")
+        let reader = try CaptureInput.open(fixture.path)
+        var board: [UInt8] = [], host: [UInt8] = [], controller: [UInt8] = []
+        while let frame = try reader.next() {
+            if let opcode = MonitorOpcode.opcode(for: frame.kind, direction: frame.direction) {
+                board += SerialMonitor.encode(opcode: opcode, payload: Array(frame.bytes), timestamp: UInt32(frame.number * 7))
+            }
+            if let type = H4.indicator(for: frame.kind) {
+                if frame.direction == .sent { host += [type] + frame.bytes } else { controller += [type] + frame.bytes }
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        for selector in [UInt8(0), 1, 6, 7, 0x3F, 0xFE, 0xFF] {
+            for (target, bytes) in [(FuzzTarget.serialMonitor, board), (.h4Wire, selector & 1 == 0 ? host : controller)] {
+                var seed = [selector] + bytes
+                target.run(seed)
+                for _ in 0 ..< 40 { seed[Int.random(in: 1 ..< seed.count, using: &generator)] = UInt8.random(in: 0 ... 255, using: &generator) }
+                target.run(seed)
+            }
+        }
+    }
+
     /// The merge target on its seeds (windows of the kernel's two hosts) and on those seeds
     /// with bytes changed: every frame once, every match naming its other end (the target's
     /// own preconditions), under clocks of every shape the clock byte makes.

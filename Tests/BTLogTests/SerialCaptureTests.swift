@@ -181,6 +181,57 @@ final class SerialCaptureTests: XCTestCase {
         XCTAssertEqual(ours.out, theirs.out)
     }
 
+    /// A UART between a host and its controller tapped on both wires (two ports): a real
+    /// phone's traffic split by direction, with line noise on each wire, comes out as the
+    /// phone's snoop log holds it, each direction in its order, on this machine's clock.
+    func testAnH4TapOfBothWiresCapturesEachDirection() throws {
+        let original = Tool.root.appendingPathComponent("Fixtures/third-party/happyleaf/btsnoop_hci.log").path
+        let frames = Array(try readFrames(original).prefix(4_000))
+        let host = try PseudoTerminal(), controller = try PseudoTerminal()
+        let file = temporaryPath("tap.btsnoop")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Tool.btlog)
+        process.arguments = ["capture", "--h4", "controller=\(controller.path),host=\(host.path)", "--speed", "3000000", "-q", "-w", file]
+        let err = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = err
+        try process.run()
+        XCTAssertTrue(host.waitUntilRaw() && controller.waitUntilRaw(), "btlog did not set both lines raw")
+        let noise: [UInt8] = [0x00, 0xFF, 0xF0, 0x80, 0xFE]
+        var hostBytes: [UInt8] = [], controllerBytes: [UInt8] = []
+        for (index, frame) in frames.enumerated() {
+            let packet = (index % 97 == 0 ? Array(noise.prefix(1 + index % 5)) : []) + [H4.indicator(for: frame.kind)!] + Array(frame.bytes)
+            if frame.direction == .sent { hostBytes += packet } else { controllerBytes += packet }
+            // Both wires in step, a few hundred packets at a time, as the link runs.
+            if index % 300 == 299 || index == frames.count - 1 {
+                host.send(hostBytes)
+                controller.send(controllerBytes)
+                hostBytes = []
+                controllerBytes = []
+            }
+        }
+        XCTAssertTrue(waitUntil(seconds: 30) { ((try? readFrames(file))?.count ?? 0) >= frames.count }, "every packet written")
+        host.unplug()
+        controller.unplug()
+        let status = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, status)
+        XCTAssertTrue(status.contains("capturing from a tapped UART (H4; host \(host.path), controller \(controller.path); 3000000 bit/s)"), status)
+        XCTAssertTrue(status.contains("both wires closed"), status)
+        XCTAssertTrue(status.contains("bytes of noise skipped"), status)
+        let captured = try readFrames(file)
+        XCTAssertEqual(captured.count, frames.count)
+        for direction in [Direction.sent, .received] {
+            let ours = captured.filter { $0.direction == direction }, theirs = frames.filter { $0.direction == direction }
+            XCTAssertEqual(ours.map(\.kind), theirs.map(\.kind), "\(direction)")
+            XCTAssertEqual(ours.map(\.bytes), theirs.map(\.bytes), "\(direction)")
+        }
+        let bad = try btlog(["capture", "--h4", "host=\(host.path)"])
+        XCTAssertTrue(bad.err.contains("--h4 needs both wires: host=PATH,controller=PATH"), bad.err)
+        let same = try btlog(["capture", "--h4", "host=/dev/ttyS0,controller=/dev/ttyS0"])
+        XCTAssertTrue(same.err.contains("the host and controller wires are two ports"), same.err)
+    }
+
     /// What a person gets wrong: a port that is not there, a file that is no port, a speed no
     /// port takes, options that need --tty; and a line of noise (the wrong speed) is told.
     func testBadPortsAndOptionsAndALineOfNoise() throws {
@@ -192,9 +243,9 @@ final class SerialCaptureTests: XCTestCase {
         let speed = try btlog(["capture", "--tty", "/dev/ttyS0", "--speed", "12345"])
         XCTAssertTrue(speed.err.contains("--speed 12345 is not a speed a serial port takes"), speed.err)
         let noPort = try btlog(["capture", "--speed", "115200"])
-        XCTAssertTrue(noPort.err.contains("--speed and --flow-control set a serial line; give --tty PATH"), noPort.err)
+        XCTAssertTrue(noPort.err.contains("--speed and --flow-control set a serial line; give --tty PATH or --h4 host=PATH,controller=PATH"), noPort.err)
         let both = try btlog(["capture", "--tty", "/dev/ttyS0", "--tcp", "localhost:8872"])
-        XCTAssertTrue(both.err.contains("--tty or --tcp, not both"), both.err)
+        XCTAssertTrue(both.err.contains("capture from one source: --tty, --h4 or --tcp, not two"), both.err)
 
         let terminal = try PseudoTerminal()
         let (process, _, err) = try startBtlog(terminal, ["-q"])

@@ -9,6 +9,8 @@ public final class PolledStream: ByteStream {
     public let fd: Int32
     let name: String
     let wake: WakePipe
+    /// Shared with the other streams the capture reads at once (a tapped UART's two wires).
+    let latch: StopLatch
     let deadline: Double?
     /// Run once when the stream is done with (a serial line's settings restored, the descriptor closed).
     private var closing: (() -> Void)?
@@ -20,10 +22,11 @@ public final class PolledStream: ByteStream {
     public private(set) var bytesRead = 0
     private var draining = false
 
-    public init(fd: Int32, name: String, wake: WakePipe, duration: Double?, closing: (() -> Void)? = nil) {
+    public init(fd: Int32, name: String, wake: WakePipe, latch: StopLatch = StopLatch(), duration: Double?, closing: (() -> Void)? = nil) {
         self.fd = fd
         self.name = name
         self.wake = wake
+        self.latch = latch
         deadline = duration.map { monotonicNow() + $0 }
         self.closing = closing
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
@@ -54,9 +57,7 @@ public final class PolledStream: ByteStream {
                 stopReason = .failed("poll failed: \(systemErrorText(errno))")
                 return 0
             }
-            if fds[1].revents != 0, let byte = wake.drain() {
-                return stop(byte == 0 ? .requested : .signal(Int32(byte)), buffer)
-            }
+            if fds[1].revents != 0 { return stop(latch.take(wake), buffer) }
             if fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
                 let n = SystemCalls.read(fd, buffer.baseAddress, buffer.count)
                 if n > 0 {
@@ -166,6 +167,9 @@ public enum SerialLine {
 
 /// A TCP connection to HOST:PORT (a btsnoop stream: Android's snoop service behind adb forward).
 public enum TCPConnection {
+    // SOCK_STREAM: not visible from Swift in every build of the Glibc module.
+    static let streamSocket: Int32 = 1
+
     public static func open(_ address: String) throws -> Int32 {
         guard let colon = address.lastIndex(of: ":"), colon != address.startIndex,
               let port = UInt16(address[address.index(after: colon)...]), port > 0 else {
@@ -175,7 +179,7 @@ public enum TCPConnection {
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_socktype = streamSocket
         var found: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &found)
         guard status == 0, let first = found else {
@@ -185,7 +189,7 @@ public enum TCPConnection {
         var lastError: Int32 = 0
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let candidate = entry {
-            let fd = socket(candidate.pointee.ai_family, candidate.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), candidate.pointee.ai_protocol)
+            let fd = socket(candidate.pointee.ai_family, candidate.pointee.ai_socktype | MonitorSocket.closeOnExec, candidate.pointee.ai_protocol)
             if fd >= 0 {
                 if connect(fd, candidate.pointee.ai_addr, candidate.pointee.ai_addrlen) == 0 { return fd }
                 lastError = errno
