@@ -2,9 +2,11 @@
 /// H4 (a type octet, then the HCI packet). The host's wire carries commands and outgoing data,
 /// the controller's events and incoming data. A tap starts mid-stream and picks up noise, so
 /// packets are found by what they must be: a type the wire carries, a header that makes sense
-/// (a command group that exists, an event code with its parameters' size, a handle in range,
-/// an L2CAP length that covers the fragment), and, when more bytes are already there, a type
-/// octet right after it. Bytes that are no packet are skipped and counted.
+/// (a command group that exists, an event code the specification defines, a handle in range,
+/// an L2CAP length that covers the fragment), and then either content that vouches for it or
+/// the starts of the two packets after it (`confirmed`). Bytes that are no packet are skipped
+/// and counted. A packet's time is when the bytes that decided it arrived: its own last byte,
+/// or, for one that waited for the packets after it, theirs.
 public final class H4WireReader: FrameReaderBase, FrameReader {
     public enum Wire: String, Sendable {
         /// What the host sends: commands, ACL/SCO/ISO data out.
