@@ -89,9 +89,7 @@ struct Capture: ParsableCommand {
             throw ValidationError("--speed and --flow-control set a serial line; give --tty PATH or --h4 host=PATH,controller=PATH")
         }
         if let h4 { _ = try Self.wires(h4) }
-        if let speed, SerialLine.speeds[speed] == nil {
-            throw ValidationError("--speed \(speed) is not a speed a serial port takes (\(SerialLine.speeds.keys.sorted().map(String.init).joined(separator: ", ")))")
-        }
+        if let speed, SerialLine.speeds[speed] == nil { throw ValidationError(SerialLine.unsupported(speed)) }
         if list && (tty != nil || tcp != nil || h4 != nil) { throw ValidationError("--list lists this machine's controllers; not with --tty, --h4 or --tcp") }
         if browse {
             if quiet || writePath == "-" { throw ValidationError("--browse shows the packets; not with -q or -w -") }
@@ -137,15 +135,16 @@ struct Capture: ParsableCommand {
         if let h4 {
             let speed = speed ?? 115_200
             let latch = StopLatch()
+            let wires = try Self.wires(h4)
             var sources: [StreamReceiver.Source] = []
-            for (wire, path) in try Self.wires(h4) {
+            for (wire, path) in wires {
                 let line = try SerialLine.open(path, speed: speed, flowControl: flowControl)
                 let stream = PolledStream(fd: line.fd, name: path, wake: wake, latch: latch, duration: duration, closing: line.closing)
                 sources.append(StreamReceiver.Source(stream: stream) { input in
                     H4WireReader(input, name: "\(path) (\(wire.rawValue))", wire: wire, arrival: { stream.lastArrival })
                 })
             }
-            let description = try Self.wires(h4).map { "\($0.wire.rawValue) \($0.path)" }.joined(separator: ", ")
+            let description = wires.map { "\($0.wire.rawValue) \($0.path)" }.joined(separator: ", ")
             return LiveSourceChoice(receiver: StreamReceiver(sources: sources, configuration: .init(controller: controller)), wake: wake,
                                     name: "h4", description: "a tapped UART (H4; \(description); \(speed) bit/s\(flowControl ? ", RTS/CTS" : ""))",
                                     drops: nil, ended: "both wires closed")

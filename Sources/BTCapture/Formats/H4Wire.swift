@@ -7,7 +7,7 @@
 /// the starts of the two packets after it (`confirmed`). Bytes that are no packet are skipped
 /// and counted. A packet's time is when the bytes that decided it arrived: its own last byte,
 /// or, for one that waited for the packets after it, theirs.
-public final class H4WireReader: FrameReaderBase, FrameReader {
+public final class H4WireReader: FrameReaderBase, FrameReader, NoiseSkipping {
     public enum Wire: String, Sendable {
         /// What the host sends: commands, ACL/SCO/ISO data out.
         case host
@@ -70,8 +70,7 @@ public final class H4WireReader: FrameReaderBase, FrameReader {
                 warn("\(skippedSinceFrame) byte\(skippedSinceFrame == 1 ? "" : "s") that were no H4 packet skipped before packet \(number)")
                 skippedSinceFrame = 0
             }
-            let bytes = Array(packet)[...]
-            input.skip(total)
+            let bytes = input.take(total).dropFirst()
             return Frame(number: number, timestamp: arrival(), kind: H4.kind(for: type)!,
                          direction: wire == .host ? .sent : .received, bytes: bytes)
         }

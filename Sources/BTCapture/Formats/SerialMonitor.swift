@@ -111,6 +111,12 @@ public enum SerialMonitor {
     static let maximumOtherPayload = 4096
 }
 
+/// A reader of a byte stream that skips what is not a packet (a serial line's noise), and counts it.
+public protocol NoiseSkipping: AnyObject {
+    /// Bytes skipped because they were not a frame.
+    var skippedBytes: Int { get }
+}
+
 /// Reads the serial monitor protocol from a byte stream (a serial line, or a file of its bytes),
 /// finding frames again after noise: a header is taken only when its lengths agree with each
 /// other and with the payload it announces; otherwise one byte is skipped and counted.
@@ -118,7 +124,7 @@ public enum SerialMonitor {
 /// Timestamps are the board's where it sends them (type 8, 100 µs units, unwrapped across
 /// the 32-bit counter's wrap every 4.97 days), placed on the wall clock at the first one's
 /// arrival; frames without one get their arrival time.
-public final class SerialMonitorReader: FrameReaderBase, FrameReader {
+public final class SerialMonitorReader: FrameReaderBase, FrameReader, NoiseSkipping {
     let input: BufferedReader
     /// The wall clock (µs since the Unix epoch) when the bytes read last arrived.
     let arrival: () -> Int64
@@ -177,9 +183,8 @@ public final class SerialMonitorReader: FrameReaderBase, FrameReader {
                 skip()
                 continue
             }
-            let frame = frame(opcode: opcode, payload: Array(payload)[...], fields: fields)
-            input.skip(2 + dataLength)
-            return frame
+            // The reader's buffer slice, as the file readers hand theirs on: no copy per frame.
+            return frame(opcode: opcode, payload: input.take(2 + dataLength).dropFirst(start), fields: fields)
         }
         if input.available > 0 {
             let left = input.available

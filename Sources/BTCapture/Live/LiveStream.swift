@@ -114,11 +114,14 @@ public enum SerialLine {
         3500000: speed_t(B3500000), 4000000: speed_t(B4000000),
     ]
 
+    /// What a person is told of a speed termios cannot set.
+    public static func unsupported(_ speed: Int) -> String {
+        "--speed \(speed) is not a speed a serial port takes (\(speeds.keys.sorted().map(String.init).joined(separator: ", ")))"
+    }
+
     /// Opens `path` and sets the line; `closing` puts its settings back and closes it.
     public static func open(_ path: String, speed: Int, flowControl: Bool) throws -> (fd: Int32, closing: () -> Void) {
-        guard let rate = speeds[speed] else {
-            throw CaptureError("--speed \(speed) is not a speed a serial port takes (\(speeds.keys.sorted().map(String.init).joined(separator: ", ")))")
-        }
+        guard let rate = speeds[speed] else { throw CaptureError(unsupported(speed)) }
         let fd = Glibc.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 { throw openError(path, errno) }
         guard isatty(fd) == 1 else {

@@ -149,8 +149,7 @@ public final class StreamReceiver: LiveReceiver, @unchecked Sendable {
     private func forwardWarnings(_ reader: FrameReader, _ index: Int) {
         lock.lock()
         defer { lock.unlock() }
-        if let serial = reader as? SerialMonitorReader { skipped[index] = serial.skippedBytes }
-        if let wire = reader as? H4WireReader { skipped[index] = wire.skippedBytes }
+        if let skipping = reader as? NoiseSkipping { skipped[index] = skipping.skippedBytes }
         guard reader.hasWarnings else { return }
         for warning in reader.warnings { queue.push(.warning(warning.message)) }
         reader.warnings = []
