@@ -13,7 +13,8 @@ final class TCPCaptureTests: XCTestCase {
         let port: UInt16
         private let thread: Thread
 
-        init(sending bytes: [UInt8], piece: Int = 333, pauseEvery: Int = 40) throws {
+        /// `repeating`: after `bytes`, send `repeating` again and again until the client goes.
+        init(sending bytes: [UInt8], repeating: [UInt8] = [], piece: Int = 333, pauseEvery: Int = 40) throws {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             listener = fd
             var address = sockaddr_in()
@@ -39,6 +40,10 @@ final class TCPCaptureTests: XCTestCase {
                     offset += sent
                     pieces += 1
                     if pieces % pauseEvery == 0 { usleep(20_000) }
+                }
+                while !repeating.isEmpty {
+                    let sent = repeating.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    if sent <= 0 { break }
                 }
                 close(client)
             }
@@ -76,6 +81,21 @@ final class TCPCaptureTests: XCTestCase {
                 XCTAssertEqual(a.bytes, b.bytes, "\(fixture) #\(b.number)")
             }
         }
+    }
+
+    /// A peer that never pauses (records as fast as the loopback carries them): --duration
+    /// still ends the capture, the file complete up to where it stopped.
+    func testAStreamThatNeverPausesStillStops() throws {
+        let path = Tool.root.appendingPathComponent("Fixtures/le-heart-rate.btsnoop").path
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let server = try StreamServer(sending: Array(bytes.prefix(16)), repeating: Array(bytes.dropFirst(16)), pauseEvery: .max)
+        let output = temporaryPath("endless.btsnoop")
+        let started = Date()
+        let result = try Tool.run(Tool.btlog, ["capture", "--tcp", "127.0.0.1:\(server.port)", "-q", "--duration", "0.5", "-w", output])
+        XCTAssertEqual(result.status, 0, result.err)
+        XCTAssertTrue(result.err.contains("stopped after 0.5 s"), result.err)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 60, "the stop came")
+        XCTAssertGreaterThan(try frames(output).count, 100)
     }
 
     /// A stream cut inside a record keeps every whole record before it and says where it was

@@ -80,17 +80,23 @@ public final class PolledStream: ByteStream {
         }
     }
 
-    /// Stops, but first hands out what had already arrived (bounded: the buffer's worth per read,
-    /// until a read finds nothing).
+    /// Stops, but first hands out what had already arrived: until a read finds nothing, or 16 MiB
+    /// have been handed out (a source that never pauses, a TCP peer streaming a large file, would
+    /// otherwise keep the stop from ever coming).
     private func stop(_ reason: CaptureStop, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
         stopReason = reason
         draining = true
+        drainLeft = Self.drainLimit
         return readNow(buffer) ?? 0
     }
 
+    static let drainLimit = 16 << 20
+    private var drainLeft = 0
+
     private func readNow(_ buffer: UnsafeMutableRawBufferPointer) -> Int? {
-        let n = SystemCalls.read(fd, buffer.baseAddress, buffer.count)
+        let n = drainLeft > 0 ? SystemCalls.read(fd, buffer.baseAddress, min(buffer.count, drainLeft)) : 0
         guard n > 0 else { draining = false; return nil }
+        drainLeft -= n
         arrived(n)
         return n
     }
