@@ -64,6 +64,12 @@ struct Capture: ParsableCommand {
     @Option(help: ArgumentHelp("Capture a btsnoop stream from HOST:PORT (Android's snoop log service, on port 8872 after adb forward tcp:8872 tcp:8872, or any program serving a btsnoop file as it grows).", valueName: "HOST:PORT"))
     var tcp: String?
 
+    @Flag(help: "Capture from an Android phone over adb: its Bluetooth snoop log's stream where the phone serves one (port 8872, through adb forward), otherwise its log pulled with adb bugreport when the capture stops. Needs USB debugging and the snoop log on (Developer options).")
+    var android = false
+
+    @Option(help: ArgumentHelp("The phone to capture from with --android, when adb sees several: its serial number, as adb devices lists it (default: ANDROID_SERIAL, else the only one).", valueName: "SERIAL"))
+    var serial: String?
+
     /// Read monitor datagrams from this descriptor instead of the kernel (tests feed a socketpair).
     @Option(name: .customLong("monitor-fd"), help: ArgumentHelp(visibility: .private))
     var monitorFD: Int32?
@@ -82,15 +88,16 @@ struct Capture: ParsableCommand {
         }
         if let user, user.isEmpty { throw ValidationError("--user takes a user name") }
         if format != nil && writePath == nil { throw ValidationError("--format applies to the -w file; give -w FILE") }
-        if [tty != nil, tcp != nil, h4 != nil].filter({ $0 }).count > 1 {
-            throw ValidationError("capture from one source: --tty, --h4 or --tcp, not two")
+        if [tty != nil, tcp != nil, h4 != nil, android].filter({ $0 }).count > 1 {
+            throw ValidationError("capture from one source: --tty, --h4, --tcp or --android, not two")
         }
+        if serial != nil && !android { throw ValidationError("--serial chooses the phone for --android; give --android") }
         if tty == nil && h4 == nil && (speed != nil || flowControl) {
             throw ValidationError("--speed and --flow-control set a serial line; give --tty PATH or --h4 host=PATH,controller=PATH")
         }
         if let h4 { _ = try Self.wires(h4) }
         if let speed, SerialLine.speeds[speed] == nil { throw ValidationError(SerialLine.unsupported(speed)) }
-        if list && (tty != nil || tcp != nil || h4 != nil) { throw ValidationError("--list lists this machine's controllers; not with --tty, --h4 or --tcp") }
+        if list && (tty != nil || tcp != nil || h4 != nil || android) { throw ValidationError("--list lists this machine's controllers; not with --tty, --h4, --tcp or --android") }
         if browse {
             if quiet || writePath == "-" { throw ValidationError("--browse shows the packets; not with -q or -w -") }
             if display.tree || display.fields != nil || display.collapse || limit.count != nil || selection.packets != nil {
@@ -149,6 +156,7 @@ struct Capture: ParsableCommand {
                                     name: "h4", description: "a tapped UART (H4; \(description); \(speed) bit/s\(flowControl ? ", RTS/CTS" : ""))",
                                     drops: nil, ended: "both wires closed")
         }
+        if android { return try openAndroid(wake: wake, controller: controller) }
         if let tcp {
             let fd = try TCPConnection.open(tcp)
             let stream = PolledStream(fd: fd, name: tcp, wake: wake, duration: duration, closing: { close(fd) })

@@ -24,6 +24,8 @@ struct LiveSourceChoice {
     let drops: String?
     /// What it means when the source ends by itself (nil: the kernel's socket never does).
     let ended: String?
+    /// What else the status line says of the source at the end (where a pulled log was kept).
+    var summary: (() -> String?)? = nil
 }
 
 /// One `btlog capture`: the receive thread fills a queue; this thread writes each frame to the
@@ -132,7 +134,7 @@ final class LiveCaptureRun {
         let notes = command.writePath.map { NotesStore.path(forCapture: $0, notes: nil) }
         var browseError: Error?
         do {
-            try BrowseLoop.run(index: index, loader: loader, source: command.writePath.map { ($0 as NSString).lastPathComponent } ?? (command.tty ?? command.tcp ?? command.h4.map { _ in "H4 tap" } ?? "HCI monitor"),
+            try BrowseLoop.run(index: index, loader: loader, source: command.writePath.map { ($0 as NSString).lastPathComponent } ?? (command.tty ?? command.tcp ?? command.h4.map { _ in "H4 tap" } ?? (command.android ? source.name : "HCI monitor")),
                                time: command.display.time, follows: true, colours: command.display.color.enabledOnTerminal,
                                filter: command.selection.filter ?? "", quick: command.selection.quickFilters,
                                notesPath: notes, capturePath: command.writePath, exporting: BrowserExport(decoding: decoders.options))
@@ -195,6 +197,7 @@ final class LiveCaptureRun {
         case .endOfInput: if let ended = source.ended { parts.append(ended) }
         case .requested, .failed: break
         }
+        if let said = source.summary?() { parts.append(said) }
         return parts.joined(separator: " · ")
     }
 }

@@ -179,6 +179,26 @@ public enum TCPConnection {
     // SOCK_STREAM: not visible from Swift in every build of the Glibc module.
     static let streamSocket: Int32 = 1
 
+    /// Whether the peer sends within `seconds`: true once bytes wait (left unread for the
+    /// stream's reader), false when it closed first (adb forward closes a connection the phone
+    /// refused), nil when it said nothing.
+    public static func firstBytes(_ fd: Int32, within seconds: Double) -> Bool? {
+        let deadline = monotonicNow() + seconds
+        while true {
+            let left = deadline - monotonicNow()
+            if left <= 0 { return nil }
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, 1, Int32(left * 1000) + 1)
+            if ready < 0 { if errno == EINTR { continue }; return false }
+            if ready == 0 { return nil }
+            var byte: UInt8 = 0
+            return recv(fd, &byte, 1, peekFlag) > 0
+        }
+    }
+
+    // MSG_PEEK, which some builds of the Glibc module do not show either.
+    static let peekFlag: Int32 = 2
+
     public static func open(_ address: String) throws -> Int32 {
         guard let colon = address.lastIndex(of: ":"), colon != address.startIndex,
               let port = UInt16(address[address.index(after: colon)...]), port > 0 else {
