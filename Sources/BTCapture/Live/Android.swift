@@ -239,21 +239,21 @@ public enum AndroidLogPull {
                             wake: WakePipe) throws -> PulledLogReceiver.Pulled {
         let stop = (try? bridge.clock()) ?? nil
         try bridge.bugreport(to: path, wake: wake)
+        // The log before the current one (the phone starts a new file every 65,535 packets)
+        // first: the capture's window may reach back into it.
         let logs = try snoopLogs(in: path)
-        // The newest log's times decide its clock; its first record whether the window reaches
-        // back into the log before it (the phone starts a new file every 65,535 packets).
-        var first: Int64?, last: Int64?
+        let members = [logs.earlier, logs.current].compactMap { $0 }
+        // The newest record decides the log's clock.
+        var last: Int64?
         let scan = try CaptureInput.open(path, options: InputOptions(member: logs.current))
-        while let frame = try scan.next() {
-            if first == nil { first = frame.timestamp }
-            last = frame.timestamp
-        }
+        while let frame = try scan.next() { last = max(last ?? .min, frame.timestamp) }
         let shift = last.map { logClockShift(lastRecord: $0, stop: stop?.seconds ?? start.seconds, utcOffset: stop?.utcOffset ?? start.utcOffset) } ?? 0
-        let from = (start.seconds &- 2) &* 1_000_000
-        var members = [logs.current]
-        if let earlier = logs.earlier, first.map({ $0 &- shift > from }) ?? true { members.insert(earlier, at: 0) }
+        let from = microseconds(start.seconds, plus: -2) ?? .min
         let readers = try members.map { try CaptureInput.open(path, options: InputOptions(member: $0)) }
-        return PulledLogReceiver.Pulled(readers: readers) { frame in frame.timestamp &- shift >= from }
+        return PulledLogReceiver.Pulled(readers: readers) { frame in
+            let (time, overflow) = frame.timestamp.subtractingReportingOverflow(shift)
+            return !overflow && time >= from
+        }
     }
 
     /// The bugreport's snoop log, and the one it rotated out before it (`.last`), by name.
@@ -273,11 +273,19 @@ public enum AndroidLogPull {
     /// local-time log west of Greenwich cannot be told from a UTC log by its times: it is read
     /// as UTC.)
     public static func logClockShift(lastRecord: Int64, stop: Int64, utcOffset: Int64) -> Int64 {
-        let latest = (stop &+ 60) &* 1_000_000
+        // Numbers from a phone: out of range, there is no shift to find.
+        guard let latest = microseconds(stop, plus: 60) else { return 0 }
         if lastRecord <= latest { return 0 }
-        let shift = utcOffset &* 1_000_000
-        if utcOffset > 0 && lastRecord &- shift <= latest { return shift }
-        return 0
+        guard utcOffset > 0, let shift = microseconds(utcOffset, plus: 0) else { return 0 }
+        let (local, overflow) = lastRecord.subtractingReportingOverflow(shift)
+        return !overflow && local <= latest ? shift : 0
+    }
+
+    /// (seconds + extra) in microseconds, or nil when it does not fit.
+    static func microseconds(_ seconds: Int64, plus extra: Int64) -> Int64? {
+        let (sum, overflowed) = seconds.addingReportingOverflow(extra)
+        let (product, overflowedAgain) = sum.multipliedReportingOverflow(by: 1_000_000)
+        return overflowed || overflowedAgain ? nil : product
     }
 }
 

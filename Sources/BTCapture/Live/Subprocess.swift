@@ -45,6 +45,7 @@ public enum Subprocess {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        keepDescriptorsFromPrograms()
         if let passOutputTo {
             posix_spawn_file_actions_adddup2(&actions, passOutputTo, 1)
             posix_spawn_file_actions_adddup2(&actions, passOutputTo, 2)
@@ -82,7 +83,15 @@ public enum Subprocess {
         var status: Int32?
         var buffer = [UInt8](repeating: 0, count: 16 << 10)
         while true {
-            if open.isEmpty, let ended = reap(pid, wait: false) { status = ended; break }
+            // The program's end, not its pipes', ends the wait: a server it started (adb's) may
+            // hold them open for good. What it wrote before it ended is read first.
+            if let ended = reap(pid, wait: false) {
+                for fd in open {
+                    if fd == outPipe[0] { drainAvailable(fd, into: &output) } else { drainAvailable(fd, into: &errors) }
+                }
+                status = ended
+                break
+            }
             var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             if let wake { fds.append(pollfd(fd: wake.readFD, events: Int16(POLLIN), revents: 0)) }
             var slice: Int32 = 100
@@ -107,6 +116,31 @@ public enum Subprocess {
         }
         return Result(status: status ?? 0, output: String(decoding: output, as: UTF8.self),
                       errors: String(decoding: errors, as: UTF8.self))
+    }
+
+    private static func drainAvailable(_ fd: Int32, into bytes: inout [UInt8]) {
+        var buffer = [UInt8](repeating: 0, count: 16 << 10)
+        while bytes.count < 64 << 20 {
+            let n = buffer.withUnsafeMutableBytes { SystemCalls.read(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { return }
+            bytes += buffer[..<n]
+        }
+    }
+
+    /// Nothing else of btlog's goes to a program, nor to what it leaves running (adb's server):
+    /// a descriptor btlog inherited without close-on-exec (its parent's pipe or socket) would
+    /// be held open after btlog ended, and the parent would wait for it. (glibc's closefrom
+    /// file action is not visible from Swift.)
+    private static func keepDescriptorsFromPrograms() {
+        guard let folder = opendir("/proc/self/fd") else { return }
+        defer { closedir(folder) }
+        let own = dirfd(folder)
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let fd = Int32(name), fd > 2, fd != own else { continue }
+            let flags = fcntl(fd, F_GETFD)
+            if flags >= 0 && flags & FD_CLOEXEC == 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+        }
     }
 
     /// The status of `pid` once it ended (nil while it runs, when not waiting).
