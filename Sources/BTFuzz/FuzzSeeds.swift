@@ -98,6 +98,27 @@ public enum FuzzSeeds {
                                           drops: index % 17 == 0 ? [(.eventDrops, 1)] : [])
         }
         board = Array(board.prefix(60_000))
+        // What adb prints: device lists in every state adb names, and a phone's settings.
+        try save(.adbOutput, "devices.txt", [0] + Array("""
+            * daemon not running; starting now at tcp:5037
+            * daemon started successfully
+            List of devices attached
+            21111FCN20000W         device usb:1-1 product:panther model:Pixel_7 device:panther transport_id:2
+            R5CT1234	unauthorized usb:1-2 transport_id:3
+            emulator-5554          offline transport_id:1
+            0123456789ABCDEF       no permissions (user in plugdev group; are your udev rules wrong?); see [http://developer.android.com/tools/device.html] usb:1-3
+
+            """.utf8))
+        try save(.adbOutput, "getprop.txt", [1] + Array("""
+            [ro.build.type]: [userdebug]
+            [ro.product.model]: [Pixel 7]
+            [ro.build.version.release]: [14]
+            [persist.bluetooth.btsnooplogmode]: [filtered]
+            [persist.bluetooth.snooplogfilter.headers.enabled]: [true]
+            [persist.bluetooth.snooplogfilter.profiles.pbap]: [magic]
+            [btlog.clock]: [1764700000 +0530]
+
+            """.utf8))
         try save(.serialMonitor, "board-1.bin", [0] + board)
         try save(.serialMonitor, "board-64.bin", [63] + board)
         try save(.serialMonitor, "board-noise.bin", [7] + Array(board.prefix(4_000)) + [0xFF, 0x03, 0x02, 0x00, 0x00, 0x00, 0x55] + Array(board.dropFirst(4_000).prefix(4_000)))

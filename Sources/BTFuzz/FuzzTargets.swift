@@ -28,6 +28,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// (low bit) and how many bytes each read hands over. Every packet is one the wire carries,
     /// whole by its own header, and skipped and taken bytes add up to the input.
     case h4Wire = "h4-wire"
+    /// What adb prints (`capture --android`): the first byte's low bit picks `adb devices -l`
+    /// or the phone's getprop and clock; the rest is the text. A device list parses into
+    /// devices with a serial and a state, a choice is a usable device or a message, and the
+    /// phone's settings and clock give a mode, advice and a window without trapping.
+    case adbOutput = "adb-output"
     /// libpcap (pcap and pcapng) over the input in memory.
     case pcap
     /// The gzip stream, then whatever it inflates to through format detection.
@@ -134,6 +139,29 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 taken += 1 + frame.bytes.count
             }
             precondition(reader.skippedBytes + taken == input.count - 1, "skipped and taken bytes do not add up to the input")
+        case .adbOutput:
+            guard let first = input.first else { return }
+            let text = String(decoding: input.dropFirst(), as: UTF8.self)
+            if first & 1 == 0 {
+                let devices = AndroidDebugBridge.parseDevices(text)
+                for device in devices {
+                    precondition(!device.serial.isEmpty && !device.state.isEmpty, "a device without a serial or a state")
+                }
+                if let chosen = try? AndroidDebugBridge.choose(devices, requested: devices.first?.serial) {
+                    precondition(chosen.state == "device", "a phone chosen that adb cannot use")
+                }
+                _ = try? AndroidDebugBridge.choose(devices, requested: nil)
+            } else {
+                let settings = AndroidSettings(getprop: text)
+                _ = AndroidAdvice.refusal(settings, serial: "fuzz")
+                _ = AndroidAdvice.filtered(settings)
+                precondition(!settings.filteredOut.isEmpty, "a filtered log said to hide nothing")
+                if let clock = settings.clock {
+                    for last in [Int64.min, 0, clock.seconds, Int64.max] {
+                        _ = AndroidLogPull.logClockShift(lastRecord: last, stop: clock.seconds, utcOffset: clock.utcOffset)
+                    }
+                }
+            }
         case .serialMonitor:
             guard let first = input.first else { return }
             let reader = SerialMonitorReader(BufferedReader(MemoryStream(Array(input.dropFirst())), chunkSize: 1 + Int(first)),

@@ -72,7 +72,7 @@ public struct AndroidDebugBridge: Sendable {
             device = found
         } else {
             guard !devices.isEmpty else {
-                throw CaptureError("no Android device: connect the phone by USB with USB debugging on (Settings > System > Developer options > USB debugging), or connect it over Wi-Fi with adb pair and adb connect")
+                throw CaptureError("no Android device: connect the phone by USB with USB debugging on (Settings > System > Developer options > USB debugging), or over the network with adb connect HOST (Android 11's wireless debugging pairs with adb pair, from platform-tools 30 on)")
             }
             let usable = devices.filter { $0.state == "device" }
             if usable.count > 1 || (usable.isEmpty && devices.count > 1) {
