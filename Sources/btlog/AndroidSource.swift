@@ -37,6 +37,9 @@ extension Capture {
                                     ended: "the phone's snoop stream closed (unplugged, adb disconnected, or Bluetooth turned off)")
         }
         bridge.removeForward(port)
+        if browse {
+            throw CaptureError("\(name) serves no snoop stream, so there is nothing to browse as it arrives: the phone hands its log over when the capture stops. Capture with -w FILE (Ctrl-C pulls the log), then btlog browse FILE")
+        }
 
         guard let start = settings.clock else { throw CaptureError("\(name): the phone did not tell its time (adb shell date)") }
         let path = bugreportPath(serial: phone.serial)
