@@ -29,7 +29,7 @@ rm -rf "$seeds"
 
 targets=("$@")
 if [ ${#targets[@]} = 0 ]; then
-    targets=(btsnoop serial-monitor h4-wire adb-output pklg pcap gzip tar btsnooz zip decoder air keys literal channel hid-descriptor gatt-value filter notes redact stats capture browse vendor diff description described merge)
+    targets=(btsnoop serial-monitor h4-wire adb-output ios-packet-logger pklg pcap gzip tar btsnooz zip decoder air keys literal channel hid-descriptor gatt-value filter notes redact stats capture browse vendor diff description described merge)
 fi
 
 report=.build/fuzz-report.md

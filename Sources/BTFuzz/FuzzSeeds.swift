@@ -119,6 +119,20 @@ public enum FuzzSeeds {
             [btlog.clock]: [1764700000 +0530]
 
             """.utf8))
+        // An iPhone's packet logger service: each big-endian record after its 2-byte length.
+        let loggerRecords = FixtureFiles.bigEndianPacketLogger(dual)
+        var served: [UInt8] = []
+        var position = 0
+        while position + 4 <= loggerRecords.count {
+            var length = 4
+            length += loggerRecords[position ..< position + 4].reduce(0) { $0 << 8 | Int($1) }
+            guard length <= 0xFFFF, position + length <= loggerRecords.count else { break }
+            served += [UInt8(length & 0xFF), UInt8(length >> 8)]
+            served += loggerRecords[position ..< position + length]
+            position += length
+        }
+        try save(.iosPacketLogger, "service-1.bin", [0] + served)
+        try save(.iosPacketLogger, "service-61.bin", [60] + served)
         try save(.serialMonitor, "board-1.bin", [0] + board)
         try save(.serialMonitor, "board-64.bin", [63] + board)
         try save(.serialMonitor, "board-noise.bin", [7] + Array(board.prefix(4_000)) + [0xFF, 0x03, 0x02, 0x00, 0x00, 0x00, 0x55] + Array(board.dropFirst(4_000).prefix(4_000)))

@@ -33,6 +33,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// devices with a serial and a state, a choice is a usable device or a message, and the
     /// phone's settings and clock give a mode, advice and a window without trapping.
     case adbOutput = "adb-output"
+    /// An iOS device's packet logger service (`capture --ios`): the first byte sets how many
+    /// bytes each read hands over; the rest goes through the service's record framing, and what
+    /// it gives through the PacketLogger reader. Only whole, self-consistent records come out,
+    /// never more bytes than went in.
+    case iosPacketLogger = "ios-packet-logger"
     /// libpcap (pcap and pcapng) over the input in memory.
     case pcap
     /// The gzip stream, then whatever it inflates to through format detection.
@@ -162,6 +167,20 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                     }
                 }
             }
+        case .iosPacketLogger:
+            guard let first = input.first else { return }
+            var framing = RecordFraming()
+            var records: [UInt8] = []
+            let step = 1 + Int(first)
+            var offset = 1
+            while offset < input.count {
+                let end = min(offset + step, input.count)
+                guard let whole = framing.feed(input[offset ..< end]) else { break }
+                records += whole
+                offset = end
+            }
+            precondition(records.count <= input.count, "more record bytes than went in")
+            readAll { PacketLoggerReader(BufferedReader(MemoryStream(records), chunkSize: 4096), name: "fuzz", littleEndian: false) }
         case .serialMonitor:
             guard let first = input.first else { return }
             let reader = SerialMonitorReader(BufferedReader(MemoryStream(Array(input.dropFirst())), chunkSize: 1 + Int(first)),

@@ -70,6 +70,12 @@ struct Capture: ParsableCommand {
     @Option(help: ArgumentHelp("The phone to capture from with --android, when adb sees several: its serial number, as adb devices lists it (default: ANDROID_SERIAL, else the only one).", valueName: "SERIAL"))
     var serial: String?
 
+    @Flag(help: "Capture from an iPhone or iPad over USB: its Bluetooth packet logger, which the device offers once Apple's Bluetooth logging profile is installed. Needs libimobiledevice and usbmuxd (Debian: libimobiledevice6 usbmuxd), and the device paired (Trust This Computer).")
+    var ios = false
+
+    @Option(help: ArgumentHelp("The iPhone or iPad to capture from with --ios, when several are connected: its UDID, as idevice_id -l lists it (default: the only one on USB).", valueName: "UDID"))
+    var udid: String?
+
     /// Read monitor datagrams from this descriptor instead of the kernel (tests feed a socketpair).
     @Option(name: .customLong("monitor-fd"), help: ArgumentHelp(visibility: .private))
     var monitorFD: Int32?
@@ -88,16 +94,17 @@ struct Capture: ParsableCommand {
         }
         if let user, user.isEmpty { throw ValidationError("--user takes a user name") }
         if format != nil && writePath == nil { throw ValidationError("--format applies to the -w file; give -w FILE") }
-        if [tty != nil, tcp != nil, h4 != nil, android].filter({ $0 }).count > 1 {
-            throw ValidationError("capture from one source: --tty, --h4, --tcp or --android, not two")
+        if [tty != nil, tcp != nil, h4 != nil, android, ios].filter({ $0 }).count > 1 {
+            throw ValidationError("capture from one source: --tty, --h4, --tcp, --android or --ios, not two")
         }
+        if udid != nil && !ios { throw ValidationError("--udid chooses the device for --ios; give --ios") }
         if serial != nil && !android { throw ValidationError("--serial chooses the phone for --android; give --android") }
         if tty == nil && h4 == nil && (speed != nil || flowControl) {
             throw ValidationError("--speed and --flow-control set a serial line; give --tty PATH or --h4 host=PATH,controller=PATH")
         }
         if let h4 { _ = try Self.wires(h4) }
         if let speed, SerialLine.speeds[speed] == nil { throw ValidationError(SerialLine.unsupported(speed)) }
-        if list && (tty != nil || tcp != nil || h4 != nil || android) { throw ValidationError("--list lists this machine's controllers; not with --tty, --h4, --tcp or --android") }
+        if list && (tty != nil || tcp != nil || h4 != nil || android || ios) { throw ValidationError("--list lists this machine's controllers; not with --tty, --h4, --tcp, --android or --ios") }
         if browse {
             if quiet || writePath == "-" { throw ValidationError("--browse shows the packets; not with -q or -w -") }
             if display.tree || display.fields != nil || display.collapse || limit.count != nil || selection.packets != nil {
@@ -157,6 +164,16 @@ struct Capture: ParsableCommand {
                                     drops: nil, ended: "both wires closed")
         }
         if android { return try openAndroid(wake: wake, controller: controller) }
+        if ios {
+            let logger = try IOSPacketLogger.open(udid: udid)
+            let stream = PolledStream(fd: logger.fd, name: logger.name, wake: wake, duration: duration, closing: logger.closing)
+            let receiver = StreamReceiver(stream: stream, configuration: .init(controller: controller)) { input in
+                PacketLoggerReader(input, name: logger.name, littleEndian: false)
+            }
+            return LiveSourceChoice(receiver: receiver, wake: wake, name: logger.name,
+                                    description: "\(logger.name), its Bluetooth packet logger", drops: nil,
+                                    ended: "the device went away (unplugged?) or ended its packet logger")
+        }
         if let tcp {
             let fd = try TCPConnection.open(tcp)
             let stream = PolledStream(fd: fd, name: tcp, wake: wake, duration: duration, closing: { close(fd) })

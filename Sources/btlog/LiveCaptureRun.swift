@@ -134,7 +134,7 @@ final class LiveCaptureRun {
         let notes = command.writePath.map { NotesStore.path(forCapture: $0, notes: nil) }
         var browseError: Error?
         do {
-            try BrowseLoop.run(index: index, loader: loader, source: command.writePath.map { ($0 as NSString).lastPathComponent } ?? (command.tty ?? command.tcp ?? command.h4.map { _ in "H4 tap" } ?? (command.android ? source.name : "HCI monitor")),
+            try BrowseLoop.run(index: index, loader: loader, source: command.writePath.map { ($0 as NSString).lastPathComponent } ?? (command.tty ?? command.tcp ?? command.h4.map { _ in "H4 tap" } ?? (command.android || command.ios ? source.name : "HCI monitor")),
                                time: command.display.time, follows: true, colours: command.display.color.enabledOnTerminal,
                                filter: command.selection.filter ?? "", quick: command.selection.quickFilters,
                                notesPath: notes, capturePath: command.writePath, exporting: BrowserExport(decoding: decoders.options))

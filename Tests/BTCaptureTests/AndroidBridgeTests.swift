@@ -101,3 +101,32 @@ final class AndroidBridgeTests: XCTestCase {
         XCTAssertLessThan(monotonicNow() - started, 5)
     }
 }
+
+/// The framing of an iPhone's packet logger service, as libimobiledevice's reader takes it.
+final class IOSRecordFramingTests: XCTestCase {
+    /// Two PacketLogger records (big-endian: length less 4, seconds, microseconds, type, data).
+    static let records: [[UInt8]] = [
+        [0, 0, 0, 13, 0x5C, 0xD3, 0x60, 0x7C, 0, 0, 1, 0xF4, 0x00, 0x03, 0x0C, 0x00, 0xAA],
+        [0, 0, 0, 14, 0x5C, 0xD3, 0x60, 0x7C, 0, 0, 1, 0xF5, 0x01, 0x0E, 0x04, 0x01, 0x03, 0x0C],
+    ]
+
+    func testRecordsComeOutWholeHoweverTheReadsSplitThem() throws {
+        var served: [UInt8] = []
+        for record in Self.records { served += [UInt8(record.count), 0] + record }
+        for step in 1 ... served.count {
+            var framing = RecordFraming()
+            var out: [UInt8] = []
+            for start in stride(from: 0, to: served.count, by: step) {
+                out += try XCTUnwrap(framing.feed(served[start ..< min(start + step, served.count)]))
+            }
+            XCTAssertEqual(out, Self.records.flatMap { $0 }, "reads of \(step)")
+        }
+        // A little-endian record comes out big-endian; bytes that are no record end the stream.
+        var little = Self.records[0]
+        for field in stride(from: 0, to: 12, by: 4) { little[field ..< field + 4].reverse() }
+        var framing = RecordFraming()
+        XCTAssertEqual(framing.feed(ArraySlice([UInt8(little.count), 0] + little)), Self.records[0])
+        var garbage = RecordFraming()
+        XCTAssertNil(garbage.feed(ArraySlice(Array("HTTP/1.1 200 OK\r\n".utf8))))
+    }
+}

@@ -118,7 +118,7 @@ final class AndroidCaptureTests: XCTestCase {
         XCTAssertTrue(bare.err.contains("btlog: --android needs adb, Android's debug bridge, and there is none on PATH (Debian: apt-get install adb)"), bare.err)
         // Options that do not go together.
         XCTAssertTrue(try Tool.run(Tool.btlog, ["capture", "--serial", "X"]).err.contains("--serial chooses the phone for --android; give --android"))
-        XCTAssertTrue(try Tool.run(Tool.btlog, ["capture", "--android", "--tcp", "localhost:8872"]).err.contains("capture from one source: --tty, --h4, --tcp or --android, not two"))
+        XCTAssertTrue(try Tool.run(Tool.btlog, ["capture", "--android", "--tcp", "localhost:8872"]).err.contains("capture from one source: --tty, --h4, --tcp, --android or --ios, not two"))
     }
 
     /// A phone serving its snoop stream (a development build): btlog forwards a free port to

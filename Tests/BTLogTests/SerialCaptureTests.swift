@@ -247,7 +247,7 @@ final class SerialCaptureTests: XCTestCase {
         let noPort = try btlog(["capture", "--speed", "115200"])
         XCTAssertTrue(noPort.err.contains("--speed and --flow-control set a serial line; give --tty PATH or --h4 host=PATH,controller=PATH"), noPort.err)
         let both = try btlog(["capture", "--tty", "/dev/ttyS0", "--tcp", "localhost:8872"])
-        XCTAssertTrue(both.err.contains("capture from one source: --tty, --h4, --tcp or --android, not two"), both.err)
+        XCTAssertTrue(both.err.contains("capture from one source: --tty, --h4, --tcp, --android or --ios, not two"), both.err)
 
         let terminal = try PseudoTerminal()
         let (process, _, err) = try startBtlog(terminal, ["-q"])
