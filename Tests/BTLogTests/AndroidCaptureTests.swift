@@ -56,13 +56,6 @@ final class AndroidCaptureTests: XCTestCase {
         }
     }
 
-    func readFrames(_ path: String) throws -> [Frame] {
-        let reader = try CaptureInput.open(path)
-        var frames: [Frame] = []
-        while let frame = try reader.next() { frames.append(frame) }
-        return frames
-    }
-
     func btlog(_ phone: FakePhone, _ arguments: [String]) throws -> Tool.Result {
         try Tool.run(Tool.btlog, ["capture", "--android"] + arguments, environment: phone.environment)
     }

@@ -75,6 +75,14 @@ extension XCTestCase {
         return CaptureRun(process: process, sender: fds[0], out: out, err: err)
     }
 
+    /// Every frame of a capture file.
+    func readFrames(_ path: String) throws -> [Frame] {
+        let reader = try CaptureInput.open(path)
+        var frames: [Frame] = []
+        while let frame = try reader.next() { frames.append(frame) }
+        return frames
+    }
+
     func temporaryPath(_ name: String) -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("btlog-capture-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -27,13 +27,6 @@ final class IOSCaptureTests: XCTestCase {
         return try Tool.run(Tool.btlog, ["capture", "--ios"] + arguments, environment: all)
     }
 
-    func readFrames(_ path: String) throws -> [Frame] {
-        let reader = try CaptureInput.open(path)
-        var frames: [Frame] = []
-        while let frame = try reader.next() { frames.append(frame) }
-        return frames
-    }
-
     func testWhatAPersonIsToldWhenNoDeviceCanBeCaptured() throws {
         let cases: [([String: String], [String], String)] = [
             ([:], [], "btlog: cannot reach usbmuxd, which connects to iPhones and iPads (Debian: apt-get install usbmuxd"),

@@ -80,13 +80,6 @@ final class SerialCaptureTests: XCTestCase {
         return (process, out, err)
     }
 
-    func readFrames(_ path: String) throws -> [Frame] {
-        let reader = try CaptureInput.open(path)
-        var frames: [Frame] = []
-        while let frame = try reader.next() { frames.append(frame) }
-        return frames
-    }
-
     /// The board's frames reach the -w file as they were sent, the board's clock kept; the
     /// board unplugged ends the capture with what arrived, and the status line says so.
     /// btmon -d, fed the same bytes on its own port, records the same frames at the same times.

@@ -53,13 +53,6 @@ final class TCPCaptureTests: XCTestCase {
         deinit { close(listener) }
     }
 
-    func frames(_ path: String) throws -> [Frame] {
-        let reader = try CaptureInput.open(path)
-        var frames: [Frame] = []
-        while let frame = try reader.next() { frames.append(frame) }
-        return frames
-    }
-
     /// An Android snoop log (H4) and a btmon file (monitor), streamed: every record btlog
     /// writes is the file's, the time, kind, direction and bytes of each; the server's close
     /// ends the capture, and the status line says who closed it.
@@ -72,7 +65,7 @@ final class TCPCaptureTests: XCTestCase {
             XCTAssertEqual(result.status, 0, result.err)
             XCTAssertTrue(result.err.contains("capturing from 127.0.0.1:\(server.port) (btsnoop stream)"), result.err)
             XCTAssertTrue(result.err.contains("127.0.0.1:\(server.port) closed the connection"), result.err)
-            let original = try frames(path), captured = try frames(output)
+            let original = try readFrames(path), captured = try readFrames(output)
             XCTAssertEqual(captured.count, original.count, fixture)
             for (a, b) in zip(captured, original) {
                 XCTAssertEqual(a.timestamp, b.timestamp, "\(fixture) #\(b.number)")
@@ -95,7 +88,7 @@ final class TCPCaptureTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.err)
         XCTAssertTrue(result.err.contains("stopped after 0.5 s"), result.err)
         XCTAssertLessThan(Date().timeIntervalSince(started), 60, "the stop came")
-        XCTAssertGreaterThan(try frames(output).count, 100)
+        XCTAssertGreaterThan(try readFrames(output).count, 100)
     }
 
     /// A stream cut inside a record keeps every whole record before it and says where it was
@@ -103,13 +96,13 @@ final class TCPCaptureTests: XCTestCase {
     func testACutStreamAPeerThatClosesAtOnceAndNobodyListening() throws {
         let path = Tool.root.appendingPathComponent("Fixtures/le-heart-rate.btsnoop").path
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        let all = try frames(path)
+        let all = try readFrames(path)
         let cut = try StreamServer(sending: Array(bytes.prefix(bytes.count / 2)))
         let output = temporaryPath("cut.btsnoop")
         let result = try Tool.run(Tool.btlog, ["capture", "--tcp", "127.0.0.1:\(cut.port)", "-q", "-w", output])
         XCTAssertEqual(result.status, 0, result.err)
         XCTAssertTrue(result.err.contains("truncated record"), result.err)
-        let kept = try frames(output)
+        let kept = try readFrames(output)
         XCTAssertGreaterThan(kept.count, all.count / 3)
         XCTAssertEqual(kept.map(\.bytes), all.prefix(kept.count).map(\.bytes))
 
