@@ -243,10 +243,14 @@ final class RecordPump: @unchecked Sendable {
         }
     }
 
+    // MSG_NOSIGNAL (a closed reader is an error to return, not SIGPIPE), which the release
+    // build's Glibc module does not show.
+    static let noSignal: Int32 = 0x4000
+
     private func send(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(out, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(out, $0.baseAddress, $0.count, Self.noSignal) }
             if sent < 0 {
                 if errno == EINTR { continue }
                 return false
