@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 extension Capture {
-    /// `--android`: the phone adb sees (or the one --device or ANDROID_SERIAL names). Its snoop
+    /// `--android`: the phone adb sees (or the one --serial or ANDROID_SERIAL names). Its snoop
     /// log's stream when the phone serves one (port 8872, through adb forward); otherwise its
     /// log, pulled with adb bugreport when the capture stops.
     func openAndroid(wake: WakePipe, controller: UInt16?) throws -> LiveSourceChoice {
