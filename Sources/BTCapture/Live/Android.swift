@@ -34,7 +34,7 @@ public struct AndroidDebugBridge: Sendable {
             throw CaptureError("cannot run adb: \(why)")
         }
         if result.status != 0 {
-            let said = (result.errors + result.output).split(separator: "\n").map { $0.trimmingSpaces }.filter { !$0.isEmpty && !$0.hasPrefix("*") }
+            let said = (result.errors + result.output).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty && !$0.hasPrefix("*") }
             throw CaptureError("adb \(arguments.joined(separator: " ")) failed\(said.isEmpty ? " (exit status \(result.status))" : ": " + said.joined(separator: "; "))")
         }
         return result
@@ -111,8 +111,8 @@ public struct AndroidDebugBridge: Sendable {
     /// snoop log as a btsnoop stream, when it does); the local port.
     public func forwardSnoopPort() throws -> UInt16 {
         let text = try Self.run(["-s", serial, "forward", "tcp:0", "tcp:\(Self.snoopPort)"], timeout: 30).output
-        guard let port = UInt16(text.trimmingSpaces), port > 0 else {
-            throw CaptureError("adb forward tcp:0 tcp:\(Self.snoopPort) answered '\(text.trimmingSpaces)', not a port")
+        guard let port = UInt16(text.trimmingCharacters(in: .whitespacesAndNewlines)), port > 0 else {
+            throw CaptureError("adb forward tcp:0 tcp:\(Self.snoopPort) answered '\(text.trimmingCharacters(in: .whitespacesAndNewlines))', not a port")
         }
         return port
     }
@@ -286,15 +286,6 @@ public enum AndroidLogPull {
         let (sum, overflowed) = seconds.addingReportingOverflow(extra)
         let (product, overflowedAgain) = sum.multipliedReportingOverflow(by: 1_000_000)
         return overflowed || overflowedAgain ? nil : product
-    }
-}
-
-extension StringProtocol {
-    var trimmingSpaces: String {
-        var text = Substring(self)
-        while let first = text.first, first.isWhitespace { text = text.dropFirst() }
-        while let last = text.last, last.isWhitespace { text = text.dropLast() }
-        return String(text)
     }
 }
 #endif
