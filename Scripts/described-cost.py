@@ -24,6 +24,8 @@ import subprocess
 import sys
 import time
 
+import callgrind
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURE = os.path.join(ROOT, "Fixtures", "le-heart-rate.btsnoop")
 DISCOVERY_RECORDS = 94  # the fixture's records before its first notification
@@ -73,15 +75,7 @@ def environment(swift):
 
 
 def instructions(command, swift):
-    """Instructions callgrind counts for one run of the command."""
-    result = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + command,
-                            env=environment(swift), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if result.returncode != 0:
-        raise SystemExit(f"described-cost: {' '.join(command)} failed:\n{result.stderr[-2000:]}")
-    for line in result.stderr.splitlines():
-        if "Collected :" in line:
-            return int(line.split(":")[-1].strip())
-    raise SystemExit("described-cost: callgrind printed no instruction count")
+    return callgrind.instructions(command, environment(swift), who="described-cost")
 
 
 def wall(command, swift, runs):
@@ -103,9 +97,7 @@ def main():
     parser.add_argument("--out", default=os.path.join(ROOT, "Benchmarks", "DESCRIBED.md"))
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
-    # Valgrind cannot read the debug information of a Swift release build: it counts a stripped copy.
-    stripped = os.path.join(args.work, "btlog-stripped")
-    subprocess.run(["strip", "-o", stripped, args.btlog], check=True)
+    stripped = callgrind.runnable_copy(args.btlog, args.work)
     small, large = os.path.join(args.work, "hrm-small.btsnoop"), os.path.join(args.work, "hrm-large.btsnoop")
     write_capture(small, args.small)
     write_capture(large, args.large)

@@ -20,6 +20,8 @@ import os
 import subprocess
 import sys
 
+import callgrind
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # The views the issue names, each a btlog command line on a capture.
@@ -40,15 +42,7 @@ def environment():
 
 
 def instructions(command, out_file="/dev/null"):
-    """Instructions callgrind counts for one run of the command."""
-    result = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}"] + command,
-                            env=environment(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if result.returncode != 0:
-        raise SystemExit(f"instructions: {' '.join(command)} failed:\n{result.stderr[-2000:]}")
-    for line in result.stderr.splitlines():
-        if "Collected :" in line:
-            return int(line.split(":")[-1].strip())
-    raise SystemExit("instructions: callgrind printed no instruction count")
+    return callgrind.instructions(command, environment(), out_file, who="instructions")
 
 
 def functions(command, work):
@@ -103,11 +97,7 @@ def main():
     args = parser.parse_args()
 
     os.makedirs(args.work, exist_ok=True)
-    # Valgrind cannot read a Swift release build's debug information (DWARF 5): it runs a copy
-    # without it, which keeps the symbol table, so the profile still names functions.
-    btlog = os.path.join(args.work, "btlog-nodebug")
-    subprocess.run(["strip", "--strip-debug", "-o", btlog, args.btlog], check=True)
-    args.btlog = btlog
+    args.btlog = callgrind.runnable_copy(args.btlog, args.work)
     paths = {}
     for count in (args.small, args.large):
         subprocess.run([args.fixtures, "bench", args.work, "--le", str(count), "--audio", "0"],
