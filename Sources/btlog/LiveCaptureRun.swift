@@ -116,7 +116,7 @@ final class LiveCaptureRun {
             // A failed write (a full disk): an existing file the capture was to replace is kept.
             failure = "\(message); \(kept)"
         }
-        if case .failed(let message) = receiver.stopReason { failure = failure ?? "capture: \(message)" }
+        if case .failed(let message) = receiver.stopReason { failure = failure ?? message }
         StandardError.write(statusLine(statistics) + "\n")
         if let failure {
             StandardError.error(failure)

@@ -228,7 +228,7 @@ final class AndroidCaptureTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(interrupted), 10, "the pull ends at once, not when adb would")
         XCTAssertEqual(process.terminationStatus, 1)
         XCTAssertTrue(said().contains("0 frames captured"), said())
-        XCTAssertTrue(said().contains("btlog: capture: the bugreport was interrupted, so nothing was pulled from the phone (adb bugreport "), said())
+        XCTAssertTrue(said().contains("btlog: the bugreport was interrupted, so nothing was pulled from the phone (adb bugreport "), said())
     }
 
     /// Debian's adb itself, with no phone (the reference tier installs it): btlog runs it,

@@ -10,6 +10,7 @@ public enum CaptureStop: Equatable, Sendable {
     case requested
     /// The peer closed the descriptor (a test's socketpair; the kernel's socket never does).
     case endOfInput
+    /// A whole message, printed as it is after "btlog: " (a fragment names its context itself).
     case failed(String)
 }
 
@@ -269,7 +270,7 @@ public final class MonitorReceiver: LiveReceiver, @unchecked Sendable {
             let ready = poll(&fds, 2, timeout)
             if ready < 0 {
                 if errno == EINTR { continue }
-                stopReason = .failed("poll failed: \(systemErrorText(errno))")
+                stopReason = .failed("capture: poll failed: \(systemErrorText(errno))")
                 return
             }
             if fds[1].revents != 0, let byte = wake.drain() {
@@ -288,7 +289,7 @@ public final class MonitorReceiver: LiveReceiver, @unchecked Sendable {
                 stopReason = .endOfInput
                 return
             } else if fds[0].revents & Int16(POLLERR | POLLNVAL) != 0 {
-                stopReason = .failed("the monitor socket failed")
+                stopReason = .failed("capture: the monitor socket failed")
                 return
             }
             if configuration.readsKernelDrops, monotonicNow() - lastDropCheck >= 0.5 {
@@ -328,7 +329,7 @@ public final class MonitorReceiver: LiveReceiver, @unchecked Sendable {
         }
         if count < 0 {
             if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return .nothing }
-            return .failed("receive failed: \(systemErrorText(errno))")
+            return .failed("capture: receive failed: \(systemErrorText(errno))")
         }
         if count == 0 { return .ended }
         let stamp = timestamp ?? wallClockMicroseconds()

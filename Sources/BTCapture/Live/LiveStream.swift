@@ -54,7 +54,7 @@ public final class PolledStream: ByteStream {
             let ready = poll(&fds, 2, timeout)
             if ready < 0 {
                 if errno == EINTR { continue }
-                stopReason = .failed("poll failed: \(systemErrorText(errno))")
+                stopReason = .failed("capture: poll failed: \(systemErrorText(errno))")
                 return 0
             }
             if fds[1].revents != 0 { return stop(latch.take(wake), buffer) }
@@ -69,12 +69,12 @@ public final class PolledStream: ByteStream {
                 case EAGAIN, EWOULDBLOCK, EINTR: continue
                 case EIO: stopReason = .endOfInput; return 0   // a serial device unplugged, a pty's other side closed
                 default:
-                    stopReason = .failed("\(name): read failed: \(systemErrorText(errno))")
+                    stopReason = .failed("capture: \(name): read failed: \(systemErrorText(errno))")
                     return 0
                 }
             }
             if fds[0].revents & Int16(POLLNVAL) != 0 {
-                stopReason = .failed("\(name) was closed")
+                stopReason = .failed("capture: \(name) was closed")
                 return 0
             }
         }

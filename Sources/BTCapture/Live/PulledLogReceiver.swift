@@ -87,7 +87,7 @@ public final class PulledLogReceiver: LiveReceiver, @unchecked Sendable {
         } catch let error as CaptureError {
             setReason(.failed(error.message))
         } catch {
-            setReason(.failed("\(error)"))
+            setReason(.failed("capture: \(error)"))
         }
     }
 
@@ -115,7 +115,7 @@ public final class PulledLogReceiver: LiveReceiver, @unchecked Sendable {
             }
             var fds = [pollfd(fd: wake.readFD, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&fds, 1, timeout)
-            if ready < 0 && errno != EINTR { return .failed("poll failed: \(systemErrorText(errno))") }
+            if ready < 0 && errno != EINTR { return .failed("capture: poll failed: \(systemErrorText(errno))") }
             if ready > 0, let byte = wake.drain() { return byte == 0 ? .requested : .signal(Int32(byte)) }
         }
     }

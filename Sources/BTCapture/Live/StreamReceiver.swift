@@ -137,9 +137,10 @@ public final class StreamReceiver: LiveReceiver, @unchecked Sendable {
         } catch let error as CaptureError {
             if let reader { forwardWarnings(reader, index) }
             // A stop while a header was still awaited is a stop, not a broken stream.
-            reason = stream.stopReason.map { $0 == .endOfInput ? .failed(error.message) : $0 } ?? .failed(error.message)
+            let failure = CaptureStop.failed("capture: \(error.message)")
+            reason = stream.stopReason.map { $0 == .endOfInput ? failure : $0 } ?? failure
         } catch {
-            reason = .failed("\(error)")
+            reason = .failed("capture: \(error)")
         }
         lock.lock()
         reasons[index] = reason
