@@ -8,20 +8,20 @@ import Foundation
 /// process (definitions are made by the protocols' static tables, a bounded number), and
 /// therefore held without reference counting.
 public struct FieldDefinition: Hashable, Sendable {
-    final class Description: @unchecked Sendable { // immutable; treePrefix is never written after init
-        let name: String
+    @usableFromInline final class Description: @unchecked Sendable { // immutable; treePrefix is never written after init
+        @usableFromInline let name: String
         let label: String
         let type: FieldType
         let help: String
         /// "        Label: ", as the tree begins the field's line: built once, never freed (as the
         /// description itself), so that the tree reads it without retaining an array per field.
-        let treePrefix: UnsafeBufferPointer<UInt8>
+        @usableFromInline let treePrefix: UnsafeBufferPointer<UInt8>
         /// The same for every definition of the same name (see `FieldIdentity`): what equality
         /// and a filter compare, an integer instead of a string.
-        let id: Int
+        @usableFromInline let id: Int
         /// A property of the frame (frame.number, frame.time...; merge.latency, which a merge
         /// of several captures gives the frame), not a layer's field.
-        let isFrameField: Bool
+        @usableFromInline let isFrameField: Bool
         /// Made from a description file, not by a built-in protocol's table.
         let isDescribed: Bool
 
@@ -40,7 +40,9 @@ public struct FieldDefinition: Hashable, Sendable {
         }
     }
 
-    private unowned(unsafe) let description: Description
+    // Views in other modules read a field's name, identity and tree prefix per field: the
+    // accessors are inlinable, so each is a load, not a call.
+    @usableFromInline unowned(unsafe) let description: Description
 
     public init(_ name: String, _ label: String, _ type: FieldType, _ help: String) {
         self.init(name, label, type, help, isDescribed: false)
@@ -64,12 +66,12 @@ public struct FieldDefinition: Hashable, Sendable {
         self.description = description
     }
 
-    public var name: String { description.name }
+    @inlinable public var name: String { description.name }
     public var label: String { description.label }
     public var type: FieldType { description.type }
     public var help: String { description.help }
     /// The tree's indentation and label before a value ("        Handle: ").
-    public var treePrefix: UnsafeBufferPointer<UInt8> { description.treePrefix }
+    @inlinable public var treePrefix: UnsafeBufferPointer<UInt8> { description.treePrefix }
 
     /// "att" for att.opcode, "frame" for frame.number.
     public var protocolName: String { String(name.prefix { $0 != "." }) }
@@ -81,14 +83,14 @@ public struct FieldDefinition: Hashable, Sendable {
 
     /// A small integer naming the field: equal for two definitions of the same name, below
     /// `FieldIdentity.count` (a filter indexes tables by it).
-    public var id: Int { description.id }
+    @inlinable public var id: Int { description.id }
     /// A property of the frame (`frame.number`...), which no layer holds.
-    public var isFrameField: Bool { description.isFrameField }
+    @inlinable public var isFrameField: Bool { description.isFrameField }
     /// A field of a protocol described in a file (`FieldRegistry.register`).
     public var isDescribed: Bool { description.isDescribed }
 
     /// The same name is the same field, even when declared twice.
-    public static func == (a: FieldDefinition, b: FieldDefinition) -> Bool { a.description.id == b.description.id }
+    @inlinable public static func == (a: FieldDefinition, b: FieldDefinition) -> Bool { a.description.id == b.description.id }
     public func hash(into hasher: inout Hasher) { hasher.combine(description.id) }
 }
 

@@ -18,6 +18,10 @@ public struct JSONRenderer: PacketRenderer {
     var file: String?
     var time = UTCTimeFormatter()
     var wroteAny = false
+    /// `writeLayer`'s scratch, kept from layer to layer: each field's identity, and whether a
+    /// group already wrote it.
+    private var fieldIDs: [Int] = []
+    private var fieldsWritten: [Bool] = []
 
     public init(layout: Layout, columns: [ExportColumn]? = nil) {
         self.layout = layout
@@ -205,15 +209,24 @@ public struct JSONRenderer: PacketRenderer {
         JSONText.appendLiteral(",\"summary\":", to: &text)
         layer.summary.withBytes { JSONText.appendString(utf8: $0, to: &text) }
         JSONText.appendLiteral(",\"fields\":{", to: &text)
+        // Fields of one name go out together, at the first one's place (a layer repeats a field:
+        // an AD structure per report). Each field's identity is read once into `ids`, and a
+        // group's later members are marked written, instead of searching the layer for each field.
+        // Taken out (and put back after), so each array is uniquely held while it is written.
+        var ids = fieldIDs
+        var written = fieldsWritten
+        fieldIDs = []
+        fieldsWritten = []
+        ids.removeAll(keepingCapacity: true)
+        written.removeAll(keepingCapacity: true)
         layer.fields.withUnsafeBufferPointer { fields in
+            for i in fields.indices { ids.append(fields[i].definition.id) }
+            written.append(contentsOf: repeatElement(false, count: fields.count))
             var wrote = false
-            for i in fields.indices {
-                let id = fields[i].definition.id
-                var repeated = false
-                for j in 0 ..< i where fields[j].definition.id == id { repeated = true; break }
-                if repeated { continue }
+            for i in fields.indices where !written[i] {
+                let id = ids[i]
                 var count = 1
-                for j in i + 1 ..< fields.count where fields[j].definition.id == id { count += 1 }
+                for j in i + 1 ..< fields.count where ids[j] == id { count += 1 }
                 if wrote { text.put(UInt8(ascii: ",")) }
                 wrote = true
                 JSONText.appendKey(fields[i].definition.name, to: &text)
@@ -229,7 +242,8 @@ public struct JSONRenderer: PacketRenderer {
                 text.put(UInt8(ascii: "["))
                 var anyName = false
                 var first = true
-                for j in i ..< fields.count where fields[j].definition.id == id {
+                for j in i ..< fields.count where ids[j] == id {
+                    written[j] = true
                     if !first { text.put(UInt8(ascii: ",")) }
                     first = false
                     writeValue(fields[j].value, to: &text)
@@ -241,7 +255,7 @@ public struct JSONRenderer: PacketRenderer {
                 writeNameKey(fields[i].definition, to: &text)
                 text.put(UInt8(ascii: "["))
                 first = true
-                for j in i ..< fields.count where fields[j].definition.id == id {
+                for j in i ..< fields.count where ids[j] == id {
                     if !first { text.put(UInt8(ascii: ",")) }
                     first = false
                     Self.appendOptionalString(ExportNames.name(of: fields[j]), to: &text)
@@ -249,6 +263,8 @@ public struct JSONRenderer: PacketRenderer {
                 text.put(UInt8(ascii: "]"))
             }
         }
+        fieldIDs = ids
+        fieldsWritten = written
         JSONText.appendLiteral("}}", to: &text)
     }
 
