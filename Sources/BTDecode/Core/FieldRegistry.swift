@@ -16,6 +16,8 @@ public struct FieldDefinition: Hashable, Sendable {
         /// "        Label: ", as the tree begins the field's line: built once, never freed (as the
         /// description itself), so that the tree reads it without retaining an array per field.
         @usableFromInline let treePrefix: UnsafeBufferPointer<UInt8>
+        /// The name's UTF-8, kept the same way: JSON writes it as a key for every field.
+        @usableFromInline let nameBytes: UnsafeBufferPointer<UInt8>
         /// The same for every definition of the same name (see `FieldIdentity`): what equality
         /// and a filter compare, an integer instead of a string.
         @usableFromInline let id: Int
@@ -25,6 +27,13 @@ public struct FieldDefinition: Hashable, Sendable {
         /// Made from a description file, not by a built-in protocol's table.
         let isDescribed: Bool
 
+        /// Bytes copied where they stay for the life of the process (never freed, as the description).
+        static func kept(_ bytes: [UInt8]) -> UnsafeBufferPointer<UInt8> {
+            let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
+            _ = storage.initialize(from: bytes)
+            return UnsafeBufferPointer(storage)
+        }
+
         init(name: String, label: String, type: FieldType, help: String, isDescribed: Bool) {
             self.name = name
             self.isDescribed = isDescribed
@@ -33,10 +42,8 @@ public struct FieldDefinition: Hashable, Sendable {
             self.label = label
             self.type = type
             self.help = help
-            let prefix = Array("        \(label): ".utf8)
-            let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: prefix.count)
-            _ = storage.initialize(from: prefix)
-            treePrefix = UnsafeBufferPointer(storage)
+            treePrefix = Self.kept(Array("        \(label): ".utf8))
+            nameBytes = Self.kept(Array(name.utf8))
         }
     }
 
@@ -72,6 +79,8 @@ public struct FieldDefinition: Hashable, Sendable {
     public var help: String { description.help }
     /// The tree's indentation and label before a value ("        Handle: ").
     @inlinable public var treePrefix: UnsafeBufferPointer<UInt8> { description.treePrefix }
+    /// The name's UTF-8 bytes, read in place.
+    @inlinable public var nameBytes: UnsafeBufferPointer<UInt8> { description.nameBytes }
 
     /// "att" for att.opcode, "frame" for frame.number.
     public var protocolName: String { String(name.prefix { $0 != "." }) }

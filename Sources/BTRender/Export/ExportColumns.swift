@@ -99,9 +99,15 @@ public enum ExportNames {
     /// The name the decoder gave the value ("Command Complete" shown as "Command Complete
     /// (0x0E)"), else the protocol's table of names, else an assigned UUID's name.
     @inline(__always) public static func name(of field: Field) -> String? {
-        if field.form == .named, let name = field.writtenDisplay { return name }
-        switch field.value {
-        case .unsigned(let value, let width) where width > 0: return FieldValueNames.name(of: value, for: field.definition)
+        withUnsafePointer(to: field) { name(ofFieldAt: $0) }
+    }
+
+    /// The same, read through the field's address: a copy of the field would retain its
+    /// value's bytes or text (JSON asks for every field of every packet).
+    @inline(__always) public static func name(ofFieldAt field: UnsafePointer<Field>) -> String? {
+        if field.pointee.form == .named, let name = field.pointee.writtenDisplay { return name }
+        switch field.pointee.value {
+        case .unsigned(let value, let width) where width > 0: return FieldValueNames.name(of: value, for: field.pointee.definition)
         case .uuid(let uuid): return UUIDNames.standard.name(uuid)
         default: return nil
         }

@@ -22,6 +22,8 @@ public struct JSONRenderer: PacketRenderer {
     /// group already wrote it.
     private var fieldIDs: [Int] = []
     private var fieldsWritten: [Bool] = []
+    /// The Type member's text, kept from packet to packet.
+    private var typeLabel: [UInt8] = []
 
     public init(layout: Layout, columns: [ExportColumn]? = nil) {
         self.layout = layout
@@ -97,29 +99,36 @@ public struct JSONRenderer: PacketRenderer {
                                                 .handle, .address, .summary, .issues, .comment, .flagged, .length]
 
     mutating func writeMember(_ member: PacketMember, of packet: Packet, to text: inout OutputBuffer) {
-        let frame = packet.frame
+        // `packet.frame` read in place at each use: a copy of the frame per member retains its bytes.
         switch member {
         case .file:
             if let file { JSONText.appendString(file, to: &text) } else { JSONText.appendLiteral("null", to: &text) }
-        case .number: ASCII.appendDecimal(UInt64(max(0, frame.number)), to: &text)
+        case .number: ASCII.appendDecimal(UInt64(max(0, packet.frame.number)), to: &text)
         case .time:
             text.put(UInt8(ascii: "\""))
-            time.append(frame.timestamp, to: &text)
+            time.append(packet.frame.timestamp, to: &text)
             text.put(UInt8(ascii: "\""))
-        case .timestampMicroseconds: JSONText.appendInteger(frame.timestamp, to: &text)
+        case .timestampMicroseconds: JSONText.appendInteger(packet.frame.timestamp, to: &text)
         case .direction:
-            switch frame.direction {
+            switch packet.frame.direction {
             case .sent: JSONText.appendLiteral("\"sent\"", to: &text)
             case .received: JSONText.appendLiteral("\"received\"", to: &text)
             case .none: JSONText.appendLiteral("null", to: &text)
             }
-        case .type: JSONText.appendString(packet.typeLabel, to: &text)
-        case .kind: JSONText.appendString(frame.kind.word, to: &text)
+        case .type:
+            // Written where it is kept from packet to packet, then quoted: no String per packet.
+            var label = typeLabel
+            typeLabel = []
+            label.removeAll(keepingCapacity: true)
+            packet.writeTypeLabel(to: &label)
+            label.withUnsafeBufferPointer { JSONText.appendString(utf8: $0, to: &text) }
+            typeLabel = label
+        case .kind: JSONText.appendString(packet.frame.kind.word, to: &text)
         case .controller:
-            if frame.controller == Frame.systemController {
+            if packet.frame.controller == Frame.systemController {
                 JSONText.appendLiteral("null", to: &text)
             } else {
-                ASCII.appendDecimal(UInt64(frame.controller), to: &text)
+                ASCII.appendDecimal(UInt64(packet.frame.controller), to: &text)
             }
         case .handle:
             if let handle = packet.handle { ASCII.appendDecimal(UInt64(handle), to: &text) } else { JSONText.appendLiteral("null", to: &text) }
@@ -140,8 +149,8 @@ public struct JSONRenderer: PacketRenderer {
         case .issues:
             text.put(UInt8(ascii: "["))
             var first = true
-            for layer in packet.layers {
-                for issue in layer.issues {
+            for index in packet.layers.indices where !packet.layers[index].issues.isEmpty {
+                for issue in packet.layers[index].issues {
                     if !first { text.put(UInt8(ascii: ",")) }
                     first = false
                     JSONText.appendLiteral("{\"severity\":", to: &text)
@@ -155,8 +164,8 @@ public struct JSONRenderer: PacketRenderer {
         case .comment:
             if let comment = packet.comment { JSONText.appendString(comment, to: &text) } else { JSONText.appendLiteral("null", to: &text) }
         case .flagged: JSONText.appendLiteral(packet.flagged ? "true" : "false", to: &text)
-        case .length: ASCII.appendDecimal(UInt64(max(0, frame.originalLength)), to: &text)
-        case .bytes: Self.appendHexString(frame.bytes, to: &text)
+        case .length: ASCII.appendDecimal(UInt64(max(0, packet.frame.originalLength)), to: &text)
+        case .bytes: Self.appendHexString(packet.frame.bytes, to: &text)
         }
     }
 
@@ -229,10 +238,10 @@ public struct JSONRenderer: PacketRenderer {
                 for j in i + 1 ..< fields.count where ids[j] == id { count += 1 }
                 if wrote { text.put(UInt8(ascii: ",")) }
                 wrote = true
-                JSONText.appendKey(fields[i].definition.name, to: &text)
+                Self.appendKey(fields[i].definition, to: &text)
                 if count == 1 {
-                    writeValue(fields[i].value, to: &text)
-                    if let name = ExportNames.name(of: fields[i]) {
+                    writeValue(of: fields.baseAddress! + i, to: &text)
+                    if let name = ExportNames.name(ofFieldAt: fields.baseAddress! + i) {
                         text.put(UInt8(ascii: ","))
                         writeNameKey(fields[i].definition, to: &text)
                         JSONText.appendString(name, to: &text)
@@ -246,8 +255,8 @@ public struct JSONRenderer: PacketRenderer {
                     written[j] = true
                     if !first { text.put(UInt8(ascii: ",")) }
                     first = false
-                    writeValue(fields[j].value, to: &text)
-                    if !anyName && ExportNames.name(of: fields[j]) != nil { anyName = true }
+                    writeValue(of: fields.baseAddress! + j, to: &text)
+                    if !anyName && ExportNames.name(ofFieldAt: fields.baseAddress! + j) != nil { anyName = true }
                 }
                 text.put(UInt8(ascii: "]"))
                 guard anyName else { continue }
@@ -258,7 +267,7 @@ public struct JSONRenderer: PacketRenderer {
                 for j in i ..< fields.count where ids[j] == id {
                     if !first { text.put(UInt8(ascii: ",")) }
                     first = false
-                    Self.appendOptionalString(ExportNames.name(of: fields[j]), to: &text)
+                    Self.appendOptionalString(ExportNames.name(ofFieldAt: fields.baseAddress! + j), to: &text)
                 }
                 text.put(UInt8(ascii: "]"))
             }
@@ -268,13 +277,26 @@ public struct JSONRenderer: PacketRenderer {
         JSONText.appendLiteral("}}", to: &text)
     }
 
+    /// `"att.opcode":`, from the name's bytes (a field's name is a plain dotted word: nothing to escape).
+    static func appendKey(_ definition: FieldDefinition, to text: inout OutputBuffer) {
+        text.put(UInt8(ascii: "\""))
+        text.put(definition.nameBytes)
+        text.put(UInt8(ascii: "\""))
+        text.put(UInt8(ascii: ":"))
+    }
+
     func writeNameKey(_ definition: FieldDefinition, to text: inout OutputBuffer) {
         text.put(UInt8(ascii: "\""))
-        ASCII.append(definition.name, to: &text)
+        text.put(definition.nameBytes)
         JSONText.appendLiteral(".name\":", to: &text)
     }
 
     /// Integers as numbers, bytes as a hex string, addresses and UUIDs as their text, times in RFC 3339.
+    /// A field's value read through its address (not a copy of the field).
+    @inline(__always) mutating func writeValue(of field: UnsafePointer<Field>, to text: inout OutputBuffer) {
+        writeValue(field.pointee.value, to: &text)
+    }
+
     mutating func writeValue(_ value: FieldValue, to text: inout OutputBuffer) {
         switch value {
         case .unsigned(let number, _): ASCII.appendDecimal(number, to: &text)
