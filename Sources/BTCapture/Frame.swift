@@ -23,17 +23,18 @@ public struct Frame: Sendable, Equatable {
     /// What few frames carry (a record's comment, a merge's origin), out of line: a Frame is
     /// moved by value at every stage of every packet (reader, pipeline, decoder), and with
     /// these inline it was three times the size and a fifth of the table's memory copying.
-    private var rare: FrameRarities?
+    @usableFromInline var rare: FrameRarities?
 
     /// A comment the capture file holds for the record (a pcapng packet comment).
     public var comment: String? {
-        get { rare?.comment }
+        @inlinable get { rare?.comment }
         set { rare = FrameRarities.make(comment: newValue, origin: rare?.origin) }
     }
     /// Where the frame came from when several captures are read as one timeline (`btlog
     /// merge`, `--merge`); nil for a frame read from one capture.
     public var origin: FrameOrigin? {
-        get { rare?.origin }
+        // Inlinable: the table asks every row whether it is a merge's.
+        @inlinable get { rare?.origin }
         set { rare = FrameRarities.make(comment: rare?.comment, origin: newValue) }
     }
 
@@ -71,9 +72,9 @@ public struct Frame: Sendable, Equatable {
 
 /// A Frame's rarely present parts. Immutable, so frames that share one stay values: setting
 /// either part makes a new one.
-final class FrameRarities: Sendable {
-    let comment: String?
-    let origin: FrameOrigin?
+@usableFromInline final class FrameRarities: Sendable {
+    @usableFromInline let comment: String?
+    @usableFromInline let origin: FrameOrigin?
 
     private init(comment: String?, origin: FrameOrigin?) {
         self.comment = comment
