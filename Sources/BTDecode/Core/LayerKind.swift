@@ -12,14 +12,17 @@ public struct LayerKind: Hashable, @unchecked Sendable {
         @usableFromInline let name: String
         @usableFromInline let protocolName: String?
         /// The name's UTF-8, and the terminal columns it takes: the table writes the Type column
-        /// from these for every row, without touching the String.
-        @usableFromInline let nameBytes: [UInt8]
+        /// from these for every row, without touching the String. Kept where it stays for the
+        /// life of the process (as the description), so reading it retains nothing.
+        @usableFromInline let nameBytes: UnsafeBufferPointer<UInt8>
         @usableFromInline let nameColumns: Int
 
         init(name: String, protocolName: String?) {
             self.name = name
             self.protocolName = protocolName
-            nameBytes = Array(name.utf8)
+            let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: name.utf8.count)
+            _ = bytes.initialize(from: name.utf8)
+            nameBytes = UnsafeBufferPointer(bytes)
             nameColumns = name.count
         }
     }
@@ -51,7 +54,7 @@ public struct LayerKind: Hashable, @unchecked Sendable {
     /// The name as UTF-8 bytes, read in place, and how many columns it takes on a terminal.
     @inlinable public func withNameBytes<R>(_ body: (UnsafeBufferPointer<UInt8>, _ columns: Int) -> R) -> R {
         let description = description
-        return description.nameBytes.withUnsafeBufferPointer { body($0, description.nameColumns) }
+        return body(description.nameBytes, description.nameColumns)
     }
 
     /// The protocol the layer stands for, when its name always means it (the layer of ATT is
