@@ -9,7 +9,10 @@ counts do not. For each view this script:
   3. prints (instructions at the larger size - at the smaller) / (packets more): the cost of one
      packet, start-up and the decoders' tables cancelled;
   4. with --profile VIEW, prints the functions that cost the most of one packet in that view
-     (each function's own instructions, the smaller size's subtracted from the larger's).
+     (each function's own instructions, the smaller size's subtracted from the larger's);
+  5. with --census VIEW, counts that view's reference counting (retains and releases) a packet
+     by the function that calls it: what a decoding core without per-packet reference counting
+     has left to remove.
 
 Writes a Markdown table (Benchmarks/INSTRUCTIONS.md by default), so that each step of the work
 is measured against the one before it, on the same captures.
@@ -17,6 +20,7 @@ is measured against the one before it, on the same captures.
 import argparse
 import datetime
 import os
+import re
 import subprocess
 import sys
 
@@ -45,9 +49,10 @@ def instructions(command, out_file="/dev/null"):
     return callgrind.instructions(command, environment(), out_file, who="instructions")
 
 
-def functions(command, work):
-    """Each function's own instructions in one run, by name."""
-    out = os.path.join(work, "callgrind.out")
+def functions(command, work, name="callgrind.out"):
+    """Each function's own instructions in one run, by name (the run's callgrind output is kept
+    in `work` under `name`, for `census`)."""
+    out = os.path.join(work, name)
     instructions(command, out)
     text = subprocess.run(["callgrind_annotate", "--threshold=100", out], capture_output=True, text=True, check=True).stdout
     counts = {}
@@ -66,11 +71,59 @@ def functions(command, work):
     return counts
 
 
+REFERENCE_COUNTING = ("swift_retain", "swift_release", "swift_bridgeObjectRetain", "swift_bridgeObjectRelease")
+
+
+def calls_by_caller(out_file):
+    """How often each function called each reference-counting entry point in one run, as
+    {(entry point, caller): calls}, from callgrind's call graph."""
+    text = subprocess.run(["callgrind_annotate", "--tree=caller", "--threshold=100", out_file],
+                          capture_output=True, text=True, check=True).stdout
+    calls, block = {}, []
+    for line in text.splitlines():
+        if not line.strip():
+            block = []
+            continue
+        # A block lists a function's callers ("N (p%)  < file:caller (Mx) [object]"), then the
+        # function itself ("N (p%)  *  file:function [object]").
+        caller = re.match(r"\s*[\d,]+ \(.*?\)\s+< \S*?:(.*) \(([\d,]+)x\) \[", line)
+        if caller:
+            block.append((caller.group(1), int(caller.group(2).replace(",", ""))))
+            continue
+        callee = re.match(r"\s*[\d,]+ \(.*?\)\s+\*\s+\S*?:(\S+) \[", line)
+        if callee and callee.group(1) in REFERENCE_COUNTING:
+            for name, count in block:
+                calls[(callee.group(1), name)] = calls.get((callee.group(1), name), 0) + count
+        block = []
+    return calls
+
+
+def census(work, packets, top):
+    """Reference counting a packet by caller, from the two runs `profile` kept: the calls at the
+    larger size less the smaller, over the packets more. Returns the calls a packet of each
+    entry point and the callers that make the most, as (calls a packet, caller, by entry point)."""
+    small, large = (calls_by_caller(os.path.join(work, name)) for name in ("callgrind.small.out", "callgrind.large.out"))
+    per_call = {key: (large.get(key, 0) - small.get(key, 0)) / packets for key in set(small) | set(large)}
+    totals = {entry: sum(v for (e, _), v in per_call.items() if e == entry) for entry in REFERENCE_COUNTING}
+    by_caller = {}
+    for (entry, caller), calls in per_call.items():
+        if caller in REFERENCE_COUNTING:
+            continue  # a bridge object's retain calls the plain one: counted once, at the bridge
+        by_caller.setdefault(caller, {})[entry] = calls
+    rows = sorted(((sum(v.values()), caller, v) for caller, v in by_caller.items() if sum(v.values()) >= 0.05),
+                  key=lambda row: -row[0])[:top]
+    names = subprocess.run(["swift", "demangle", "--simplified", "--compact"], input="\n".join(r[1] for r in rows),
+                           capture_output=True, text=True)
+    if names.returncode == 0 and len(names.stdout.splitlines()) == len(rows):
+        rows = [(calls, name, v) for (calls, _, v), name in zip(rows, names.stdout.splitlines())]
+    return totals, rows
+
+
 def profile(small_command, large_command, packets, work, top):
     """What one packet costs, function by function: each function's instructions at the larger
     size less those at the smaller, over the packets more (start-up cancelled), as
     (instructions a packet, share of the packet, name), the costliest first."""
-    small, large = functions(small_command, work), functions(large_command, work)
+    small, large = functions(small_command, work, "callgrind.small.out"), functions(large_command, work, "callgrind.large.out")
     per_packet = {name: (large.get(name, 0) - small.get(name, 0)) / packets for name in set(small) | set(large)}
     total = sum(per_packet.values())
     rows = sorted(((cost, cost / total * 100, name) for name, cost in per_packet.items() if cost > 0), reverse=True)[:top]
@@ -88,6 +141,8 @@ def main():
     parser.add_argument("--large", type=int, default=100_000, help="LE packets in the larger capture")
     parser.add_argument("--views", default=",".join(VIEWS), help="comma-separated views (default: all)")
     parser.add_argument("--profile", action="append", default=[], help="a view to profile (repeatable)")
+    parser.add_argument("--census", action="append", default=[],
+                        help="a profiled view whose reference counting to count by caller (repeatable)")
     parser.add_argument("--top", type=int, default=25, help="functions to list per profile")
     parser.add_argument("--btlog", default=os.path.join(ROOT, ".build", "release", "btlog"))
     parser.add_argument("--fixtures", default=os.path.join(ROOT, ".build", "release", "btlog-fixtures"))
@@ -104,7 +159,8 @@ def main():
                        check=True, stdout=subprocess.DEVNULL)
         paths[count] = os.path.join(args.work, f"le-{count}.btsnoop")
     views = [v.strip() for v in args.views.split(",") if v.strip()]
-    unknown = [v for v in views + args.profile if v not in VIEWS]
+    unknown = [v for v in views + args.profile + args.census if v not in VIEWS]
+    args.profile += [v for v in args.census if v not in args.profile]
     if unknown:
         raise SystemExit(f"instructions: no view {', '.join(unknown)} (views: {', '.join(VIEWS)})")
 
@@ -131,6 +187,16 @@ def main():
                   "| Instructions a packet | Share | Function |", "|---:|---:|---|"]
         for cost, share, name in costliest:
             lines.append(f"| {cost:,.0f} | {share:.1f}% | `{name[:140]}` |")
+        if view in args.census:
+            totals, callers = census(args.work, args.large - args.small, args.top)
+            lines += ["", f"### Reference counting in a packet of the {view}", "",
+                      "Calls a packet: " + ", ".join(f"`{entry}` {calls:.1f}" for entry, calls in totals.items())
+                      + " (a bridge object's retain or release, a String's, also calls the plain one).", "",
+                      "| Calls a packet | Retain | Release | Caller |", "|---:|---:|---:|---|"]
+            for calls, name, by_entry in callers:
+                retains = by_entry.get("swift_retain", 0) + by_entry.get("swift_bridgeObjectRetain", 0)
+                releases = by_entry.get("swift_release", 0) + by_entry.get("swift_bridgeObjectRelease", 0)
+                lines.append(f"| {calls:.2f} | {retains:.2f} | {releases:.2f} | `{name[:140]}` |")
     report = "\n".join(lines) + "\n"
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as handle:
