@@ -53,8 +53,8 @@ public struct LayerKind: Hashable, @unchecked Sendable {
 
     /// The name as UTF-8 bytes, read in place, and how many columns it takes on a terminal.
     @inlinable public func withNameBytes<R>(_ body: (UnsafeBufferPointer<UInt8>, _ columns: Int) -> R) -> R {
-        let description = description
-        return body(description.nameBytes, description.nameColumns)
+        // Borrowed, not retained: the description lives as long as the process.
+        storage._withUnsafeGuaranteedRef { body($0.nameBytes, $0.nameColumns) }
     }
 
     /// The protocol the layer stands for, when its name always means it (the layer of ATT is
