@@ -27,13 +27,6 @@ public struct FieldDefinition: Hashable, Sendable {
         /// Made from a description file, not by a built-in protocol's table.
         let isDescribed: Bool
 
-        /// Bytes copied where they stay for the life of the process (never freed, as the description).
-        static func kept(_ bytes: [UInt8]) -> UnsafeBufferPointer<UInt8> {
-            let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
-            _ = storage.initialize(from: bytes)
-            return UnsafeBufferPointer(storage)
-        }
-
         init(name: String, label: String, type: FieldType, help: String, isDescribed: Bool) {
             self.name = name
             self.isDescribed = isDescribed
@@ -42,8 +35,8 @@ public struct FieldDefinition: Hashable, Sendable {
             self.label = label
             self.type = type
             self.help = help
-            treePrefix = Self.kept(Array("        \(label): ".utf8))
-            nameBytes = Self.kept(Array(name.utf8))
+            treePrefix = ProcessLifetime.copy("        \(label): ".utf8)
+            nameBytes = ProcessLifetime.copy(name.utf8)
         }
     }
 

@@ -20,9 +20,7 @@ public struct LayerKind: Hashable, @unchecked Sendable {
         init(name: String, protocolName: String?) {
             self.name = name
             self.protocolName = protocolName
-            let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: name.utf8.count)
-            _ = bytes.initialize(from: name.utf8)
-            nameBytes = UnsafeBufferPointer(bytes)
+            nameBytes = ProcessLifetime.copy(name.utf8)
             nameColumns = name.count
         }
     }

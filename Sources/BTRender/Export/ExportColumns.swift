@@ -98,12 +98,8 @@ public enum ExportColumn: Equatable, Sendable {
 public enum ExportNames {
     /// The name the decoder gave the value ("Command Complete" shown as "Command Complete
     /// (0x0E)"), else the protocol's table of names, else an assigned UUID's name.
-    @inline(__always) public static func name(of field: Field) -> String? {
-        withUnsafePointer(to: field) { name(ofFieldAt: $0) }
-    }
-
-    /// The same, read through the field's address: a copy of the field would retain its
-    /// value's bytes or text (JSON asks for every field of every packet).
+    /// Read through the field's address: a copy of the field would retain its value's bytes
+    /// or text (JSON asks for every field of every packet).
     @inline(__always) public static func name(ofFieldAt field: UnsafePointer<Field>) -> String? {
         if field.pointee.form == .named, let name = field.pointee.writtenDisplay { return name }
         switch field.pointee.value {
@@ -118,9 +114,18 @@ extension Packet {
     /// The names of a field's values, in the order `forEachValue` gives the values (nil where
     /// one has none): the decoder's own name where it gave one.
     func forEachValueName(of definition: FieldDefinition, _ body: (String?) -> Void) {
-        if definition.name.utf8.starts(with: "frame.".utf8) { return }
-        for layer in layers {
-            for field in layer.fields where field.definition == definition { body(ExportNames.name(of: field)) }
+        // A frame's property (frame., merge., identity.) is no layer's field.
+        if definition.isFrameField { return }
+        // Read in place: a copy of each layer and field would retain their arrays and texts.
+        layers.withUnsafeBufferPointer { layers in
+            for index in layers.indices {
+                layers[index].fields.withUnsafeBufferPointer { fields in
+                    guard let first = fields.baseAddress else { return }
+                    for offset in fields.indices where fields[offset].definition == definition {
+                        body(ExportNames.name(ofFieldAt: first + offset))
+                    }
+                }
+            }
         }
     }
 }
