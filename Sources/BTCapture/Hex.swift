@@ -102,19 +102,23 @@ public enum Hex {
     /// `body` in one piece: outputs that take a buffer copy it once instead of byte by byte.
     @inlinable
     public static func withSpacedPairs<R>(_ data: ArraySlice<UInt8>, limit: Int = 32, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        let count = min(data.count, limit)
+        data.withUnsafeBufferPointer { withSpacedPairs(in: $0, limit: limit, body) }
+    }
+
+    /// The same from bytes lent in place.
+    @inlinable
+    public static func withSpacedPairs<R>(in bytes: UnsafeBufferPointer<UInt8>, limit: Int = 32, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let count = min(bytes.count, limit)
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, count * 3)) { buffer in
             guard count > 0, let out = buffer.baseAddress else { return body(UnsafeBufferPointer(start: buffer.baseAddress, count: 0)) }
             // Through pointers: this runs for every payload preview and byte field on screen.
-            data.withUnsafeBufferPointer { bytes in
-                var at = out
-                for index in 0 ..< count {
-                    let byte = bytes[index]
-                    at[0] = UInt8(ascii: " ")
-                    at[1] = digit(byte >> 4)
-                    at[2] = digit(byte & 0xF)
-                    at += 3
-                }
+            var at = out
+            for index in 0 ..< count {
+                let byte = bytes[index]
+                at[0] = UInt8(ascii: " ")
+                at[1] = digit(byte >> 4)
+                at[2] = digit(byte & 0xF)
+                at += 3
             }
             // The first pair has no space before it.
             return body(UnsafeBufferPointer(start: out + 1, count: count * 3 - 1))
@@ -128,6 +132,17 @@ public enum Hex {
         while !rest.isEmpty {
             if rest.startIndex != data.startIndex { out.put(UInt8(ascii: " ")) }
             withSpacedPairs(rest, limit: 256) { out.put($0) }
+            rest = rest.dropFirst(256)
+        }
+    }
+
+    /// Space-separated byte pairs from bytes lent in place, formatted on the stack.
+    @inlinable
+    public static func append<O: ASCIIOutput>(bytes data: UnsafeBufferPointer<UInt8>, to out: inout O) {
+        var rest = data[...]
+        while !rest.isEmpty {
+            if rest.startIndex != data.startIndex { out.put(UInt8(ascii: " ")) }
+            withSpacedPairs(in: UnsafeBufferPointer(rebasing: rest), limit: 256) { out.put($0) }
             rest = rest.dropFirst(256)
         }
     }

@@ -9,7 +9,7 @@ public enum PacketDump {
         var out = "\(packet.frame.number) \(packet.handle.map(String.init) ?? "-") \(packet.peer?.description ?? "-") \(packet.worstSeverity.map { "\($0)" } ?? "-")\n"
         for layer in packet.layers {
             out += "\(layer.name) [\(layer.range)] \(layer.source) \(layer.summary)\n"
-            for field in layer.fields {
+            for field in layer.fieldCopies {
                 out += "  \(field.definition.name)=\(field.value.text) \(field.display ?? "") \(field.range.map { "\($0)" } ?? "")\n"
             }
             for issue in layer.issues { out += "  ! \(issue.severity) \(issue.layer) \(issue.message)\n" }

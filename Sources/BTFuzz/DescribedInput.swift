@@ -77,7 +77,7 @@ public enum DescribedInput {
         for layer in packet.layers {
             _ = layer.summary.description
             for field in layer.fields {
-                _ = field.value.text
+                _ = layer.text(of: field)
                 if let range = field.range {
                     precondition(range.lowerBound >= 0 && range.upperBound <= packet.frame.bytes.count, "\(field.definition.name)'s bytes lie outside the payload")
                 }

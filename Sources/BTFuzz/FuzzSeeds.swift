@@ -45,12 +45,12 @@ public enum FuzzSeeds {
         for frame in Scenarios.appleSession() + Scenarios.leAudioSession() {
             let packet = profileDecoder.decode(frame)
             guard let att = packet.layers.first(where: { $0.kind == .att }), packet.layers.last?.kind != .att,
-                  case .uuid(let characteristic)? = att.fields.first(where: { $0.definition == GATTFields.characteristic })?.value,
-                  case .unsigned(let opcode, _)? = att.fields.first(where: { $0.definition == ATTFields.opcode })?.value else { continue }
+                  case .uuid(let characteristic)? = att.value(GATTFields.characteristic),
+                  case .unsigned(let opcode, _)? = att.value(ATTFields.opcode) else { continue }
             let value: ArraySlice<UInt8>
-            if opcode == 0x01, case .unsigned(let code, _)? = att.fields.first(where: { $0.definition == ATTFields.error })?.value {
+            if opcode == 0x01, case .unsigned(let code, _)? = att.value(ATTFields.error) {
                 value = [UInt8(code)]
-            } else if case .bytes(let bytes)? = att.fields.first(where: { $0.definition == ATTFields.value })?.value {
+            } else if case .bytes(let bytes)? = att.value(ATTFields.value) {
                 value = bytes
             } else { continue }
             records.append((characteristic, UInt8(opcode), value))
@@ -322,7 +322,7 @@ enum ChannelSDUs {
         for frame in frames {
             let packet = decoder.decode(frame)
             guard let index = packet.layers.firstIndex(where: { $0.kind == .l2cap }), index + 1 < packet.layers.count,
-                  case .unsigned(let psm, _)? = packet.layers[index].fields.first(where: { $0.definition == L2CAPFields.psm })?.value,
+                  case .unsigned(let psm, _)? = packet.layers[index].value(L2CAPFields.psm),
                   decoded.contains(UInt16(psm)), let sdu = packet.bytes(of: packet.layers[index + 1]) else { continue }
             byPSM[UInt16(psm), default: []].append((frame.direction == .received, sdu))
         }

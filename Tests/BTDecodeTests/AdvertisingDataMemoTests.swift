@@ -89,7 +89,7 @@ final class AdvertisingDataMemoTests: XCTestCase {
 
     private func dump(_ layer: Layer) -> String {
         var out = ""
-        for field in layer.fields {
+        for field in layer.fieldCopies {
             out += "\(field.definition.name)=\(field.value.text) \(field.display ?? "") \(field.range.map { "\($0)" } ?? "")\n"
         }
         for issue in layer.issues { out += "! \(issue.severity) \(issue.message)\n" }
@@ -106,7 +106,7 @@ final class AdvertisingDataMemoTests: XCTestCase {
             let decoder = Decoder(options: DecodeOptions())
             while let frame = try reader.next() {
                 for layer in decoder.decode(frame).layers {
-                    for field in layer.fields where field.definition == AdvertisingFields.data {
+                    for field in layer.fieldCopies where field.definition == AdvertisingFields.data {
                         if case .bytes(let bytes) = field.value { seen.insert(Array(bytes)) }
                     }
                 }

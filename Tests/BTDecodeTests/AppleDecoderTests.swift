@@ -31,7 +31,7 @@ final class AppleDecoderTests: XCTestCase {
     static func uuid(_ text: String) -> [UInt8] { bigEndian(text).reversed() }
 
     func values(_ packet: Packet, _ field: FieldDefinition) -> [String] {
-        packet.layers.flatMap { $0.fields.filter { $0.definition == field }.map(\.value.text) }
+        packet.layers.flatMap { $0.fieldCopies.filter { $0.definition == field }.map(\.value.text) }
     }
 
     /// An LE link to an iPhone whose discovery showed ANCS's three characteristics (value
@@ -128,12 +128,12 @@ final class AppleDecoderTests: XCTestCase {
             + [0x00, 0x01, 0x00, 0x02, 0xC5]
         XCTAssertEqual(AppleAdvertising.decode(data[...], &layer),
                        "Nearby Info: Active User - 2 bytes; iBeacon E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 Major: 1 Minor: 2 Measured Power: -59 dBm")
-        XCTAssertEqual(layer.fields.filter { $0.definition == AppleFields.type }.map(\.value.text), ["0x10", "0x02"])
-        XCTAssertEqual(layer.fields.first { $0.definition == AppleFields.major }?.value.text, "1")
+        XCTAssertEqual(layer.fieldCopies.filter { $0.definition == AppleFields.type }.map(\.value.text), ["0x10", "0x02"])
+        XCTAssertEqual(layer.fieldCopies.first { $0.definition == AppleFields.major }?.value.text, "1")
         // A type nobody has documented: named by number, bytes kept, nothing guessed.
         var other = Layer(kind: LayerKind(named: "Advertising Data"), range: 0 ..< 0, source: .frame, showsDirection: false, keepsDisplays: true)
         XCTAssertEqual(AppleAdvertising.decode([0x16, 0x02, 0xAB, 0xCD][...], &other), "Type 0x16 (2 bytes)")
-        XCTAssertEqual(other.fields.first { $0.definition == AppleFields.data }?.value.text, "ABCD")
+        XCTAssertEqual(other.fieldCopies.first { $0.definition == AppleFields.data }?.value.text, "ABCD")
         XCTAssertTrue(other.issues.isEmpty)
         // A length past the end.
         var cut = Layer(kind: LayerKind(named: "Advertising Data"), range: 0 ..< 0, source: .frame, showsDirection: false, keepsDisplays: true)

@@ -129,7 +129,7 @@ extension ClassicDecoderTests {
         XCTAssertEqual(values(response, SDPFields.serviceName), ["Voice Gateway"])
         XCTAssertEqual(values(response, SDPFields.profileVersion), ["0x0109"])
         XCTAssertEqual(values(response, SDPFields.serviceClass), ["111F", "1203"])
-        let features = response.layers.last!.fields.first { $0.definition == SDPFields.supportedFeatures }
+        let features = response.layers.last!.fieldCopies.first { $0.definition == SDPFields.supportedFeatures }
         XCTAssertEqual(features?.display, "0x0009 (Three-way calling, In-band ring tone)")
         XCTAssertNil(response.worstSeverity, "\(response.issues)")
         // RFCOMM on the same link now names channel 2.

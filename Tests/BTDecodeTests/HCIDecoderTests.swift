@@ -13,8 +13,8 @@ final class HCIDecoderTests: XCTestCase {
         let packet = decode(.command, .sent, [0x03, 0x0C, 0x00])
         XCTAssertEqual(packet.typeLabel, "HCI Command")
         XCTAssertEqual(packet.summary, "Reset")
-        XCTAssertEqual(packet.field(HCIFields.opcode)?.value, .u16(0x0C03))
-        XCTAssertEqual(packet.field(HCIFields.ogf)?.value, .u8(0x03))
+        XCTAssertEqual(packet.fieldCopy(HCIFields.opcode)?.value, .u16(0x0C03))
+        XCTAssertEqual(packet.fieldCopy(HCIFields.ogf)?.value, .u8(0x03))
         XCTAssertTrue(packet.issues.isEmpty)
     }
 
@@ -22,8 +22,8 @@ final class HCIDecoderTests: XCTestCase {
         // Command Complete (0x0E), ncmd 1, opcode 0x1009, status 0, address 56:34:12:B6:99:F0 reversed on the wire.
         let packet = decode(.event, .received, [0x0E, 0x0A, 0x01, 0x09, 0x10, 0x00, 0x56, 0x34, 0x12, 0xB6, 0x99, 0xF0])
         XCTAssertEqual(packet.summary, "Command Complete: Read BD ADDR - F0:99:B6:12:34:56")
-        XCTAssertEqual(packet.field(HCIFields.commandOpcode)?.value, .u16(0x1009))
-        XCTAssertEqual(packet.field(HCIFields.status)?.value, .u8(0))
+        XCTAssertEqual(packet.fieldCopy(HCIFields.commandOpcode)?.value, .u16(0x1009))
+        XCTAssertEqual(packet.fieldCopy(HCIFields.status)?.value, .u8(0))
     }
 
     /// A PHY mask names each PHY set (Core Vol 4, Part E, 7.8.48), and says "None" when none is:
@@ -33,7 +33,7 @@ final class HCIDecoderTests: XCTestCase {
         XCTAssertEqual(none.summary, "LE Set Default PHY - TX PHYs: None - RX PHYs: None")
         let both = decode(.command, .sent, [0x31, 0x20, 0x03, 0x00, 0x05, 0x02])
         XCTAssertEqual(both.summary, "LE Set Default PHY - TX PHYs: LE 1M, LE Coded - RX PHYs: LE 2M")
-        let rx = both.layers[0].fields.first { $0.definition.name == "hci.rx_phys" }
+        let rx = both.layers[0].fieldCopies.first { $0.definition.name == "hci.rx_phys" }
         XCTAssertEqual(rx?.text, "LE 2M (0x02)")
     }
 
@@ -41,7 +41,7 @@ final class HCIDecoderTests: XCTestCase {
     /// (Core Vol 4, Part E, 7.1.29) are added as names.
     func testIOCapabilityReplyNamesItsValues() {
         let packet = decode(.command, .sent, [0x2B, 0x04, 0x09, 0x56, 0x34, 0x12, 0xB6, 0x99, 0xF0, 0x01, 0x00, 0x05])
-        let fields = packet.layers[0].fields
+        let fields = packet.layers[0].fieldCopies
         XCTAssertEqual(fields.first { $0.definition.name == "hci.authentication_requirements" }?.name, "MITM Protection Required - General Bonding")
         XCTAssertEqual(fields.first { $0.definition.name == "hci.io_capability" }?.name, "DisplayYesNo")
     }
@@ -52,11 +52,11 @@ final class HCIDecoderTests: XCTestCase {
         let packet = decode(.event, .received, bytes)
         XCTAssertEqual(packet.summary, "LE - Advertising Report - 1 Report - Normal - Random - 24:18:97:6D:C0:AB -67 dBm")
         XCTAssertEqual(packet.peer?.description, "24:18:97:6D:C0:AB")
-        XCTAssertEqual(packet.field(AdvertisingFields.rssi)?.value, .signed(-67))
-        XCTAssertEqual(packet.field(AdvertisingFields.rssi)?.text, "-67 dBm")
+        XCTAssertEqual(packet.fieldCopy(AdvertisingFields.rssi)?.value, .signed(-67))
+        XCTAssertEqual(packet.fieldCopy(AdvertisingFields.rssi)?.text, "-67 dBm")
         // RSSI 127 (0x7F): "RSSI is not available" (Core Vol 4, Part E, 7.7.65.2), as in extended reports.
         let unavailable = decode(.event, .received, Array(bytes.dropLast()) + [0x7F])
-        XCTAssertEqual(unavailable.field(AdvertisingFields.rssi)?.text, "Not available")
+        XCTAssertEqual(unavailable.fieldCopy(AdvertisingFields.rssi)?.text, "Not available")
     }
 
     func testConnectionsNamePeersOfLaterPackets() {
@@ -71,7 +71,7 @@ final class HCIDecoderTests: XCTestCase {
         XCTAssertEqual(acl.summary, "Exchange MTU Request - MTU: 100")
         XCTAssertEqual(acl.handle, 0x0044)
         XCTAssertEqual(acl.peer?.description, "00:09:A7:24:26:38")
-        XCTAssertEqual(acl.field(DataFields.aclPB)?.value, .u8(2))
+        XCTAssertEqual(acl.fieldCopy(DataFields.aclPB)?.value, .u8(2))
         // Disconnection Complete removes the connection.
         let gone = decode(.event, .received, [0x05, 0x04, 0x00, 0x44, 0x00, 0x13], with: decoder)
         XCTAssertEqual(gone.summary, "Disconnection Complete - Handle: 0x0044 - Reason: Remote User Terminated Connection")

@@ -116,7 +116,7 @@ final class HCISpecificationTests: XCTestCase {
     func shortfalls(_ packet: Packet) -> [String] {
         var found: [String] = []
         for layer in packet.layers {
-            if let raw = layer.fields.first(where: { $0.definition == HCIFields.parameters }) {
+            if let raw = layer.fieldCopies.first(where: { $0.definition == HCIFields.parameters }) {
                 found.append("\(raw.value.text.count / 2) bytes left as raw parameters")
             }
             // What a layout left unread or could not read; issues about the values themselves

@@ -60,7 +60,7 @@ final class KernelFixtureTests: XCTestCase {
         // socket-level tests only, so no SCO data is asserted here.
         let d = try decode("kernel-rfcomm-sco.btsnoop")
         XCTAssertTrue(d.malformed.isEmpty, d.malformed.map(\.summary).joined(separator: "\n"))
-        XCTAssertGreaterThan(d.count { $0.layers.contains { $0.fields.contains { $0.definition.name == "l2cap.psm" && $0.value.text.hasPrefix("0x0003") } } }, 100,
+        XCTAssertGreaterThan(d.count { $0.layers.contains { $0.fieldCopies.contains { $0.definition.name == "l2cap.psm" && $0.value.text.hasPrefix("0x0003") } } }, 100,
                              "RFCOMM channels are named by their PSM")
         XCTAssertTrue(d.has("Configuration Request"))
     }

@@ -17,7 +17,7 @@ final class LEAudioDecoderTests: XCTestCase {
     }
 
     func values(_ packet: Packet, _ field: FieldDefinition) -> [String] {
-        packet.layers.flatMap { $0.fields.filter { $0.definition == field }.map(\.value.text) }
+        packet.layers.flatMap { $0.fieldCopies.filter { $0.definition == field }.map(\.value.text) }
     }
 
     /// Characteristics at value handles 0x0032 Sink PAC, 0x0042 Sink ASE, 0x0048 ASE Control Point, 0x0052 Volume State,

@@ -127,13 +127,13 @@ final class RangeTests: XCTestCase {
                     // A layer's bytes begin with what it decodes first.
                     let first: FieldDefinition? = ["L2CAP": L2CAPFields.length, "ATT": ATTFields.opcode, "SMP": SMPFields.code,
                                                    "HCI Command": HCIFields.opcode, "HCI Event": HCIFields.event][layer.name]
-                    if let first, let field = layer.fields.first, field.definition == first, case .unsigned(let value, let width) = field.value {
+                    if let first, let field = layer.fieldCopies.first, field.definition == first, case .unsigned(let value, let width) = field.value {
                         var c = ByteCursor(bytes)
                         let raw = width == 2 ? UInt64(try c.u8()) : UInt64(try c.u16())
                         XCTAssertEqual(raw, value, where_)
                         checkedLayers += 1
                     }
-                    for field in layer.fields {
+                    for field in layer.fieldCopies {
                         guard let range = field.range else { continue }
                         guard let covered = packet.bytes(of: layer, range) else { XCTFail("\(where_) \(field.definition.name): \(range) outside"); continue }
                         // An empty field (advertising data of length 0) sits where it would be, up to the layer's end.

@@ -39,7 +39,7 @@ final class ProtocolDecoderTests: XCTestCase {
     }
 
     func values(_ packet: Packet, _ field: FieldDefinition) -> [String] {
-        packet.layers.flatMap { $0.fields.filter { $0.definition == field }.map(\.value.text) }
+        packet.layers.flatMap { $0.fieldCopies.filter { $0.definition == field }.map(\.value.text) }
     }
 
     // MARK: L2CAP
@@ -245,7 +245,7 @@ final class ProtocolDecoderTests: XCTestCase {
         XCTAssertEqual(values(packet, AdvertisingFields.company), ["0x004C"])
         XCTAssertEqual(values(packet, AdvertisingFields.txPower), ["-4"])
         XCTAssertEqual(values(packet, AdvertisingFields.adType), ["0x01", "0x03", "0x09", "0xFF", "0x0A"])
-        XCTAssertTrue(packet.layers[0].fields.contains { $0.text == "Apple, Inc. (0x004C)" })
+        XCTAssertTrue(packet.layers[0].fieldCopies.contains { $0.text == "Apple, Inc. (0x004C)" })
         // An AD structure running past the end is a warning, not a crash.
         let bad: [UInt8] = [0x02, 0x01, 0x00, 0x01] + [0x56, 0x34, 0x12, 0xEE, 0xFF, 0xC0] + [0x03, 0x09, 0x09, 0x41, 0xC4]
         let broken = feed(.event, .received, [0x3E, UInt8(bad.count)] + bad)

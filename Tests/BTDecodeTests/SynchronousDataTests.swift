@@ -20,7 +20,7 @@ final class SynchronousDataTests: XCTestCase {
     }
 
     func values(_ packet: Packet, _ field: FieldDefinition) -> [String] {
-        packet.layers.flatMap { $0.fields.filter { $0.definition == field }.map(\.value.text) }
+        packet.layers.flatMap { $0.fieldCopies.filter { $0.definition == field }.map(\.value.text) }
     }
 
     func testSCOCarriesTheCodecHFPChose() {

@@ -14,7 +14,7 @@ final class VendorDecoderTests: XCTestCase {
 
     func value(_ packet: Packet, _ name: String) -> FieldValue? {
         for layer in packet.layers.reversed() {
-            if let field = layer.fields.first(where: { $0.definition.name == name }) { return field.value }
+            if let field = layer.fieldCopies.first(where: { $0.definition.name == name }) { return field.value }
         }
         return nil
     }
@@ -70,7 +70,7 @@ final class VendorDecoderTests: XCTestCase {
             let packet = event([0x58] + Scenarios.bqrCommon(id: 0x02, handle: 0x0004, rssi: -95, snr: 1, unusedChannels: 60,
                                                            retransmissions: 400, peer: "00:1B:66:AA:BB:CC", version: version) + tail)
             XCTAssertEqual(int(packet, "bqr.connection_state"), 0x84, "v\(version)")
-            XCTAssertEqual(value(packet, "bqr.connection_state").flatMap { _ in packet.layers.last?.fields.first { $0.definition.name == "bqr.connection_state" }?.text }, "Sniff Active (0x84)")
+            XCTAssertEqual(value(packet, "bqr.connection_state").flatMap { _ in packet.layers.last?.fieldCopies.first { $0.definition.name == "bqr.connection_state" }?.text }, "Sniff Active (0x84)")
             XCTAssertEqual(int(packet, "bqr.slots_used"), 4321)
             XCTAssertEqual(int(packet, "bqr.cxm_denials"), 7)
             XCTAssertEqual(int(packet, "bqr.tx_skipped"), 8)
@@ -203,9 +203,9 @@ final class VendorDecoderTests: XCTestCase {
         XCTAssertEqual(at("batchThreshold").summary, "Batch Scan Storage Threshold")
         // Full records: address, type, TX power, RSSI, timestamp, advertising data, scan response.
         let results = at("batchResults")
-        let addresses = results.layers.last!.fields.filter { $0.definition.name == "android.address" }.map { $0.value.displayText }
+        let addresses = results.layers.last!.fieldCopies.filter { $0.definition.name == "android.address" }.map { $0.value.displayText }
         XCTAssertEqual(addresses, ["A0:9E:1A:12:34:56", "C8:FD:19:00:11:22"])
-        XCTAssertEqual(results.layers.last!.fields.filter { $0.definition.name == "android.rssi" }.map(\.value), [.signed(-61), .signed(-77)])
+        XCTAssertEqual(results.layers.last!.fieldCopies.filter { $0.definition.name == "android.rssi" }.map(\.value), [.signed(-61), .signed(-77)])
         XCTAssertEqual(value(results, "adv.name"), .text("Polar H10"))
         XCTAssertTrue(results.issues.isEmpty, "\(results.issues.map(\.message))")
         XCTAssertEqual(int(at("multiAdvParameters"), "android.instance"), 1)
@@ -295,7 +295,7 @@ final class VendorDecoderTests: XCTestCase {
         XCTAssertEqual(int(bootup, "intel.ddc_status"), 2)
         XCTAssertEqual(int(at("ddcConfig"), "intel.identifier"), 0x0144)
         // DDC Config Write's entries: length, identifier, data, as btmon reads them.
-        let ddc = packets[marks["ddcConfig"]! - 2].layers.last!.fields.filter { $0.definition.name == "intel.identifier" }.map(\.value)
+        let ddc = packets[marks["ddcConfig"]! - 2].layers.last!.fieldCopies.filter { $0.definition.name == "intel.identifier" }.map(\.value)
         XCTAssertEqual(ddc, [.u16(0x0144), .u16(0x0123)])
         XCTAssertTrue(packets[marks["ddcConfig"]! - 2].issues.isEmpty)
         XCTAssertEqual(int(at("fatalException"), "intel.line"), 0x0312)
@@ -338,7 +338,7 @@ final class VendorDecoderTests: XCTestCase {
                            bytes: [0x0E, UInt8(4 + tlvs.count), 0x01, 0x05, 0xFC, 0x00] + tlvs)
         let packets = decodeAll([version, command, answer])
         XCTAssertEqual(int(packets[1], "intel.requested_type"), 0xFF)
-        let types = packets[2].layers.last!.fields.filter { $0.definition.name == "intel.tlv_type" }.map(\.value)
+        let types = packets[2].layers.last!.fieldCopies.filter { $0.definition.name == "intel.tlv_type" }.map(\.value)
         XCTAssertEqual(types, [.u8(0x10), .u8(0x1C), .u8(0x30)])
         XCTAssertEqual(int(packets[2], "intel.image_type"), 3)
         XCTAssertEqual(packets[2].summary, "Command Complete: Read Version - Operational firmware")

@@ -49,7 +49,7 @@ final class DescribedHCITests: XCTestCase {
     }
 
     func values(_ packet: Packet, _ name: String) -> [String] {
-        packet.layers.flatMap(\.fields).filter { $0.definition.name == name }.map(\.text)
+        packet.layers.flatMap(\.fieldCopies).filter { $0.definition.name == name }.map(\.text)
     }
 
     func testCommandItsCompleteAndStatusByTheDescription() throws {
@@ -124,7 +124,7 @@ final class DescribedHCITests: XCTestCase {
         XCTAssertEqual(undocumented[0].layers.map(\.summary.description)[0], "Acme Set Coex Mode")
         // Its first parameter byte is the mode, read from the frame itself.
         let mode = Array(undocumented[0].frame.bytes)[3]
-        XCTAssertEqual(undocumented[0].layers[1].fields.first?.value.integer, Int(mode))
+        XCTAssertEqual(undocumented[0].layers[1].fieldCopies.first?.value.integer, Int(mode))
         let writeRAM = broadcom.filter { $0.frame.bytes.starts(with: [0x4C, 0xFC]) }
         XCTAssertEqual(writeRAM.count, 12)
         XCTAssertTrue(writeRAM.allSatisfy { $0.summary == "Acme Write RAM" })
@@ -135,7 +135,7 @@ final class DescribedHCITests: XCTestCase {
         let intel = try decodeAll("intel-boot.btsnoop")
         let traces = intel.filter { Array($0.frame.bytes).starts(with: [0xFF]) && Array($0.frame.bytes).dropFirst(2).first == 0x42 }
         XCTAssertEqual(traces.count, 1)
-        XCTAssertEqual(traces[0].layers.last?.fields.first?.value.integer, 0x42)
+        XCTAssertEqual(traces[0].layers.last?.fieldCopies.first?.value.integer, 0x42)
         // Intel's own events (0x01, fatal exception) are still Intel's.
         XCTAssertTrue(intel.contains { $0.summary.hasPrefix("Fatal Exception") })
     }

@@ -14,11 +14,11 @@ final class DescribedProtocolTests: XCTestCase {
     func parse(_ text: String) throws -> DescribedProtocol { try ProtocolDescriptionReader.parse(text, source: "test.yaml") }
 
     func field(_ packet: Packet, _ name: String) -> FieldValue? {
-        packet.layers.last?.fields.first { $0.definition.name == name }?.value
+        packet.layers.last?.fieldCopies.first { $0.definition.name == name }?.value
     }
 
     func fields(_ packet: Packet, _ name: String) -> [FieldValue] {
-        packet.layers.last?.fields.filter { $0.definition.name == name }.map(\.value) ?? []
+        packet.layers.last?.fieldCopies.filter { $0.definition.name == name }.map(\.value) ?? []
     }
 
     // MARK: The real capture
@@ -125,7 +125,7 @@ final class DescribedProtocolTests: XCTestCase {
         XCTAssertNil(field(packet, "hrm.measurement.heart_rate"))
         XCTAssertEqual(field(packet, "hrm.measurement.heart_rate16"), .unsigned(300, width: 0))
         XCTAssertEqual(field(packet, "hrm.measurement.energy"), .unsigned(258, width: 0))
-        XCTAssertEqual(packet.layers[0].fields.first { $0.definition.name == "hrm.measurement.energy" }?.text, "258 kJ")
+        XCTAssertEqual(packet.layers[0].fieldCopies.first { $0.definition.name == "hrm.measurement.energy" }?.text, "258 kJ")
         // Truncated: the 16-bit rate needs 2 bytes.
         packet = hrm.decode([0x01, 0x2C])
         XCTAssertEqual(packet.layers[0].issues.map(\.message), ["Heart Rate Measurement Measurement: Heart rate16 needs 2 bytes, 1 left"])
@@ -174,8 +174,8 @@ final class DescribedProtocolTests: XCTestCase {
         XCTAssertEqual(field(packet, "sample.all.rest"), .text("ok"))
         let layer = packet.layers[0]
         XCTAssertTrue(layer.issues.isEmpty, "\(layer.issues)")
-        XCTAssertEqual(layer.fields.first { $0.definition.name == "sample.all.t" }?.text, "36.6 °C")
-        XCTAssertEqual(layer.fields.first { $0.definition.name == "sample.all.n" }?.text, "NaN")
+        XCTAssertEqual(layer.fieldCopies.first { $0.definition.name == "sample.all.t" }?.text, "36.6 °C")
+        XCTAssertEqual(layer.fieldCopies.first { $0.definition.name == "sample.all.n" }?.text, "NaN")
         // Each value's bytes: the NUL-terminated string covers its NUL.
         XCTAssertEqual(layer.fields.first { $0.definition.name == "sample.all.s" }?.range, 20 ..< 23)
         XCTAssertEqual(layer.fields.first { $0.definition.name == "sample.all.blob" }?.range, 24 ..< 26)
@@ -331,7 +331,7 @@ final class DescribedProtocolTests: XCTestCase {
         XCTAssertEqual(described.decode([0x06, 0x2C, 0x34, 0x12]).summary, "Meter Reading - 44 mV - charging - ratio 4.66 - level 44 mV")
         let packet = described.decode([0x02, 0x05, 0x35, 0x12])
         XCTAssertEqual(packet.layers[0].value(described.fields[3]), .real(4.661))
-        XCTAssertEqual(packet.layers[0].fields.first { $0.definition == described.fields[3] }?.text, "4.66")
+        XCTAssertEqual(packet.layers[0].fieldCopies.first { $0.definition == described.fields[3] }?.text, "4.66")
     }
 
     func testTwoDescriptionsClaimingOneCharacteristicIsAnErrorNamingBoth() throws {
@@ -390,7 +390,7 @@ final class DescribedTextTests: XCTestCase {
     }
 
     func value(_ packet: Packet, _ name: String) -> FieldValue? {
-        packet.layers.last?.fields.first { $0.definition.name == name }?.value
+        packet.layers.last?.fieldCopies.first { $0.definition.name == name }?.value
     }
 
     /// The channels are recognised as RFCOMM by their frames; the adapter's replies, sent a few
@@ -458,7 +458,7 @@ final class DescribedTextTests: XCTestCase {
                   - {name: Level, match: '^\\+LEVEL: (?<level>-?[0-9]+)$', decimal: [level]}
         """, source: "at.yaml")
         let packet = described.decode(Array("+LEVEL: -42\r\nOTHER\r\n".utf8))
-        let fields = packet.layers[0].fields
+        let fields = packet.layers[0].fieldCopies
         XCTAssertEqual(fields.filter { $0.definition.name == "at.uart.line" }.map(\.value), [.text("+LEVEL: -42"), .text("OTHER")])
         XCTAssertEqual(fields.first { $0.definition.name == "at.uart.level" }?.value, .signed(-42))
         XCTAssertEqual(fields.first { $0.definition.name == "at.uart.level" }?.range, 8 ..< 11)

@@ -127,7 +127,7 @@ final class ShippedProtocolTests: XCTestCase {
         """, source: "clock.yaml")
         for bytes in [exact, unknown] {
             let packet = described.decode(Array(bytes.prefix(7)))
-            let text = try XCTUnwrap(packet.layers[0].fields.first { $0.definition.name == "clock.time.at" }?.text)
+            let text = try XCTUnwrap(packet.layers[0].fieldCopies.first { $0.definition.name == "clock.time.at" }?.text)
             XCTAssertTrue(GATTValues.describe(BTUUID(UInt16(0x2A2B)), bytes[...])!.hasPrefix(text), text)
         }
     }
@@ -186,7 +186,7 @@ final class ShippedProtocolTests: XCTestCase {
                 if flags & 0x08 != 0 { XCTAssertEqual(att.integer(field("energy")), u16()) } else { XCTAssertNil(att.value(field("energy"))) }
                 var intervals: [Double] = []
                 if flags & 0x10 != 0 { while let rr = u16() { intervals.append(Double(rr) / 1024) } }
-                let decoded = att.fields.filter { $0.definition == field("rr") }.compactMap { field -> Double? in
+                let decoded = att.fieldCopies.filter { $0.definition == field("rr") }.compactMap { field -> Double? in
                     if case .real(let v) = field.value { return v }
                     return nil
                 }

@@ -212,7 +212,7 @@ final class DiffTests: XCTestCase {
         for (index, frame) in frames.enumerated() {
             let packet = decoder.decode(frame)
             guard let att = packet.layers.first(where: { $0.kind == .att }), att.integer(ATTFields.opcode) == 0x0B,
-                  att.fields.contains(where: { $0.definition == GATTFields.characteristic && $0.text.contains("2A38") }) else { continue }
+                  att.fieldCopies.contains(where: { $0.definition == GATTFields.characteristic && $0.text.contains("2A38") }) else { continue }
             var bytes = Array(frame.bytes)
             XCTAssertEqual(bytes.last, 0x01, "the fixture's sensor is on the chest")
             bytes[bytes.count - 1] = 0x02

@@ -18,7 +18,7 @@ final class SpeedPathTests: XCTestCase {
         for frame in frames {
             let packet = decoder.decode(frame)
             rows.append(table.row(packet))
-            values.append(packet.layers.flatMap { $0.fields.map(\.value) })
+            values.append(packet.layers.flatMap { $0.fieldCopies.map(\.value) })
         }
         return (rows, values)
     }
@@ -47,7 +47,7 @@ final class SpeedPathTests: XCTestCase {
             XCTAssertEqual(full.1, lean.1, name)
         }
         let packet = Decoder(options: DecodeOptions(buildsDisplayText: false)).decode(le[36])
-        XCTAssertTrue(packet.layers.allSatisfy { $0.fields.allSatisfy { $0.display == nil } })
+        XCTAssertTrue(packet.layers.allSatisfy { $0.fieldCopies.allSatisfy { $0.display == nil } })
     }
 
     /// The tree writes numbers, bytes and addresses straight into the buffer: the same text as
@@ -57,33 +57,36 @@ final class SpeedPathTests: XCTestCase {
                                     .u32(0x0102_0304), .unsigned(0xABCDEF, width: 6), .signed(-67), .signed(0),
                                     .bytes([0x00, 0x7F, 0xFF][...]), .bytes([][...]),
                                     .address(BDAddr("C0:FF:EE:12:34:56")), .text("name"), .bool(true)]
-        XCTAssertEqual(values.map { Self.treeText(Field(definition: HCIFields.handle, value: $0)) }, values.map(\.displayText))
+        XCTAssertEqual(values.map { Self.treeText(FieldCopy(definition: HCIFields.handle, value: $0)) }, values.map(\.displayText))
         XCTAssertEqual(values.map(\.displayText)[2 ... 6], ["0x0A", "0xBEEF", "0x01020304", "0xABCDEF", "-67"])
     }
 
     /// The forms the tree writes itself (a decimal length, "Name (0x0E)") read as the model's
     /// String text does, which filters and searches use.
     func testTreeFormsMatchFieldText() throws {
-        let fields = [Field(definition: HCIFields.parameterLength, value: .u16(0x0264), form: .decimal),
-                      Field(definition: HCIFields.event, value: .u8(0x0E), writtenDisplay: "Command Complete", form: .named),
-                      Field(definition: HCIFields.opcode, value: .u16(0x0C03), writtenDisplay: "Reset", form: .named),
-                      Field(definition: HCIFields.status, value: .u8(0), writtenDisplay: "Success (0x00)")]
+        let fields = [FieldCopy(definition: HCIFields.parameterLength, value: .u16(0x0264), form: .decimal),
+                      FieldCopy(definition: HCIFields.event, value: .u8(0x0E), writtenDisplay: "Command Complete", form: .named),
+                      FieldCopy(definition: HCIFields.opcode, value: .u16(0x0C03), writtenDisplay: "Reset", form: .named),
+                      FieldCopy(definition: HCIFields.status, value: .u8(0), writtenDisplay: "Success (0x00)")]
         XCTAssertEqual(fields.map(Self.treeText), ["612", "Command Complete (0x0E)", "Reset (0x0C03)", "Success (0x00)"])
         XCTAssertEqual(fields.map(Self.treeText), fields.map(\.text))
     }
 
-    static func treeText(_ field: Field) -> String {
+    /// The field as the tree writes it, stored in a layer as a decoder stores it.
+    static func treeText(_ copy: FieldCopy) -> String {
+        var layer = Layer(kind: .placeholder, range: 0 ..< 0, source: .frame, showsDirection: false, keepsDisplays: true)
+        layer.append(copy)
         var out = OutputBuffer(capacity: 8) // small: writing past it grows it
         defer { out.deallocate() }
-        withUnsafePointer(to: field) { TreeRenderer.appendText(of: $0, to: &out) }
+        withUnsafePointer(to: layer.fields[0]) { field in layer.fieldBytes.withUnsafeBufferPointer { TreeRenderer.appendText(of: field, in: $0, to: &out) } }
         return out.withBytes { String(decoding: $0, as: UTF8.self) }
     }
 
     /// A media payload of 608 bytes is not 1,800 characters of tree: its first 32 bytes and
     /// its length; 64 bytes still print whole.
     func testTreeShortensLongPayloads() throws {
-        let lines = [Self.treeText(Field(definition: DataFields.payload, value: .bytes([UInt8](repeating: 0xAB, count: 64)[...]))),
-                     Self.treeText(Field(definition: DataFields.payload, value: .bytes((0 ..< 608).map { UInt8(truncatingIfNeeded: $0) }[...])))]
+        let lines = [Self.treeText(FieldCopy(definition: DataFields.payload, value: .bytes([UInt8](repeating: 0xAB, count: 64)[...]))),
+                     Self.treeText(FieldCopy(definition: DataFields.payload, value: .bytes((0 ..< 608).map { UInt8(truncatingIfNeeded: $0) }[...])))]
         XCTAssertEqual(lines[0], Array(repeating: "AB", count: 64).joined(separator: " "))
         XCTAssertEqual(lines[1], (0 ..< 32).map { Hex.bytes([UInt8($0)][...]) }.joined(separator: " ") + " … (608 bytes)")
     }

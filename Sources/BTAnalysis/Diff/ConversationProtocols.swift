@@ -22,16 +22,18 @@ extension ConversationDescription {
 
     /// The layer's step, when it has this protocol's operation.
     func step(of layer: Layer, values compared: Bool) -> ConversationStep? {
-        guard let operationField = operations.lazy.compactMap({ definition in layer.fields.first { $0.definition == definition } }).first,
-              isStep(layer) else { return nil }
+        guard operations.contains(where: { operation in layer.fields.contains { $0.definition == operation } }), isStep(layer) else { return nil }
+        let fields = layer.fieldCopies
+        guard let operationField = operations.lazy.compactMap({ definition in fields.first { $0.definition == definition } }).first
+        else { return nil }
         var operation = operationField.name
-        if let qualifier, let field = layer.fields.first(where: { $0.definition == qualifier }) {
+        if let qualifier, let field = fields.first(where: { $0.definition == qualifier }) {
             operation += " (" + field.name + ")"
         }
         var stepTarget = "", parameters: [String] = [], value: [UInt8] = [], hasValue = false, textual = false
         if let requestedType {
-            let types = layer.fields.filter { $0.definition == requestedType }
-            if let target, let named = layer.fields.first(where: { $0.definition == target }) {
+            let types = fields.filter { $0.definition == requestedType }
+            if let target, let named = fields.first(where: { $0.definition == target }) {
                 stepTarget = named.text
             } else if types.count == 1, !discoveryResponses.contains(operationField.value.integer.map { UInt64(truncatingIfNeeded: $0) } ?? .max) {
                 stepTarget = types[0].text // the type a request asks for
@@ -39,7 +41,7 @@ extension ConversationDescription {
             if stepTarget.isEmpty, !types.isEmpty {
                 // A discovery response lists what it found: types (and their qualifier), never handles.
                 var found: [String] = [], qualifierText: String?
-                for field in layer.fields {
+                for field in fields {
                     if field.definition == foundQualifier {
                         qualifierText = field.value.integer.map { GATTNames.properties(UInt8(truncatingIfNeeded: $0)) }
                     } else if field.definition == requestedType {
@@ -50,7 +52,7 @@ extension ConversationDescription {
                 parameters.append("found: " + found.joined(separator: "; "))
             }
         }
-        for field in layer.fields where field.definition != operationField.definition && field.definition != qualifier
+        for field in fields where field.definition != operationField.definition && field.definition != qualifier
             && !ignored.contains(field.definition) && !operations.contains(field.definition) {
             if values.contains(field.definition) {
                 hasValue = true

@@ -126,7 +126,7 @@ public struct DiffRecorder: PacketSink {
               HCIOpcode.describingTheController.contains(UInt16(truncatingIfNeeded: opcode)), hci.integer(HCIFields.status) ?? 0 == 0 else { return }
         let command = HCICommands.name(UInt16(truncatingIfNeeded: opcode)) ?? Hex.u16(UInt16(truncatingIfNeeded: opcode))
         var facts = controllers[packet.frame.controller, default: []]
-        for field in hci.fields where !ControllerFact.ignored.contains(field.definition) {
+        for field in hci.fieldCopies where !ControllerFact.ignored.contains(field.definition) {
             let fact = ControllerFact(command: command, name: field.definition.name, text: field.text)
             if let index = facts.firstIndex(where: { $0.command == fact.command && $0.name == fact.name }) {
                 facts[index] = fact

@@ -69,7 +69,7 @@ public struct PacketTree: Equatable {
                             layerKind: layer.kind, bytes: layer.range, source: layer.source)) else { return }
             guard expanded else { continue }
             for field in layer.fields {
-                guard body(Line(kind: .field, text: TreeRenderer.fieldLine(field), layer: index, layerKind: layer.kind,
+                guard body(Line(kind: .field, text: TreeRenderer.fieldLine(field, of: layer), layer: index, layerKind: layer.kind,
                                 bytes: field.range, source: layer.source, field: field.definition)) else { return }
             }
         }

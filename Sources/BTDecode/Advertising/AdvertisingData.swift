@@ -61,7 +61,8 @@ public enum AdvertisingData {
             // The mask's rule (Layer.keeps) as of before the structure's values: kept if the first.
             if first == 0 || layer.keptFields.keeps(AdvertisingFields.adType) {
                 let display = layer.keepsDisplays ? ASCII.concat(name, " (", Hex.u8(type), "): ", text ?? Hex.bytes(value)) : nil
-                layer.fields.insert(Field(definition: AdvertisingFields.adType, value: .u8(type), writtenDisplay: display, range: typeRange), at: first)
+                let field = layer.made(AdvertisingFields.adType, .u8(type), display: display, range: typeRange, form: .text)
+                layer.fields.insert(field, at: first)
             }
             if !v.isAtEnd, type != 0xFF {
                 value = v.rest()
@@ -81,9 +82,10 @@ public enum AdvertisingData {
         // Where the data's first byte lies in the layer's ranges.
         let shift = data.startIndex - layer.cursorBase
         if let digest = memo.replay(key, into: &layer, shift: shift) { return digest }
-        let fieldsBefore = layer.fields.count, issuesBefore = layer.issues.count
+        let fieldsBefore = layer.fields.count, fieldBytesBefore = layer.fieldBytes.count, issuesBefore = layer.issues.count
         let digest = decode(data, into: &layer, names: uuidNames, described: described, ranged: ranged)
-        memo.remember(key, from: layer, fieldsBefore: fieldsBefore, issuesBefore: issuesBefore, shift: shift, digest: digest)
+        memo.remember(key, from: layer, fieldsBefore: fieldsBefore, fieldBytesBefore: fieldBytesBefore, issuesBefore: issuesBefore,
+                      shift: shift, digest: digest)
         return digest
     }
 

@@ -62,8 +62,10 @@ struct AdvertisingDataMemo {
     }
 
     struct Entry {
-        /// Ranges relative to the data's first byte.
+        /// Ranges relative to the data's first byte, text and bytes to `fieldBytes`'s.
         var fields: [Field]
+        /// What the fields' text and bytes were in their layer's `fieldBytes`.
+        var fieldBytes: [UInt8]
         var issues: [Issue]
         var digest: AdvertisingData.Digest
     }
@@ -79,7 +81,10 @@ struct AdvertisingDataMemo {
     mutating func replay(_ key: Key, into layer: inout Layer, shift: Int) -> AdvertisingData.Digest? {
         guard let view, view.fields == layer.keptFields, view.displays == layer.keepsDisplays,
               let entry = entries[key] else { return nil }
-        for var field in entry.fields {
+        let base = layer.fieldBytes.count
+        entry.fieldBytes.withUnsafeBufferPointer { layer.fieldBytes.put($0) }
+        for field in entry.fields {
+            var field = field.movingStoredBytes(by: base)
             if let range = field.range { field.range = range.lowerBound + shift ..< range.upperBound + shift }
             layer.fields.append(field)
         }
@@ -88,20 +93,21 @@ struct AdvertisingDataMemo {
     }
 
     /// What `decode` added to `layer` past `fieldsBefore` and `issuesBefore`, for the next time.
-    mutating func remember(_ key: Key, from layer: Layer, fieldsBefore: Int, issuesBefore: Int, shift: Int,
+    mutating func remember(_ key: Key, from layer: Layer, fieldsBefore: Int, fieldBytesBefore: Int, issuesBefore: Int, shift: Int,
                            digest: AdvertisingData.Digest) {
         if view == nil || view!.fields != layer.keptFields || view!.displays != layer.keepsDisplays {
             entries.removeAll()
             view = (layer.keptFields, layer.keepsDisplays)
         }
         if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-        var fields = Array(layer.fields[fieldsBefore...])
+        // The fields' text and bytes are all past `fieldBytesBefore`: a layer's are only appended.
+        var fields = layer.fields[fieldsBefore...].map { $0.movingStoredBytes(by: -fieldBytesBefore) }
         for index in fields.indices {
             if let range = fields[index].range { fields[index].range = range.lowerBound - shift ..< range.upperBound - shift }
-            // Bytes of their own: an entry must not keep the capture's buffers alive.
-            if case .bytes(let bytes) = fields[index].value { fields[index].value = .bytes(ArraySlice(Array(bytes))) }
         }
+        // Bytes of their own: an entry must not keep the capture's buffers alive.
         let stored = Key(bytes: ArraySlice(Array(key.bytes)), ranged: key.ranged, layerWasEmpty: key.layerWasEmpty)
-        entries[stored] = Entry(fields: fields, issues: Array(layer.issues[issuesBefore...]), digest: digest)
+        entries[stored] = Entry(fields: fields, fieldBytes: Array(layer.fieldBytes.bytes[fieldBytesBefore...]),
+                                issues: Array(layer.issues[issuesBefore...]), digest: digest)
     }
 }

@@ -5,7 +5,7 @@ import BTCapture
 /// export read every occurrence through `Packet.forEachValue`.)
 extension Layer {
     public func value(_ field: FieldDefinition) -> FieldValue? {
-        for index in fields.indices where fields[index].definition == field { return fields[index].value }
+        for index in fields.indices where fields[index].definition == field { return value(of: fields[index]) }
         return nil
     }
 
@@ -37,13 +37,13 @@ extension Layer {
     /// The length of a byte-string field (0 when absent).
     public func byteCount(_ field: FieldDefinition) -> Int {
         var total = 0
-        for index in fields.indices where fields[index].definition == field { total += fields[index].value.byteCount }
+        for index in fields.indices where fields[index].definition == field { total += fields[index].byteCount }
         return total
     }
 
     /// Every value of an integer field, in order (the CIDs of an enhanced credit-based request).
     public func integers(_ field: FieldDefinition) -> [Int] {
-        fields.compactMap { field == $0.definition ? $0.value.integer : nil }
+        fields.compactMap { field == $0.definition ? value(of: $0).integer : nil }
     }
 }
 

@@ -84,17 +84,18 @@ public struct Packet {
         worstSeverity = nil
     }
 
-    /// Lets go of what the decoded layers hold (fields' values and texts, issues), keeping
-    /// their storage for the next packet decoded into this one. A sink's thread that is ahead
-    /// of decoding calls it on the packets it has rendered, so that the decoding thread, then
-    /// the slower of the two, finds their layers already emptied (in the tree, 6% of the
-    /// decoding thread's instructions).
+    /// Empties the decoded layers (fields, issues), keeping their storage for the next packet
+    /// decoded into this one. A sink's thread that is ahead of decoding calls it on the packets
+    /// it has rendered, so that the decoding thread, then the slower of the two, finds their
+    /// layers already emptied. (Fields are plain values now, so this releases only issues'
+    /// messages; it was 6% of the decoding thread's instructions in the tree when each field
+    /// held a String or a slice.)
     public mutating func releaseContents() {
         // Through the buffer (one uniqueness check), and only where there is something to let
         // go of: under a view that keeps no fields this is a test per layer.
         layers.withUnsafeMutableBufferPointer { layers in
             for index in layers.indices {
-                if !layers[index].fields.isEmpty { while layers[index].fields.popLast() != nil {} }
+                layers[index].removeFields()
                 if !layers[index].issues.isEmpty { layers[index].issues.removeAll(keepingCapacity: true) }
             }
         }
@@ -262,10 +263,18 @@ public struct Packet {
         }
     }
 
-    /// The first field with this definition, searching from the highest layer down.
-    public func field(_ definition: FieldDefinition) -> Field? {
-        for layer in layers.reversed() {
-            if let field = layer.fields.first(where: { $0.definition == definition }) { return field }
+    /// The first field with this definition, searching from the highest layer down, copied out.
+    public func fieldCopy(_ definition: FieldDefinition) -> FieldCopy? {
+        for index in layers.indices.reversed() {
+            if let field = layers[index].fields.first(where: { $0.definition == definition }) { return layers[index].copy(of: field) }
+        }
+        return nil
+    }
+
+    /// The value of the first field with this definition, searching from the highest layer down.
+    public func value(of definition: FieldDefinition) -> FieldValue? {
+        for index in layers.indices.reversed() {
+            if let value = layers[index].value(definition) { return value }
         }
         return nil
     }
@@ -287,7 +296,12 @@ public struct Layer {
     }
     /// What the one-line view shows for the layer, written by its decoder (`+=`, `set`).
     public var summary = SummaryText()
-    public var fields: [Field] = []
+    /// Its fields, in order. Plain values: what a field's text or bytes are lies in the layer's
+    /// `fieldBytes`, so a field is read through its layer (`value(of:)`, `display(of:)`).
+    public internal(set) var fields: [Field] = []
+    /// The text and byte strings of its fields' values and display names, one after another:
+    /// reused with the layer, so a packet's fields allocate nothing once the layer has grown.
+    public internal(set) var fieldBytes = ReusedBytes()
     /// What is wrong in this layer: malformed, truncated, a protocol error. Kept with the
     /// layer so that an issue lands where it belongs whatever the decoder does next.
     public internal(set) var issues: [Issue] = []
@@ -336,9 +350,7 @@ public struct Layer {
         self.showsDirection = showsDirection
         self.keepsDisplays = keepsDisplays
         cursorBase = 0
-        // One at a time from the end: a layer keeps a few fields under a view's mask, and
-        // removeAll(keepingCapacity:) costs more in its general path than popping them.
-        while fields.popLast() != nil {}
+        removeFields()
         if !issues.isEmpty { issues.removeAll(keepingCapacity: true) }
     }
 
@@ -373,7 +385,9 @@ public struct Layer {
     public mutating func add(_ definition: FieldDefinition, _ value: __owned FieldValue, _ display: @autoclosure () -> String? = nil,
                              at range: Range<Int>? = nil) {
         guard keeps(definition) else { return }
-        store(Field(definition: definition, value: value, writtenDisplay: keepsDisplays ? display() : nil, range: range))
+        let stored = storing(value)
+        if keepsDisplays, let shown = display() { return store(definition, stored, display: shown, range: range, form: .text) }
+        store(definition, stored, range: range, form: .text)
     }
 
     /// A code or length whose value is hex (`--fields` prints 0x0264) that a person reads in
@@ -381,8 +395,7 @@ public struct Layer {
     @inline(__always)
     public mutating func add(_ definition: FieldDefinition, _ value: __owned FieldValue, inDecimal: Bool, at range: Range<Int>? = nil) {
         guard keeps(definition) else { return }
-        store(Field(definition: definition, value: value, writtenDisplay: nil, range: range,
-                    form: inDecimal && keepsDisplays ? .decimal : .text))
+        store(definition, storing(value), range: range, form: inDecimal && keepsDisplays ? .decimal : .text)
     }
 
     /// A code with its name, shown as "Name (0x0E)": the tree writes the value after the name,
@@ -392,12 +405,10 @@ public struct Layer {
     public mutating func add(_ definition: FieldDefinition, _ value: __owned FieldValue, named name: @autoclosure () -> String?,
                              at range: Range<Int>? = nil) {
         guard keeps(definition) else { return }
-        let shown = keepsDisplays ? name() : nil
-        store(Field(definition: definition, value: value, writtenDisplay: shown, range: range, form: shown != nil ? .named : .text))
+        let stored = storing(value)
+        if keepsDisplays, let shown = name() { return store(definition, stored, display: shown, range: range, form: .named) }
+        store(definition, stored, range: range, form: .text)
     }
-
-    @inline(never)
-    mutating func store(_ field: __owned Field) { fields.append(field) }
 
     /// The range in the layer's source of `count` bytes its decoder's cursor read at `index`
     /// (for a layer made with `Packet.makeLayer(_:over:)`).
@@ -408,48 +419,6 @@ public struct Layer {
     /// An issue on this layer (its index in the packet is set when the layer is appended).
     public mutating func addIssue(_ severity: Issue.Severity, _ message: String) {
         issues.append(Issue(severity: severity, message: message, layer: -1))
-    }
-}
-
-public struct Field {
-    public let definition: FieldDefinition
-    public var value: FieldValue
-    /// How a person reads it, when not the value's own text ("LE Set Scan Enable (0x200C)"),
-    /// as its decoder wrote it (see `form`).
-    public internal(set) var writtenDisplay: String?
-    public var range: Range<Int>?
-    /// How `writtenDisplay` and the value make the text a person reads.
-    public internal(set) var form = Form.text
-
-    public enum Form: UInt8 {
-        /// `writtenDisplay`, or the value's own text.
-        case text
-        /// The integer value in decimal (`Layer.add(_:_:inDecimal:at:)`).
-        case decimal
-        /// `writtenDisplay` as a name, then the value: "Command Complete (0x0E)".
-        case named
-    }
-
-    /// How a person reads it ("LE Set Scan Enable (0x200C)", "612"); nil: the value's own text.
-    public var display: String? {
-        get {
-            switch form {
-            case .text: return writtenDisplay
-            case .decimal: return value.decimalText
-            case .named: return writtenDisplay.map { "\($0) (\(value.displayText))" }
-            }
-        }
-        set { writtenDisplay = newValue; form = .text }
-    }
-
-    /// How the tree shows it.
-    public var text: String { display ?? value.displayText }
-
-    /// The name its decoder gave a coded value ("Write Request" for att.opcode 0x12), without
-    /// the value; otherwise the text a person reads. Made only where display text is built.
-    public var name: String {
-        if form == .named, let writtenDisplay { return writtenDisplay }
-        return text
     }
 }
 

@@ -5,12 +5,8 @@ import BTCapture
 /// nothing is allocated: the pieces go through a buffer on the stack (`SummaryPiece`) into
 /// bytes kept from the previous packet, and the renderers copy those bytes to the output line.
 public struct SummaryText: Equatable, CustomStringConvertible {
-    /// The text is the first `length` bytes; what lies past them is the text of an earlier
-    /// packet, written over in place: clearing the summary of a reused layer is one store, and
-    /// writing it a copy into bytes already allocated (Array's own clearing and appending cost
-    /// a general call each, on every layer of every packet).
-    private var storage: [UInt8] = []
-    private var length = 0
+    /// Written over in place from packet to packet (see `ReusedBytes`).
+    private var text = ReusedBytes()
     /// Whether anything will read this summary (`FieldMask.keepsSummaries`): when not, `+=`,
     /// `set` and `append` do nothing, and the text of an interpolated literal is not even
     /// formatted (they take it as an autoclosure). So a summary's text must never be where a
@@ -19,15 +15,15 @@ public struct SummaryText: Equatable, CustomStringConvertible {
 
     public init() {}
 
-    public var isEmpty: Bool { length == 0 }
-    public var count: Int { length }
+    public var isEmpty: Bool { text.isEmpty }
+    public var count: Int { text.count }
     /// The text's bytes (a slice of the storage: no copy).
-    public var bytes: ArraySlice<UInt8> { storage[0 ..< length] }
+    public var bytes: ArraySlice<UInt8> { text.bytes }
     public var description: String { withBytes { String(decoding: $0, as: UTF8.self) } }
 
     /// The text's bytes in place, for a renderer to copy into its line.
     public func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try storage.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[0 ..< length])) }
+        try text.withUnsafeBufferPointer(body)
     }
 
     public static func == (lhs: SummaryText, rhs: SummaryText) -> Bool {
@@ -51,30 +47,19 @@ public struct SummaryText: Equatable, CustomStringConvertible {
     @inline(__always)
     public mutating func set(_ piece: @autoclosure () -> SummaryPiece) {
         guard isWritten else { return }
-        length = 0
+        text.removeAll()
         piece().write(to: &self)
     }
 
-    public mutating func removeAll() { length = 0 }
+    public mutating func removeAll() { text.removeAll() }
 
     /// Takes back the last `count` bytes written.
-    mutating func removeLast(_ count: Int) { length -= min(max(count, 0), length) }
+    mutating func removeLast(_ count: Int) { text.removeLast(count) }
 
-    /// Writes `bytes` after the text: over the stale bytes where the storage has room, else
-    /// (a longer text than this layer held before) past them, growing it.
+    /// Writes `bytes` after the text.
     public mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-        let n = bytes.count
-        guard n > 0, isWritten else { return }
-        if length + n <= storage.count {
-            let at = length
-            storage.withUnsafeMutableBufferPointer { target in
-                UnsafeMutableRawPointer(target.baseAddress! + at).copyMemory(from: bytes.baseAddress!, byteCount: n)
-            }
-        } else {
-            if length < storage.count { storage.removeSubrange(length...) }
-            storage.append(contentsOf: bytes)
-        }
-        length += n
+        guard isWritten else { return }
+        text.put(bytes)
     }
 }
 
@@ -94,11 +79,10 @@ extension RetractableOutput {
 extension SummaryText: RetractableOutput {
     public mutating func put(_ byte: UInt8) {
         guard isWritten else { return }
-        if length < storage.count { storage[length] = byte } else { storage.append(byte) }
-        length += 1
+        text.put(byte)
     }
-    var written: Int { length }
-    mutating func retract(to count: Int) { removeLast(length - count) }
+    var written: Int { text.count }
+    mutating func retract(to count: Int) { removeLast(text.count - count) }
 }
 
 extension Array: RetractableOutput where Element == UInt8 {

@@ -173,7 +173,7 @@ enum IntelHCI {
         case 0x01: layer.addIssue(.error, "Controller firmware fatal exception")
         case 0x29: layer.addIssue(.error, "Controller firmware system exception")
         case 0x06:
-            if let result = layer.fields.first(where: { $0.definition.name == "intel.secure_send_result" }), case .unsigned(let v, _) = result.value, v != 0 {
+            if let result = layer.fields.first(where: { $0.definition.name == "intel.secure_send_result" }), case .unsigned(let v, _) = layer.value(of: result), v != 0 {
                 layer.addIssue(.error, "Firmware download (secure send) failed: \(namespace.valueNames["Secure_Send_Result"]?[v] ?? Hex.format(v, width: 2))")
             }
         default: break

@@ -39,12 +39,12 @@ enum QualcommHCI {
         var reader = HCIParameterReader(session: session)
         do {
             try reader.read(responseHeader, &c, &layer)
-            guard case .unsigned(let code, _)? = layer.fields.last?.value, let params = responses[UInt8(truncatingIfNeeded: code)] else {
+            guard case .unsigned(let code, _)? = layer.lastFieldValue, let params = responses[UInt8(truncatingIfNeeded: code)] else {
                 layer.addIssue(.note, "Qualcomm does not document this EDL response publicly: shown as bytes")
                 return nil
             }
             try reader.read(params, &c, &layer)
-            if code == 0x04, case .unsigned(let result, _)? = layer.fields.last?.value, result != 0 {
+            if code == 0x04, case .unsigned(let result, _)? = layer.lastFieldValue, result != 0 {
                 layer.addIssue(.error, "Firmware download (TLV segment) refused by the controller: response \(Hex.format(result, width: 2))")
             }
         } catch DecodeError.truncated(let needed, let available, let at) {

@@ -239,12 +239,12 @@ enum VendorDecoders {
         }
         if status.value == 0 {
             try read(returns, &c, &reader, &layer, vendor, name, grows: grows)
-            if let after, case .unsigned(let chosen, _)? = layer.fields.last?.value, let more = after(chosen) {
+            if let after, case .unsigned(let chosen, _)? = layer.lastFieldValue, let more = after(chosen) {
                 try read(more, &c, &reader, &layer, vendor, name, grows: false)
             }
         }
         if opcode == AndroidHCI.vendorCapabilities, status.value == 0,
-           case .unsigned(let version, _)? = layer.fields.first(where: { $0.definition.name == "android.version_supported" })?.value {
+           case .unsigned(let version, _)? = layer.fields.first(where: { $0.definition.name == "android.version_supported" }).map(layer.value(of:)) {
             session.vendor.androidCapabilityVersion[controller] = UInt16(truncatingIfNeeded: version)
         }
         reader.apply(to: &packet, session: session)

@@ -224,7 +224,7 @@ struct FilterCompiler {
                 for l in packet.layers.indices {
                     let going = packet.layers[l].fields.withUnsafeBufferPointer { fields in
                         for f in fields.indices where fields[f].definition.id == id {
-                            if !body(fields[f].value) { return false }
+                            if !body(packet.layers[l].value(of: fields[f])) { return false }
                         }
                         return true
                     }

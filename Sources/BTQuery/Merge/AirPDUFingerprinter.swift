@@ -53,7 +53,7 @@ public struct AirPDUFingerprinter {
         guard let link = packet.handle else { return }
         let direction = packet.frame.direction
         let fromCentral: Bool? = direction == .none ? nil : direction == .sent
-        func integer(_ field: FieldDefinition) -> Int? { packet.field(field)?.value.integer }
+        func integer(_ field: FieldDefinition) -> Int? { packet.value(of: field)?.integer }
         let accessAddress = integer(LinkLayerFields.accessAddress).map { UInt32(truncatingIfNeeded: $0) }
         func emit(_ fingerprint: PDUFingerprint, accessAddress: UInt32? = accessAddress, event: LinkEvent? = nil) {
             body(PDU(fingerprint: fingerprint, link: link, accessAddress: accessAddress, fromCentral: fromCentral, event: event))
@@ -82,8 +82,8 @@ public struct AirPDUFingerprinter {
         // CONNECT_IND (and AUX_CONNECT_REQ, the same layout): the new link's, as each host names
         // its peer (the central the advertiser, the peripheral the initiator).
         guard integer(LinkLayerFields.pduType) == 5,
-              case .address(let advertiser)? = packet.field(LinkLayerFields.advertisingAddress)?.value,
-              case .address(let initiator)? = packet.field(LinkLayerFields.initiatorAddress)?.value,
+              case .address(let advertiser)? = packet.value(of: LinkLayerFields.advertisingAddress),
+              case .address(let initiator)? = packet.value(of: LinkLayerFields.initiatorAddress),
               let interval = integer(LinkLayerFields.interval), let latency = integer(LinkLayerFields.latency),
               let timeout = integer(LinkLayerFields.timeout) else { return }
         let newAddress = integer(LinkLayerFields.connAccessAddress).map { UInt32(truncatingIfNeeded: $0) }

@@ -54,23 +54,23 @@ public struct AudioStreamSink: PacketSink {
     mutating func consumeSBC(_ packet: Packet) throws {
         guard let media = packet.layers.last(where: { $0.kind == .a2dpMedia }),
               media.fields.contains(where: { $0.definition == MediaFields.frames }),
-              case .bytes(let payload)? = media.fields.first(where: { $0.definition == MediaFields.payload })?.value else { return }
+              case .bytes(let payload)? = media.value(MediaFields.payload) else { return }
         var channel: UInt16?
         if let l2cap = packet.layers.last(where: { $0.kind == .l2cap }),
-           case .unsigned(let cid, _)? = l2cap.fields.first(where: { $0.definition == L2CAPFields.cid })?.value {
+           case .unsigned(let cid, _)? = l2cap.value(L2CAPFields.cid) {
             channel = UInt16(truncatingIfNeeded: cid)
         }
         let stream = Stream(handle: packet.handle ?? 0, channel: channel, sent: packet.frame.direction == .sent)
         let number = number(of: stream, packet: packet.frame.number)
         guard number == wanted else { return }
         var fragmented = false, start = false, last = false
-        if case .bool(let flag)? = media.fields.first(where: { $0.definition == MediaFields.fragmented })?.value { fragmented = flag }
+        if case .bool(let flag)? = media.value(MediaFields.fragmented) { fragmented = flag }
         if fragmented, let header = Self.mediaHeader(of: packet, media: media) {
             start = header & 0x40 != 0
             last = header & 0x20 != 0
         }
         if !fragmented {
-            if case .unsigned(let count, _)? = media.fields.first(where: { $0.definition == MediaFields.frames })?.value {
+            if case .unsigned(let count, _)? = media.value(MediaFields.frames) {
                 streams[number - 1].frames += Int(count)
             }
             return try write(payload)
@@ -93,9 +93,9 @@ public struct AudioStreamSink: PacketSink {
 
     mutating func consumeSCO(_ packet: Packet) throws {
         guard let sco = packet.layers.first(where: { $0.kind == .sco }),
-              case .text(let linkCodec)? = sco.fields.first(where: { $0.definition == DataFields.scoCodec })?.value,
+              case .text(let linkCodec)? = sco.value(DataFields.scoCodec),
               linkCodec == (codec == .msbc ? "mSBC" : "CVSD"),
-              case .bytes(let payload)? = sco.fields.first(where: { $0.definition == DataFields.payload })?.value else { return }
+              case .bytes(let payload)? = sco.value(DataFields.payload) else { return }
         let stream = Stream(handle: packet.handle ?? 0, channel: nil, sent: packet.frame.direction == .sent)
         let number = number(of: stream, packet: packet.frame.number)
         guard number == wanted else { return }

@@ -98,12 +98,10 @@ public enum ExportColumn: Equatable, Sendable {
 public enum ExportNames {
     /// The name the decoder gave the value ("Command Complete" shown as "Command Complete
     /// (0x0E)"), else the protocol's table of names, else an assigned UUID's name.
-    /// Read through the field's address: a copy of the field would retain its value's bytes
-    /// or text (JSON asks for every field of every packet).
-    @inline(__always) public static func name(ofFieldAt field: UnsafePointer<Field>) -> String? {
-        if field.pointee.form == .named, let name = field.pointee.writtenDisplay { return name }
-        switch field.pointee.value {
-        case .unsigned(let value, let width) where width > 0: return FieldValueNames.name(of: value, for: field.pointee.definition)
+    @inline(__always) public static func name(of field: Field, in bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        if field.form == .named, let name = field.writtenDisplay(in: bytes) { return name }
+        switch field.inlineValue {
+        case .unsigned(let value, let width) where width > 0: return FieldValueNames.name(of: value, for: field.definition)
         case .uuid(let uuid): return UUIDNames.standard.name(uuid)
         default: return nil
         }
@@ -119,12 +117,11 @@ extension Packet {
         // Read in place: a copy of each layer and field would retain their arrays and texts.
         layers.withUnsafeBufferPointer { layers in
             for index in layers.indices {
-                layers[index].fields.withUnsafeBufferPointer { fields in
-                    guard let first = fields.baseAddress else { return }
+                layers[index].fieldBytes.withUnsafeBufferPointer { bytes in layers[index].fields.withUnsafeBufferPointer { fields in
                     for offset in fields.indices where fields[offset].definition == definition {
-                        body(ExportNames.name(ofFieldAt: first + offset))
+                        body(ExportNames.name(of: fields[offset], in: bytes))
                     }
-                }
+                } }
             }
         }
     }

@@ -228,7 +228,7 @@ public struct JSONRenderer: PacketRenderer {
         fieldsWritten = []
         ids.removeAll(keepingCapacity: true)
         written.removeAll(keepingCapacity: true)
-        layer.fields.withUnsafeBufferPointer { fields in
+        layer.withFields { fields, bytes in
             for i in fields.indices { ids.append(fields[i].definition.id) }
             written.append(contentsOf: repeatElement(false, count: fields.count))
             var wrote = false
@@ -240,8 +240,8 @@ public struct JSONRenderer: PacketRenderer {
                 wrote = true
                 Self.appendKey(fields[i].definition, to: &text)
                 if count == 1 {
-                    writeValue(of: fields.baseAddress! + i, to: &text)
-                    if let name = ExportNames.name(ofFieldAt: fields.baseAddress! + i) {
+                    writeValue(of: fields[i], in: bytes, to: &text)
+                    if let name = ExportNames.name(of: fields[i], in: bytes) {
                         text.put(UInt8(ascii: ","))
                         writeNameKey(fields[i].definition, to: &text)
                         JSONText.appendString(name, to: &text)
@@ -255,8 +255,8 @@ public struct JSONRenderer: PacketRenderer {
                     written[j] = true
                     if !first { text.put(UInt8(ascii: ",")) }
                     first = false
-                    writeValue(of: fields.baseAddress! + j, to: &text)
-                    if !anyName && ExportNames.name(ofFieldAt: fields.baseAddress! + j) != nil { anyName = true }
+                    writeValue(of: fields[j], in: bytes, to: &text)
+                    if !anyName && ExportNames.name(of: fields[j], in: bytes) != nil { anyName = true }
                 }
                 text.put(UInt8(ascii: "]"))
                 guard anyName else { continue }
@@ -267,7 +267,7 @@ public struct JSONRenderer: PacketRenderer {
                 for j in i ..< fields.count where ids[j] == id {
                     if !first { text.put(UInt8(ascii: ",")) }
                     first = false
-                    Self.appendOptionalString(ExportNames.name(ofFieldAt: fields.baseAddress! + j), to: &text)
+                    Self.appendOptionalString(ExportNames.name(of: fields[j], in: bytes), to: &text)
                 }
                 text.put(UInt8(ascii: "]"))
             }
@@ -292,9 +292,13 @@ public struct JSONRenderer: PacketRenderer {
     }
 
     /// Integers as numbers, bytes as a hex string, addresses and UUIDs as their text, times in RFC 3339.
-    /// A field's value read through its address (not a copy of the field).
-    @inline(__always) mutating func writeValue(of field: UnsafePointer<Field>, to text: inout OutputBuffer) {
-        writeValue(field.pointee.value, to: &text)
+    /// A field's value from its layer's bytes: no String or array made.
+    @inline(__always) mutating func writeValue(of field: Field, in bytes: UnsafeBufferPointer<UInt8>, to text: inout OutputBuffer) {
+        if let stored = field.storedBytes(in: bytes) {
+            if field.isText { return JSONText.appendString(utf8: stored, to: &text) }
+            return Self.appendHexString(stored, to: &text)
+        }
+        if let value = field.inlineValue { writeValue(value, to: &text) }
     }
 
     mutating func writeValue(_ value: FieldValue, to text: inout OutputBuffer) {
@@ -326,7 +330,7 @@ public struct JSONRenderer: PacketRenderer {
         if let string { JSONText.appendString(string, to: &text) } else { JSONText.appendLiteral("null", to: &text) }
     }
 
-    static func appendHexString(_ bytes: ArraySlice<UInt8>, to text: inout OutputBuffer) {
+    static func appendHexString<Bytes: Collection>(_ bytes: Bytes, to text: inout OutputBuffer) where Bytes.Element == UInt8 {
         text.put(UInt8(ascii: "\""))
         for byte in bytes { Hex.append(byte, to: &text) }
         text.put(UInt8(ascii: "\""))

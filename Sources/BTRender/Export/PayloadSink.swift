@@ -39,7 +39,7 @@ public struct PayloadSink: PacketSink {
             return packet.bytes(of: packet.layers[index + 1])
         }
         for field in layer.fields.reversed() {
-            guard case .bytes(let bytes) = field.value, payloadFields.contains(field.definition) else { continue }
+            guard payloadFields.contains(field.definition), let bytes = layer.bytesValue(of: field) else { continue }
             return bytes
         }
         return nil

@@ -143,9 +143,9 @@ public struct TableRenderer: PacketRenderer {
         for layer in packet.layers where layer.kind == .linkLayer || layer.kind == .baseband {
             for field in layer.fields {
                 if field.definition == LinkLayerFields.channel || field.definition == BasebandFields.rfChannel,
-                   case .unsigned(let value, _) = field.value { channel = value }
+                   case .unsigned(let value, _)? = field.inlineValue { channel = value }
                 if field.definition == LinkLayerFields.rssi || field.definition == BasebandFields.signal,
-                   case .signed(let value) = field.value { rssi = value }
+                   case .signed(let value)? = field.inlineValue { rssi = value }
             }
             break
         }

@@ -46,15 +46,17 @@ public struct TreeRenderer: PacketRenderer {
                     Self.arrow.withUnsafeBufferPointer { text.put($0) }
                     layers[index].summary.withBytes { text.put($0) }
                     text.put(0x0A)
-                    layers[index].fields.withUnsafeBufferPointer { fields in
+                    // Through the layer's stored properties: a method of the layer called here
+                    // would copy it (retaining each of its arrays) for every layer of every packet.
+                    layers[index].fieldBytes.withUnsafeBufferPointer { bytes in layers[index].fields.withUnsafeBufferPointer { fields in
                         guard var field = fields.baseAddress else { return }
                         for _ in 0 ..< fields.count {
                             text.put(field.pointee.definition.treePrefix)
-                            Self.appendText(of: field, to: &text)
+                            Self.appendText(of: field, in: bytes, to: &text)
                             text.put(0x0A)
                             field += 1
                         }
-                    }
+                    } }
                 }
             }
         }
@@ -79,30 +81,31 @@ public struct TreeRenderer: PacketRenderer {
         try out.line("")
     }
 
-    /// A field as the tree shows it: the text `Field.text` makes, written in place (read through
-    /// the field's address: a copy would retain its value's bytes or text); a long byte string
-    /// shows its start and its length, as tshark's tree does (-x prints every byte).
-    static func appendText<O: ASCIIOutput>(of field: UnsafePointer<Field>, to text: inout O) {
+    /// A field as the tree shows it: the text `FieldCopy.text` makes, written in place from
+    /// the field and its layer's bytes; a long byte string shows its start and its length, as
+    /// tshark's tree does (-x prints every byte).
+    static func appendText<O: ASCIIOutput>(of field: UnsafePointer<Field>, in bytes: UnsafeBufferPointer<UInt8>, to text: inout O) {
         switch field.pointee.form {
         case .decimal:
-            field.pointee.value.writeDecimal(to: &text)
+            field.pointee.writeDecimal(in: bytes, to: &text)
             return
         case .named:
-            ASCII.append(field.pointee.writtenDisplay!, to: &text)
+            field.pointee.writeWrittenDisplay(in: bytes, to: &text)
             text.put(UInt8(ascii: " "))
             text.put(UInt8(ascii: "("))
-            field.pointee.value.writeDisplayText(to: &text)
+            field.pointee.writeDisplayText(in: bytes, to: &text)
             text.put(UInt8(ascii: ")"))
             return
         case .text:
-            if field.pointee.writtenDisplay != nil { return ASCII.append(field.pointee.writtenDisplay!, to: &text) }
+            if field.pointee.hasWrittenDisplay { return field.pointee.writeWrittenDisplay(in: bytes, to: &text) }
         }
-        guard field.pointee.value.byteCount > TreeRenderer.longBytes, case .bytes(let bytes) = field.pointee.value else {
-            return field.pointee.value.writeDisplayText(to: &text)
+        let count = field.pointee.byteCount
+        guard count > TreeRenderer.longBytes, let value = field.pointee.storedBytes(in: bytes) else {
+            return field.pointee.writeDisplayText(in: bytes, to: &text)
         }
-        Hex.append(bytes: bytes.prefix(TreeRenderer.shownBytes), to: &text)
+        Hex.append(bytes: UnsafeBufferPointer(rebasing: value.prefix(TreeRenderer.shownBytes)), to: &text)
         ASCII.append(" … (", to: &text)
-        ASCII.appendDecimal(UInt64(bytes.count), to: &text)
+        ASCII.appendDecimal(UInt64(count), to: &text)
         ASCII.append(" bytes)", to: &text)
     }
 
@@ -145,10 +148,10 @@ public struct TreeRenderer: PacketRenderer {
 
     /// A field's line of the tree, without its indentation: "Handle: 0x0040" (`btlog browse`
     /// draws the tree a line at a time).
-    public static func fieldLine(_ field: Field) -> String {
+    public static func fieldLine(_ field: Field, of layer: Layer) -> String {
         var text: [UInt8] = []
         text.append(contentsOf: field.definition.treePrefix.drop { $0 == UInt8(ascii: " ") })
-        withUnsafePointer(to: field) { appendText(of: $0, to: &text) }
+        withUnsafePointer(to: field) { field in layer.fieldBytes.withUnsafeBufferPointer { appendText(of: field, in: $0, to: &text) } }
         return String(decoding: text, as: UTF8.self)
     }
 

@@ -15,7 +15,7 @@ struct MergeTracker {
         // the procedure's, not the data's.
         guard packet.frame.kind == .aclData || packet.frame.kind.isAir && packet.layers.contains(where: { $0.kind == .l2cap }) else { return }
         // An air capture's own end: its link's access address, where the decoder kept it.
-        let ownAddress = packet.frame.kind.isAir ? packet.field(LinkLayerFields.accessAddress)?.value.integer.map { UInt32(truncatingIfNeeded: $0) } : nil
+        let ownAddress = packet.frame.kind.isAir ? packet.value(of: LinkLayerFields.accessAddress)?.integer.map { UInt32(truncatingIfNeeded: $0) } : nil
         let link = SourceLink(from: LinkEnd(source: match.sourceName, controller: match.controller, handle: match.handle, accessAddress: match.accessAddress),
                               to: LinkEnd(source: origin.name, controller: origin.controller, handle: packet.handle ?? 0, accessAddress: ownAddress))
         if latencies[link] == nil { order.append(link) }
