@@ -23,7 +23,7 @@ extension Packet {
         let id = field.id
         for l in layers.indices {
             try layers[l].fields.withUnsafeBufferPointer { fields in
-                for f in fields.indices where fields[f].definition.id == id { try body(layers[l].value(of: fields[f])) }
+                for f in fields.indices where fields[f].definition.id == id { try body(fields[f].inlineValue ?? layers[l].value(of: fields[f])) }
             }
         }
     }

@@ -224,7 +224,7 @@ struct FilterCompiler {
                 for l in packet.layers.indices {
                     let going = packet.layers[l].fields.withUnsafeBufferPointer { fields in
                         for f in fields.indices where fields[f].definition.id == id {
-                            if !body(packet.layers[l].value(of: fields[f])) { return false }
+                            if !body(fields[f].inlineValue ?? packet.layers[l].value(of: fields[f])) { return false }
                         }
                         return true
                     }
