@@ -3,9 +3,9 @@ import BTCapture
 /// One field of a layer, as the layer stores it: a plain value, copied without reference
 /// counting and dropped without a release, so that a packet's layers are refilled field by
 /// field without the runtime touching each one. Its text and byte strings are not in it but in
-/// the layer's `fieldBytes`, so a field is read through the layer that holds it:
-/// `layer.value(of:)`, `layer.display(of:)`, `layer.writeDisplayText(of:to:)`; `layer.copy(of:)`
-/// makes a `FieldCopy` that stands alone, for what is kept past the packet.
+/// the layer's `fieldBytes`, so a field is read with the layer that holds it: `layer.value(of:)`,
+/// or, in the views, `field.writeDisplayText(in: bytes, to:)` over the layer's bytes;
+/// `layer.copy(of:)` makes a `FieldCopy` that stands alone, for what is kept past the packet.
 public struct Field {
     public let definition: FieldDefinition
     @usableFromInline var stored: StoredValue
@@ -229,11 +229,7 @@ extension Layer {
         return Field(definition: definition, stored: stored, storedDisplay: storedDisplay, range: range, form: form)
     }
 
-    /// A field put back as it was copied out (`copy(of:)`), at `index` in `fields`.
-    mutating func insert(_ copy: FieldCopy, at index: Int) {
-        fields.insert(made(copy.definition, copy.value, display: copy.writtenDisplay, range: copy.range, form: copy.form), at: index)
-    }
-
+    /// A field put back as it was copied out (`copy(of:)`).
     mutating func append(_ copy: FieldCopy) {
         fields.append(made(copy.definition, copy.value, display: copy.writtenDisplay, range: copy.range, form: copy.form))
     }
@@ -294,14 +290,8 @@ extension Layer {
     /// Every field copied out, in order (see `FieldCopy`).
     public var fieldCopies: [FieldCopy] { fields.map { copy(of: $0) } }
 
-    /// How a person reads a field ("LE Set Scan Enable (0x200C)", "612"); nil: the value's own text.
-    public func display(of field: Field) -> String? { copy(of: field).display }
-
     /// How the tree shows a field.
     public func text(of field: Field) -> String { copy(of: field).text }
-
-    /// The name a decoder gave a coded value, without the value; otherwise the field's text.
-    public func name(of field: Field) -> String { copy(of: field).name }
 
     /// A byte-string field's bytes (nil for other values).
     public func bytesValue(of field: Field) -> ArraySlice<UInt8>? {
@@ -309,8 +299,10 @@ extension Layer {
         return nil
     }
 
-    /// The layer's fields and the bytes their text and byte strings are in, lent in place: what
-    /// the views read every field of every packet through (`Field.writeDisplayText(in:to:)`).
+    /// The layer's fields and the bytes their text and byte strings are in, lent in place, for
+    /// `Field.writeDisplayText(in:to:)` and its kin. (A view holding the layer through a pointer
+    /// reads `fieldBytes` and `fields` themselves instead: a method called on a value loaded
+    /// through a pointer works on a copy, which retains each of the layer's arrays.)
     @inlinable public func withFields<R>(_ body: (UnsafeBufferPointer<Field>, UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         try fieldBytes.withUnsafeBufferPointer { bytes in try fields.withUnsafeBufferPointer { try body($0, bytes) } }
     }

@@ -297,7 +297,7 @@ public struct Layer {
     /// What the one-line view shows for the layer, written by its decoder (`+=`, `set`).
     public var summary = SummaryText()
     /// Its fields, in order. Plain values: what a field's text or bytes are lies in the layer's
-    /// `fieldBytes`, so a field is read through its layer (`value(of:)`, `display(of:)`).
+    /// `fieldBytes`, so a field is read with its layer (`value(of:)`, `copy(of:)`; see `Field`).
     public internal(set) var fields: [Field] = []
     /// The text and byte strings of its fields' values and display names, one after another:
     /// reused with the layer, so a packet's fields allocate nothing once the layer has grown.

@@ -101,7 +101,7 @@ public final class RedactingReader: FrameReaderWrapper {
         // Every address the packet names gets its pseudonym now, so the scan below also finds
         // it where no decoder gave it a field (advertising data, a vendor payload).
         for layer in packet.layers {
-            for field in layer.fields { if case .address(let address) = layer.value(of: field) { _ = pseudonyms.pseudonym(for: address) } }
+            for field in layer.fields { if case .address(let address)? = field.inlineValue { _ = pseudonyms.pseudonym(for: address) } }
         }
         defer { replaceAddressBytes(serial: serial) }
         let atATT = packet.layers.firstIndex { $0.kind == .att }
@@ -113,7 +113,7 @@ public final class RedactingReader: FrameReaderWrapper {
             }
             for field in layer.fields {
                 guard let range = field.range else { continue }
-                if case .address(let address) = layer.value(of: field) {
+                if case .address(let address)? = field.inlineValue {
                     guard let bytes = packet.bytes(of: layer, range), bytes.count == 6 else { continue }
                     let pseudonym = pseudonyms.pseudonym(for: address)
                     let replacement = Array(bytes) == address.littleEndianBytes ? pseudonym.littleEndianBytes

@@ -39,18 +39,18 @@ struct DeviceTracker {
         var type: UInt8?
         for field in layer.fields {
             let definition = field.definition
-            let value = layer.value(of: field)
+            let value = field.inlineValue // numbers and addresses; a name (text) is read below
             if let typeField, definition == typeField {
-                type = value.integer.map(UInt8.init(truncatingIfNeeded:))
-            } else if definition == addressField, case .address(let address) = value {
+                type = value?.integer.map(UInt8.init(truncatingIfNeeded:))
+            } else if definition == addressField, case .address(let address)? = value {
                 let index = device(address, type: typeField == nil ? nil : type, at: time)
                 devices[index].advertisingReports += 1
                 devices[index].packets += 1
                 current = index
             } else if definition == rssiField {
-                if let index = current, let rssi = value.integer, rssi != 127 { devices[index].rssi.add(Int64(rssi)) }
+                if let index = current, let rssi = value?.integer, rssi != 127 { devices[index].rssi.add(Int64(rssi)) }
             } else if definition == AdvertisingFields.name {
-                if let index = current, case .text(let name) = value, !name.isEmpty { devices[index].name = name }
+                if let index = current, case .text(let name) = layer.value(of: field), !name.isEmpty { devices[index].name = name }
             }
         }
     }
