@@ -128,12 +128,7 @@ public enum Hex {
     /// Space-separated byte pairs, formatted on the stack and copied once.
     @inlinable
     public static func append<O: ASCIIOutput>(bytes data: ArraySlice<UInt8>, to out: inout O) {
-        var rest = data
-        while !rest.isEmpty {
-            if rest.startIndex != data.startIndex { out.put(UInt8(ascii: " ")) }
-            withSpacedPairs(rest, limit: 256) { out.put($0) }
-            rest = rest.dropFirst(256)
-        }
+        data.withUnsafeBufferPointer { append(bytes: $0, to: &out) }
     }
 
     /// Space-separated byte pairs from bytes lent in place, formatted on the stack.

@@ -169,15 +169,6 @@ extension Field {
         writeDisplayText(in: bytes, to: &out)
     }
 
-    /// Writes the value as `FieldValue.writeText` does (`--fields`).
-    @inlinable public func writeText<O: ASCIIOutput>(in bytes: UnsafeBufferPointer<UInt8>, to out: inout O) {
-        switch stored {
-        case .text(let place): out.put(Field.stored(place, in: bytes))
-        case .bytes(let place): for byte in Field.stored(place, in: bytes) { Hex.append(byte, to: &out) }
-        default: inlineValue?.writeText(to: &out)
-        }
-    }
-
     /// The display text its decoder wrote, as a String (nil: none).
     public func writtenDisplay(in bytes: UnsafeBufferPointer<UInt8>) -> String? {
         storedDisplay.map { String(decoding: Field.stored($0, in: bytes), as: UTF8.self) }

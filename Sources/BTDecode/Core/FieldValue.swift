@@ -71,25 +71,6 @@ public enum FieldValue: Equatable {
         }
     }
 
-    /// Writes an integer in decimal; other values as their display text.
-    @inlinable @inline(__always) public func writeDecimal<O: ASCIIOutput>(to out: inout O) {
-        switch self {
-        case .unsigned(let v, _): ASCII.appendDecimal(v, to: &out)
-        default: writeDisplayText(to: &out)
-        }
-    }
-
-    /// A byte string's length (0 for other values), read without copying the value.
-    public var byteCount: Int {
-        switch self {
-        case .bytes(let b): return b.count
-        default: return 0
-        }
-    }
-
-    public func appendDisplayText(to out: inout [UInt8]) { writeDisplayText(to: &out) }
-    public func appendDisplayText(to out: inout OutputBuffer) { writeDisplayText(to: &out) }
-
     @inlinable @inline(__always) public func writeDisplayText<O: ASCIIOutput>(to out: inout O) {
         switch self {
         case .unsigned(let v, 0): ASCII.appendDecimal(v, to: &out)

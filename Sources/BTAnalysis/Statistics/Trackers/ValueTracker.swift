@@ -24,7 +24,7 @@ struct ValueTracker {
             packet.layers[layer].fields.withUnsafeBufferPointer { fields in
                 for entry in fields where entry.definition.isDescribed {
                     let id = entry.definition.id
-                    guard id < positions.count, positions[id] != -2, let number = FieldSeries.number(packet.layers[layer].value(of: entry)) else { continue }
+                    guard id < positions.count, positions[id] != -2, let number = FieldSeries.number(entry.inlineValue ?? packet.layers[layer].value(of: entry)) else { continue }
                     add(entry.definition, number, packet.frame)
                 }
             }
