@@ -25,18 +25,18 @@ public final class Decoder {
     /// Decodes `frame` into `packet`, replacing what it held but reusing its storage: the packet
     /// loop decodes a whole capture into one Packet this way. The packet keeps the fields and
     /// display text it was made with (`blankPacket`), or last given by the call below.
-    public func decode(_ frame: Frame, into packet: inout Packet) {
-        packet.reset(for: frame)
+    public func decode(_ frame: consuming Frame, into packet: inout Packet) {
+        packet.reset(for: consume frame)
         decodeLayers(into: &packet)
     }
 
     /// `decode(_:into:)` keeping other fields than the options say, and display text or not:
     /// for a packet the stages know they will drop (`PacketStage.foresight`), only what the
     /// stages read, and no summary. Its issues and the Session it leaves are the same.
-    public func decode(_ frame: Frame, into packet: inout Packet, keeping fields: FieldMask, buildsDisplayText: Bool) {
+    public func decode(_ frame: consuming Frame, into packet: inout Packet, keeping fields: FieldMask, buildsDisplayText: Bool) {
         packet.keptFields = fields
         packet.buildsDisplayText = buildsDisplayText
-        packet.reset(for: frame)
+        packet.reset(for: consume frame)
         decodeLayers(into: &packet)
     }
 

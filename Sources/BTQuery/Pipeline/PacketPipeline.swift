@@ -103,7 +103,7 @@ public struct PacketPipeline {
         var first = true
         while let frame = try reader.next() {
             try arrive(frame, reader, &context, first: &first)
-            var (kept, stop) = admit(frame, into: &reused, context)
+            var (kept, stop) = admit(consume frame, into: &reused, context)
             if kept {
                 try sink.consume(reused)
                 if sink.isSatisfied { stop = true }
@@ -134,7 +134,8 @@ public struct PacketPipeline {
                 let slot = batch.count
                 if slot == batch.packets.count { batch.packets.append(decoder.blankPacket()) }
                 // Through the buffer: an array's subscript would copy the packet to read it.
-                let (kept, stop) = batch.packets.withUnsafeMutableBufferPointer { admit(frame, into: &$0[slot], context) }
+                var frame = Optional(consume frame)
+                let (kept, stop) = batch.packets.withUnsafeMutableBufferPointer { admit(frame.take()!, into: &$0[slot], context) }
                 if kept {
                     batch.count += 1
                     if batch.count == batchSize { try handoff.exchange(&batch) }
@@ -170,15 +171,16 @@ public struct PacketPipeline {
     /// (and then counted), and whether reading ends with it (a stage that saw its last packet
     /// ends the reading, even if a later stage dropped it).
     @inline(__always)
-    private mutating func admit(_ frame: Frame, into packet: inout Packet, _ context: StageContext) -> (kept: Bool, stop: Bool) {
+    /// The frame is moved into the packet, not copied (a retain and a release a packet).
+    private mutating func admit(_ frame: consuming Frame, into packet: inout Packet, _ context: StageContext) -> (kept: Bool, stop: Bool) {
         if foresight != nil {
             if foresight!.mayKeep(frame.kind) {
-                decoder.decode(frame, into: &packet, keeping: keptWhenKept, buildsDisplayText: displayTextWhenKept)
+                decoder.decode(consume frame, into: &packet, keeping: keptWhenKept, buildsDisplayText: displayTextWhenKept)
             } else {
-                decoder.decode(frame, into: &packet, keeping: keptWhenDropped, buildsDisplayText: displayTextWhenDropped)
+                decoder.decode(consume frame, into: &packet, keeping: keptWhenDropped, buildsDisplayText: displayTextWhenDropped)
             }
         } else {
-            decoder.decode(frame, into: &packet)
+            decoder.decode(consume frame, into: &packet)
         }
         let (kept, stop) = stages.admit(&packet, context: context)
         if kept { statistics.add(packet) }
