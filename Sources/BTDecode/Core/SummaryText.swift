@@ -114,8 +114,9 @@ public struct SummaryPiece: ExpressibleByStringInterpolation {
                                        UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
             = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         @usableFromInline var count = 0
-        /// Everything, once the text outgrew `inline`.
-        @usableFromInline var spilled: [UInt8] = []
+        /// Everything, once the text outgrew `inline`. Optional: a piece that never spills (almost
+        /// every one) then holds nothing to release when it ends (2.8 releases a packet).
+        @usableFromInline var spilled: [UInt8]? = nil
         @usableFromInline static let inlineCapacity = 128
 
         public init(literalCapacity: Int, interpolationCount: Int) {}
@@ -126,7 +127,7 @@ public struct SummaryPiece: ExpressibleByStringInterpolation {
                 count += 1
             } else {
                 spill()
-                spilled.append(byte)
+                spilled!.append(byte)
             }
         }
 
@@ -137,15 +138,17 @@ public struct SummaryPiece: ExpressibleByStringInterpolation {
                 count += bytes.count
             } else {
                 spill()
-                spilled.append(contentsOf: bytes)
+                spilled!.append(contentsOf: bytes)
             }
         }
 
         /// Moves the inline bytes to the heap; from then on everything goes there.
         @usableFromInline mutating func spill() {
-            guard count <= Self.inlineCapacity, spilled.isEmpty else { return }
-            spilled.reserveCapacity(2 * Self.inlineCapacity)
-            withInlineBytes { spilled.append(contentsOf: $0) }
+            guard spilled == nil else { return }
+            var heap: [UInt8] = []
+            heap.reserveCapacity(2 * Self.inlineCapacity)
+            withInlineBytes { heap.append(contentsOf: $0) }
+            spilled = heap
             count = Self.inlineCapacity + 1
         }
 
@@ -161,7 +164,7 @@ public struct SummaryPiece: ExpressibleByStringInterpolation {
             if count <= Self.inlineCapacity {
                 withInlineBytes { text.put($0) }
             } else {
-                spilled.withUnsafeBufferPointer { text.put($0) }
+                spilled?.withUnsafeBufferPointer { text.put($0) }
             }
         }
 
