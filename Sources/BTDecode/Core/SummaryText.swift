@@ -115,7 +115,8 @@ public struct SummaryPiece: ExpressibleByStringInterpolation {
             = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         @usableFromInline var count = 0
         /// Everything, once the text outgrew `inline`. Optional: a piece that never spills (almost
-        /// every one) then holds nothing to release when it ends (2.8 releases a packet).
+        /// every one) ends with a release of nothing, which returns at once, where an empty
+        /// array's went through the runtime (110 instructions a packet on the table).
         @usableFromInline var spilled: [UInt8]? = nil
         @usableFromInline static let inlineCapacity = 128
 
