@@ -5,7 +5,11 @@ import Foundation
 enum Tool {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// The binary under test: the one this test build made, or the one BTLOG_UNDER_TEST names
+    /// (CI checks the output hashes against the optimised build too, where the optimiser could
+    /// change what the debug build prints).
     static var btlog: String {
+        if let named = ProcessInfo.processInfo.environment["BTLOG_UNDER_TEST"], !named.isEmpty { return named }
         let candidates = [Bundle.main.bundleURL.appendingPathComponent("btlog").path,
                           Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("btlog").path,
                           root.appendingPathComponent(".build/debug/btlog").path]
