@@ -158,7 +158,10 @@ public struct Packet {
     /// `append`s it before handing on what the layer carries, so the layers above stand on it.
     public mutating func makeLayer(_ kind: LayerKind, range: Range<Int>, showsDirection: Bool = false) -> Layer {
         let source: Layer.Source = reassembled.isEmpty ? .frame : .reassembled(reassembled.count - 1)
-        if var layer = spareLayers.popLast() {
+        if !spareLayers.isEmpty {
+            // removeLast, not popLast: an Optional of a Layer is tested and copied through
+            // outlined helpers (four calls a packet).
+            var layer = spareLayers.removeLast()
             layer.reuse(kind: kind, range: range, source: source, showsDirection: showsDirection, keepsDisplays: buildsDisplayText,
                         keptFields: keptFields)
             return layer
