@@ -134,6 +134,8 @@ public struct PacketPipeline {
                 let slot = batch.count
                 if slot == batch.packets.count { batch.packets.append(decoder.blankPacket()) }
                 // Through the buffer: an array's subscript would copy the packet to read it.
+                // Moved in through an Optional: a closure cannot consume what it captures, but it
+                // can take it out of one.
                 var frame = Optional(consume frame)
                 let (kept, stop) = batch.packets.withUnsafeMutableBufferPointer { admit(frame.take()!, into: &$0[slot], context) }
                 if kept {
@@ -169,9 +171,9 @@ public struct PacketPipeline {
 
     /// Decodes a frame into `packet` (in place) and runs the stages over it: whether it is kept
     /// (and then counted), and whether reading ends with it (a stage that saw its last packet
-    /// ends the reading, even if a later stage dropped it).
+    /// ends the reading, even if a later stage dropped it). The frame is moved into the packet,
+    /// not copied (a retain and a release a packet).
     @inline(__always)
-    /// The frame is moved into the packet, not copied (a retain and a release a packet).
     private mutating func admit(_ frame: consuming Frame, into packet: inout Packet, _ context: StageContext) -> (kept: Bool, stop: Bool) {
         if foresight != nil {
             if foresight!.mayKeep(frame.kind) {
