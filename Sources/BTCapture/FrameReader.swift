@@ -93,6 +93,11 @@ public final class LookaheadReader: FrameReaderWrapper {
 
     public init(_ base: FrameReader) { self.base = base }
 
+    /// Asked after every frame. Its own, not the wrapper protocol's: that one reads `base`
+    /// through the protocol's getter, which hands out a retained reference (a retain and a
+    /// release a packet); the stored property is read in place.
+    public var hasWarnings: Bool { base.hasWarnings }
+
     public func next() throws -> Frame? {
         if !buffered.isEmpty { return buffered.removeFirst() }
         if let error = pendingError {
