@@ -8,7 +8,8 @@ it as a damaged or hostile file would be: random bytes anywhere, or, in pcap, pc
 files, a record header's timestamp or length (the fields a byte flip rarely reaches in a large
 file). Each mutant goes through show, show -V, stats, stats --throughput, stats --svg, diagnose,
 export --format jsonl, gatt and grep. A run fails when btlog dies of a signal or a Swift runtime
-trap ("Fatal error"), asks for more memory than --memory allows, or runs past --timeout; exit
+trap ("Fatal error"), asks for more memory than --memory allows, runs past --timeout, or (a
+btlog built with -sanitize=address or thread) its sanitizer reports an error or a race; exit
 statuses 0, 1 and 2 are all answers. Failing inputs are kept in --keep (default
 .build/mutations) with the command that failed; the summary is one line per verb.
 """
@@ -106,8 +107,23 @@ def mutate(data, rng):
     return bytes(data)
 
 
+# What a sanitizer prints when it finds something: AddressSanitizer exits 1 after its report,
+# which would otherwise pass for btlog's own "no such packet" answer.
+SANITIZER_REPORTS = ("ERROR: AddressSanitizer", "WARNING: ThreadSanitizer", "ERROR: LeakSanitizer",
+                     "runtime error:")
+
+
+# Under AddressSanitizer, no leak check at exit: what btlog keeps for the life of the process
+# (field definitions, layer kinds: made once, never freed by design) is not a leak, and the
+# runaway allocation a leak check would catch is caught by --memory and the fuzz runs' RSS limit.
+ENVIRONMENT = dict(os.environ, SWIFT_BACKTRACE="enable=no",
+                   ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "detect_leaks=0"))
+
+
 def limit_memory(megabytes):
     def apply():
+        if megabytes <= 0:
+            return  # a sanitizer's shadow memory reserves far more address space than any limit
         size = megabytes << 20
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
     return apply
@@ -123,9 +139,12 @@ def run_one(args, index, source, mutant, folder):
         command = [args.btlog] + [part.replace("{svg}", path + ".svg") for part in verb] + [path]
         try:
             result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=args.timeout,
-                                    preexec_fn=limit_memory(args.memory), env=dict(os.environ, SWIFT_BACKTRACE="enable=no"))
+                                    preexec_fn=limit_memory(args.memory), env=ENVIRONMENT)
             text = result.stderr.decode("utf-8", "replace")
-            if result.returncode < 0 or result.returncode > 2 or "Fatal error" in text or "failed to allocate" in text:
+            report = next((line for line in text.splitlines() if any(mark in line for mark in SANITIZER_REPORTS)), None)
+            if report:
+                failures.append((verb, "status %d: %s" % (result.returncode, report.strip())))
+            elif result.returncode < 0 or result.returncode > 2 or "Fatal error" in text or "failed to allocate" in text:
                 failures.append((verb, "status %d: %s" % (result.returncode, text.strip().splitlines()[-1:] if text.strip() else "")))
         except subprocess.TimeoutExpired:
             failures.append((verb, "ran past %d s" % args.timeout))
@@ -147,7 +166,8 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--btlog", default=os.path.join(ROOT, ".build/release/btlog"))
     parser.add_argument("--timeout", type=int, default=20)
-    parser.add_argument("--memory", type=int, default=2048, help="address space limit per run, MiB")
+    parser.add_argument("--memory", type=int, default=2048,
+                        help="address space limit per run, MiB (0: none, for a sanitizer's build)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--keep", default=os.path.join(ROOT, ".build/mutations"))
     parser.add_argument("files", nargs="*")
