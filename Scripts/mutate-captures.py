@@ -109,8 +109,7 @@ def mutate(data, rng):
 
 # What a sanitizer prints when it finds something: AddressSanitizer exits 1 after its report,
 # which would otherwise pass for btlog's own "no such packet" answer.
-SANITIZER_REPORTS = ("ERROR: AddressSanitizer", "WARNING: ThreadSanitizer", "ERROR: LeakSanitizer",
-                     "runtime error:")
+SANITIZER_REPORTS = ("ERROR: AddressSanitizer", "WARNING: ThreadSanitizer", "ERROR: LeakSanitizer")
 
 
 # Under AddressSanitizer, no leak check at exit: what btlog keeps for the life of the process
