@@ -274,10 +274,10 @@ extension ATTDecoder {
             let uuidRange = layer.range(at: declaration.index, count: declaration.remaining)
             guard let characteristic = BTUUID(littleEndian: declaration.rest()) else { throw DecodeError.malformed("characteristic declaration of \(bytes.count) bytes") }
             layer.add(ATTFields.uuid, .uuid(characteristic), pdu.names.labelled(characteristic), at: uuidRange)
-            var db = session.gatt.databases[key, default: GATTDatabase()]
-            db.set(handle, .declaration(uuid: characteristic, properties: properties, valueHandle: valueHandle))
-            db.set(valueHandle, .value(characteristic: characteristic))
-            session.gatt.databases[key] = db
+            // In place: a copy of the database taken out and put back copies its dictionary whole
+            // (the one it replaces is still shared), for every declaration discovery finds.
+            session.gatt.databases[key, default: GATTDatabase()].set(handle, .declaration(uuid: characteristic, properties: properties, valueHandle: valueHandle))
+            session.gatt.databases[key, default: GATTDatabase()].set(valueHandle, .value(characteristic: characteristic))
             return "\(pdu.names.characteristic(characteristic)) (\(Hex.u16(valueHandle)): \(GATTNames.properties(properties)))"
         }
 
