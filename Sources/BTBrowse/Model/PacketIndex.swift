@@ -33,12 +33,13 @@ public final class PacketIndex: @unchecked Sendable { // every stored property i
     ///
     /// The interval weighs the first pass against a jump: each saved Session keeps its own copy
     /// of whatever state the decoder changed after it (and the decoder pays for that copy as it
-    /// changes it), while a jump decodes up to `interval - 1` packets for nothing. Measured on
-    /// the bench's 2,000,000-packet LE session (Benchmarks/RESULTS.md): every 1,024 frames the
-    /// last packet was listed after 4.5 s with 481 MB resident, every 8,192 after 2.7 s with
-    /// 258 MB, and a jump then decodes at most 8,191 packets without display text (about 6 ms
-    /// at the rate a filter keeping nothing decodes).
-    public init(decoder: Decoder, interval: Int = 8192) {
+    /// changes it), while a jump decodes up to `interval - 1` packets for nothing. What grows with
+    /// the capture (the keys a capture shows) is in logs the copies share (`SharedLog`), so a
+    /// copy holds only state of bounded size. Measured on the bench's 2,000,000-packet LE session
+    /// (Benchmarks/RESULTS.md): every 1,024 frames the last packet is listed after 2.5 s with
+    /// 203 MB resident (4.5 s and 481 MB when the key lists were copied with each saved Session),
+    /// and a jump decodes at most 1,023 packets again (under a millisecond).
+    public init(decoder: Decoder, interval: Int = 1024) {
         precondition(interval > 0)
         self.decoder = decoder
         self.interval = interval

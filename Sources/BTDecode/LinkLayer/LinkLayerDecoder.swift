@@ -249,11 +249,11 @@ enum LinkLayerDecoder {
             }
         }
         let rand = connection.exchange.rand.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        for known in session.smp.distributedKeys where known.ediv == connection.exchange.ediv && known.rand == rand {
+        for known in session.smp.distributedKeys.elements where known.ediv == connection.exchange.ediv && known.rand == rand {
             candidates.append((known.ltk.reversed(), "LTK distributed in packet \(known.frame)"))
         }
         // A host's log read with the air capture: the key its host gave the controller.
-        for known in session.smp.hostKeys where known.ediv == connection.exchange.ediv && known.rand == rand {
+        for known in session.smp.hostKeys.elements where known.ediv == connection.exchange.ediv && known.rand == rand {
             candidates.append((known.ltk.reversed(), "LTK the host gave its controller in packet \(known.frame) (\(known.command))"))
         }
         for key in session.options.linkLayerKeys {

@@ -27,23 +27,34 @@ public struct RevealedKey: Sendable, Equatable {
 }
 
 /// The keys a capture revealed, each once (the same key given again, by the same means, for
-/// the same device, is not listed twice): bounded by the distinct keys, not the packets.
+/// the same device, is not listed twice): bounded by the distinct keys, not the packets. Kept in
+/// logs the Session's copies share (`SharedLog`): a capture that encrypts each reconnection with
+/// a new key grows them for as long as it lasts.
 public struct RevealedKeys: Sendable {
-    public private(set) var keys: [RevealedKey] = []
-    private var seen = Set<[UInt8]>()
+    private var log = SharedLog<RevealedKey>()
+    /// The identity addresses that followed IRKs: which key (its index in `log`), and the address.
+    private var identities = SharedLog<(key: Int, address: BDAddr)>()
+
+    /// Every key, in the order shown, each IRK with the identity address that followed it.
+    public var keys: [RevealedKey] {
+        var keys = log.elements
+        for identity in identities.elements where keys.indices.contains(identity.key) {
+            keys[identity.key].address = identity.address
+        }
+        return keys
+    }
 
     mutating func add(_ key: RevealedKey) {
         var identity = Array(key.kind.rawValue.utf8) + key.key + Array(key.how.utf8)
         if let address = key.address { identity += address.littleEndianBytes }
-        guard seen.insert(identity).inserted else { return }
-        keys.append(key)
+        log.append(key, unlessSeen: identity)
     }
 
     /// The last IRK of a link, given the identity address that follows it (SMP sends Identity
     /// Address Information right after Identity Information).
     mutating func identify(irkOf handle: UInt16?, controller: UInt16, as address: BDAddr) {
-        guard let index = keys.lastIndex(where: { $0.kind == .irk && $0.handle == handle && $0.controller == controller }) else { return }
-        keys[index].address = address
+        guard let index = log.lastIndex(where: { $0.kind == .irk && $0.handle == handle && $0.controller == controller }) else { return }
+        identities.append((index, address))
     }
 }
 

@@ -15,14 +15,15 @@ public struct SMPState: ProtocolState {
     /// LTKs the capture saw distributed (Encryption Information, then Central Identification's
     /// EDIV and Rand), for an air capture's later encrypted link to find its key. The frame is
     /// Encryption Information's: the packet that shows the key.
-    var distributedKeys: [(ltk: [UInt8], ediv: UInt16, rand: UInt64, frame: Int)] = []
+    var distributedKeys = SharedLog<(ltk: [UInt8], ediv: UInt16, rand: UInt64, frame: Int)>()
     /// Encryption Information's key and packet, per link, until its Central Identification.
     var pendingLTK: [Session.LinkKey: (ltk: [UInt8], frame: Int)] = [:]
     /// Long-term keys a host gave its controller (LE Enable Encryption; LE Long Term Key
     /// Request Reply, with the Rand and EDIV of the request it answers), least significant
     /// octet first as HCI carries them: what an air capture of the same link, merged with
     /// this host's log, decrypts with (LE Secure Connections too: its EDIV and Rand are 0).
-    var hostKeys: [(ltk: [UInt8], ediv: UInt16, rand: UInt64, frame: Int, command: String)] = []
+    /// Shared logs, not arrays: they grow with every reconnection (`SharedLog`).
+    var hostKeys = SharedLog<(ltk: [UInt8], ediv: UInt16, rand: UInt64, frame: Int, command: String)>()
     /// LE Long Term Key Request events waiting for the host's reply, per link.
     var keyRequests: [Session.LinkKey: (rand: UInt64, ediv: UInt16)] = [:]
     /// Every key shown in plain text (SMP's, HCI's), for `btlog keys`.
