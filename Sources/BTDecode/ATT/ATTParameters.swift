@@ -140,8 +140,11 @@ extension ATTDecoder {
             layer.summary += " - Error Code: \(errorName(error)) (\(hex: error))"
             if GATTProfileError.applicationRange.contains(error) { handOff(handle, ByteCursor(c.bytes[c.index - 1 ..< c.index]), naming(handle, &session)) }
             // Attribute Not Found ends every discovery procedure: expected, not a fault.
-            let discovery: Set<UInt8> = [0x04, 0x06, 0x08, 0x10]
-            if error == 0x0A && discovery.contains(requestOpcode) {
+            let endsDiscovery = switch requestOpcode {
+            case 0x04, 0x06, 0x08, 0x10: true
+            default: false
+            }
+            if error == 0x0A && endsDiscovery {
                 layer.addIssue(.note, "Attribute Not Found: end of discovery")
             } else if [0x05, 0x08, 0x0C, 0x0F].contains(error) {
                 layer.addIssue(.warning, "ATT error: \(errorName(error)) (\(Hex.u8(error))) - the client should pair or encrypt and retry")

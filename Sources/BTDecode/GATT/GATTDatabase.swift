@@ -120,8 +120,11 @@ public struct GATTDatabase: Sendable {
     public init() {}
 
     public mutating func set(_ handle: UInt16, _ role: GATTAttribute.Role) {
-        let last = attributes[handle]?.lastValue
-        attributes[handle] = GATTAttribute(handle: handle, role: role, lastValue: last)
+        let known = attributes[handle]
+        // Discovery that finds what the database holds (a client discovering again on every
+        // connection) changes nothing, and keeps the handles' namings worked out.
+        if known?.role == role { return }
+        attributes[handle] = GATTAttribute(handle: handle, role: role, lastValue: known?.lastValue)
         if !namings.isEmpty { namings.removeAll() }
     }
 
@@ -249,13 +252,18 @@ extension Session {
 
 /// Characteristic properties by name.
 public enum GATTNames {
-    static let propertyBits: [Int: String] = [
-        0: "Broadcast", 1: "Read", 2: "Write Without Response", 3: "Write", 4: "Notify", 5: "Indicate",
-        6: "Authenticated Signed Writes", 7: "Extended Properties",
+    /// Bit 0 first.
+    static let propertyBits = [
+        "Broadcast", "Read", "Write Without Response", "Write", "Notify", "Indicate", "Authenticated Signed Writes", "Extended Properties",
     ]
+    /// Every value's text, made once: discovery names properties in every declaration it finds,
+    /// and a device that is discovered again on each connection finds them all again.
+    private static let propertyTexts: [String] = (0 ... 255).map { value in
+        propertyBits.indices.filter { value & (1 << $0) != 0 }.map { propertyBits[$0] }.joined(separator: ", ")
+    }
 
     /// "Read, Write, Notify": characteristic properties (Core Vol 3, Part G, 3.3.1.1).
     public static func properties(_ value: UInt8) -> String {
-        propertyBits.keys.sorted().filter { value & (1 << $0) != 0 }.map { propertyBits[$0]! }.joined(separator: ", ")
+        propertyTexts[Int(value)]
     }
 }
