@@ -35,8 +35,6 @@ public struct SharedLog<Element: Sendable>: Sendable {
 
     public init() { storage = Storage() }
 
-    public var isEmpty: Bool { count == 0 }
-
     /// This copy's elements, in order (a copy of them: read rarely).
     public var elements: [Element] {
         let count = count
