@@ -38,7 +38,7 @@ VIEWS = {
     "JSON Lines": lambda btlog, path: [btlog, "export", path],
     "fields": lambda btlog, path: [btlog, "show", path, "--fields", "number,att.opcode,att.handle"],
     # The table on the real ATT capture the benchmark repeats (bench.py --real), at the same sizes:
-    # discovery learnt again every 149 packets, which the generated session does not do.
+    # the same server discovered again every 149 packets, far more often than in the generated session.
     "real table": lambda btlog, path: [btlog, "show", path],
 }
 # Views read from the real capture rather than the generated LE session.

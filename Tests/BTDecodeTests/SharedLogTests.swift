@@ -54,7 +54,7 @@ final class SharedLogTests: XCTestCase {
         var base = SharedLog<Int>()
         for value in 0 ..< 10 { base.append(value) }
         let start = base
-        let results = Mutex2()
+        let results = ListsByThread()
         DispatchQueue.concurrentPerform(iterations: 4) { thread in
             var mine = start
             for value in 0 ..< 2_000 { mine.append(thread * 10_000 + value) }
@@ -94,7 +94,7 @@ final class SharedLogTests: XCTestCase {
 }
 
 /// Results by thread, behind a lock.
-private final class Mutex2: @unchecked Sendable {
+private final class ListsByThread: @unchecked Sendable {
     private let lock = NSLock()
     private var values: [Int: [Int]] = [:]
     func set(_ key: Int, _ value: [Int]) { lock.withLock { values[key] = value } }

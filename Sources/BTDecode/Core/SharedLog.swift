@@ -4,7 +4,7 @@ import Synchronization
 /// copy of the Session that holds it: each copy sees its own prefix, and copying a Session
 /// copies none of the elements.
 ///
-/// Why: the browser's index keeps a copy of the decoder's Session every few thousand packets,
+/// Why: the browser's index keeps a copy of the decoder's Session every 1,024 packets,
 /// and the decoder goes on changing its own. A plain array changed after a copy was taken is
 /// copied whole, so lists that grow with the capture (an LTK each time a link is encrypted)
 /// were held once per saved copy. Here a copy that appends at the end of what the storage holds
