@@ -372,6 +372,9 @@ public struct Layer {
         return text
     }
 
+    /// Issues found before the layer was made (an L2CAP PDU's, found reassembling it) as its own.
+    mutating func takeIssues(_ found: [Issue]) { issues = found }
+
     /// Keep every field added from here on, whatever the mask: for a layer whose decoder reads
     /// its own fields back (a vendor's sub-command chosen by the field read last, the
     /// manufacturer Read Local Version returns), before the fields it reads are added.

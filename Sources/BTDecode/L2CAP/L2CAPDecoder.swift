@@ -118,7 +118,9 @@ enum L2CAPDecoder {
         guard pdu.count >= 4 else { throw DecodeError.truncated(needed: 4, available: pdu.count, at: c.offset) }
         var layer = packet.makeLayer(.l2cap, over: c, showsDirection: true)
         // Only when there are any: assigning an empty list still drops the reused layer's own.
-        if !issues.isEmpty { layer.issues = issues }
+        // (Through a method: assigning the property here keeps the compiler from moving the
+        // layer into the packet below.)
+        if !issues.isEmpty { layer.takeIssues(issues) }
         let length = try layer.read(L2CAPFields.length, &c, as: UInt16.self, inDecimal: true)
         let cidRange = layer.range(at: c.index, count: 2)
         let cid = try c.u16()
@@ -141,7 +143,7 @@ enum L2CAPDecoder {
         let framed = channel.map { $0.mode != .basic } ?? false
         if framed { summary(&layer.summary) }
         let index = packet.layers.count
-        packet.append(taking: &layer)
+        packet.append(consume layer)
         defer { packet.setSummaryIfShown(at: index, summary) }
         var context = L2CAPContext(link: link, sent: sent, cid: cid, channel: channel)
         var payload = ByteCursor(body)
