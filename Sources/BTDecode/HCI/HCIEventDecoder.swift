@@ -2,12 +2,25 @@ import BTCapture
 
 enum HCIEventDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
-        let codeIndex = c.index
         var layer = packet.makeLayer(.hciEvent, over: c)
+        // The layer is appended after the event is decoded, even when decoding throws: caught
+        // and thrown again rather than appended in a `defer`, which could only take the layer
+        // out of its variable by leaving an empty one there, made and destroyed for every event.
+        let failure: (any Error)?
+        do {
+            try decodeEvent(&c, &layer, &packet, &session)
+            failure = nil
+        } catch {
+            failure = error
+        }
         // Unless a decoder handed the layer on to a vendor's or a stack's layer above it: then
-        // `append(taking:)` left a placeholder here. (The kind read in place: a computed property
-        // of the Layer read in this defer copied the whole Layer, every event.)
-        defer { if layer.kind != .placeholder { packet.append(taking: &layer) } }
+        // `append(taking:)` left a placeholder here.
+        if layer.kind != .placeholder { packet.append(consume layer) }
+        if let failure { throw failure }
+    }
+
+    private static func decodeEvent(_ c: inout ByteCursor, _ layer: inout Layer, _ packet: inout Packet, _ session: inout Session) throws {
+        let codeIndex = c.index
         let code = try c.u8()
         let event = HCIEvents.eventsByCode[Int(code)]
         let stackEvent = event == nil && BTstack.isStackEvent(code)
