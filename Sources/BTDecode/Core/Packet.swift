@@ -159,9 +159,9 @@ public struct Packet {
     public mutating func makeLayer(_ kind: LayerKind, range: Range<Int>, showsDirection: Bool = false) -> Layer {
         let source: Layer.Source = reassembled.isEmpty ? .frame : .reassembled(reassembled.count - 1)
         if !spareLayers.isEmpty {
-            // removeLast, not popLast: an Optional of a Layer is tested and copied through
-            // outlined helpers (four calls a packet).
-            var layer = spareLayers.removeLast()
+            // remove(at:), not popLast or removeLast: both go through an Optional of a Layer,
+            // tested and copied through outlined helpers (four calls a packet).
+            var layer = spareLayers.remove(at: spareLayers.count - 1)
             layer.reuse(kind: kind, range: range, source: source, showsDirection: showsDirection, keepsDisplays: buildsDisplayText,
                         keptFields: keptFields)
             return layer
