@@ -3,7 +3,7 @@ import BTCapture
 /// ATT transactions in flight: one request per bearer and client (Core Vol 3, Part F, 3.3.2),
 /// and one indication per bearer and server, waiting for the PDU that answers them.
 public struct ATTState: ProtocolState {
-    public static let slot = ProtocolCatalog.slot(of: ATTState.self)
+    public static var slot: Int { StateSlot.att.rawValue }
 
     struct BearerKey: WordKey {
         var link: Session.LinkKey

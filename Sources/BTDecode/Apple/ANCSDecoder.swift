@@ -25,7 +25,7 @@ public enum ANCSFields {
 /// Per link: the Get Notification/App Attributes command a Data Source answer replies to, and
 /// the answer's bytes while it arrives over several notifications.
 public struct ANCSState: ProtocolState {
-    public static let slot = ProtocolCatalog.slot(of: ANCSState.self)
+    public static var slot: Int { StateSlot.ancs.rawValue }
 
     struct Request {
         var command: UInt8

@@ -300,7 +300,7 @@ struct BitReader {
 /// The piconet links a baseband capture shows, by LAP and LT_ADDR, each numbered as an HCI
 /// handle is so that L2CAP and what runs above it key their state by it.
 public struct BasebandState: ProtocolState {
-    public static let slot = ProtocolCatalog.slot(of: BasebandState.self)
+    public static var slot: Int { StateSlot.baseband.rawValue }
 
     struct LinkKey: WordKey {
         var lap: UInt32

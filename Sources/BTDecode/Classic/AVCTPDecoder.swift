@@ -17,7 +17,7 @@ public enum AVCTPFields {
 /// Per link: AVCTP messages arriving in fragments, and AVRCP responses the target sends in
 /// parts (AVRCP 1.6, 6.8) until the last one arrives.
 public struct AVCTPState: ProtocolState {
-    public static let slot = ProtocolCatalog.slot(of: AVCTPState.self)
+    public static var slot: Int { StateSlot.avctp.rawValue }
 
     struct FlowKey: WordKey {
         var link: Session.LinkKey

@@ -3,7 +3,7 @@ import BTCapture
 /// Per link: which AVDTP channel is signaling (the first one opened), signals arriving in
 /// fragments, each stream endpoint's configured codec, and the media channels' RTP sequence.
 public struct AVDTPState: ProtocolState {
-    public static let slot = ProtocolCatalog.slot(of: AVDTPState.self)
+    public static var slot: Int { StateSlot.avdtp.rawValue }
 
     struct FlowKey: WordKey {
         var link: Session.LinkKey

@@ -3,7 +3,7 @@ import BTCapture
 /// Per link: text of a command or result still arriving, the indicators the audio gateway
 /// listed (so +CIEV reads by name), and the codec it selected.
 public struct HFPState: ProtocolState {
-    public static let slot = ProtocolCatalog.slot(of: HFPState.self)
+    public static var slot: Int { StateSlot.hfp.rawValue }
 
     struct StreamKey: WordKey {
         var link: Session.LinkKey

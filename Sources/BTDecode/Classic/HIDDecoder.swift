@@ -22,7 +22,7 @@ public enum HIDFields {
 /// Per link: the protocol mode the host set (Boot or Report), what a Get request is waiting
 /// for on the control channel, and the device's report descriptor read from its SDP record.
 public struct HIDState: ProtocolState {
-    public static let slot = ProtocolCatalog.slot(of: HIDState.self)
+    public static var slot: Int { StateSlot.hid.rawValue }
 
     enum Mode: UInt8 { case boot = 0, report = 1 }
 

@@ -11,7 +11,7 @@ struct RFCOMMContext {
 /// Per link: the service each server channel carries when SDP did not say but the traffic did
 /// (a hands-free unit's first command is always AT+BRSF).
 public struct RFCOMMState: ProtocolState {
-    public static let slot = ProtocolCatalog.slot(of: RFCOMMState.self)
+    public static var slot: Int { StateSlot.rfcomm.rawValue }
 
     struct ChannelKey: WordKey {
         var link: Session.LinkKey

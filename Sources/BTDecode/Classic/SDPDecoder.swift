@@ -3,7 +3,7 @@ import BTCapture
 /// What a link's SDP exchanges taught: the services a server described (so RFCOMM can name a
 /// server channel's profile), and attribute lists still arriving in parts.
 public struct SDPState: ProtocolState {
-    public static let slot = ProtocolCatalog.slot(of: SDPState.self)
+    public static var slot: Int { StateSlot.sdp.rawValue }
 
     /// A service record as a client learns it.
     public struct Service: Equatable {

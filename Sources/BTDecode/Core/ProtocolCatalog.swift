@@ -167,14 +167,22 @@ public enum ProtocolCatalog {
     /// The state types, in catalog order, then the described protocols' (their text streams'
     /// unfinished lines: one state for every protocol a file describes): a state's slot is its
     /// index here.
-    static let stateTypes: [any ProtocolState.Type] = all.compactMap(\.state) + [DescribedState.self]
-
-    static func slot(of type: any ProtocolState.Type) -> Int {
-        guard let index = stateTypes.firstIndex(where: { ObjectIdentifier($0) == ObjectIdentifier(type) }) else {
-            preconditionFailure("\(type) is not the state of a protocol in ProtocolCatalog.all")
+    static let stateTypes: [any ProtocolState.Type] = {
+        let types = all.compactMap(\.state) + [DescribedState.self]
+        precondition(types.count == StateSlot.allCases.count, "a protocol state without its StateSlot, or one declared twice")
+        for (index, type) in types.enumerated() {
+            precondition(type.slot == index, "\(type)'s StateSlot is not its place in ProtocolCatalog.all")
         }
-        return index
-    }
+        return types
+    }()
+}
+
+/// Each protocol state's slot, its index among the Session's states, written out in the
+/// order of `ProtocolCatalog.all` (checked when the states are first made). A constant, where
+/// a slot computed at run time was a one-time initialisation check each time a decoder read a
+/// state (`swift_once`, ten times a packet of ATT).
+enum StateSlot: Int, CaseIterable {
+    case vendor, linkLayer, baseband, synchronousLinks, l2cap, att, gatt, smp, sdp, rfcomm, avdtp, avctp, hfp, hid, ancs, described
 }
 
 /// The characteristics profiles above GATT decode (ANCS, AMS...), in a stable order: what the

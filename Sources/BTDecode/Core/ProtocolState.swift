@@ -5,7 +5,7 @@ import BTCapture
 /// hooks when a link ends and when the capture ends.
 public protocol ProtocolState {
     init()
-    /// Its index among the registered states: `ProtocolCatalog.slot(of: Self.self)`.
+    /// Its index among the registered states, a `StateSlot`.
     static var slot: Int { get }
     /// A link ended (Disconnection Complete): what it left open, as warnings on that packet.
     mutating func close(_ link: Session.LinkKey) -> [String]

@@ -74,7 +74,7 @@ public struct DescribedTextRule: Sendable {
 
 /// Each text stream's unfinished line, by link, channel and direction.
 public struct DescribedState: ProtocolState {
-    public static let slot = ProtocolCatalog.slot(of: DescribedState.self)
+    public static var slot: Int { StateSlot.described.rawValue }
 
     struct StreamKey: Hashable {
         var link: Session.LinkKey

@@ -216,7 +216,7 @@ public struct GATTDatabase: Sendable {
 /// Every GATT database of the capture. Databases are kept by device address, so they outlive
 /// their links and are never reported as left open.
 public struct GATTState: ProtocolState {
-    public static let slot = ProtocolCatalog.slot(of: GATTState.self)
+    public static var slot: Int { StateSlot.gatt.rawValue }
 
     public internal(set) var databases: [GATTServerKey: GATTDatabase] = [:]
 

@@ -5,7 +5,7 @@ import BTCapture
 /// ACL link) the codec HFP chose; a CIS's ACL link and CIG, a BIS's BIG; and each ISO stream's
 /// last packet sequence number, to find what was lost.
 public struct SynchronousLinksState: ProtocolState {
-    public static let slot = ProtocolCatalog.slot(of: SynchronousLinksState.self)
+    public static var slot: Int { StateSlot.synchronousLinks.rawValue }
 
     public struct SCOLink: Equatable {
         public var peer: BDAddr

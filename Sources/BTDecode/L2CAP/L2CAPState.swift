@@ -4,7 +4,7 @@ import BTCapture
 /// channels opened by signaling (CID → PSM → protocol), so that data on a channel reaches
 /// the decoder of the protocol its PSM names.
 public struct L2CAPState: ProtocolState {
-    public static let slot = ProtocolCatalog.slot(of: L2CAPState.self)
+    public static var slot: Int { StateSlot.l2cap.rawValue }
 
     struct FlowKey: WordKey {
         var link: Session.LinkKey

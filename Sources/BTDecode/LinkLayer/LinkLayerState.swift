@@ -164,7 +164,7 @@ struct LastPDUs {
 /// access address, from their CONNECT_IND or, for a capture that starts mid-connection, from
 /// their first data packet.
 public struct LinkLayerState: ProtocolState {
-    public static let slot = ProtocolCatalog.slot(of: LinkLayerState.self)
+    public static var slot: Int { StateSlot.linkLayer.rawValue }
 
     public struct Connection {
         /// btlog's number for the link, used as an HCI handle is: L2CAP, ATT and the rest key

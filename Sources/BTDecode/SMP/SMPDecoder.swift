@@ -2,7 +2,7 @@ import BTCapture
 
 /// Pairing in progress per link: the two feature exchanges decide the method, named once the link is encrypted.
 public struct SMPState: ProtocolState {
-    public static let slot = ProtocolCatalog.slot(of: SMPState.self)
+    public static var slot: Int { StateSlot.smp.rawValue }
 
     struct Pairing {
         var request: SMPDecoder.Features?

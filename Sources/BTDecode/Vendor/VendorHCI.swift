@@ -71,7 +71,7 @@ struct VendorCommand {
 /// Information, or the monitor's Index Info), failing that the vendor whose firmware download it
 /// sees, and the version of Android's vendor capabilities (which lays out a quality report).
 public struct VendorState: ProtocolState {
-    public static let slot = ProtocolCatalog.slot(of: VendorState.self)
+    public static var slot: Int { StateSlot.vendor.rawValue }
 
     /// Company identifier by controller, from Read Local Version Information.
     public internal(set) var manufacturers: [UInt16: UInt16] = [:]
