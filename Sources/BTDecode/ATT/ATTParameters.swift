@@ -217,7 +217,13 @@ extension ATTDecoder {
                 layer.addIssue(.error, "\(opcodeName(opcode)): entry length \(length) is too short")
                 return
             }
-            var entries: [String] = []
+            // Each entry written into the summary as it is read (" - first, second"): no String
+            // made per entry and joined, and nothing formatted when no view shows the summary.
+            var entries = 0
+            func nextEntry(_ summary: inout SummaryText) {
+                summary += entries == 0 ? " - " : ", "
+                entries += 1
+            }
             let type = request?.uuid
             while c.remaining >= Int(length) {
                 var entry = try c.cursor(Int(length))
@@ -229,10 +235,12 @@ extension ATTDecoder {
                     if let service = BTUUID(littleEndian: bytes), let type, type.uuid16 == 0x2800 || type.uuid16 == 0x2801 {
                         layer.add(ATTFields.uuid, .uuid(service), pdu.names.labelled(service), at: bytesRange)
                         session.gatt.databases[key, default: GATTDatabase()].set(handle, .service(uuid: service, endHandle: end, primary: type.uuid16 == 0x2800))
-                        entries.append("\(pdu.names.service(service)) (\(Hex.u16(handle))-\(Hex.u16(end)))")
+                        nextEntry(&layer.summary)
+                        layer.summary += "\(pdu.names.service(service)) (\(hex: handle)-\(hex: end))"
                     } else {
                         layer.add(ATTFields.value, .bytes(bytes), at: bytesRange)
-                        entries.append("\(Hex.u16(handle))-\(Hex.u16(end))")
+                        nextEntry(&layer.summary)
+                        layer.summary += "\(hex: handle)-\(hex: end)"
                     }
                     continue
                 }
@@ -240,7 +248,8 @@ extension ATTDecoder {
                 let bytes = entry.rest()
                 switch type?.uuid16 {
                 case 0x2803 where bytes.count == 5 || bytes.count == 19:
-                    entries.append(try declaration(handle, bytes, &session))
+                    nextEntry(&layer.summary)
+                    try declaration(handle, bytes, &session)
                 case 0x2802 where bytes.count == 4 || bytes.count == 6:
                     var include = ByteCursor(bytes)
                     let start = try include.u16(), end = try include.u16()
@@ -248,7 +257,9 @@ extension ATTDecoder {
                     let service = include.isAtEnd ? nil : BTUUID(littleEndian: include.rest())
                     if let service { layer.add(ATTFields.uuid, .uuid(service), pdu.names.labelled(service), at: serviceRange) }
                     session.gatt.databases[key, default: GATTDatabase()].set(handle, .include(start: start, end: end, uuid: service))
-                    entries.append("Include \(Hex.u16(start))-\(Hex.u16(end))" + (service.map { " \(pdu.names.service($0))" } ?? ""))
+                    nextEntry(&layer.summary)
+                    layer.summary += "Include \(hex: start)-\(hex: end)"
+                    if let service { layer.summary += " \(pdu.names.service(service))" }
                 default:
                     layer.add(ATTFields.value, .bytes(bytes), at: bytesRange)
                     if let type {
@@ -256,20 +267,23 @@ extension ATTDecoder {
                             session.gatt.databases[key, default: GATTDatabase()].set(handle, .typed(type))
                         }
                         recordValue(handle, bytes, on: key, &session)
-                        let decoded = GATTValues.describe(type, bytes)
-                        entries.append("\(Hex.u16(handle))" + (decoded.map { ": \($0)" } ?? ""))
+                        nextEntry(&layer.summary)
+                        layer.summary += "\(hex: handle)"
+                        if layer.summary.isWritten, let decoded = GATTValues.describe(type, bytes) { layer.summary += ": \(decoded)" }
                     } else {
-                        entries.append(Hex.u16(handle))
+                        nextEntry(&layer.summary)
+                        layer.summary += "\(hex: handle)"
                     }
                 }
             }
-            layer.summary += " - \((entries.isEmpty ? "Packets: 0" : entries.joined(separator: ", ")))"
+            if entries == 0 { layer.summary += " - Packets: 0" }
             if !c.isAtEnd { layer.addIssue(.error, "\(opcodeName(opcode)): \(c.remaining) bytes do not fill an entry of \(length)") }
         }
 
         /// A characteristic declaration (properties, value handle, UUID), learnt into the database
-        /// whether Read By Type or a Read Request of a handle Find Information typed 0x2803 found it.
-        mutating func declaration(_ handle: UInt16, _ bytes: ArraySlice<UInt8>, _ session: inout Session) throws -> String {
+        /// whether Read By Type or a Read Request of a handle Find Information typed 0x2803 found it,
+        /// and said in the summary: "Name (value handle: properties)".
+        mutating func declaration(_ handle: UInt16, _ bytes: ArraySlice<UInt8>, _ session: inout Session) throws {
             var declaration = ByteCursor(bytes)
             guard bytes.count == 5 || bytes.count == 19 else { throw DecodeError.malformed("characteristic declaration of \(bytes.count) bytes") }
             let properties = try layer.read(ATTFields.properties, &declaration, as: UInt8.self, display: { "\(Hex.u8($0)) (\(GATTNames.properties($0)))" })
@@ -281,7 +295,7 @@ extension ATTDecoder {
             // (the one it replaces is still shared), for every declaration discovery finds.
             session.gatt.databases[key, default: GATTDatabase()].set(handle, .declaration(uuid: characteristic, properties: properties, valueHandle: valueHandle))
             session.gatt.databases[key, default: GATTDatabase()].set(valueHandle, .value(characteristic: characteristic))
-            return "\(pdu.names.characteristic(characteristic)) (\(Hex.u16(valueHandle)): \(GATTNames.properties(properties)))"
+            layer.summary += "\(pdu.names.characteristic(characteristic)) (\(hex: valueHandle): \(GATTNames.properties(properties)))"
         }
 
         mutating func readRequest(_ session: inout Session) throws {
@@ -302,8 +316,8 @@ extension ATTDecoder {
                 if case .declaration? = role { isDeclaration = true }
                 if isDeclaration, c.remaining == 5 || c.remaining == 19 {
                     let bytes = try readValue()
-                    let declared = try declaration(handle, bytes, &session)
-                    layer.summary += " - Handle: \(hex: handle) - Characteristic Declaration - \(declared)"
+                    layer.summary += " - Handle: \(hex: handle) - Characteristic Declaration - "
+                    try declaration(handle, bytes, &session)
                     return
                 }
                 pdu.appendHandle(handle, naming(handle, &session), &layer)
