@@ -102,6 +102,12 @@ final class FieldRegistryTests: XCTestCase {
         // Each catalog protocol's state, then the described protocols' text streams'.
         XCTAssertEqual(ProtocolCatalog.stateTypes.count, ProtocolCatalog.all.filter { $0.state != nil }.count + 1)
         XCTAssertTrue(ProtocolCatalog.stateTypes.last == DescribedState.self)
+        // Each state's constant slot is its place in that list, and a Session hands each decoder
+        // its own kind of state from it.
+        for (index, type) in ProtocolCatalog.stateTypes.enumerated() { XCTAssertEqual(type.slot, index, "\(type)") }
+        XCTAssertEqual(L2CAPState.slot, StateSlot.l2cap.rawValue)
+        XCTAssertTrue(ProtocolCatalog.stateTypes[StateSlot.att.rawValue] == ATTState.self)
+        XCTAssertTrue(ProtocolCatalog.stateTypes[StateSlot.vendor.rawValue] == VendorState.self)
     }
 
     /// What `--redact` and `--redact-values` zero is named by the protocols: every such name is
