@@ -6,7 +6,8 @@ public struct Packet {
     public private(set) var frame: Frame
     /// From the outermost (HCI) to the highest decoded. Decoders add to it with `append`, and
     /// add issues to an appended layer only through `addIssue` (it keeps `worstSeverity`).
-    public internal(set) var layers: [Layer] = []
+    /// (Each layer's slot is reused by the next packet decoded into this one: `LayerStack`.)
+    public internal(set) var layers = LayerStack()
     /// Connection handle the packet belongs to, if any.
     public var handle: UInt16?
     /// The remote device the packet concerns (from the connection or the packet itself).
@@ -40,20 +41,23 @@ public struct Packet {
     /// The fields its layers keep (`DecodeOptions.keptFields`), and whether they write summaries
     /// (other fields and no summary for a packet no stage can keep: `Decoder.decode(_:into:keeping:buildsDisplayText:)`).
     public internal(set) var keptFields: FieldMask
-    /// The most severe issue's severity, kept as layers and issues are added, so the table,
-    /// the colours and the counts need not walk every layer of every packet.
-    public private(set) var worstSeverity: Issue.Severity?
-    /// Layers of the previous packet decoded into this value, cleared but keeping their
-    /// arrays' capacity, for `makeLayer` to hand out again (see `reset(for:)`).
-    private var spareLayers: [Layer] = []
+    /// The most severe issue's severity. Worked out when asked (a test of each layer's
+    /// issues), since a layer opened in place takes issues without the packet seeing them.
+    public var worstSeverity: Issue.Severity? {
+        layers.withUnsafeBufferPointer { layers in
+            var worst: Issue.Severity?
+            for index in layers.indices where !layers[index].issues.isEmpty {
+                for issue in layers[index].issues where worst.map({ issue.severity > $0 }) ?? true { worst = issue.severity }
+            }
+            return worst
+        }
+    }
 
     public init(frame: Frame, buildsDisplayText: Bool = true, keptFields: FieldMask = .all) {
         self.frame = frame
         comment = frame.comment
         self.buildsDisplayText = buildsDisplayText
         self.keptFields = keptFields
-        // HCI, ACL, L2CAP, ATT: one allocation instead of three as the array grows.
-        layers.reserveCapacity(4)
     }
 
     /// Empties the packet for the next frame, keeping what it allocated: the layer list, each
@@ -67,13 +71,8 @@ public struct Packet {
         // moved in (not copied: a retain and a release a packet).
         if frame.comment != nil || comment != nil { comment = frame.comment }
         self.frame = consume frame
-        if spareLayers.isEmpty {
-            // Every spare was used again (the usual case): the layers become the spares whole,
-            // and the emptied spare list the layer list, instead of moving each layer over.
-            swap(&layers, &spareLayers)
-        } else {
-            while let layer = layers.popLast() { spareLayers.append(layer) }
-        }
+        // The layers stay in their slots as spares, opened again in place.
+        layers.removeAll()
         // Only when there is something to clear: most packets reassemble and render nothing,
         // and clearing an empty array still costs a call.
         if !reassembled.isEmpty { reassembled.removeAll(keepingCapacity: true) }
@@ -82,7 +81,6 @@ public struct Packet {
         if peerIdentity != nil { peerIdentity = nil }
         flagged = false
         if !renderedText.isEmpty { renderedText.removeAll(keepingCapacity: true) }
-        worstSeverity = nil
     }
 
     /// Empties the decoded layers (fields, issues), keeping their storage for the next packet
@@ -158,10 +156,7 @@ public struct Packet {
     /// `append`s it before handing on what the layer carries, so the layers above stand on it.
     public mutating func makeLayer(_ kind: LayerKind, range: Range<Int>, showsDirection: Bool = false) -> Layer {
         let source: Layer.Source = reassembled.isEmpty ? .frame : .reassembled(reassembled.count - 1)
-        if !spareLayers.isEmpty {
-            // remove(at:), not popLast or removeLast: both go through an Optional of a Layer,
-            // tested and copied through outlined helpers (four calls a packet).
-            var layer = spareLayers.remove(at: spareLayers.count - 1)
+        if var layer = layers.takeSpare() {
             layer.reuse(kind: kind, range: range, source: source, showsDirection: showsDirection, keepsDisplays: buildsDisplayText,
                         keptFields: keptFields)
             return layer
@@ -185,6 +180,32 @@ public struct Packet {
         return layer
     }
 
+    /// A new layer on top of this packet, opened in place (a spare slot made new): its index,
+    /// through which its decoder writes it (`layers[index]`). Nothing is moved or left to
+    /// destroy, as a layer made by `makeLayer` and appended is. The layers above it are opened
+    /// after it; its summary may be written once they are (`setSummaryIfShown`).
+    public mutating func openLayer(_ kind: LayerKind, range: Range<Int>, showsDirection: Bool = false) -> Int {
+        let source: Layer.Source = reassembled.isEmpty ? .frame : .reassembled(reassembled.count - 1)
+        let keepsDisplays = buildsDisplayText, keptFields = keptFields
+        return layers.open { slot, isSpare in
+            if isSpare {
+                slot.pointee.reuse(kind: kind, range: range, source: source, showsDirection: showsDirection, keepsDisplays: keepsDisplays,
+                                   keptFields: keptFields)
+            } else {
+                slot.initialize(to: Layer(kind: kind, range: range, source: source, showsDirection: showsDirection, keepsDisplays: keepsDisplays,
+                                          keptFields: keptFields))
+            }
+        }
+    }
+
+    /// `openLayer` over what `cursor` has left to read.
+    public mutating func openLayer(_ kind: LayerKind, over cursor: ByteCursor, showsDirection: Bool = false) -> Int {
+        let start = cursor.index - (reassembledPDU?.startIndex ?? frame.bytes.startIndex)
+        let index = openLayer(kind, range: start ..< start + cursor.remaining, showsDirection: showsDirection)
+        layers[index].cursorBase = cursor.index - start
+        return index
+    }
+
     /// The bytes a layer (or a field of it) covers, from the frame or the buffer it was decoded from.
     public func bytes(of layer: Layer, _ range: Range<Int>? = nil) -> ArraySlice<UInt8>? {
         let source: ArraySlice<UInt8>
@@ -200,11 +221,11 @@ public struct Packet {
     /// Puts a finished (or started) layer on top; the issues it carries are now this packet's.
     @inline(__always)
     public mutating func append(_ layer: __owned Layer) {
+        let index = layers.count
         layers.append(layer)
-        let index = layers.count - 1
-        for i in layers[index].issues.indices {
-            layers[index].issues[i].layer = index
-            noteSeverity(layers[index].issues[i].severity)
+        layers[index].position = index
+        if !layers[index].issues.isEmpty {
+            for i in layers[index].issues.indices { layers[index].issues[i].layer = index }
         }
     }
 
@@ -227,11 +248,6 @@ public struct Packet {
             append(makeLayer(SystemDecoder.layerKind(frame.kind), range: 0 ..< frame.bytes.count))
         }
         layers[layers.count - 1].issues.append(Issue(severity: severity, message: message, layer: layers.count - 1))
-        noteSeverity(severity)
-    }
-
-    private mutating func noteSeverity(_ severity: Issue.Severity) {
-        if worstSeverity.map({ severity > $0 }) ?? true { worstSeverity = severity }
     }
 
     /// Gives the layer at `index` its summary once the layers above it are decoded, if a view
@@ -329,6 +345,8 @@ public struct Layer {
     public private(set) var keepsDisplays: Bool
     /// The fields it keeps (its first whatever this says): `add` and `read` store no other.
     public internal(set) var keptFields: FieldMask
+    /// Its index in the packet, once there (opened in place, or appended); -1 before.
+    var position = -1
 
     /// Layers are made by `Packet.makeLayer`, which knows the decode options.
     init(kind: LayerKind, range: Range<Int>, source: Source, showsDirection: Bool, keepsDisplays: Bool, keptFields: FieldMask = .all,
@@ -354,6 +372,7 @@ public struct Layer {
         self.showsDirection = showsDirection
         self.keepsDisplays = keepsDisplays
         cursorBase = 0
+        position = -1
         removeFields()
         if !issues.isEmpty { issues.removeAll(keepingCapacity: true) }
     }
@@ -373,7 +392,10 @@ public struct Layer {
     }
 
     /// Issues found before the layer was made (an L2CAP PDU's, found reassembling it) as its own.
-    mutating func takeIssues(_ found: [Issue]) { issues = found }
+    mutating func takeIssues(_ found: [Issue]) {
+        issues = found
+        if position >= 0 { for index in issues.indices { issues[index].layer = position } }
+    }
 
     /// Keep every field added from here on, whatever the mask: for a layer whose decoder reads
     /// its own fields back (a vendor's sub-command chosen by the field read last, the
@@ -425,7 +447,7 @@ public struct Layer {
 
     /// An issue on this layer (its index in the packet is set when the layer is appended).
     public mutating func addIssue(_ severity: Issue.Severity, _ message: String) {
-        issues.append(Issue(severity: severity, message: message, layer: -1))
+        issues.append(Issue(severity: severity, message: message, layer: position))
     }
 }
 
