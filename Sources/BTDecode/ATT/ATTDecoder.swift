@@ -129,32 +129,40 @@ enum ATTDecoder {
     static func decodePDU(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session, context: L2CAPContext,
                           handoff: inout GATTHandoff?) throws {
         guard let opcode = try? c.peekU8() else {
-            var layer = packet.makeLayer(.att, over: c, showsDirection: true)
-            layer.addIssue(.error, "Empty ATT PDU")
-            packet.append(taking: &layer)
+            let index = packet.openLayer(.att, over: c, showsDirection: true)
+            packet.layers[index].addIssue(.error, "Empty ATT PDU")
             return
         }
-        // Built in place (not copied in): the layer, cursor and PDU are the Body's from here on.
-        var body = Body(c: c, layer: packet.makeLayer(.att, over: c, showsDirection: true),
-                        pdu: PDU(opcode: opcode, packet: packet, session: session, context: context))
+        let index = packet.openLayer(.att, over: c, showsDirection: true)
+        var body = Body(c: c, pdu: PDU(opcode: opcode, packet: packet, session: session, context: context))
         defer {
             c = body.c
-            packet.append(taking: &body.layer)
             // Moved, not copied: most PDUs hand nothing on, and copying and destroying an
             // Optional of this size goes through the runtime's generic value witnesses.
             if body.handoff != nil { swap(&handoff, &body.handoff) }
         }
+        // The layer written in its slot through the Body for the PDU's decoding, which reads
+        // nothing else of the packet.
+        try packet.layers.withLayer(index) { slot in
+            body.slot = slot
+            defer { body.slot = nil }
+            try decodeBody(&body, opcode, &session)
+        }
+    }
+
+    /// The PDU after its opcode, into the layer the Body lends.
+    private static func decodeBody(_ body: inout Body, _ opcode: UInt8, _ session: inout Session) throws {
         if !session.options.gattCache.isEmpty { session.gatt.seed(body.pdu.server, from: session.options.gattCache) }
         // The row read in place: a copy of it (its name and closure) costs a retain and release each.
         let known = kinds[Int(opcode)] != nil
-        try body.layer.read(ATTFields.opcode, &body.c, as: UInt8.self, named: { opcodeName($0) })
+        try body.slot!.pointee.read(ATTFields.opcode, &body.c, as: UInt8.self, named: { opcodeName($0) })
         if known {
             byCode.withUnsafeBufferPointer { rows in body.layer.summary.set("\(rows[Int(opcode)]!.name)") }
         } else {
             body.layer.summary.set("Unknown Opcode \(hex: opcode)")
             body.layer.addIssue(.warning, "Unknown ATT opcode \(Hex.u8(opcode))")
         }
-        body.request = body.pdu.pair(&session, &body.layer)
+        body.request = body.pdu.pair(&session, &body.slot!.pointee)
         if known {
             try byCode.withUnsafeBufferPointer { rows in try rows[Int(opcode)]!.decode(&body, &session) }
         } else if !body.c.isAtEnd {
@@ -164,7 +172,7 @@ enum ATTDecoder {
             try body.readValue()
             body.layer.addIssue(.warning, "\(opcodeName(opcode)): unexpected bytes after the PDU")
         }
-        if kinds[Int(opcode)] == .request || kinds[Int(opcode)] == .indication { body.pdu.remember(&session, opcode: opcode, &body.layer) }
+        if kinds[Int(opcode)] == .request || kinds[Int(opcode)] == .indication { body.pdu.remember(&session, opcode: opcode, &body.slot!.pointee) }
     }
 }
 

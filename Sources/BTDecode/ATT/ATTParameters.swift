@@ -5,16 +5,25 @@ extension ATTDecoder {
     /// the request it answers. Each opcode's row decodes with one of these methods.
     struct Body {
         var c: ByteCursor
-        var layer: Layer
+        /// The ATT layer's slot in the packet, while `LayerStack.withLayer` lends it.
+        var slot: UnsafeMutablePointer<Layer>?
         var pdu: PDU
         var request: ATTState.Transaction?
         /// A value a profile above GATT decodes once the ATT layer is done (ANCS, AMS).
         var handoff: GATTHandoff?
 
-        init(c: ByteCursor, layer: Layer, pdu: PDU) {
+        init(c: ByteCursor, pdu: PDU) {
             self.c = c
-            self.layer = layer
             self.pdu = pdu
+        }
+
+        /// The ATT layer, written in place. A call that also writes another part of the Body
+        /// (`layer.read(_, &c)`, `pdu.appendHandle(_, &layer)`) writes the layer through
+        /// `slot!.pointee` instead: through this property it would copy the whole Body, to keep
+        /// the Body read while its cursor is written.
+        var layer: Layer {
+            _read { yield slot!.pointee }
+            nonmutating _modify { yield &slot!.pointee }
         }
 
         var opcode: UInt8 { pdu.opcode }
@@ -32,10 +41,10 @@ extension ATTDecoder {
         }
 
         mutating func range(_ session: inout Session) throws {
-            let start = try layer.read(ATTFields.startHandle, &c, as: UInt16.self)
-            let end = try layer.read(ATTFields.endHandle, &c, as: UInt16.self)
+            let start = try slot!.pointee.read(ATTFields.startHandle, &c, as: UInt16.self)
+            let end = try slot!.pointee.read(ATTFields.endHandle, &c, as: UInt16.self)
             if start == end {
-                pdu.appendHandle(start, naming(start, &session), &layer)
+                pdu.appendHandle(start, naming(start, &session), &slot!.pointee)
             } else {
                 layer.summary += " - Start Handle: \(hex: start) - End Handle: \(hex: end)"
             }
@@ -53,7 +62,7 @@ extension ATTDecoder {
 
         /// The rest of the PDU as att.value, with its bytes.
         @discardableResult mutating func readValue() throws -> ArraySlice<UInt8> {
-            try layer.read(ATTFields.value, &c, bytes: c.remaining)
+            try slot!.pointee.read(ATTFields.value, &c, bytes: c.remaining)
         }
 
         mutating func typeUUID() throws -> BTUUID {
@@ -74,7 +83,7 @@ extension ATTDecoder {
                 // in this layer, its summary where btlog's own text would be.
                 var cursor = value
                 let wantsField = layer.keeps(GATTFields.value)
-                if let run = DescribedDecoder.decodeInline(target.described, target.message, &cursor, into: &layer,
+                if let run = DescribedDecoder.decodeInline(target.described, target.message, &cursor, into: &slot!.pointee,
                                                            wantsText: layer.summary.isWritten || wantsField) {
                     var wrote = false
                     var words: String?
@@ -83,7 +92,7 @@ extension ATTDecoder {
                         // the field's text, when kept, is a copy of what was written.
                         layer.summary += " - "
                         let start = layer.summary.count
-                        run.writeSummary(to: &layer.summary, after: start)
+                        run.writeSummary(to: &slot!.pointee.summary, after: start)
                         wrote = layer.summary.count > start
                         if wrote, wantsField { words = String(decoding: layer.summary.bytes[start...], as: UTF8.self) }
                         if !wrote { layer.summary.removeLast(3) }
@@ -99,7 +108,7 @@ extension ATTDecoder {
                     if !wrote, !bytes.isEmpty { layer.summary += " - Value: \(preview: bytes)" }
                 }
             } else {
-                pdu.describeValue(bytes, naming, &layer)
+                pdu.describeValue(bytes, naming, &slot!.pointee)
             }
             switch opcode {
             case 0x0B, 0x12, 0x52, 0x1B, 0x1D: handOff(handle, value, naming, described: session.options.described) // values whole, not in pieces
@@ -132,9 +141,9 @@ extension ATTDecoder {
         }
 
         mutating func errorResponse(_ session: inout Session) throws {
-            let requestOpcode = try layer.read(ATTFields.requestOpcode, &c, as: UInt8.self, named: { opcodeName($0) })
-            let handle = try layer.read(ATTFields.handle, &c, as: UInt16.self)
-            let error = try layer.read(ATTFields.error, &c, as: UInt8.self, named: { errorName($0) })
+            let requestOpcode = try slot!.pointee.read(ATTFields.requestOpcode, &c, as: UInt8.self, named: { opcodeName($0) })
+            let handle = try slot!.pointee.read(ATTFields.handle, &c, as: UInt16.self)
+            let error = try slot!.pointee.read(ATTFields.error, &c, as: UInt8.self, named: { errorName($0) })
             layer.summary += " - \(opcodeName(requestOpcode)) - Attribute Handle: \(hex: handle)"
             if let name = naming(handle, &session)?.name { layer.summary += " - \(name)" }
             layer.summary += " - Error Code: \(errorName(error)) (\(hex: error))"
@@ -157,7 +166,7 @@ extension ATTDecoder {
         }
 
         mutating func exchangeMTU(_ session: inout Session) throws {
-            let mtu = try layer.read(ATTFields.mtu, &c, as: UInt16.self, inDecimal: true)
+            let mtu = try slot!.pointee.read(ATTFields.mtu, &c, as: UInt16.self, inDecimal: true)
             layer.summary += " - MTU: \(mtu)"
             if mtu < 23 { layer.addIssue(.warning, "ATT MTU \(mtu) is below the minimum of 23") }
         }
@@ -167,12 +176,12 @@ extension ATTDecoder {
         }
 
         mutating func findInformationResponse(_ session: inout Session) throws {
-            let format = try layer.read(ATTFields.format, &c, as: UInt8.self, display: { $0 == 1 ? "16-bit UUIDs" : $0 == 2 ? "128-bit UUIDs" : "Reserved" })
+            let format = try slot!.pointee.read(ATTFields.format, &c, as: UInt8.self, display: { $0 == 1 ? "16-bit UUIDs" : $0 == 2 ? "128-bit UUIDs" : "Reserved" })
             let size = format == 2 ? 16 : 2
             if format != 1 && format != 2 { layer.addIssue(.error, "Find Information Response format \(format) is reserved") }
             var names: [String] = []
             while c.remaining >= 2 + size {
-                let handle = try layer.read(ATTFields.handle, &c, as: UInt16.self)
+                let handle = try slot!.pointee.read(ATTFields.handle, &c, as: UInt16.self)
                 let type = try readUUID(size)
                 session.gatt.databases[key, default: GATTDatabase()].learnType(handle, type)
                 names.append("\(Hex.u16(handle)): \(naming(handle, &session)?.name ?? pdu.names.name(type) ?? type.description)")
@@ -182,8 +191,8 @@ extension ATTDecoder {
         }
 
         mutating func findByTypeValueRequest(_ session: inout Session) throws {
-            let start = try layer.read(ATTFields.startHandle, &c, as: UInt16.self)
-            let end = try layer.read(ATTFields.endHandle, &c, as: UInt16.self)
+            let start = try slot!.pointee.read(ATTFields.startHandle, &c, as: UInt16.self)
+            let end = try slot!.pointee.read(ATTFields.endHandle, &c, as: UInt16.self)
             let typeUUID = try readUUID(2)
             pdu.uuid = typeUUID
             let wanted = try readValue()
@@ -195,8 +204,8 @@ extension ATTDecoder {
         mutating func findByTypeValueResponse(_ session: inout Session) throws {
             var groups: [String] = []
             while c.remaining >= 4 {
-                let found = try layer.read(ATTFields.handle, &c, as: UInt16.self)
-                let end = try layer.read(ATTFields.groupEndHandle, &c, as: UInt16.self)
+                let found = try slot!.pointee.read(ATTFields.handle, &c, as: UInt16.self)
+                let end = try slot!.pointee.read(ATTFields.groupEndHandle, &c, as: UInt16.self)
                 if let request, let type = request.uuid?.uuid16, type == 0x2800 || type == 0x2801, let target = request.findValue {
                     session.gatt.databases[key, default: GATTDatabase()].set(found, .service(uuid: target, endHandle: end, primary: type == 0x2800))
                 }
@@ -211,7 +220,7 @@ extension ATTDecoder {
         }
 
         mutating func readByTypeResponse(_ session: inout Session) throws {
-            let length = try layer.read(ATTFields.length, &c, as: UInt8.self, inDecimal: true)
+            let length = try slot!.pointee.read(ATTFields.length, &c, as: UInt8.self, inDecimal: true)
             let minimum = opcode == 0x11 ? 4 : 2
             guard Int(length) > minimum || (opcode == 0x09 && length == 2) else {
                 layer.addIssue(.error, "\(opcodeName(opcode)): entry length \(length) is too short")
@@ -235,11 +244,11 @@ extension ATTDecoder {
                     if let service = BTUUID(littleEndian: bytes), let type, type.uuid16 == 0x2800 || type.uuid16 == 0x2801 {
                         layer.add(ATTFields.uuid, .uuid(service), pdu.names.labelled(service), at: bytesRange)
                         session.gatt.databases[key, default: GATTDatabase()].set(handle, .service(uuid: service, endHandle: end, primary: type.uuid16 == 0x2800))
-                        nextEntry(&layer.summary)
+                        nextEntry(&slot!.pointee.summary)
                         layer.summary += "\(pdu.names.service(service)) (\(hex: handle)-\(hex: end))"
                     } else {
                         layer.add(ATTFields.value, .bytes(bytes), at: bytesRange)
-                        nextEntry(&layer.summary)
+                        nextEntry(&slot!.pointee.summary)
                         layer.summary += "\(hex: handle)-\(hex: end)"
                     }
                     continue
@@ -248,7 +257,7 @@ extension ATTDecoder {
                 let bytes = entry.rest()
                 switch type?.uuid16 {
                 case 0x2803 where bytes.count == 5 || bytes.count == 19:
-                    nextEntry(&layer.summary)
+                    nextEntry(&slot!.pointee.summary)
                     try declaration(handle, bytes, &session)
                 case 0x2802 where bytes.count == 4 || bytes.count == 6:
                     var include = ByteCursor(bytes)
@@ -257,7 +266,7 @@ extension ATTDecoder {
                     let service = include.isAtEnd ? nil : BTUUID(littleEndian: include.rest())
                     if let service { layer.add(ATTFields.uuid, .uuid(service), pdu.names.labelled(service), at: serviceRange) }
                     session.gatt.databases[key, default: GATTDatabase()].set(handle, .include(start: start, end: end, uuid: service))
-                    nextEntry(&layer.summary)
+                    nextEntry(&slot!.pointee.summary)
                     layer.summary += "Include \(hex: start)-\(hex: end)"
                     if let service { layer.summary += " \(pdu.names.service(service))" }
                 default:
@@ -267,11 +276,11 @@ extension ATTDecoder {
                             session.gatt.databases[key, default: GATTDatabase()].set(handle, .typed(type))
                         }
                         recordValue(handle, bytes, on: key, &session)
-                        nextEntry(&layer.summary)
+                        nextEntry(&slot!.pointee.summary)
                         layer.summary += "\(hex: handle)"
                         if layer.summary.isWritten, let decoded = GATTValues.describe(type, bytes) { layer.summary += ": \(decoded)" }
                     } else {
-                        nextEntry(&layer.summary)
+                        nextEntry(&slot!.pointee.summary)
                         layer.summary += "\(hex: handle)"
                     }
                 }
@@ -299,8 +308,8 @@ extension ATTDecoder {
         }
 
         mutating func readRequest(_ session: inout Session) throws {
-            let handle = try layer.read(ATTFields.handle, &c, as: UInt16.self)
-            pdu.appendHandle(handle, naming(handle, &session), &layer)
+            let handle = try slot!.pointee.read(ATTFields.handle, &c, as: UInt16.self)
+            pdu.appendHandle(handle, naming(handle, &session), &slot!.pointee)
             pdu.handle = handle
         }
 
@@ -320,15 +329,15 @@ extension ATTDecoder {
                     try declaration(handle, bytes, &session)
                     return
                 }
-                pdu.appendHandle(handle, naming(handle, &session), &layer)
+                pdu.appendHandle(handle, naming(handle, &session), &slot!.pointee)
             }
             value(request?.handle, &session)
         }
 
         mutating func readBlobRequest(_ session: inout Session) throws {
-            let handle = try layer.read(ATTFields.handle, &c, as: UInt16.self)
-            let offset = try layer.read(ATTFields.offset, &c, as: UInt16.self, inDecimal: true)
-            pdu.appendHandle(handle, naming(handle, &session), &layer)
+            let handle = try slot!.pointee.read(ATTFields.handle, &c, as: UInt16.self)
+            let offset = try slot!.pointee.read(ATTFields.offset, &c, as: UInt16.self, inDecimal: true)
+            pdu.appendHandle(handle, naming(handle, &session), &slot!.pointee)
             layer.summary += " - Offset: \(offset)"
             pdu.handle = handle
         }
@@ -336,7 +345,7 @@ extension ATTDecoder {
         mutating func readMultipleRequest(_ session: inout Session) throws {
             var handles: [String] = []
             while c.remaining >= 2 {
-                let handle = try layer.read(ATTFields.handle, &c, as: UInt16.self)
+                let handle = try slot!.pointee.read(ATTFields.handle, &c, as: UInt16.self)
                 handles.append(Hex.u16(handle) + (naming(handle, &session).map { " (\($0.name))" } ?? ""))
             }
             layer.summary += " - Handles: \(handles.joined(separator: ", "))"
@@ -347,7 +356,7 @@ extension ATTDecoder {
             // Write Response and Confirmation carry no handle: name the one their request had.
             if let handle = request?.handle {
                 layer.add(ATTFields.handle, .u16(handle))
-                pdu.appendHandle(handle, naming(handle, &session), &layer)
+                pdu.appendHandle(handle, naming(handle, &session), &slot!.pointee)
                 if let written = request?.value { recordValue(handle, written[...], on: key, &session) }
             }
         }
@@ -361,43 +370,43 @@ extension ATTDecoder {
             while c.remaining >= 2 {
                 let length = try c.u16()
                 if Int(length) > c.remaining { layer.addIssue(.error, "Value length \(length) but \(c.remaining) bytes follow") }
-                try layer.read(ATTFields.value, &c, bytes: min(Int(length), c.remaining))
+                try slot!.pointee.read(ATTFields.value, &c, bytes: min(Int(length), c.remaining))
                 count += 1
             }
             layer.summary += " - \(count) Values"
         }
 
         mutating func handleAndValue(_ session: inout Session) throws {
-            let handle = try layer.read(ATTFields.handle, &c, as: UInt16.self)
+            let handle = try slot!.pointee.read(ATTFields.handle, &c, as: UInt16.self)
             let naming = naming(handle, &session)
-            pdu.appendHandle(handle, naming, &layer)
+            pdu.appendHandle(handle, naming, &slot!.pointee)
             pdu.handle = handle
             value(handle, &session, naming: .some(naming))
         }
 
         mutating func signedWriteCommand(_ session: inout Session) throws {
-            let handle = try layer.read(ATTFields.handle, &c, as: UInt16.self)
-            pdu.appendHandle(handle, naming(handle, &session), &layer)
+            let handle = try slot!.pointee.read(ATTFields.handle, &c, as: UInt16.self)
+            pdu.appendHandle(handle, naming(handle, &session), &slot!.pointee)
             guard c.remaining >= 12 else {
                 layer.addIssue(.error, "Signed Write Command without its 12-byte signature")
                 value(handle, &session)
                 return
             }
-            try layer.read(ATTFields.value, &c, bytes: c.remaining - 12)
-            try layer.read(ATTFields.signature, &c, bytes: 12)
+            try slot!.pointee.read(ATTFields.value, &c, bytes: c.remaining - 12)
+            try slot!.pointee.read(ATTFields.signature, &c, bytes: 12)
         }
 
         mutating func prepareWrite(_ session: inout Session) throws {
-            let handle = try layer.read(ATTFields.handle, &c, as: UInt16.self)
-            let offset = try layer.read(ATTFields.offset, &c, as: UInt16.self, inDecimal: true)
-            pdu.appendHandle(handle, naming(handle, &session), &layer)
+            let handle = try slot!.pointee.read(ATTFields.handle, &c, as: UInt16.self)
+            let offset = try slot!.pointee.read(ATTFields.offset, &c, as: UInt16.self, inDecimal: true)
+            pdu.appendHandle(handle, naming(handle, &session), &slot!.pointee)
             layer.summary += " - Offset: \(offset)"
             try readValue()
             pdu.handle = handle
         }
 
         mutating func executeWriteRequest(_ session: inout Session) throws {
-            let flags = try layer.read(ATTFields.flags, &c, as: UInt8.self, display: {
+            let flags = try slot!.pointee.read(ATTFields.flags, &c, as: UInt8.self, display: {
                 $0 == 0 ? "Cancel all prepared writes" : $0 == 1 ? "Immediately write all pending prepared values" : "Reserved"
             })
             layer.summary += flags == 0 ? " - Cancel" : flags == 1 ? " - Write" : " - Reserved flags \(hex: flags)"
@@ -406,10 +415,10 @@ extension ATTDecoder {
         mutating func multipleHandleValueNotification(_ session: inout Session) throws {
             var parts: [String] = []
             while c.remaining >= 4 {
-                let handle = try layer.read(ATTFields.handle, &c, as: UInt16.self)
+                let handle = try slot!.pointee.read(ATTFields.handle, &c, as: UInt16.self)
                 let length = try c.u16()
                 if Int(length) > c.remaining { layer.addIssue(.error, "Value length \(length) but \(c.remaining) bytes follow") }
-                let bytes = try layer.read(ATTFields.value, &c, bytes: min(Int(length), c.remaining))
+                let bytes = try slot!.pointee.read(ATTFields.value, &c, bytes: min(Int(length), c.remaining))
                 recordValue(handle, bytes, on: key, &session)
                 parts.append(Hex.u16(handle) + (naming(handle, &session).map { " \($0.name)" } ?? ""))
             }

@@ -72,6 +72,7 @@ public final class Decoder {
         if packet.frame.isTruncated {
             packet.addIssue(.warning, "Captured \(packet.frame.bytes.count) of \(packet.frame.originalLength) bytes")
         }
+        packet.noteIssuesOfOpenedLayers()
     }
 
     /// The end of the capture: what was still open (PDUs being reassembled, requests never

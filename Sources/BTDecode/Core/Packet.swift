@@ -41,17 +41,11 @@ public struct Packet {
     /// The fields its layers keep (`DecodeOptions.keptFields`), and whether they write summaries
     /// (other fields and no summary for a packet no stage can keep: `Decoder.decode(_:into:keeping:buildsDisplayText:)`).
     public internal(set) var keptFields: FieldMask
-    /// The most severe issue's severity. Worked out when asked (a test of each layer's
-    /// issues), since a layer opened in place takes issues without the packet seeing them.
-    public var worstSeverity: Issue.Severity? {
-        layers.withUnsafeBufferPointer { layers in
-            var worst: Issue.Severity?
-            for index in layers.indices where !layers[index].issues.isEmpty {
-                for issue in layers[index].issues where worst.map({ issue.severity > $0 }) ?? true { worst = issue.severity }
-            }
-            return worst
-        }
-    }
+    /// The most severe issue's severity, kept so that the table, the colours and the counts
+    /// need not walk every layer of every packet: noted as layers are appended and issues added
+    /// through the packet, and for layers opened in place (whose decoders add issues to the
+    /// layer alone) when decoding is done (`noteIssuesOfOpenedLayers`).
+    public private(set) var worstSeverity: Issue.Severity?
 
     public init(frame: Frame, buildsDisplayText: Bool = true, keptFields: FieldMask = .all) {
         self.frame = frame
@@ -81,6 +75,7 @@ public struct Packet {
         if peerIdentity != nil { peerIdentity = nil }
         flagged = false
         if !renderedText.isEmpty { renderedText.removeAll(keepingCapacity: true) }
+        worstSeverity = nil
     }
 
     /// Empties the decoded layers (fields, issues), keeping their storage for the next packet
@@ -156,7 +151,8 @@ public struct Packet {
     /// `append`s it before handing on what the layer carries, so the layers above stand on it.
     public mutating func makeLayer(_ kind: LayerKind, range: Range<Int>, showsDirection: Bool = false) -> Layer {
         let source: Layer.Source = reassembled.isEmpty ? .frame : .reassembled(reassembled.count - 1)
-        if var layer = layers.takeSpare() {
+        if layers.hasSpare {
+            var layer = layers.takeSpare()
             layer.reuse(kind: kind, range: range, source: source, showsDirection: showsDirection, keepsDisplays: buildsDisplayText,
                         keptFields: keptFields)
             return layer
@@ -187,23 +183,22 @@ public struct Packet {
     public mutating func openLayer(_ kind: LayerKind, range: Range<Int>, showsDirection: Bool = false) -> Int {
         let source: Layer.Source = reassembled.isEmpty ? .frame : .reassembled(reassembled.count - 1)
         let keepsDisplays = buildsDisplayText, keptFields = keptFields
-        return layers.open { slot, isSpare in
-            if isSpare {
-                slot.pointee.reuse(kind: kind, range: range, source: source, showsDirection: showsDirection, keepsDisplays: keepsDisplays,
-                                   keptFields: keptFields)
-            } else {
-                slot.initialize(to: Layer(kind: kind, range: range, source: source, showsDirection: showsDirection, keepsDisplays: keepsDisplays,
-                                          keptFields: keptFields))
-            }
+        return layers.open { layer, index in
+            layer.reuse(kind: kind, range: range, source: source, showsDirection: showsDirection, keepsDisplays: keepsDisplays,
+                        keptFields: keptFields, position: index)
         }
     }
 
     /// `openLayer` over what `cursor` has left to read.
     public mutating func openLayer(_ kind: LayerKind, over cursor: ByteCursor, showsDirection: Bool = false) -> Int {
         let start = cursor.index - (reassembledPDU?.startIndex ?? frame.bytes.startIndex)
-        let index = openLayer(kind, range: start ..< start + cursor.remaining, showsDirection: showsDirection)
-        layers[index].cursorBase = cursor.index - start
-        return index
+        let source: Layer.Source = reassembled.isEmpty ? .frame : .reassembled(reassembled.count - 1)
+        let keepsDisplays = buildsDisplayText, keptFields = keptFields
+        return layers.open { layer, index in
+            layer.reuse(kind: kind, range: start ..< start + cursor.remaining, source: source, showsDirection: showsDirection,
+                        keepsDisplays: keepsDisplays, keptFields: keptFields, position: index)
+            layer.cursorBase = cursor.index - start
+        }
     }
 
     /// The bytes a layer (or a field of it) covers, from the frame or the buffer it was decoded from.
@@ -225,8 +220,17 @@ public struct Packet {
         layers.append(layer)
         layers[index].position = index
         if !layers[index].issues.isEmpty {
-            for i in layers[index].issues.indices { layers[index].issues[i].layer = index }
+            for i in layers[index].issues.indices {
+                layers[index].issues[i].layer = index
+                noteSeverity(layers[index].issues[i].severity)
+            }
         }
+    }
+
+    /// Takes in the severity of the issues on layers opened in place, which their decoders add
+    /// to the layer, not through the packet: `Decoder` calls it once a packet is decoded.
+    mutating func noteIssuesOfOpenedLayers() {
+        if let worst = layers.worstSeverity() { noteSeverity(worst) }
     }
 
     /// `append` for a decoder's `defer`: moves the layer in, leaving an empty one behind, where
@@ -248,6 +252,11 @@ public struct Packet {
             append(makeLayer(SystemDecoder.layerKind(frame.kind), range: 0 ..< frame.bytes.count))
         }
         layers[layers.count - 1].issues.append(Issue(severity: severity, message: message, layer: layers.count - 1))
+        noteSeverity(severity)
+    }
+
+    private mutating func noteSeverity(_ severity: Issue.Severity) {
+        if worstSeverity.map({ severity > $0 }) ?? true { worstSeverity = severity }
     }
 
     /// Gives the layer at `index` its summary once the layers above it are decoded, if a view
@@ -362,7 +371,8 @@ public struct Layer {
     }
 
     /// The layer made new for another packet, keeping its arrays' capacity.
-    mutating func reuse(kind: LayerKind, range: Range<Int>, source: Source, showsDirection: Bool, keepsDisplays: Bool, keptFields: FieldMask) {
+    mutating func reuse(kind: LayerKind, range: Range<Int>, source: Source, showsDirection: Bool, keepsDisplays: Bool, keptFields: FieldMask,
+                        position: Int = -1) {
         self.kind = kind
         self.keptFields = keptFields
         summary.removeAll()
@@ -372,7 +382,7 @@ public struct Layer {
         self.showsDirection = showsDirection
         self.keepsDisplays = keepsDisplays
         cursorBase = 0
-        position = -1
+        self.position = position
         removeFields()
         if !issues.isEmpty { issues.removeAll(keepingCapacity: true) }
     }

@@ -6,15 +6,17 @@ enum DataDecoder {
     static let descriptor = ProtocolDescriptor(name: "HCI Data", fields: DataFields.all, layers: [.acl, .sco, .iso], state: SynchronousLinksState.self)
 
     static func decodeACL(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
-        var layer = packet.makeLayer(.acl, over: c, showsDirection: true)
+        let index = packet.openLayer(.acl, over: c, showsDirection: true)
         let word = try c.u16()
         let handle = word & 0x0FFF
         let pb = UInt8(word >> 12 & 0x3), bc = UInt8(word >> 14)
         let length = try c.u16()
-        layer.add(DataFields.aclHandle, .u16(handle), at: 0 ..< 2)
-        layer.add(DataFields.aclPB, .u8(pb), pbName(pb), at: 0 ..< 2)
-        layer.add(DataFields.aclBC, .u8(bc), bc == 0 ? "Point-to-point" : "Broadcast", at: 0 ..< 2)
-        layer.add(DataFields.aclLength, .u16(length), inDecimal: true, at: 2 ..< 4)
+        packet.layers.update(index) { layer in
+            layer.add(DataFields.aclHandle, .u16(handle), at: 0 ..< 2)
+            layer.add(DataFields.aclPB, .u8(pb), pbName(pb), at: 0 ..< 2)
+            layer.add(DataFields.aclBC, .u8(bc), bc == 0 ? "Point-to-point" : "Broadcast", at: 0 ..< 2)
+            layer.add(DataFields.aclLength, .u16(length), inDecimal: true, at: 2 ..< 4)
+        }
         packet.handle = handle
         let connection = session.connection(controller: packet.frame.controller, handle: handle)
         packet.peer = connection?.peer
@@ -22,8 +24,6 @@ enum DataDecoder {
         if connection == nil { session.sawData(on: Session.LinkKey(controller: packet.frame.controller, handle: handle)) }
         let lengthMismatch = Int(length) != c.remaining
         let payload = c.rest()
-        let index = packet.layers.count
-        packet.append(consume layer)
         defer {
             packet.setSummaryIfShown(at: index) {
                 $0 += "Data [Handle: \(hex: handle), Packet Boundary Flags: \(hex: pb), Length: \(hex: length) (\(length))]"

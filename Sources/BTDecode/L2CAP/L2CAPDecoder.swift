@@ -64,9 +64,8 @@ enum L2CAPDecoder {
                 pending.expected = Int(length) + 4
             }
             guard let expected = pending.expected, pending.data.count >= expected else {
-                let layer = fragmentLayer(pending, range: base ..< base + payload.count, &packet)
+                openFragmentLayer(pending, range: base ..< base + payload.count, &packet)
                 session.l2cap.reassembly[key] = pending
-                packet.append(consume layer)
                 return
             }
             var issues: [Issue] = []
@@ -98,17 +97,21 @@ enum L2CAPDecoder {
         }
         let pending = L2CAPState.PendingPDU(data: Array(payload), expected: length, fragments: 1, firstFrame: packet.frame.number)
         session.l2cap.reassembly[key] = pending
-        var layer = fragmentLayer(pending, range: base ..< base + payload.count, &packet)
-        layer.issues += issues
-        packet.append(consume layer)
+        let index = openFragmentLayer(pending, range: base ..< base + payload.count, &packet)
+        if !issues.isEmpty { packet.layers[index].takeIssues(issues) }
     }
 
-    static func fragmentLayer(_ pending: L2CAPState.PendingPDU, range: Range<Int>, _ packet: inout Packet) -> Layer {
-        var layer = packet.makeLayer(.l2cap, summary: "Fragment \(pending.fragments) of an L2CAP PDU", range: range, showsDirection: true)
-        if let expected = pending.expected { layer.summary += " - \(pending.data.count) of \(expected) bytes" }
-        if pending.fragments > 1 { layer.summary += " (started in packet \(pending.firstFrame))" }
-        layer.add(L2CAPFields.fragment, .u16(UInt16(clamping: pending.fragments)), String(pending.fragments))
-        return layer
+    /// The layer of a fragment of a PDU still being reassembled; returns its index.
+    @discardableResult
+    static func openFragmentLayer(_ pending: L2CAPState.PendingPDU, range: Range<Int>, _ packet: inout Packet) -> Int {
+        let index = packet.openLayer(.l2cap, range: range, showsDirection: true)
+        packet.layers.update(index) { layer in
+            layer.summary += "Fragment \(pending.fragments) of an L2CAP PDU"
+            if let expected = pending.expected { layer.summary += " - \(pending.data.count) of \(expected) bytes" }
+            if pending.fragments > 1 { layer.summary += " (started in packet \(pending.firstFrame))" }
+            layer.add(L2CAPFields.fragment, .u16(UInt16(clamping: pending.fragments)), String(pending.fragments))
+        }
+        return index
     }
 
     /// A whole L2CAP PDU: basic header, then the channel's protocol.
@@ -116,21 +119,22 @@ enum L2CAPDecoder {
                           into packet: inout Packet, session: inout Session) throws {
         var c = ByteCursor(pdu)
         guard pdu.count >= 4 else { throw DecodeError.truncated(needed: 4, available: pdu.count, at: c.offset) }
-        var layer = packet.makeLayer(.l2cap, over: c, showsDirection: true)
-        // Only when there are any: assigning an empty list still drops the reused layer's own.
-        // (Through a method: assigning the property here keeps the compiler from moving the
-        // layer into the packet below.)
-        if !issues.isEmpty { layer.takeIssues(issues) }
-        let length = try layer.read(L2CAPFields.length, &c, as: UInt16.self, inDecimal: true)
-        let cidRange = layer.range(at: c.index, count: 2)
-        let cid = try c.u16()
-        let channel = cid >= 0x0040 ? session.l2cap.channel(link, cid: cid, sent: sent) : nil
-        let protocolName = channel?.protocolName ?? L2CAPProtocols.fixedName(cid: cid)
-        let displays = layer.keepsDisplays ? session.l2cap.displays(cid: cid, psm: channel?.psm, protocolName: protocolName) : nil
-        layer.add(L2CAPFields.cid, .u16(cid), displays?.cid, at: cidRange)
-        if let channel { layer.add(L2CAPFields.psm, .u16(channel.psm), displays?.psm) }
-        if let protocolName { layer.add(L2CAPFields.channelProtocol, .text(protocolName)) }
-        if fragments > 1 { layer.add(L2CAPFields.fragmentCount, .u16(UInt16(clamping: fragments)), "\(fragments) fragments") }
+        let index = packet.openLayer(.l2cap, over: c, showsDirection: true)
+        let (length, cid, channel, protocolName) = try packet.layers.update(index) { layer in
+            // Only when there are any: assigning an empty list still drops the reused layer's own.
+            if !issues.isEmpty { layer.takeIssues(issues) }
+            let length = try layer.read(L2CAPFields.length, &c, as: UInt16.self, inDecimal: true)
+            let cidRange = layer.range(at: c.index, count: 2)
+            let cid = try c.u16()
+            let channel = cid >= 0x0040 ? session.l2cap.channel(link, cid: cid, sent: sent) : nil
+            let protocolName = channel?.protocolName ?? L2CAPProtocols.fixedName(cid: cid)
+            let displays = layer.keepsDisplays ? session.l2cap.displays(cid: cid, psm: channel?.psm, protocolName: protocolName) : nil
+            layer.add(L2CAPFields.cid, .u16(cid), displays?.cid, at: cidRange)
+            if let channel { layer.add(L2CAPFields.psm, .u16(channel.psm), displays?.psm) }
+            if let protocolName { layer.add(L2CAPFields.channelProtocol, .text(protocolName)) }
+            if fragments > 1 { layer.add(L2CAPFields.fragmentCount, .u16(UInt16(clamping: fragments)), "\(fragments) fragments") }
+            return (length, cid, channel, protocolName)
+        }
         let body = c.rest()
         func summary(_ text: inout SummaryText) {
             text += "Channel ID: \(hex: cid)"
@@ -141,9 +145,7 @@ enum L2CAPDecoder {
         // Made at the end, when it is known whether a view shows it, unless the channel's framing
         // (ERTM, streaming) adds to it on the way.
         let framed = channel.map { $0.mode != .basic } ?? false
-        if framed { summary(&layer.summary) }
-        let index = packet.layers.count
-        packet.append(consume layer)
+        if framed { summary(&packet.layers[index].summary) }
         defer { packet.setSummaryIfShown(at: index, summary) }
         var context = L2CAPContext(link: link, sent: sent, cid: cid, channel: channel)
         var payload = ByteCursor(body)
