@@ -196,18 +196,20 @@ public struct LayerStack: RandomAccessCollection {
         return layer
     }
 
-    /// Whether `takeSpare` has one to give.
-    var hasSpare: Bool {
-        guard let counts else { return false }
-        return counts.pointee.initialized > counts.pointee.count + (counts.pointee.hole ? 1 : 0)
+    /// Whether `takeSpare` has one to give. The storage is made this value's alone first: the
+    /// spares of one shared with a copy are not this value's to take.
+    mutating func hasSpareToTake() -> Bool {
+        guard storage != nil else { return false }
+        makeUnique()
+        let counts = counts.unsafelyUnwrapped.pointee
+        return counts.initialized > counts.count + (counts.hole ? 1 : 0)
     }
 
-    /// A spare taken out whole, for `Packet.makeLayer`, which hands a layer by value (`hasSpare`
-    /// says there is one): the one in the next slot, leaving a hole there for the layer's
-    /// `append`, or the last when there is a hole already.
+    /// A spare taken out whole, for `Packet.makeLayer`, which hands a layer by value (once
+    /// `hasSpareToTake` said there is one): the one in the next slot, leaving a hole there for
+    /// the layer's `append`, or the last when there is a hole already.
     mutating func takeSpare() -> Layer {
-        precondition(hasSpare, "no spare layer")
-        makeUnique()
+        precondition(hasSpareToTake(), "no spare layer")
         let counts = counts.unsafelyUnwrapped, slots = slots.unsafelyUnwrapped
         if counts.pointee.hole {
             counts.pointee.initialized -= 1

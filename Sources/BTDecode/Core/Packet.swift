@@ -151,7 +151,7 @@ public struct Packet {
     /// `append`s it before handing on what the layer carries, so the layers above stand on it.
     public mutating func makeLayer(_ kind: LayerKind, range: Range<Int>, showsDirection: Bool = false) -> Layer {
         let source: Layer.Source = reassembled.isEmpty ? .frame : .reassembled(reassembled.count - 1)
-        if layers.hasSpare {
+        if layers.hasSpareToTake() {
             var layer = layers.takeSpare()
             layer.reuse(kind: kind, range: range, source: source, showsDirection: showsDirection, keepsDisplays: buildsDisplayText,
                         keptFields: keptFields)
