@@ -63,9 +63,11 @@ public struct LayerStack: RandomAccessCollection {
         }
     }
 
-    /// The layers in place, for a renderer walking them all.
-    public func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Layer>) throws -> R) rethrows -> R {
-        try withExtendedLifetime(storage) { try body(UnsafeBufferPointer(start: slots, count: count)) }
+    /// The layers in place, for a renderer walking them all. Inlinable, so that the renderer's
+    /// closure is not called through a context.
+    @inlinable public func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Layer>) throws -> R) rethrows -> R {
+        // The caller holds this value (and so the storage) for the call: nothing to extend.
+        try body(UnsafeBufferPointer(start: slots, count: count))
     }
 
     /// The layers in place, writable.

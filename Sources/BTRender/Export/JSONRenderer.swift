@@ -141,8 +141,9 @@ public struct JSONRenderer: PacketRenderer {
                 JSONText.appendLiteral("null", to: &text)
             }
         case .summary:
-            if let top = packet.top {
-                top.summary.withBytes { JSONText.appendString(utf8: $0, to: &text) }
+            if let top = packet.layers.indices.last {
+                // Read in place: `packet.top` is a copy of the layer.
+                packet.layers[top].summary.withBytes { JSONText.appendString(utf8: $0, to: &text) }
             } else {
                 JSONText.appendLiteral("\"\"", to: &text)
             }
