@@ -4,9 +4,9 @@ import BTCapture
 /// each with fields, and the issues found on the way.
 public struct Packet {
     public private(set) var frame: Frame
-    /// From the outermost (HCI) to the highest decoded. Decoders add to it with `append`, and
-    /// add issues to an appended layer only through `addIssue` (it keeps `worstSeverity`).
-    /// (Each layer's slot is reused by the next packet decoded into this one: `LayerStack`.)
+    /// From the outermost (HCI) to the highest decoded. Decoders open a layer in place
+    /// (`openLayer`, then write it through `layers.update(index)`), or make one as a value and
+    /// `append` it. Each slot is reused by the next packet decoded into this one (`LayerStack`).
     public internal(set) var layers = LayerStack()
     /// Connection handle the packet belongs to, if any.
     public var handle: UInt16?
@@ -177,7 +177,8 @@ public struct Packet {
     }
 
     /// A new layer on top of this packet, opened in place (a spare slot made new): its index,
-    /// through which its decoder writes it (`layers[index]`). Nothing is moved or left to
+    /// through which its decoder writes it (`layers.update(index) { layer in ... }`, or
+    /// `layers[index]` for one write). Nothing is moved or left to
     /// destroy, as a layer made by `makeLayer` and appended is. The layers above it are opened
     /// after it; its summary may be written once they are (`setSummaryIfShown`).
     public mutating func openLayer(_ kind: LayerKind, range: Range<Int>, showsDirection: Bool = false) -> Int {
