@@ -27,10 +27,80 @@ final class HCICommand: @unchecked Sendable {
 }
 
 /// A command's, a return's or an event's decoder, in place of reading its row's layout: given
-/// that layout (parsed; nil when the row has none), to read where it needs it. One that hands
-/// the layer to a layer above (a vendor's) appends it itself, with `Packet.append(taking:)`.
+/// that layout (parsed; nil when the row has none), to read where it needs it. It writes its
+/// layer in place, lent by the packet (so it cannot reach the packet itself), and what it says
+/// of the packet (handle, peer, a layer above) in `row`, which the packet takes in after.
 typealias HCIRowDecoder = (_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                           _ packet: inout Packet, _ session: inout Session) throws -> Void
+                           _ row: inout HCIRowContext, _ session: inout Session) throws -> Void
+
+/// What an HCI command's or event's decoder reads of its packet and writes to it, besides its
+/// own layer: the layer is opened in place and lent to the decoder while the packet is under
+/// its mutating access, so the rest of the packet is read before and written after.
+struct HCIRowContext {
+    let controller: UInt16
+    let frameNumber: Int
+    var handle: UInt16?
+    var peer: BDAddr?
+    /// A layer to decode above this one once it is done: a vendor's, BTstack's, a described protocol's.
+    var above: HCILayerAbove?
+
+    init(_ packet: Packet) {
+        controller = packet.frame.controller
+        frameNumber = packet.frame.number
+        handle = packet.handle
+        peer = packet.peer
+    }
+
+    /// The handle and peer into the packet.
+    func note(in packet: inout Packet) {
+        packet.handle = handle
+        packet.peer = peer
+    }
+}
+
+/// A layer that stands on an HCI command's or event's, decoded once the HCI layer is done
+/// (`HCIRowContext.above`); each carries the cursor over the parameters it reads.
+enum HCILayerAbove {
+    /// BTstack's daemon command or own event: `whole` reads it from its opcode or code.
+    case btstackCommand(opcode: UInt16, whole: ByteCursor, ByteCursor)
+    case btstackEvent(code: UInt8, whole: ByteCursor, ByteCursor)
+    /// A vendor command, or the return parameters of one in Command Complete.
+    case vendorCommand(VendorHCI, opcode: UInt16, ByteCursor)
+    case vendorReturn(VendorHCI, opcode: UInt16, ByteCursor)
+    /// The vendor event (0xFF): a described one, else a vendor's by its parameters.
+    case vendorEvent(ByteCursor)
+    /// A described vendor command's parameters or return parameters.
+    case described(DescribedTarget, ByteCursor)
+
+    /// Decodes the layer above, on top of the packet's HCI layer.
+    func decode(into packet: inout Packet, session: inout Session) throws {
+        switch self {
+        case .btstackCommand(let opcode, let whole, var params):
+            try BTstack.decodeCommand(opcode, whole: whole, &params, &packet, &session)
+        case .btstackEvent(let code, let whole, var params):
+            try BTstack.decodeEvent(code, whole: whole, &params, &packet, &session)
+        case .vendorCommand(let vendor, let opcode, var params):
+            try VendorDecoders.decodeCommand(vendor, opcode, &params, &packet, &session)
+        case .vendorReturn(let vendor, let opcode, var params):
+            try VendorDecoders.decodeReturn(vendor, opcode, &params, &packet, &session)
+        case .described(let target, var params):
+            target.decode(&params, into: &packet)
+        case .vendorEvent(var params):
+            if !session.options.described.isEmpty, let target = session.options.described.vendorEvent(params.bytes[params.index...]) {
+                target.decode(&params, into: &packet)
+                return
+            }
+            let before = packet.layers.count
+            try VendorDecoders.decodeEvent(&params, &packet, &session)
+            if packet.layers.count == before, !params.isAtEnd {
+                // No vendor's layer: the parameters stay the HCI layer's, as bytes.
+                let at = params.offset + 2
+                let rest = params.rest()
+                packet.layers[before - 1].add(HCIFields.parameters, .bytes(rest), at: at ..< at + rest.count)
+            }
+        }
+    }
+}
 
 /// The commands' rows (HCICommandTable.swift, HCILECommandTable.swift) and what is read from them.
 public enum HCICommands {

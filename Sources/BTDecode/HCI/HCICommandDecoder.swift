@@ -2,16 +2,36 @@ import BTCapture
 
 enum HCICommandDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
+        // As an event's: the layer opened in place and lent, what the decoder says of the
+        // packet taken in after, even when decoding throws.
+        let index = packet.openLayer(.hciCommand, over: c)
+        var row = HCIRowContext(packet)
+        var recognised: String?
+        let failure: (any Error)?
+        do {
+            try packet.layers.withLayer(index) { slot in try decodeCommand(&c, &slot.pointee, &row, &recognised, &session) }
+            failure = nil
+        } catch {
+            failure = error
+        }
+        row.note(in: &packet)
+        if let failure { throw failure }
+        guard let above = row.above else { return }
+        try above.decode(into: &packet, session: &session)
+        if let recognised { packet.addIssue(.note, recognisedNote(recognised)) }
+    }
+
+    /// The command's layer; `recognised`, the manufacturer a firmware download command shows,
+    /// when the capture names none.
+    private static func decodeCommand(_ c: inout ByteCursor, _ layer: inout Layer, _ row: inout HCIRowContext,
+                                      _ recognised: inout String?, _ session: inout Session) throws {
         let start = c.offset
         let opcodeIndex = c.index
-        var layer = packet.makeLayer(.hciCommand, over: c)
-        var appended = false
-        defer { if !appended { packet.append(taking: &layer) } }
         let opcode = try c.u16()
         let isVendor = opcode >> 10 == 0x3F
         let isBTstack = BTstack.isDaemonCommand(opcode)
         let command = isVendor || isBTstack ? nil : HCICommands.command(opcode)
-        let name = isVendor ? VendorDecoders.commandName(opcode, controller: packet.frame.controller, session: session) ?? "Vendor"
+        let name = isVendor ? VendorDecoders.commandName(opcode, controller: row.controller, session: session) ?? "Vendor"
                             : isBTstack ? BTstack.commands[opcode & 0x3FF].map { "BTstack Daemon \($0.name)" } ?? "BTstack Daemon"
                             : command?.name
         let ogf = UInt8(opcode >> 10), ocf = opcode & 0x3FF
@@ -28,39 +48,29 @@ enum HCICommandDecoder {
         var params = try c.cursor(min(Int(length), c.remaining))
         if isBTstack {
             // BTstack's daemon logs its applications' requests: its layer stands on the HCI one.
-            packet.append(taking: &layer)
-            appended = true
-            try BTstack.decodeCommand(opcode, whole: ByteCursor(c.bytes[opcodeIndex...]), &params, &packet, &session)
+            row.above = .btstackCommand(opcode: opcode, whole: ByteCursor(c.bytes[opcodeIndex...]), params)
             return
         }
         if isVendor {
             layer.summary.set("Vendor Command \(hex: opcode)")
-            let recognised = VendorDecoders.recognise(opcode, controller: packet.frame.controller, &session)
+            recognised = VendorDecoders.recognise(opcode, controller: row.controller, &session)
             let described = session.options.described
             if !described.isEmpty, let describedName = described.commandName(opcode) {
                 // A description of the user's wins over btlog's vendor tables: they know their
                 // controller. Named but not laid out, its parameters are bytes (below).
                 layer.summary.set("\(describedName)")
-                if let target = described.hciCommands[opcode] {
-                    packet.append(taking: &layer)
-                    appended = true
-                    target.decode(&params, into: &packet)
-                }
-            } else if let vendor = VendorDecoders.vendor(for: opcode, controller: packet.frame.controller, session: session) {
+                if let target = described.hciCommands[opcode] { row.above = .described(target, params) }
+            } else if let vendor = VendorDecoders.vendor(for: opcode, controller: row.controller, session: session) {
                 // The vendor's layer stands on the HCI layer, which is complete without the parameters.
-                packet.append(taking: &layer)
-                appended = true
-                try VendorDecoders.decodeCommand(vendor, opcode, &params, &packet, &session)
+                row.above = .vendorCommand(vendor, opcode: opcode, params)
             } else {
                 layer.addIssue(.note, "Vendor command: parameters are specific to the controller's manufacturer, which the capture does not name")
             }
-            if let recognised {
-                let note = "The capture does not name the controller's manufacturer (no Read Local Version Information): taken to be \(recognised) from this firmware download command"
-                if appended { packet.addIssue(.note, note) } else { layer.addIssue(.note, note) }
-            }
-            if appended { return }
+            // The note goes on the highest layer: this one's, or the vendor's once decoded.
+            if let name = recognised, row.above == nil { layer.addIssue(.note, recognisedNote(name)) }
+            if row.above != nil { return }
         }
-        if let command { try decodeParameters(command, &params, &layer, &packet, &session) }
+        if let command { try decodeParameters(command, &params, &layer, &row, &session) }
         if !params.isAtEnd {
             let at = params.offset + 3
             let rest = params.rest()
@@ -68,26 +78,30 @@ enum HCICommandDecoder {
         }
     }
 
+    private static func recognisedNote(_ manufacturer: String) -> String {
+        "The capture does not name the controller's manufacturer (no Read Local Version Information): taken to be \(manufacturer) from this firmware download command"
+    }
+
     /// A command's parameters: its row's decoder, else its layout.
     static func decodeParameters(_ command: HCICommand, _ c: inout ByteCursor, _ layer: inout Layer,
-                                 _ packet: inout Packet, _ session: inout Session) throws {
+                                 _ row: inout HCIRowContext, _ session: inout Session) throws {
         let layout = command.parameters == nil ? nil : HCICommands.parameterLayouts[command.opcode]
         if let decode = command.decode {
-            try decode(layout, &c, &layer, &packet, &session)
+            try decode(layout, &c, &layer, &row, &session)
         } else if let layout {
-            try HCIParameterReader.read(layout, &c, &layer, &packet, session)
+            try HCIParameterReader.read(layout, &c, &layer, &row, session)
         }
     }
 
     /// A successful Command Complete's return parameters after the status: the command's row's
     /// return decoder, else its return layout.
     static func decodeReturn(_ command: HCICommand, _ c: inout ByteCursor, _ layer: inout Layer,
-                             _ packet: inout Packet, _ session: inout Session) throws {
+                             _ row: inout HCIRowContext, _ session: inout Session) throws {
         let layout = command.returns == nil ? nil : HCICommands.returnLayouts[command.opcode]
         if let decode = command.decodeReturn {
-            try decode(layout, &c, &layer, &packet, &session)
+            try decode(layout, &c, &layer, &row, &session)
         } else if let layout {
-            try HCIParameterReader.read(layout, &c, &layer, &packet, session)
+            try HCIParameterReader.read(layout, &c, &layer, &row, session)
         }
     }
 
@@ -95,25 +109,25 @@ enum HCICommandDecoder {
 
     /// Reset: the controller's links are gone.
     static func resetReturned(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                              _ packet: inout Packet, _ session: inout Session) throws {
-        session.endController(packet.frame.controller, by: "Reset", into: &layer)
+                              _ row: inout HCIRowContext, _ session: inout Session) throws {
+        session.endController(row.controller, by: "Reset", into: &layer)
     }
 
     /// Read BD_ADDR: the controller's own address, which names it from then on.
     static func readBDADDRReturned(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                                   _ packet: inout Packet, _ session: inout Session) throws {
+                                   _ row: inout HCIRowContext, _ session: inout Session) throws {
         let address = try layer.read(HCIFields.address, &c, as: BDAddr.self)
         layer.summary += " - \(address)"
-        session.controllerAddresses[packet.frame.controller] = address
+        session.controllerAddresses[row.controller] = address
     }
 
     /// Read Local Version Information: the manufacturer, as the layout read it, says which
     /// vendor's commands this controller takes.
     static func readLocalVersionReturned(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                                         _ packet: inout Packet, _ session: inout Session) throws {
+                                         _ row: inout HCIRowContext, _ session: inout Session) throws {
         guard let layout else { return }
-        let reader = try HCIParameterReader.read(layout, &c, &layer, &packet, session)
-        if let company = reader.companyIdentifier { session.vendor.manufacturers[packet.frame.controller] = company }
+        let reader = try HCIParameterReader.read(layout, &c, &layer, &row, session)
+        if let company = reader.companyIdentifier { session.vendor.manufacturers[row.controller] = company }
     }
 
     static func addressTypeName(_ type: UInt8) -> String {

@@ -2,24 +2,23 @@ import BTCapture
 
 enum HCIEventDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
-        var layer = packet.makeLayer(.hciEvent, over: c)
-        // The layer is appended after the event is decoded, even when decoding throws: caught
-        // and thrown again rather than appended in a `defer`, which could only take the layer
-        // out of its variable by leaving an empty one there, made and destroyed for every event.
+        // The layer is opened in place and lent to the event's decoder; what the decoder says
+        // of the packet is taken in after, even when decoding throws (the fields read stand).
+        let index = packet.openLayer(.hciEvent, over: c)
+        var row = HCIRowContext(packet)
         let failure: (any Error)?
         do {
-            try decodeEvent(&c, &layer, &packet, &session)
+            try packet.layers.withLayer(index) { slot in try decodeEvent(&c, &slot.pointee, &row, &session) }
             failure = nil
         } catch {
             failure = error
         }
-        // Unless a decoder handed the layer on to a vendor's or a stack's layer above it: then
-        // `append(taking:)` left a placeholder here.
-        if layer.kind != .placeholder { packet.append(consume layer) }
+        row.note(in: &packet)
         if let failure { throw failure }
+        try row.above?.decode(into: &packet, session: &session)
     }
 
-    private static func decodeEvent(_ c: inout ByteCursor, _ layer: inout Layer, _ packet: inout Packet, _ session: inout Session) throws {
+    private static func decodeEvent(_ c: inout ByteCursor, _ layer: inout Layer, _ row: inout HCIRowContext, _ session: inout Session) throws {
         let codeIndex = c.index
         let code = try c.u8()
         let event = HCIEvents.eventsByCode[Int(code)]
@@ -34,12 +33,11 @@ enum HCIEventDecoder {
         }
         var params = try c.cursor(min(Int(length), c.remaining))
         if let event {
-            try decode(event, HCIEvents.eventLayouts, &params, &layer, &packet, &session)
-            if layer.kind == .placeholder { return }
+            try decode(event, HCIEvents.eventLayouts, &params, &layer, &row, &session)
+            if row.above != nil { return }
         } else if stackEvent {
             // BTstack's own event: its layer stands on the HCI one.
-            packet.append(taking: &layer)
-            try BTstack.decodeEvent(code, whole: ByteCursor(c.bytes[codeIndex...]), &params, &packet, &session)
+            row.above = .btstackEvent(code: code, whole: ByteCursor(c.bytes[codeIndex...]), params)
             return
         }
         if !params.isAtEnd {
@@ -51,12 +49,12 @@ enum HCIEventDecoder {
 
     /// An event or LE subevent by its row: the row's decoder, else its layout.
     static func decode(_ event: HCIEvent, _ layouts: ParsedLayouts<UInt8>, _ c: inout ByteCursor, _ layer: inout Layer,
-                       _ packet: inout Packet, _ session: inout Session) throws {
+                       _ row: inout HCIRowContext, _ session: inout Session) throws {
         let layout = event.parameters == nil ? nil : layouts[event.code]
         if let decode = event.decode {
-            try decode(layout, &c, &layer, &packet, &session)
+            try decode(layout, &c, &layer, &row, &session)
         } else if let layout {
-            try HCIParameterReader.read(layout, &c, &layer, &packet, session)
+            try HCIParameterReader.read(layout, &c, &layer, &row, session)
         }
     }
 
@@ -64,8 +62,8 @@ enum HCIEventDecoder {
     // than laid out. Each reads the parameters after the code and length.
 
     static func commandComplete(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
-                                _ packet: inout Packet, _ session: inout Session) throws {
-        let controller = packet.frame.controller
+                                _ row: inout HCIRowContext, _ session: inout Session) throws {
+        let controller = row.controller
         try layer.read(HCIFields.numCommands, &params, as: UInt8.self)
         let vendorName = vendorName(next: params, controller: controller, session)
         let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: { vendorName ?? Self.commandName($0) })
@@ -80,21 +78,19 @@ enum HCIEventDecoder {
             let status = try layer.reading(&params) { try $0.u8() }
             addStatus(status, &layer)
             guard status.value == 0, let target = session.options.described.hciReturns[opcode] else { return }
-            packet.append(taking: &layer)
-            target.decode(&params, into: &packet)
+            row.above = .described(target, params)
             return
         }
         if opcode >> 10 == 0x3F, !params.isAtEnd, let vendor = VendorDecoders.vendor(for: opcode, controller: controller, session: session) {
-            packet.append(taking: &layer)
-            try VendorDecoders.decodeReturn(vendor, opcode, &params, &packet, &session)
+            row.above = .vendorReturn(vendor, opcode: opcode, params)
             return
         }
         guard !params.isAtEnd else { return }
         let status = try layer.reading(&params) { try $0.u8() }
         addStatus(status, &layer)
-        guard status.value == 0, let row = HCICommands.command(opcode) else { return }
+        guard status.value == 0, let commandRow = HCICommands.command(opcode) else { return }
         do {
-            try HCICommandDecoder.decodeReturn(row, &params, &layer, &packet, &session)
+            try HCICommandDecoder.decodeReturn(commandRow, &params, &layer, &row, &session)
         } catch DecodeError.truncated(let needed, let available, let at) {
             // Controllers (BlueZ's emulator among them) often return the status alone;
             // the fields decoded so far stand, and the shortfall is the controller's.
@@ -103,10 +99,10 @@ enum HCIEventDecoder {
     }
 
     static func commandStatus(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
-                              _ packet: inout Packet, _ session: inout Session) throws {
+                              _ row: inout HCIRowContext, _ session: inout Session) throws {
         let status = try layer.reading(&params) { try $0.u8() }
         try layer.read(HCIFields.numCommands, &params, as: UInt8.self)
-        let vendorName = vendorName(next: params, controller: packet.frame.controller, session)
+        let vendorName = vendorName(next: params, controller: row.controller, session)
         let opcode = try layer.read(HCIFields.commandOpcode, &params, as: UInt16.self, named: { vendorName ?? Self.commandName($0) })
         layer.summary.set("Command Status: \(vendorName ?? Self.commandName(opcode))")
         addStatus(status, &layer)
@@ -114,8 +110,8 @@ enum HCIEventDecoder {
     }
 
     static func connectionComplete(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
-                                   _ packet: inout Packet, _ session: inout Session) throws {
-        let controller = packet.frame.controller
+                                   _ row: inout HCIRowContext, _ session: inout Session) throws {
+        let controller = row.controller
         SynchronousLinks.connectionComplete(params.bytes[params.index...], controller: controller, &session)
         let status = try layer.reading(&params) { try $0.u8() }
         addStatus(status, &layer)
@@ -126,8 +122,8 @@ enum HCIEventDecoder {
             try layer.read(HCIFields.encryption, &params, as: UInt8.self, display: { $0 == 0 ? "Disabled" : $0 == 1 ? "Enabled" : "Reserved" })
         }
         layer.summary += " - Handle: \(hex: handle) - \(address)"
-        packet.handle = handle
-        packet.peer = address
+        row.handle = handle
+        row.peer = address
         if status.value == 0 {
             let key = Session.LinkKey(controller: controller, handle: handle)
             session.openLink(key, into: &layer)
@@ -136,15 +132,15 @@ enum HCIEventDecoder {
     }
 
     static func disconnectionComplete(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
-                                      _ packet: inout Packet, _ session: inout Session) throws {
+                                      _ row: inout HCIRowContext, _ session: inout Session) throws {
         let status = try layer.reading(&params) { try $0.u8() }
         addStatus(status, &layer)
         let handle = try readHandle(&params, &layer)
         let reason = try layer.read(HCIFields.reason, &params, as: UInt8.self, named: { HCIErrorNames.name($0) })
         layer.summary += " - Handle: \(hex: handle) - Reason: \(HCIErrorNames.name(reason))"
-        packet.handle = handle
-        let key = Session.LinkKey(controller: packet.frame.controller, handle: handle)
-        packet.peer = session.connections[key]?.peer
+        row.handle = handle
+        let key = Session.LinkKey(controller: row.controller, handle: handle)
+        row.peer = session.connections[key]?.peer
         if let severity = HCIErrorNames.severity(ofDisconnectReason: reason) {
             layer.addIssue(severity, "Disconnected: \(HCIErrorNames.name(reason)) (\(Hex.u8(reason)))")
         }
@@ -152,18 +148,18 @@ enum HCIEventDecoder {
     }
 
     static func encryptionChange(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
-                                 _ packet: inout Packet, _ session: inout Session) throws {
-        try encryptionChange(&params, &layer, &packet, &session, withKeySize: false)
+                                 _ row: inout HCIRowContext, _ session: inout Session) throws {
+        try encryptionChange(&params, &layer, &row, &session, withKeySize: false)
     }
 
     static func encryptionChangeV2(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
-                                   _ packet: inout Packet, _ session: inout Session) throws {
-        try encryptionChange(&params, &layer, &packet, &session, withKeySize: true)
+                                   _ row: inout HCIRowContext, _ session: inout Session) throws {
+        try encryptionChange(&params, &layer, &row, &session, withKeySize: true)
     }
 
-    private static func encryptionChange(_ params: inout ByteCursor, _ layer: inout Layer, _ packet: inout Packet,
+    private static func encryptionChange(_ params: inout ByteCursor, _ layer: inout Layer, _ row: inout HCIRowContext,
                                          _ session: inout Session, withKeySize: Bool) throws {
-        let controller = packet.frame.controller
+        let controller = row.controller
         let status = try layer.reading(&params) { try $0.u8() }
         addStatus(status, &layer)
         let handle = try readHandle(&params, &layer)
@@ -176,8 +172,8 @@ enum HCIEventDecoder {
             layer.summary += " - Key Size: \(size)"
             if size < 7 { layer.addIssue(.error, "Encryption key size \(size) is below 7 bytes") }
         }
-        packet.handle = handle
-        packet.peer = session.connection(controller: controller, handle: handle)?.peer
+        row.handle = handle
+        row.peer = session.connection(controller: controller, handle: handle)?.peer
         if status.value == 0, enabled != 0, let method = session.smp.complete(.init(controller: controller, handle: handle)) {
             layer.add(SMPFields.method, .text(method))
             layer.summary += " - Paired: \(method)"
@@ -185,7 +181,7 @@ enum HCIEventDecoder {
     }
 
     static func numberOfCompletedPackets(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
-                                         _ packet: inout Packet, _ session: inout Session) throws {
+                                         _ row: inout HCIRowContext, _ session: inout Session) throws {
         let count = try params.u8()
         var first = true
         for _ in 0 ..< count {
@@ -193,28 +189,17 @@ enum HCIEventDecoder {
             let completed = try layer.read(HCIFields.completedPackets, &params, as: UInt16.self, inDecimal: true)
             layer.summary += "\(first ? " - " : ", ")\(hex: handle): \(completed)"
             first = false
-            if packet.handle == nil {
-                packet.handle = handle
-                packet.peer = session.connection(controller: packet.frame.controller, handle: handle)?.peer
+            if row.handle == nil {
+                row.handle = handle
+                row.peer = session.connection(controller: row.controller, handle: handle)?.peer
             }
         }
     }
 
     /// The vendor event (0xFF): the vendor's layer stands on the HCI layer when the vendor is known.
     static func vendor(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
-                       _ packet: inout Packet, _ session: inout Session) throws {
-        packet.append(taking: &layer)
-        if !session.options.described.isEmpty, let target = session.options.described.vendorEvent(params.bytes[params.index...]) {
-            target.decode(&params, into: &packet)
-            return
-        }
-        let before = packet.layers.count
-        try VendorDecoders.decodeEvent(&params, &packet, &session)
-        if packet.layers.count == before, !params.isAtEnd {
-            let at = params.offset + 2
-            let rest = params.rest()
-            packet.layers[before - 1].add(HCIFields.parameters, .bytes(rest), at: at ..< at + rest.count)
-        }
+                       _ row: inout HCIRowContext, _ session: inout Session) throws {
+        row.above = .vendorEvent(params)
     }
 
     /// A Command Complete or Status carrying opcode 0xFFFF: its status (if any) and what it means.
@@ -257,7 +242,7 @@ enum HCIEventDecoder {
 
     /// LE Meta: the subevent by its row.
     static func leMeta(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                       _ packet: inout Packet, _ session: inout Session) throws {
+                       _ row: inout HCIRowContext, _ session: inout Session) throws {
         let code = try c.u8()
         let subevent = HCIEvents.subeventsByCode[Int(code)]
         layer.add(HCIFields.subevent, .u8(code), named: subevent?.name ?? "Unknown", at: 2 ..< 3)
@@ -266,22 +251,22 @@ enum HCIEventDecoder {
             return
         }
         layer.summary.set("LE - \(subevent.name)")
-        try decode(subevent, HCIEvents.subeventLayouts, &c, &layer, &packet, &session)
+        try decode(subevent, HCIEvents.subeventLayouts, &c, &layer, &row, &session)
     }
 
     static func leConnectionComplete(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                                     _ packet: inout Packet, _ session: inout Session) throws {
-        try leConnectionComplete(&c, &layer, &packet, &session, enhanced: false)
+                                     _ row: inout HCIRowContext, _ session: inout Session) throws {
+        try leConnectionComplete(&c, &layer, &row, &session, enhanced: false)
     }
 
     /// Enhanced Connection Complete (v1 and v2): the local and peer resolvable private addresses
     /// after the peer's address (v2 adds the advertising and sync handles at the end).
     static func enhancedConnectionComplete(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                                           _ packet: inout Packet, _ session: inout Session) throws {
-        try leConnectionComplete(&c, &layer, &packet, &session, enhanced: true)
+                                           _ row: inout HCIRowContext, _ session: inout Session) throws {
+        try leConnectionComplete(&c, &layer, &row, &session, enhanced: true)
     }
 
-    private static func leConnectionComplete(_ c: inout ByteCursor, _ layer: inout Layer, _ packet: inout Packet,
+    private static func leConnectionComplete(_ c: inout ByteCursor, _ layer: inout Layer, _ row: inout HCIRowContext,
                                              _ session: inout Session, enhanced: Bool) throws {
         let status = try layer.reading(&c) { try $0.u8() }
         addStatus(status, &layer)
@@ -292,10 +277,10 @@ enum HCIEventDecoder {
         if enhanced { try c.skip(12) }
         try readConnectionParameters(&c, &layer)
         layer.summary += " - Handle: \(hex: handle) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address)"
-        packet.handle = handle
-        packet.peer = address
+        row.handle = handle
+        row.peer = address
         if status.value == 0 {
-            let key = Session.LinkKey(controller: packet.frame.controller, handle: handle)
+            let key = Session.LinkKey(controller: row.controller, handle: handle)
             session.openLink(key, into: &layer)
             session.connections[key] = .init(peer: address, peerAddressType: addressType, isLE: true, role: role)
         }
@@ -303,7 +288,7 @@ enum HCIEventDecoder {
     }
 
     static func advertisingReport(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                                  _ packet: inout Packet, _ session: inout Session) throws {
+                                  _ row: inout HCIRowContext, _ session: inout Session) throws {
         let count = try layer.read(HCIFields.numReports, &c, as: UInt8.self, inDecimal: true)
         layer.summary += " - \(count) Report\(count == 1 ? "" : "s")"
         for _ in 0 ..< count {
@@ -314,23 +299,23 @@ enum HCIEventDecoder {
             let data = try layer.reading(&c) { try $0.slice(Int(dataLength)) }
             let rssi = try layer.reading(&c) { Int8(bitPattern: try $0.u8()) }
             addReportData(data, rssi: rssi, eventName: advertisingEventName(eventType), addressType: addressType, address: address,
-                          &layer, &packet, &session)
+                          &layer, &row, &session)
         }
     }
 
     static func connectionUpdateComplete(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                                         _ packet: inout Packet, _ session: inout Session) throws {
+                                         _ row: inout HCIRowContext, _ session: inout Session) throws {
         let status = try layer.reading(&c) { try $0.u8() }
         addStatus(status, &layer)
         let handle = try readHandle(&c, &layer)
         let (interval, latency, timeout) = try readConnectionParameters(&c, &layer)
         layer.summary += " - Handle: \(hex: handle) - Interval: \(Units.milliseconds(interval, 1.25)) - Latency: \(latency) - Timeout: \(Units.milliseconds(timeout, 10))"
-        packet.handle = handle
-        packet.peer = session.connection(controller: packet.frame.controller, handle: handle)?.peer
+        row.handle = handle
+        row.peer = session.connection(controller: row.controller, handle: handle)?.peer
     }
 
     static func extendedAdvertisingReport(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                                          _ packet: inout Packet, _ session: inout Session) throws {
+                                          _ row: inout HCIRowContext, _ session: inout Session) throws {
         let count = try layer.read(HCIFields.numReports, &c, as: UInt8.self, inDecimal: true)
         layer.summary.set("LE - Extended Advertising Report - \(count) Report\(count == 1 ? "" : "s")")
         for _ in 0 ..< count {
@@ -356,7 +341,7 @@ enum HCIEventDecoder {
             let length = try c.u8()
             let data = try layer.reading(&c) { try $0.slice(Int(length)) }
             addReportData(data, rssi: rssi, eventName: extendedEventName(eventType), addressType: addressType, address: address,
-                          &layer, &packet, &session)
+                          &layer, &row, &session)
         }
     }
 
@@ -364,7 +349,7 @@ enum HCIEventDecoder {
     /// What legacy and extended advertising reports share: the data with its AD structures and
     /// their issues, the RSSI (127: not available), the report's part of the summary, the peer.
     static func addReportData(_ data: (value: ArraySlice<UInt8>, range: Range<Int>), rssi read: (value: Int8, range: Range<Int>), eventName: String,
-                              addressType: UInt8, address: BDAddr, _ layer: inout Layer, _ packet: inout Packet, _ session: inout Session) {
+                              addressType: UInt8, address: BDAddr, _ layer: inout Layer, _ row: inout HCIRowContext, _ session: inout Session) {
         layer.add(AdvertisingFields.data, .bytes(data.value), at: data.range)
         let names = session.names
         let digest = AdvertisingData.decode(data.value, into: &layer, names: names, described: session.options.described, memo: &session.advertisingMemo)
@@ -372,7 +357,7 @@ enum HCIEventDecoder {
         layer.add(AdvertisingFields.rssi, .signed(Int64(rssi)), rssi == 127 ? "Not available" : ASCII.concat(String(rssi), " dBm"), at: read.range)
         layer.summary += " - \(eventName) - \(HCICommandDecoder.addressTypeName(addressType)) - \(address) \(rssi) dBm"
         if let name = digest.name { layer.summary += " - \"\(name)\"" }
-        if packet.peer == nil { packet.peer = address }
+        if row.peer == nil { row.peer = address }
     }
 
     /// Interval, peripheral latency and supervision timeout of an LE connection event.

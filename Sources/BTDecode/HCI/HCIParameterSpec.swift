@@ -192,22 +192,27 @@ struct HCIParameterReader {
         }
     }
 
-    /// What the parameters said about the connection, onto the packet: handle and peer.
-    func apply(to packet: inout Packet, session: Session) {
+    /// What the parameters said about the connection, onto the packet's: handle and peer.
+    func apply(handle packetHandle: inout UInt16?, peer: inout BDAddr?, controller: UInt16, session: Session) {
         if let handle {
-            packet.handle = packet.handle ?? handle
-            packet.peer = packet.peer ?? session.connection(controller: packet.frame.controller, handle: handle)?.peer
+            packetHandle = packetHandle ?? handle
+            peer = peer ?? session.connection(controller: controller, handle: handle)?.peer
         }
-        if let address { packet.peer = packet.peer ?? address }
+        if let address { peer = peer ?? address }
     }
 
-    /// Reads a layout onto the layer, and what it said about the connection onto the packet.
+    /// `apply` onto a packet, for the layers (a vendor's) decoded with it.
+    func apply(to packet: inout Packet, session: Session) {
+        apply(handle: &packet.handle, peer: &packet.peer, controller: packet.frame.controller, session: session)
+    }
+
+    /// Reads a layout onto the layer, and what it said about the connection onto the row's packet.
     @discardableResult
     static func read(_ layout: [HCIParam], _ c: inout ByteCursor, _ layer: inout Layer,
-                     _ packet: inout Packet, _ session: Session) throws -> HCIParameterReader {
+                     _ row: inout HCIRowContext, _ session: Session) throws -> HCIParameterReader {
         var reader = HCIParameterReader(session: session)
         try reader.read(layout, &c, into: &layer)
-        reader.apply(to: &packet, session: session)
+        reader.apply(handle: &row.handle, peer: &row.peer, controller: row.controller, session: session)
         return reader
     }
 
@@ -215,9 +220,9 @@ struct HCIParameterReader {
     /// BIG, an SCO link): `learn` takes what it needs from the raw parameters, then the layout
     /// is read as any other.
     static func learning(_ learn: @escaping (ArraySlice<UInt8>, UInt16, inout Session) -> Void) -> HCIRowDecoder {
-        { layout, c, layer, packet, session in
-            learn(c.bytes[c.index...], packet.frame.controller, &session)
-            if let layout { try read(layout, &c, &layer, &packet, session) }
+        { layout, c, layer, row, session in
+            learn(c.bytes[c.index...], row.controller, &session)
+            if let layout { try read(layout, &c, &layer, &row, session) }
         }
     }
 
