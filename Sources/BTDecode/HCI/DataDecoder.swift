@@ -54,8 +54,12 @@ enum DataDecoder {
     static let h2Sequences: [UInt8: Int] = [0x08: 0, 0x38: 1, 0xC8: 2, 0xF8: 3]
 
     static func decodeSCO(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
-        var layer = packet.makeLayer(.sco, over: c, showsDirection: true)
-        defer { packet.append(taking: &layer) }
+        _ = try HCIPacketContext.decode(.sco, over: c, showsDirection: true, into: &packet) { layer, context in
+            try readSCO(&c, &layer, &context, &session)
+        }
+    }
+
+    private static func readSCO(_ c: inout ByteCursor, _ layer: inout Layer, _ context: inout HCIPacketContext, _ session: inout Session) throws {
         let word = try c.u16()
         let handle = word & 0x0FFF
         let status = UInt8(word >> 12 & 0x3)
@@ -63,10 +67,10 @@ enum DataDecoder {
         layer.add(DataFields.scoHandle, .u16(handle), at: 0 ..< 2)
         layer.add(DataFields.scoStatus, .u8(status), "\(scoStatuses[Int(status)]) (\(status))", at: 0 ..< 2)
         layer.add(DataFields.scoLength, .u8(length), inDecimal: true, at: 2 ..< 3)
-        packet.handle = handle
-        let key = Session.LinkKey(controller: packet.frame.controller, handle: handle)
+        context.handle = handle
+        let key = Session.LinkKey(controller: context.controller, handle: handle)
         let link = session.synchronousLinks.sco[key]
-        packet.peer = link?.peer ?? session.connections[key]?.peer
+        context.peer = link?.peer ?? session.connections[key]?.peer
         if link == nil, session.connections[key] == nil { session.sawData(on: key) }
         layer.summary.set("Data [Handle: \(hex: handle), Length: \(length)]")
         if Int(length) != c.remaining { layer.addIssue(.warning, "SCO length \(length) but \(c.remaining) bytes follow") }
@@ -89,7 +93,7 @@ enum DataDecoder {
            let sequence = h2Sequences[payload[payload.startIndex + 1]] {
             layer.add(DataFields.scoH2Sequence, .count(sequence), at: 3 ..< 5)
             layer.summary += " - H2 \(sequence)"
-            let flow = SynchronousLinksState.FlowKey(link: key, sent: packet.frame.direction == .sent)
+            let flow = SynchronousLinksState.FlowKey(link: key, sent: context.direction == .sent)
             if let last = session.synchronousLinks.lastH2[flow], case let lost = (sequence - last + 3) & 3, lost != 0 {
                 layer.addIssue(.warning, "\(lost) \(codec) frame\(lost == 1 ? "" : "s") lost: H2 sequence \(last) then \(sequence)")
             }
@@ -101,8 +105,12 @@ enum DataDecoder {
     static let isoBoundaries = ["First Fragment", "Continuation Fragment", "Complete SDU", "Last Fragment"]
 
     static func decodeISO(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
-        var layer = packet.makeLayer(.iso, over: c, showsDirection: true)
-        defer { packet.append(taking: &layer) }
+        _ = try HCIPacketContext.decode(.iso, over: c, showsDirection: true, into: &packet) { layer, context in
+            try readISO(&c, &layer, &context, &session)
+        }
+    }
+
+    private static func readISO(_ c: inout ByteCursor, _ layer: inout Layer, _ context: inout HCIPacketContext, _ session: inout Session) throws {
         let word = try c.u16()
         let handle = word & 0x0FFF
         let pb = UInt8(word >> 12 & 0x3), ts = UInt8(word >> 14 & 0x1)
@@ -111,11 +119,11 @@ enum DataDecoder {
         layer.add(DataFields.isoPB, .u8(pb), isoBoundaries[Int(pb)], at: 0 ..< 2)
         layer.add(DataFields.isoTS, .u8(ts), at: 0 ..< 2)
         layer.add(DataFields.isoLength, .u16(length), inDecimal: true, at: 2 ..< 4)
-        packet.handle = handle
-        let key = Session.LinkKey(controller: packet.frame.controller, handle: handle)
+        context.handle = handle
+        let key = Session.LinkKey(controller: context.controller, handle: handle)
         let link = session.synchronousLinks.iso[key]
         if link == nil { session.sawData(on: key) }
-        if let acl = link?.acl { packet.peer = session.connection(controller: key.controller, handle: acl)?.peer }
+        if let acl = link?.acl { context.peer = session.connection(controller: key.controller, handle: acl)?.peer }
         layer.summary.set("Data [Handle: \(hex: handle), Length: \(length)]")
         if let link {
             if let big = link.big {
@@ -141,14 +149,14 @@ enum DataDecoder {
             layer.add(DataFields.isoSDULength, .count(Int(sduLength)), at: layer.range(at: start + 2, count: 2))
             layer.summary += " - SN \(sequence) - SDU \(sduLength) bytes"
             // The status flag is the controller's report on data it received.
-            if packet.frame.direction == .received {
+            if context.direction == .received {
                 layer.add(DataFields.isoStatus, .u8(status), isoStatuses[safe: Int(status)] ?? "Reserved", at: layer.range(at: start + 2, count: 2))
                 if status != 0 {
                     layer.addIssue(.warning, "ISO SDU status: \(isoStatuses[safe: Int(status)] ?? "Reserved (\(status))")")
                     layer.summary += " - \(isoStatuses[safe: Int(status)] ?? "Reserved")"
                 }
             }
-            let flow = SynchronousLinksState.FlowKey(link: key, sent: packet.frame.direction == .sent)
+            let flow = SynchronousLinksState.FlowKey(link: key, sent: context.direction == .sent)
             if let last = session.synchronousLinks.lastSequence[flow] {
                 let gap = sequence &- last &- 1
                 if gap != 0 && gap < 0x8000 {

@@ -31,14 +31,16 @@ final class HCICommand: @unchecked Sendable {
 /// layer in place, lent by the packet (so it cannot reach the packet itself), and what it says
 /// of the packet (handle, peer, a layer above) in `row`, which the packet takes in after.
 typealias HCIRowDecoder = (_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                           _ row: inout HCIRowContext, _ session: inout Session) throws -> Void
+                           _ row: inout HCIPacketContext, _ session: inout Session) throws -> Void
 
-/// What an HCI command's or event's decoder reads of its packet and writes to it, besides its
-/// own layer: the layer is opened in place and lent to the decoder while the packet is under
-/// its mutating access, so the rest of the packet is read before and written after.
-struct HCIRowContext {
+/// What an HCI packet's decoder (a command's or event's row, SCO, ISO) reads of its packet and
+/// writes to it, besides its own layer: the layer is opened in place and lent to the decoder
+/// while the packet is under its mutating access, so the rest of the packet is read before and
+/// written after.
+struct HCIPacketContext {
     let controller: UInt16
     let frameNumber: Int
+    let direction: Direction
     var handle: UInt16?
     var peer: BDAddr?
     /// A layer to decode above this one once it is done: a vendor's, BTstack's, a described protocol's.
@@ -47,6 +49,7 @@ struct HCIRowContext {
     init(_ packet: Packet) {
         controller = packet.frame.controller
         frameNumber = packet.frame.number
+        direction = packet.frame.direction
         handle = packet.handle
         peer = packet.peer
     }
@@ -56,10 +59,23 @@ struct HCIRowContext {
         packet.handle = handle
         packet.peer = peer
     }
+
+    /// Opens a layer of `kind` over what `cursor` has left and lends it to `decode` with the
+    /// packet's context, which goes back into the packet even when `decode` throws (the fields
+    /// read stand, as the layer does). Returns the layer to decode above it, if any.
+    @inline(__always)
+    static func decode(_ kind: LayerKind, over cursor: ByteCursor, showsDirection: Bool = false, into packet: inout Packet,
+                       _ decode: (inout Layer, inout HCIPacketContext) throws -> Void) throws -> HCILayerAbove? {
+        let index = packet.openLayer(kind, over: cursor, showsDirection: showsDirection)
+        var row = HCIPacketContext(packet)
+        defer { row.note(in: &packet) }
+        try packet.layers.withLayer(index) { slot in try decode(&slot.pointee, &row) }
+        return row.above
+    }
 }
 
 /// A layer that stands on an HCI command's or event's, decoded once the HCI layer is done
-/// (`HCIRowContext.above`); each carries the cursor over the parameters it reads.
+/// (`HCIPacketContext.above`); each carries the cursor over the parameters it reads.
 enum HCILayerAbove {
     /// BTstack's daemon command or own event: `whole` reads it from its opcode or code.
     case btstackCommand(opcode: UInt16, whole: ByteCursor, ByteCursor)

@@ -2,28 +2,18 @@ import BTCapture
 
 enum HCICommandDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
-        // As an event's: the layer opened in place and lent, what the decoder says of the
-        // packet taken in after, even when decoding throws.
-        let index = packet.openLayer(.hciCommand, over: c)
-        var row = HCIRowContext(packet)
         var recognised: String?
-        let failure: (any Error)?
-        do {
-            try packet.layers.withLayer(index) { slot in try decodeCommand(&c, &slot.pointee, &row, &recognised, &session) }
-            failure = nil
-        } catch {
-            failure = error
+        let above = try HCIPacketContext.decode(.hciCommand, over: c, into: &packet) { layer, row in
+            try decodeCommand(&c, &layer, &row, &recognised, &session)
         }
-        row.note(in: &packet)
-        if let failure { throw failure }
-        guard let above = row.above else { return }
+        guard let above else { return }
         try above.decode(into: &packet, session: &session)
         if let recognised { packet.addIssue(.note, recognisedNote(recognised)) }
     }
 
     /// The command's layer; `recognised`, the manufacturer a firmware download command shows,
     /// when the capture names none.
-    private static func decodeCommand(_ c: inout ByteCursor, _ layer: inout Layer, _ row: inout HCIRowContext,
+    private static func decodeCommand(_ c: inout ByteCursor, _ layer: inout Layer, _ row: inout HCIPacketContext,
                                       _ recognised: inout String?, _ session: inout Session) throws {
         let start = c.offset
         let opcodeIndex = c.index
@@ -84,7 +74,7 @@ enum HCICommandDecoder {
 
     /// A command's parameters: its row's decoder, else its layout.
     static func decodeParameters(_ command: HCICommand, _ c: inout ByteCursor, _ layer: inout Layer,
-                                 _ row: inout HCIRowContext, _ session: inout Session) throws {
+                                 _ row: inout HCIPacketContext, _ session: inout Session) throws {
         let layout = command.parameters == nil ? nil : HCICommands.parameterLayouts[command.opcode]
         if let decode = command.decode {
             try decode(layout, &c, &layer, &row, &session)
@@ -96,7 +86,7 @@ enum HCICommandDecoder {
     /// A successful Command Complete's return parameters after the status: the command's row's
     /// return decoder, else its return layout.
     static func decodeReturn(_ command: HCICommand, _ c: inout ByteCursor, _ layer: inout Layer,
-                             _ row: inout HCIRowContext, _ session: inout Session) throws {
+                             _ row: inout HCIPacketContext, _ session: inout Session) throws {
         let layout = command.returns == nil ? nil : HCICommands.returnLayouts[command.opcode]
         if let decode = command.decodeReturn {
             try decode(layout, &c, &layer, &row, &session)
@@ -109,13 +99,13 @@ enum HCICommandDecoder {
 
     /// Reset: the controller's links are gone.
     static func resetReturned(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                              _ row: inout HCIRowContext, _ session: inout Session) throws {
+                              _ row: inout HCIPacketContext, _ session: inout Session) throws {
         session.endController(row.controller, by: "Reset", into: &layer)
     }
 
     /// Read BD_ADDR: the controller's own address, which names it from then on.
     static func readBDADDRReturned(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                                   _ row: inout HCIRowContext, _ session: inout Session) throws {
+                                   _ row: inout HCIPacketContext, _ session: inout Session) throws {
         let address = try layer.read(HCIFields.address, &c, as: BDAddr.self)
         layer.summary += " - \(address)"
         session.controllerAddresses[row.controller] = address
@@ -124,7 +114,7 @@ enum HCICommandDecoder {
     /// Read Local Version Information: the manufacturer, as the layout read it, says which
     /// vendor's commands this controller takes.
     static func readLocalVersionReturned(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                                         _ row: inout HCIRowContext, _ session: inout Session) throws {
+                                         _ row: inout HCIPacketContext, _ session: inout Session) throws {
         guard let layout else { return }
         let reader = try HCIParameterReader.read(layout, &c, &layer, &row, session)
         if let company = reader.companyIdentifier { session.vendor.manufacturers[row.controller] = company }

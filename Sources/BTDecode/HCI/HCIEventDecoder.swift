@@ -2,23 +2,11 @@ import BTCapture
 
 enum HCIEventDecoder {
     static func decode(_ c: inout ByteCursor, into packet: inout Packet, session: inout Session) throws {
-        // The layer is opened in place and lent to the event's decoder; what the decoder says
-        // of the packet is taken in after, even when decoding throws (the fields read stand).
-        let index = packet.openLayer(.hciEvent, over: c)
-        var row = HCIRowContext(packet)
-        let failure: (any Error)?
-        do {
-            try packet.layers.withLayer(index) { slot in try decodeEvent(&c, &slot.pointee, &row, &session) }
-            failure = nil
-        } catch {
-            failure = error
-        }
-        row.note(in: &packet)
-        if let failure { throw failure }
-        try row.above?.decode(into: &packet, session: &session)
+        let above = try HCIPacketContext.decode(.hciEvent, over: c, into: &packet) { layer, row in try decodeEvent(&c, &layer, &row, &session) }
+        try above?.decode(into: &packet, session: &session)
     }
 
-    private static func decodeEvent(_ c: inout ByteCursor, _ layer: inout Layer, _ row: inout HCIRowContext, _ session: inout Session) throws {
+    private static func decodeEvent(_ c: inout ByteCursor, _ layer: inout Layer, _ row: inout HCIPacketContext, _ session: inout Session) throws {
         let codeIndex = c.index
         let code = try c.u8()
         let event = HCIEvents.eventsByCode[Int(code)]
@@ -49,7 +37,7 @@ enum HCIEventDecoder {
 
     /// An event or LE subevent by its row: the row's decoder, else its layout.
     static func decode(_ event: HCIEvent, _ layouts: ParsedLayouts<UInt8>, _ c: inout ByteCursor, _ layer: inout Layer,
-                       _ row: inout HCIRowContext, _ session: inout Session) throws {
+                       _ row: inout HCIPacketContext, _ session: inout Session) throws {
         let layout = event.parameters == nil ? nil : layouts[event.code]
         if let decode = event.decode {
             try decode(layout, &c, &layer, &row, &session)
@@ -62,7 +50,7 @@ enum HCIEventDecoder {
     // than laid out. Each reads the parameters after the code and length.
 
     static func commandComplete(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
-                                _ row: inout HCIRowContext, _ session: inout Session) throws {
+                                _ row: inout HCIPacketContext, _ session: inout Session) throws {
         let controller = row.controller
         try layer.read(HCIFields.numCommands, &params, as: UInt8.self)
         let vendorName = vendorName(next: params, controller: controller, session)
@@ -99,7 +87,7 @@ enum HCIEventDecoder {
     }
 
     static func commandStatus(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
-                              _ row: inout HCIRowContext, _ session: inout Session) throws {
+                              _ row: inout HCIPacketContext, _ session: inout Session) throws {
         let status = try layer.reading(&params) { try $0.u8() }
         try layer.read(HCIFields.numCommands, &params, as: UInt8.self)
         let vendorName = vendorName(next: params, controller: row.controller, session)
@@ -110,7 +98,7 @@ enum HCIEventDecoder {
     }
 
     static func connectionComplete(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
-                                   _ row: inout HCIRowContext, _ session: inout Session) throws {
+                                   _ row: inout HCIPacketContext, _ session: inout Session) throws {
         let controller = row.controller
         SynchronousLinks.connectionComplete(params.bytes[params.index...], controller: controller, &session)
         let status = try layer.reading(&params) { try $0.u8() }
@@ -132,7 +120,7 @@ enum HCIEventDecoder {
     }
 
     static func disconnectionComplete(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
-                                      _ row: inout HCIRowContext, _ session: inout Session) throws {
+                                      _ row: inout HCIPacketContext, _ session: inout Session) throws {
         let status = try layer.reading(&params) { try $0.u8() }
         addStatus(status, &layer)
         let handle = try readHandle(&params, &layer)
@@ -148,16 +136,16 @@ enum HCIEventDecoder {
     }
 
     static func encryptionChange(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
-                                 _ row: inout HCIRowContext, _ session: inout Session) throws {
+                                 _ row: inout HCIPacketContext, _ session: inout Session) throws {
         try encryptionChange(&params, &layer, &row, &session, withKeySize: false)
     }
 
     static func encryptionChangeV2(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
-                                   _ row: inout HCIRowContext, _ session: inout Session) throws {
+                                   _ row: inout HCIPacketContext, _ session: inout Session) throws {
         try encryptionChange(&params, &layer, &row, &session, withKeySize: true)
     }
 
-    private static func encryptionChange(_ params: inout ByteCursor, _ layer: inout Layer, _ row: inout HCIRowContext,
+    private static func encryptionChange(_ params: inout ByteCursor, _ layer: inout Layer, _ row: inout HCIPacketContext,
                                          _ session: inout Session, withKeySize: Bool) throws {
         let controller = row.controller
         let status = try layer.reading(&params) { try $0.u8() }
@@ -181,7 +169,7 @@ enum HCIEventDecoder {
     }
 
     static func numberOfCompletedPackets(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
-                                         _ row: inout HCIRowContext, _ session: inout Session) throws {
+                                         _ row: inout HCIPacketContext, _ session: inout Session) throws {
         let count = try params.u8()
         var first = true
         for _ in 0 ..< count {
@@ -198,7 +186,7 @@ enum HCIEventDecoder {
 
     /// The vendor event (0xFF): the vendor's layer stands on the HCI layer when the vendor is known.
     static func vendor(_ layout: [HCIParam]?, _ params: inout ByteCursor, _ layer: inout Layer,
-                       _ row: inout HCIRowContext, _ session: inout Session) throws {
+                       _ row: inout HCIPacketContext, _ session: inout Session) throws {
         row.above = .vendorEvent(params)
     }
 
@@ -242,7 +230,7 @@ enum HCIEventDecoder {
 
     /// LE Meta: the subevent by its row.
     static func leMeta(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                       _ row: inout HCIRowContext, _ session: inout Session) throws {
+                       _ row: inout HCIPacketContext, _ session: inout Session) throws {
         let code = try c.u8()
         let subevent = HCIEvents.subeventsByCode[Int(code)]
         layer.add(HCIFields.subevent, .u8(code), named: subevent?.name ?? "Unknown", at: 2 ..< 3)
@@ -255,18 +243,18 @@ enum HCIEventDecoder {
     }
 
     static func leConnectionComplete(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                                     _ row: inout HCIRowContext, _ session: inout Session) throws {
+                                     _ row: inout HCIPacketContext, _ session: inout Session) throws {
         try leConnectionComplete(&c, &layer, &row, &session, enhanced: false)
     }
 
     /// Enhanced Connection Complete (v1 and v2): the local and peer resolvable private addresses
     /// after the peer's address (v2 adds the advertising and sync handles at the end).
     static func enhancedConnectionComplete(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                                           _ row: inout HCIRowContext, _ session: inout Session) throws {
+                                           _ row: inout HCIPacketContext, _ session: inout Session) throws {
         try leConnectionComplete(&c, &layer, &row, &session, enhanced: true)
     }
 
-    private static func leConnectionComplete(_ c: inout ByteCursor, _ layer: inout Layer, _ row: inout HCIRowContext,
+    private static func leConnectionComplete(_ c: inout ByteCursor, _ layer: inout Layer, _ row: inout HCIPacketContext,
                                              _ session: inout Session, enhanced: Bool) throws {
         let status = try layer.reading(&c) { try $0.u8() }
         addStatus(status, &layer)
@@ -288,7 +276,7 @@ enum HCIEventDecoder {
     }
 
     static func advertisingReport(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                                  _ row: inout HCIRowContext, _ session: inout Session) throws {
+                                  _ row: inout HCIPacketContext, _ session: inout Session) throws {
         let count = try layer.read(HCIFields.numReports, &c, as: UInt8.self, inDecimal: true)
         layer.summary += " - \(count) Report\(count == 1 ? "" : "s")"
         for _ in 0 ..< count {
@@ -304,7 +292,7 @@ enum HCIEventDecoder {
     }
 
     static func connectionUpdateComplete(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                                         _ row: inout HCIRowContext, _ session: inout Session) throws {
+                                         _ row: inout HCIPacketContext, _ session: inout Session) throws {
         let status = try layer.reading(&c) { try $0.u8() }
         addStatus(status, &layer)
         let handle = try readHandle(&c, &layer)
@@ -315,7 +303,7 @@ enum HCIEventDecoder {
     }
 
     static func extendedAdvertisingReport(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                                          _ row: inout HCIRowContext, _ session: inout Session) throws {
+                                          _ row: inout HCIPacketContext, _ session: inout Session) throws {
         let count = try layer.read(HCIFields.numReports, &c, as: UInt8.self, inDecimal: true)
         layer.summary.set("LE - Extended Advertising Report - \(count) Report\(count == 1 ? "" : "s")")
         for _ in 0 ..< count {
@@ -349,7 +337,7 @@ enum HCIEventDecoder {
     /// What legacy and extended advertising reports share: the data with its AD structures and
     /// their issues, the RSSI (127: not available), the report's part of the summary, the peer.
     static func addReportData(_ data: (value: ArraySlice<UInt8>, range: Range<Int>), rssi read: (value: Int8, range: Range<Int>), eventName: String,
-                              addressType: UInt8, address: BDAddr, _ layer: inout Layer, _ row: inout HCIRowContext, _ session: inout Session) {
+                              addressType: UInt8, address: BDAddr, _ layer: inout Layer, _ row: inout HCIPacketContext, _ session: inout Session) {
         layer.add(AdvertisingFields.data, .bytes(data.value), at: data.range)
         let names = session.names
         let digest = AdvertisingData.decode(data.value, into: &layer, names: names, described: session.options.described, memo: &session.advertisingMemo)

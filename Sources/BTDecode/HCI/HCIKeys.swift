@@ -8,7 +8,7 @@ import BTCapture
 enum HCIKeys {
     /// LE Enable Encryption (the central's host): the key with its Rand and EDIV.
     static func enableEncryption(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                                 _ row: inout HCIRowContext, _ session: inout Session) throws {
+                                 _ row: inout HCIPacketContext, _ session: inout Session) throws {
         guard let layout else { return }
         var copy = c
         _ = try HCIParameterReader.read(layout, &c, &layer, &row, session)
@@ -19,7 +19,7 @@ enum HCIKeys {
 
     /// LE Long Term Key Request (the peripheral's controller asks): its Rand and EDIV wait for the reply.
     static func longTermKeyRequest(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                                   _ row: inout HCIRowContext, _ session: inout Session) throws {
+                                   _ row: inout HCIPacketContext, _ session: inout Session) throws {
         guard let layout else { return }
         var copy = c
         _ = try HCIParameterReader.read(layout, &c, &layer, &row, session)
@@ -32,7 +32,7 @@ enum HCIKeys {
     /// and EDIV of the request on that link (0 and 0, LE Secure Connections, when the log
     /// began after the request).
     static func longTermKeyRequestReply(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                                        _ row: inout HCIRowContext, _ session: inout Session) throws {
+                                        _ row: inout HCIPacketContext, _ session: inout Session) throws {
         guard let layout else { return }
         var copy = c
         _ = try HCIParameterReader.read(layout, &c, &layer, &row, session)
@@ -43,7 +43,7 @@ enum HCIKeys {
         reveal(ltk: ltk, ediv: request.ediv, rand: request.rand, handle: Int(handle & 0x0FFF), how: "LE Long Term Key Request Reply", row, &session)
     }
 
-    static func reveal(ltk: ArraySlice<UInt8>, ediv: UInt16, rand: UInt64, handle: Int?, how: String, _ row: HCIRowContext, _ session: inout Session) {
+    static func reveal(ltk: ArraySlice<UInt8>, ediv: UInt16, rand: UInt64, handle: Int?, how: String, _ row: HCIPacketContext, _ session: inout Session) {
         let handle = handle.map { UInt16(truncatingIfNeeded: $0) }
         let peer = handle.flatMap { session.connection(controller: row.controller, handle: $0)?.peer }
         session.smp.revealed.add(RevealedKey(kind: .ltk, key: ltk.reversed(), frame: row.frameNumber, controller: row.controller,
@@ -53,17 +53,17 @@ enum HCIKeys {
     /// Link Key Notification (the controller's new BR/EDR key) and Link Key Request Reply (the
     /// host's stored one): listed, though no HCI packet is encrypted with it.
     static func linkKeyNotification(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                                    _ row: inout HCIRowContext, _ session: inout Session) throws {
+                                    _ row: inout HCIPacketContext, _ session: inout Session) throws {
         try linkKey(layout, &c, &layer, &row, &session, how: "Link Key Notification")
     }
 
     static func linkKeyRequestReply(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                                    _ row: inout HCIRowContext, _ session: inout Session) throws {
+                                    _ row: inout HCIPacketContext, _ session: inout Session) throws {
         try linkKey(layout, &c, &layer, &row, &session, how: "Link Key Request Reply")
     }
 
     private static func linkKey(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer,
-                                _ row: inout HCIRowContext, _ session: inout Session, how: String) throws {
+                                _ row: inout HCIPacketContext, _ session: inout Session, how: String) throws {
         guard let layout else { return }
         var copy = c
         _ = try HCIParameterReader.read(layout, &c, &layer, &row, session)

@@ -209,7 +209,7 @@ struct HCIParameterReader {
     /// Reads a layout onto the layer, and what it said about the connection onto the row's packet.
     @discardableResult
     static func read(_ layout: [HCIParam], _ c: inout ByteCursor, _ layer: inout Layer,
-                     _ row: inout HCIRowContext, _ session: Session) throws -> HCIParameterReader {
+                     _ row: inout HCIPacketContext, _ session: Session) throws -> HCIParameterReader {
         var reader = HCIParameterReader(session: session)
         try reader.read(layout, &c, into: &layer)
         reader.apply(handle: &row.handle, peer: &row.peer, controller: row.controller, session: session)

@@ -252,29 +252,29 @@ public enum BTstack {
     static func decodeCommand(_ opcode: UInt16, whole: ByteCursor, _ c: inout ByteCursor, _ packet: inout Packet, _ session: inout Session) throws {
         let ocf = opcode & 0x3FF
         let record = commands[ocf]
-        var layer = packet.makeLayer(.btstack, over: whole)
-        defer { packet.append(taking: &layer) }
-        layer.add(command, .u16(ocf), named: record?.name ?? "Unknown", at: layer.range(at: whole.index, count: 2))
-        layer.summary.set("Daemon: \(record?.name ?? "Command \(Hex.u16(ocf))")")
-        layer.addIssue(.note, stackNote)
-        try read(commandLayouts[ocf], &c, &layer, &packet, session)
+        _ = try HCIPacketContext.decode(.btstack, over: whole, into: &packet) { layer, row in
+            layer.add(command, .u16(ocf), named: record?.name ?? "Unknown", at: layer.range(at: whole.index, count: 2))
+            layer.summary.set("Daemon: \(record?.name ?? "Command \(Hex.u16(ocf))")")
+            layer.addIssue(.note, stackNote)
+            try read(commandLayouts[ocf], &c, &layer, &row, session)
+        }
     }
 
     /// A BTstack event's layer, above the HCI Event layer already appended; `whole` reads the
     /// event from its code, `c` its parameters.
     static func decodeEvent(_ code: UInt8, whole: ByteCursor, _ c: inout ByteCursor, _ packet: inout Packet, _ session: inout Session) throws {
         let record = events[code]
-        var layer = packet.makeLayer(.btstack, over: whole)
-        defer { packet.append(taking: &layer) }
-        layer.add(event, .u8(code), named: record?.name ?? "Unknown", at: layer.range(at: whole.index))
-        layer.summary.set("\(record?.name ?? "Event \(Hex.u8(code))")")
-        layer.addIssue(.note, stackNote)
-        try read(eventLayouts[code], &c, &layer, &packet, session)
+        _ = try HCIPacketContext.decode(.btstack, over: whole, into: &packet) { layer, row in
+            layer.add(event, .u8(code), named: record?.name ?? "Unknown", at: layer.range(at: whole.index))
+            layer.summary.set("\(record?.name ?? "Event \(Hex.u8(code))")")
+            layer.addIssue(.note, stackNote)
+            try read(eventLayouts[code], &c, &layer, &row, session)
+        }
     }
 
     /// The parameters as the layout says; what is left (or all, without a layout) as bytes. A
     /// record shorter than the header's layout (an older BTstack) keeps what was read.
-    static func read(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer, _ packet: inout Packet, _ session: Session) throws {
+    static func read(_ layout: [HCIParam]?, _ c: inout ByteCursor, _ layer: inout Layer, _ row: inout HCIPacketContext, _ session: Session) throws {
         if let layout {
             var reader = HCIParameterReader(session: session)
             do {
@@ -282,7 +282,7 @@ public enum BTstack {
             } catch DecodeError.truncated {
                 layer.addIssue(.note, "Shorter than the layout of BTstack's current header (an older BTstack): the parameters read so far stand")
             }
-            reader.apply(to: &packet, session: session)
+            reader.apply(handle: &row.handle, peer: &row.peer, controller: row.controller, session: session)
         }
         if !c.isAtEnd {
             let at = c.index
