@@ -68,15 +68,22 @@ struct HCIPacketContext {
                        _ decode: (inout Layer, inout HCIPacketContext) throws -> Void) throws -> HCILayerAbove? {
         let index = packet.openLayer(kind, over: cursor, showsDirection: showsDirection)
         var row = HCIPacketContext(packet)
-        defer { row.note(in: &packet) }
-        try packet.layers.withLayer(index) { slot in try decode(&slot.pointee, &row) }
-        return row.above
+        do {
+            try packet.layers.withLayer(index) { slot in try decode(&slot.pointee, &row) }
+        } catch {
+            row.note(in: &packet)
+            throw error
+        }
+        row.note(in: &packet)
+        return row.above.take()
     }
 }
 
 /// A layer that stands on an HCI command's or event's, decoded once the HCI layer is done
-/// (`HCIPacketContext.above`); each carries the cursor over the parameters it reads.
-enum HCILayerAbove {
+/// (`HCIPacketContext.above`); each carries the cursor over the parameters it reads. Indirect:
+/// the context of every HCI packet holds one (nil but for a few), which stays a pointer wide
+/// rather than a vendor's table and two cursors copied in and out of every decode.
+indirect enum HCILayerAbove {
     /// BTstack's daemon command or own event: `whole` reads it from its opcode or code.
     case btstackCommand(opcode: UInt16, whole: ByteCursor, ByteCursor)
     case btstackEvent(code: UInt8, whole: ByteCursor, ByteCursor)
