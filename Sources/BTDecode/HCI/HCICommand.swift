@@ -115,13 +115,20 @@ indirect enum HCILayerAbove {
             }
             let before = packet.layers.count
             try VendorDecoders.decodeEvent(&params, &packet, &session)
-            if packet.layers.count == before, !params.isAtEnd {
-                // No vendor's layer: the parameters stay the HCI layer's, as bytes.
-                let at = params.offset + 2
-                let rest = params.rest()
-                packet.layers[before - 1].add(HCIFields.parameters, .bytes(rest), at: at ..< at + rest.count)
-            }
+            // No vendor's layer: the parameters stay the HCI layer's, as bytes.
+            if packet.layers.count == before, !params.isAtEnd { packet.layers[before - 1].addUnreadHCIParameters(&params, header: 2) }
         }
+    }
+}
+
+extension Layer {
+    /// An HCI packet's parameters past what was decoded, as bytes; `header`: the command's (3)
+    /// or event's (2) bytes before its parameters.
+    mutating func addUnreadHCIParameters(_ params: inout ByteCursor, header: Int) {
+        guard !params.isAtEnd else { return }
+        let at = params.offset + header
+        let rest = params.rest()
+        add(HCIFields.parameters, .bytes(rest), at: at ..< at + rest.count)
     }
 }
 

@@ -56,16 +56,12 @@ enum HCICommandDecoder {
             } else {
                 layer.addIssue(.note, "Vendor command: parameters are specific to the controller's manufacturer, which the capture does not name")
             }
-            // The note goes on the highest layer: this one's, or the vendor's once decoded.
-            if let name = recognised, row.above == nil { layer.addIssue(.note, recognisedNote(name)) }
+            // With a layer above, the note goes on it once decoded (`decode`); else on this one.
             if row.above != nil { return }
+            if let recognised { layer.addIssue(.note, recognisedNote(recognised)) }
         }
         if let command { try decodeParameters(command, &params, &layer, &row, &session) }
-        if !params.isAtEnd {
-            let at = params.offset + 3
-            let rest = params.rest()
-            layer.add(HCIFields.parameters, .bytes(rest), at: at ..< at + rest.count)
-        }
+        layer.addUnreadHCIParameters(&params, header: 3)
     }
 
     private static func recognisedNote(_ manufacturer: String) -> String {

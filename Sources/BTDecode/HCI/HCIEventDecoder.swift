@@ -28,11 +28,7 @@ enum HCIEventDecoder {
             row.above = .btstackEvent(code: code, whole: ByteCursor(c.bytes[codeIndex...]), params)
             return
         }
-        if !params.isAtEnd {
-            let at = params.offset + 2
-            let rest = params.rest()
-            layer.add(HCIFields.parameters, .bytes(rest), at: at ..< at + rest.count)
-        }
+        layer.addUnreadHCIParameters(&params, header: 2)
     }
 
     /// An event or LE subevent by its row: the row's decoder, else its layout.

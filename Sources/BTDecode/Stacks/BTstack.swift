@@ -247,7 +247,7 @@ public enum BTstack {
 
     static let stackNote = "BTstack's own record, logged beside the HCI traffic: never sent to or from the controller"
 
-    /// A daemon command's BTstack layer, above the HCI Command layer already appended; `whole`
+    /// A daemon command's BTstack layer, above the HCI Command layer already decoded; `whole`
     /// reads the command from its opcode, `c` its parameters.
     static func decodeCommand(_ opcode: UInt16, whole: ByteCursor, _ c: inout ByteCursor, _ packet: inout Packet, _ session: inout Session) throws {
         let ocf = opcode & 0x3FF
@@ -260,7 +260,7 @@ public enum BTstack {
         }
     }
 
-    /// A BTstack event's layer, above the HCI Event layer already appended; `whole` reads the
+    /// A BTstack event's layer, above the HCI Event layer already decoded; `whole` reads the
     /// event from its code, `c` its parameters.
     static func decodeEvent(_ code: UInt8, whole: ByteCursor, _ c: inout ByteCursor, _ packet: inout Packet, _ session: inout Session) throws {
         let record = events[code]
